@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { messageIdSchema } from '../identifiers.js';
+
+/** A request to abort in-flight work (seed 000 `CancellationPayload`). */
+export const cancellationPayloadSchema = z
+  .looseObject({
+    target_message_id: messageIdSchema.meta({ description: 'The delegation message to cancel.' }),
+    reason: z.string().min(1).meta({ description: 'Why the work is cancelled.' }),
+    cascade: z.boolean().default(true).meta({ description: 'Cancel the downstream delegations too; true when absent.' }),
+  })
+  .meta({ description: 'Cancellation: a higher tier aborts in-flight work.' });
+export type CancellationPayload = z.output<typeof cancellationPayloadSchema>;
+export type CancellationPayloadInput = z.input<typeof cancellationPayloadSchema>;

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { beadsRefSchema } from '../identifiers.js';
+import { jsonObjectSchema } from '../json.js';
+
+/** Priorities run from 0 (critical) to 4 (backlog); a delegation that names none is normal (2). */
+export const DEFAULT_PRIORITY = 2;
+
+export const prioritySchema = z
+  .int()
+  .min(0, { message: 'must be between 0 (critical) and 4 (backlog)' })
+  .max(4, { message: 'must be between 0 (critical) and 4 (backlog)' });
+
+/** Work assigned by a higher tier to the tier below it (seed 000 `DelegationPayload`). */
+export const delegationPayloadSchema = z
+  .looseObject({
+    task_type: z.string().min(1).meta({ description: 'What kind of work, e.g. "solve", "route", "execute".' }),
+    objective: z.string().min(1).meta({ description: 'Natural language description of the goal.' }),
+    constraints: z.array(z.string()).default([]).meta({ description: 'Boundaries and requirements.' }),
+    context_refs: z.array(beadsRefSchema).default([]).meta({ description: 'Beads keys for relevant context.' }),
+    priority: prioritySchema.default(DEFAULT_PRIORITY).meta({ description: '0 = critical … 4 = backlog; 2 when absent.' }),
+    timeout_ms: z
+      .int()
+      .positive({ message: 'must be a positive number of milliseconds' })
+      .nullable()
+      .default(null)
+      .meta({ description: 'Hard timeout: the receiver MUST respond before it, or answer timeout.' }),
+    deadline_hint: z.string().nullable().default(null).meta({ description: 'Soft guidance for planning, not enforced.' }),
+    specialist_hint: z.string().min(1).nullable().default(null).meta({ description: 'Suggested specialist, if known.' }),
+    task_data: jsonObjectSchema.default({}).meta({ description: 'Structured, tier-specific task data.' }),
+  })
+  .meta({ description: 'Delegation (down): a higher tier assigns work to a lower tier.' });
+export type DelegationPayload = z.output<typeof delegationPayloadSchema>;
+export type DelegationPayloadInput = z.input<typeof delegationPayloadSchema>;

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { artifactSchema } from '../artifact.js';
+import { beadsRefSchema } from '../identifiers.js';
+import { jsonObjectSchema, whenObject } from '../json.js';
+import { isErrorStatus, outcomeStatusSchema } from '../statuses.js';
+
+export const confidenceSchema = z
+  .number()
+  .min(0, { message: 'must be between 0 and 1' })
+  .max(1, { message: 'must be between 0 and 1' });
+
+const ERROR_FIELDS = ['error_type', 'error_detail', 'recoverable'] as const;
+
+/** What a lower tier reports to the tier above it (seed 000 `OutcomePayload`). */
+export const outcomePayloadSchema = z
+  .looseObject({
+    status: outcomeStatusSchema,
+    summary: z.string().meta({ description: 'Natural language summary.' }),
+    result_refs: z.array(beadsRefSchema).default([]).meta({ description: 'Beads keys for outputs.' }),
+    confidence: confidenceSchema.meta({ description: 'Self-assessed confidence, 0.0 to 1.0.' }),
+    execution_time_ms: z.int().nonnegative().meta({ description: 'How long the work took.' }),
+    resources_used: jsonObjectSchema.default({}).meta({ description: 'Specialists loaded, tokens consumed, …' }),
+    surprise_flag: z.boolean().default(false).meta({ description: 'Outside expected bounds?' }),
+    surprise_reason: z.string().nullable().default(null),
+    error_type: z.string().nullable().default(null).meta({ description: 'Only with a status other than success.' }),
+    error_detail: z.string().nullable().default(null).meta({ description: 'Only with a status other than success.' }),
+    recoverable: z.boolean().nullable().default(null).meta({ description: 'Only with a status other than success.' }),
+    artifacts: z.array(artifactSchema).default([]).meta({ description: 'Concrete outputs.' }),
+  })
+  .superRefine((outcome, ctx) => {
+    const parsed = outcomeStatusSchema.safeParse(outcome.status);
+    if (!parsed.success || isErrorStatus(parsed.data)) return;
+    for (const field of ERROR_FIELDS) {
+      const value: unknown = outcome[field];
+      if (value !== null && value !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `${field} must be null when status is "${parsed.data}"; error fields belong to error statuses only`,
+          params: { rule: 'error_fields' },
+        });
+      }
+    }
+  }, { when: whenObject })
+  .meta({ description: 'Outcome (up): a lower tier reports how the delegated work went.' });
+export type OutcomePayload = z.output<typeof outcomePayloadSchema>;
+export type OutcomePayloadInput = z.input<typeof outcomePayloadSchema>;
