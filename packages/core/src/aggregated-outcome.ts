@@ -1,0 +1,15 @@
+import type { AggregatedOutcome } from '@tierflow/protocol';
+import type { Aggregation } from './aggregate.js';
+
+/**
+ * The wire form of an aggregation (seed 000 `AggregatedOutcome`), ready to travel in an outcome's
+ * artifact or metadata; it passes `aggregatedOutcomeSchema`.
+ */
+export function toAggregatedOutcome(aggregation: Aggregation): AggregatedOutcome {
+  return {
+    strategy_used: aggregation.strategy,
+    child_outcomes: aggregation.child_outcomes.map((child) => ({ ...child })),
+    aggregated_status: aggregation.status,
+    aggregated_confidence: aggregation.confidence,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Tierflow's pure policy: aggregation strategies and partial-success rules, the confidence
+ * cascade check, the inline-versus-reference artifact rule, retry and backoff maths, and the
+ * delegation direction guard. No I/O, no clock, no hidden randomness.
+ *
+ * ```ts
+ * import { aggregate, artifactFor, backoffDelay, cascadeCheck, resolveRetryOptions, shouldRetry, toAggregatedOutcome } from '@tierflow/core';
+ *
+ * // A Dispatcher's aggregate step, once its children have settled (in completion order):
+ * const result = aggregate('all_success', children);
+ * if (result.status === 'needs_clarification') askUp(result.questions);
+ * report({ status: result.status, confidence: result.confidence, summary: result.summary, detail: toAggregatedOutcome(result) });
+ *
+ * // Before relying on upstream work:
+ * if (cascadeCheck(upstream.confidence).action === 'reject_and_escalate') escalate();
+ *
+ * // Large content goes to Beads, small content inline:
+ * const { artifact, store } = artifactFor({ artifact_type: 'code', content, ref: `beads:execution/outputs/${id}` });
+ * if (store) await beads.set(store.ref, store.content);
+ *
+ * // Retrying a transient failure:
+ * const retry = resolveRetryOptions({ attempts: 5 });
+ * if (shouldRetry(error, attemptsMade, retry)) later(backoffDelay(attemptsMade, retry, Math.random));
+ * ```
+ */
+export { aggregate } from './aggregate.js';
+export type { Aggregation } from './aggregate.js';
+export { toAggregatedOutcome } from './aggregated-outcome.js';
+export { errorDetailOf, questionsOf, summarize } from './aggregate-report.js';
+export type { ReportFacts } from './aggregate-report.js';
+export { CHILD_CLASS_OF, CHILD_CLASSES, childName, classifyChild, countChildren, countedChildren, isRecoverableFailure } from './child-result.js';
+export type { AggregationCounts, ChildClass, ChildResult } from './child-result.js';
+export { isConfidence, meanConfidence } from './mean-confidence.js';
+export { isMajority, strategyVerdict } from './strategy-verdict.js';
+export type { Majority, StrategyVerdict } from './strategy-verdict.js';
+
+export {
+  CASCADE_ACTIONS,
+  CASCADE_SEVERITY,
+  cascadeCheck,
+  DEFAULT_CASCADE_THRESHOLDS,
+  resolveCascadeThresholds,
+} from './confidence-cascade.js';
+export type { CascadeAction, CascadeDecision, CascadeThresholds } from './confidence-cascade.js';
+
+export { artifactFor, CONTENT_PLACEMENTS, placeContent } from './artifact-placement.js';
+export type { ArtifactForInput, ContentPlacement, PlacedArtifact } from './artifact-placement.js';
+
+export { backoffDelay, DEFAULT_RETRY_OPTIONS, rawBackoffDelay, resolveRetryOptions, shouldRetry } from './backoff.js';
+export type { RetryOptions } from './backoff.js';
+
+export { checkDelegation } from './delegation-guard.js';
+export type { DelegationCheck } from './delegation-guard.js';
+
+// For convenience: the error type that resolve*Options and artifactFor throw.
+export { isTierflowError, TierflowError } from '@tierflow/protocol';
