@@ -19,6 +19,9 @@ export default tseslint.config(
     },
     plugins: { 'import-x': importX },
     settings: {
+      // Without these, import-x cannot parse the TypeScript files an import leads to, and no-cycle sees nothing.
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['packages/*/tsconfig.json', 'apps/*/tsconfig.json', 'test/tsconfig.json'], noWarnOnMultipleProjects: true })],
     },
     rules: {

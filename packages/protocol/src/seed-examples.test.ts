@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { messageKind } from './message.js';
 import { outcomePayloadSchema } from './payloads/outcome.js';
-import { SEED_FIXTURE_DIR, seedExampleFiles, seedExampleText } from './test-fixtures.js';
+import { SEED_FRAGMENT_DIR, seedExampleFiles, seedExampleText } from './test-fixtures.js';
 import { validate, validateWith } from './validate.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,7 +42,7 @@ describe('the complete message examples of seed 000', () => {
   });
 
   it('the clarification fragment is only a partial payload: it lacks confidence and execution_time_ms', () => {
-    const fragment: unknown = JSON.parse(readFileSync(join(SEED_FIXTURE_DIR, 'fragment-clarification-payload.json'), 'utf8'));
+    const fragment: unknown = JSON.parse(readFileSync(join(SEED_FRAGMENT_DIR, 'clarification-payload.json'), 'utf8'));
     const result = validateWith(outcomePayloadSchema, fragment);
     expect(result.ok ? [] : result.errors.map((error) => error.path)).toEqual(['$.confidence', '$.execution_time_ms']);
   });

@@ -6,8 +6,11 @@ import { fileURLToPath } from 'node:url';
 export const SEED_FIXTURE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'seed-000');
 
 export function seedExampleFiles(): string[] {
-  return readdirSync(SEED_FIXTURE_DIR).filter((file) => file.endsWith('.json') && !file.startsWith('fragment-'));
+  return readdirSync(SEED_FIXTURE_DIR).filter((file) => file.endsWith('.json'));
 }
+
+/** Partial snippets of seed 000 (not complete messages). */
+export const SEED_FRAGMENT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'seed-000-fragments');
 
 export function seedExampleText(file: string): string {
   return readFileSync(join(SEED_FIXTURE_DIR, file), 'utf8');
