@@ -1,1 +1,36 @@
-export {};
+/**
+ * The Tierflow tier runtime on BullMQ: each tier a worker on its own queue, delegations as child
+ * jobs, outcomes as their results, retries with backoff, de-duplication by message id.
+ *
+ * ```ts
+ * import { TierWorker, TierflowClient, runtimeOptionsFromEnv, type TierHandler } from '@tierflow/runtime';
+ *
+ * const echo: TierHandler = {
+ *   tier: 'SPECIALIZED_FLEET',
+ *   start: async ({ assignment }) => ({
+ *     kind: 'outcome',
+ *     outcome: { status: 'success', summary: `did: ${assignment.payload.objective}`, confidence: 0.9 },
+ *   }),
+ * };
+ * const worker = await TierWorker.start({ handler: echo, runtime: runtimeOptionsFromEnv() });
+ * ```
+ */
+export { InvalidJobError, readAssignment, ROOT_TASK_TYPE } from './assignment.js';
+export { BACKOFF_TYPE, childJobs, jobOptions } from './child-jobs.js';
+export { ObjectiveFileError, TierflowClient } from './client.js';
+export { connect } from './connection.js';
+export { failureDraft, isPermanent } from './failures.js';
+export type { Assignment, DelegationDraft, OutcomeDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
+export { childMessageId, newRootId, outcomeMessageId, rootIdOf } from './ids.js';
+export { consoleLogger } from './logger.js';
+export { buildDelegation, buildOutcome, failedChildOutcome } from './messages.js';
+export { objectiveFileSchema, planSchema, rootObjectiveSchema, subtaskSchema } from './objective.js';
+export type { ObjectiveFile, Plan, RootObjective, Subtask } from './objective.js';
+export { DEFAULT_PREFIX, DEFAULT_REDIS_URL, resolveRuntimeOptions, runtimeOptionsFromEnv } from './options.js';
+export type { RuntimeOptions, RuntimeOptionsInput } from './options.js';
+export { bullPriority, QUEUE_OF, tierFromSlug, TIER_OF_QUEUE } from './queues.js';
+export type { TierSlug } from './queues.js';
+export { readRunTree } from './run-tree.js';
+export type { RunNode } from './run-tree.js';
+export { TierWorker } from './tier-worker.js';
+export type { TierWorkerOptions } from './tier-worker.js';

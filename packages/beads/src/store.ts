@@ -1,0 +1,170 @@
+import { type TierName } from '@tierflow/protocol';
+import { type Redis } from 'ioredis';
+import { beadsRef, parseBeadsKey } from './beads-key.js';
+import { checkWrite } from './permissions.js';
+import { escapeRedisGlob } from './redis-glob.js';
+import { resolveBeadsStoreOptions, resolveTtl, type BeadsStoreOptions } from './store-options.js';
+import { decodeBeadsValue, encodeBeadsValue, type BeadsValueSchema } from './value-codec.js';
+
+/** Options of one write. */
+export interface BeadsSetOptions {
+  /** Expiry in milliseconds; `null` for none; the store's `defaultTtlMs` when left out. */
+  readonly ttlMs?: number | null;
+}
+
+/** One write of a {@link BeadsStore.setMany} batch. */
+export interface BeadsEntry extends BeadsSetOptions {
+  readonly key: string;
+  readonly value: unknown;
+}
+
+// SCAN's COUNT: a hint of how many keys Redis looks at per call, not how many it returns.
+const SCAN_COUNT = 500;
+
+/**
+ * Beads, the shared state every tier reads and each tier writes only in its own namespaces, on
+ * Redis. Values are JSON. The key `task/x` lives at `<prefix>:beads:task/x`; every method takes a
+ * key (`task/x`) or a reference (`beads:task/x`). Writes check the permission before touching
+ * Redis, so a refused write writes nothing.
+ */
+export class BeadsStore {
+  readonly tier: TierName;
+  readonly prefix: string;
+  readonly defaultTtlMs: number | null;
+  private readonly redis: Redis;
+  private readonly base: string;
+
+  /** @throws TierflowError (code `invalid_config`) for bad options. */
+  constructor(redis: Redis, options: BeadsStoreOptions) {
+    const resolved = resolveBeadsStoreOptions(options);
+    this.redis = redis;
+    this.tier = resolved.tier;
+    this.prefix = resolved.prefix;
+    this.defaultTtlMs = resolved.defaultTtlMs;
+    this.base = `${resolved.prefix}:beads:`;
+  }
+
+  /** A store over the same connection, writing as another tier (one connection per process). */
+  withTier(tier: TierName): BeadsStore {
+    return new BeadsStore(this.redis, { tier, prefix: this.prefix, defaultTtlMs: this.defaultTtlMs });
+  }
+
+  /** The full Redis key of a Beads key: `task/x` → `{tierflow}:beads:task/x`. */
+  redisKey(key: string): string {
+    return this.base + parseBeadsKey(key).key;
+  }
+
+  /** The reference form: `task/x` → `beads:task/x`. */
+  ref(key: string): string {
+    return beadsRef(key);
+  }
+
+  /**
+   * The value at `key`, or `null` when there is none. Without `schema`, `T` is the caller's word;
+   * with one (a zod schema, say), the value is checked.
+   *
+   * @throws TierflowError with code `beads_corrupt` (not JSON) or `beads_invalid_value` (refused by `schema`).
+   */
+  async get<T = unknown>(key: string, schema?: BeadsValueSchema<T>): Promise<T | null> {
+    const parsed = parseBeadsKey(key);
+    const text = await this.redis.get(this.base + parsed.key);
+    return text === null ? null : decodeBeadsValue(parsed.key, text, schema);
+  }
+
+  /** The values at `keys`, in order, `null` where there is none; one MGET. */
+  async getMany<T = unknown>(keys: readonly string[], schema?: BeadsValueSchema<T>): Promise<(T | null)[]> {
+    if (keys.length === 0) return [];
+    const parsed = keys.map(parseBeadsKey);
+    const texts = await this.redis.mget(parsed.map((p) => this.base + p.key));
+    return parsed.map((p, i) => {
+      const text = texts[i];
+      return text === null || text === undefined ? null : decodeBeadsValue(p.key, text, schema);
+    });
+  }
+
+  /**
+   * Writes `value` as JSON, expiring after `ttlMs` (default: the store's `defaultTtlMs`; `null`:
+   * never). One `SET … PX`, which also replaces any earlier expiry.
+   *
+   * @throws BeadsPermissionError when this tier may not write `key`, before anything is written.
+   */
+  async set(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<void> {
+    const write = this.prepare({ key, value, ttlMs: options.ttlMs });
+    await (write.ttlMs === null ? this.redis.set(write.redisKey, write.text) : this.redis.set(write.redisKey, write.text, 'PX', write.ttlMs));
+  }
+
+  /**
+   * Writes every entry in one MULTI/EXEC transaction. Every entry is checked first: if this tier
+   * may not write one of them, or one has no JSON form, none is written.
+   *
+   * @throws BeadsPermissionError for the first refused key.
+   */
+  async setMany(entries: readonly BeadsEntry[]): Promise<void> {
+    const writes = entries.map((entry) => this.prepare(entry));
+    if (writes.length === 0) return;
+    const multi = this.redis.multi();
+    for (const write of writes) {
+      if (write.ttlMs === null) multi.set(write.redisKey, write.text);
+      else multi.set(write.redisKey, write.text, 'PX', write.ttlMs);
+    }
+    const results = await multi.exec();
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (failed) throw failed;
+  }
+
+  /**
+   * Writes `value` only if `key` holds nothing (`SET NX`): the first of several racing writers
+   * wins. True when this call wrote it.
+   *
+   * @throws BeadsPermissionError when this tier may not write `key`.
+   */
+  async setIfAbsent(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<boolean> {
+    const write = this.prepare({ key, value, ttlMs: options.ttlMs });
+    const reply = await (write.ttlMs === null
+      ? this.redis.set(write.redisKey, write.text, 'NX')
+      : this.redis.set(write.redisKey, write.text, 'PX', write.ttlMs, 'NX'));
+    return reply === 'OK';
+  }
+
+  /**
+   * Removes `key`; true if it was there. A delete is a write: the same permissions apply.
+   *
+   * @throws BeadsPermissionError when this tier may not write `key`.
+   */
+  async delete(key: string): Promise<boolean> {
+    const parsed = checkWrite(this.tier, key);
+    return (await this.redis.del(this.base + parsed.key)) > 0;
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return (await this.redis.exists(this.redisKey(key))) > 0;
+  }
+
+  /**
+   * The Beads keys matching a glob under one namespace, e.g. `execution/outputs/*`, sorted.
+   * Walks the keyspace with SCAN, never KEYS, so Redis is not blocked on a large keyspace; a key
+   * written or removed during the walk may or may not be listed.
+   */
+  async keys(pattern: string): Promise<string[]> {
+    const parsed = parseBeadsKey(pattern);
+    const match = escapeRedisGlob(this.base) + parsed.key;
+    const found = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT);
+      // SCAN may return a key more than once; the set keeps one.
+      for (const redisKey of batch) found.add(redisKey.slice(this.base.length));
+      cursor = next;
+    } while (cursor !== '0');
+    return [...found].sort();
+  }
+
+  private prepare(entry: BeadsEntry): { redisKey: string; text: string; ttlMs: number | null } {
+    const parsed = checkWrite(this.tier, entry.key);
+    return {
+      redisKey: this.base + parsed.key,
+      text: encodeBeadsValue(parsed.key, entry.value),
+      ttlMs: resolveTtl(entry.ttlMs, this.defaultTtlMs),
+    };
+  }
+}

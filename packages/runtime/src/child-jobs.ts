@@ -1,0 +1,36 @@
+import type { DelegationMessage } from '@tierflow/protocol';
+import type { Job, JobsOptions } from 'bullmq';
+import type { RuntimeOptions } from './options.js';
+import { bullPriority } from './queues.js';
+
+/** The backoff type our workers' `backoffStrategy` answers (core's exponential backoff with jitter and cap). */
+export const BACKOFF_TYPE = 'tierflow';
+
+/** Job options every Tierflow job shares: id = message id, retries, retention. */
+export function jobOptions(id: string, priority: number, runtime: RuntimeOptions): JobsOptions {
+  const keepSeconds = Math.ceil(runtime.keepFinishedMs / 1000);
+  return {
+    jobId: id,
+    priority: bullPriority(priority),
+    attempts: runtime.retry.attempts,
+    backoff: { type: BACKOFF_TYPE },
+    removeOnComplete: { age: keepSeconds },
+    removeOnFail: { age: keepSeconds },
+  };
+}
+
+/**
+ * Child jobs for a parent's delegations. `ignoreDependencyOnFailure`: a child that failed for
+ * good still lets its parent resume, which reads the failure as a failed outcome.
+ */
+export function childJobs(messages: readonly DelegationMessage[], parent: Job, runtime: RuntimeOptions) {
+  return messages.map((message) => ({
+    name: message.payload.task_type,
+    data: message,
+    opts: {
+      ...jobOptions(message.id, message.payload.priority, runtime),
+      parent: { id: parent.id!, queue: parent.queueQualifiedName },
+      ignoreDependencyOnFailure: true,
+    } satisfies JobsOptions,
+  }));
+}

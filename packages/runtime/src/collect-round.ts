@@ -1,0 +1,55 @@
+import { isOutcome, tierBelow, validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import type { Job, Queue } from 'bullmq';
+import type { SettledChild, SettledRound } from './handler.js';
+import { failedChildOutcome } from './messages.js';
+import type { StepState } from './step-store.js';
+
+/** Children of the round with no outcome yet, and whether their jobs still exist. */
+export interface PendingRound {
+  readonly absent: readonly StepState['children'][number][];
+}
+
+/**
+ * Reads the outcomes of the current round's children from the parent's job: completed children's
+ * return values, and failures of children that failed for good (made into failed outcomes).
+ * With `giveUp`, children still missing are reported failed too, so a parent never waits forever.
+ */
+export async function collectRound(
+  job: Job,
+  lowerQueue: Queue,
+  state: StepState,
+  tier: TierName,
+  giveUp: boolean,
+): Promise<SettledRound | PendingRound> {
+  const childTier = tierBelow(tier)!;
+  const [values, failures] = await Promise.all([job.getChildrenValues<unknown>(), job.getIgnoredChildrenFailures()]);
+  const now = Date.now();
+  const settled: SettledChild[] = [];
+  const missing: StepState['children'][number][] = [];
+  for (const child of state.children) {
+    const key = `${lowerQueue.qualifiedName}:${child.id}`;
+    let outcome: OutcomeMessage | null = null;
+    if (key in values) outcome = readOutcome(values[key], childTier, child.id, now);
+    else if (key in failures) outcome = failedChildOutcome(childTier, child.id, failures[key] ?? 'unknown failure', now);
+    else if (giveUp) outcome = failedChildOutcome(childTier, child.id, 'the child job vanished before reporting', now);
+    if (outcome) settled.push({ id: child.id, index: child.index, request: child.request, outcome });
+    else missing.push(child);
+  }
+  if (missing.length > 0) {
+    const exists = await Promise.all(missing.map(async (child) => (await lowerQueue.getJob(child.id)) !== undefined));
+    return { absent: missing.filter((_, index) => !exists[index]) };
+  }
+  settled.sort((a, b) => Date.parse(a.outcome.timestamp) - Date.parse(b.outcome.timestamp) || a.index - b.index);
+  return { round: state.round, strategy: state.strategy, children: settled, memo: state.memo };
+}
+
+function readOutcome(value: unknown, childTier: TierName, childId: string, now: number): OutcomeMessage {
+  const result = validate(value);
+  if (result.ok && isOutcome(result.value)) return result.value;
+  const reason = result.ok ? 'it returned a message that is not an outcome' : `its outcome is invalid: ${result.errors[0]?.message ?? ''}`;
+  return failedChildOutcome(childTier, childId, reason, now);
+}
+
+export function isPending(round: SettledRound | PendingRound): round is PendingRound {
+  return 'absent' in round;
+}

@@ -1,0 +1,86 @@
+import type { BeadsStore } from '@tierflow/beads';
+import type {
+  AggregationStrategy,
+  DelegationMessage,
+  DelegationPayload,
+  DelegationPayloadInput,
+  JsonObject,
+  OutcomeMessage,
+  OutcomePayloadInput,
+  TierName,
+} from '@tierflow/protocol';
+
+/** What a tier is asked to do: a delegation, or for the Monitor the root objective made into one. */
+export interface Assignment {
+  /** The delegation's message id; for the Monitor, the root id. */
+  readonly id: string;
+  readonly rootId: string;
+  readonly payload: DelegationPayload;
+  /** The delegation as received; null for the root objective, which reaches the Monitor from outside the tiers. */
+  readonly message: DelegationMessage | null;
+}
+
+export interface TierLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** The small world a tier's policy sees: no Redis, no BullMQ. */
+export interface TierContext {
+  readonly tier: TierName;
+  readonly assignment: Assignment;
+  /** 1 for the first try, 2 for the first retry, … */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  /** Fires when the work is cancelled or runs out of time; stop promptly when it does. */
+  readonly signal: AbortSignal;
+  /** Beads, with this tier's write permissions. */
+  readonly beads: BeadsStore;
+  readonly log: TierLogger;
+  /** Milliseconds since the epoch; the one clock policies use, so tests can pin it. */
+  now(): number;
+}
+
+/** An outcome as a policy writes it; the runtime adds the envelope and `execution_time_ms` when absent. */
+export type OutcomeDraft = Omit<OutcomePayloadInput, 'execution_time_ms'> & { readonly execution_time_ms?: number };
+
+/** A child delegation as a policy writes it; the runtime adds the envelope and id. */
+export type DelegationDraft = DelegationPayloadInput;
+
+/** A policy's answer: report an outcome, or delegate children and be resumed when they settle. */
+export type Step =
+  | { readonly kind: 'outcome'; readonly outcome: OutcomeDraft }
+  | {
+      readonly kind: 'delegate';
+      readonly children: readonly DelegationDraft[];
+      readonly strategy: AggregationStrategy;
+      /** JSON the policy wants back when it resumes (it may resume in another process). */
+      readonly memo?: JsonObject;
+    };
+
+/** One settled child: what was asked, and the outcome that came back (synthesised as failed if the job failed for good). */
+export interface SettledChild {
+  readonly id: string;
+  readonly index: number;
+  readonly request: DelegationPayload;
+  readonly outcome: OutcomeMessage;
+}
+
+/** A round of children, settled, handed back to the policy. */
+export interface SettledRound {
+  /** 0 for the first delegation, then 1, 2, … for each revision or re-route. */
+  readonly round: number;
+  readonly strategy: AggregationStrategy;
+  /** In completion order, first finished first. */
+  readonly children: readonly SettledChild[];
+  readonly memo: JsonObject;
+}
+
+/** A tier's policy. */
+export interface TierHandler {
+  readonly tier: TierName;
+  /** A new assignment: answer it, or delegate. */
+  start(context: TierContext): Promise<Step>;
+  /** Children settled: answer, or delegate again (a revision or a re-route). */
+  resume?(context: TierContext, round: SettledRound): Promise<Step>;
+}

@@ -1,0 +1,63 @@
+import {
+  parseMessage,
+  PROTOCOL_VERSION,
+  tierAbove,
+  tierBelow,
+  TierflowError,
+  type DelegationMessage,
+  type OutcomeMessage,
+  type TierName,
+} from '@tierflow/protocol';
+import type { DelegationDraft, OutcomeDraft } from './handler.js';
+import { outcomeMessageId } from './ids.js';
+
+/** Builds and validates a delegation from `tier` to the tier below it. */
+export function buildDelegation(tier: TierName, id: string, correlationId: string | null, draft: DelegationDraft, now: number): DelegationMessage {
+  const target = tierBelow(tier);
+  if (!target) throw TierflowError.permanent(`${tier} cannot delegate: it is the lowest tier`, { code: 'delegation_refused' });
+  return parseMessage({
+    version: PROTOCOL_VERSION,
+    id,
+    timestamp: new Date(now).toISOString(),
+    source_tier: tier,
+    target_tier: target,
+    correlation_id: correlationId,
+    payload: draft,
+  }) as DelegationMessage;
+}
+
+/**
+ * Builds and validates the outcome answering delegation `delegationId`. `from` is the tier that
+ * did the work; the outcome goes to the tier above it.
+ */
+export function buildOutcome(from: TierName, delegationId: string, draft: OutcomeDraft, elapsedMs: number, now: number): OutcomeMessage {
+  const target = tierAbove(from);
+  if (!target) throw TierflowError.permanent(`${from} has no tier above to report to`, { code: 'invalid_outcome' });
+  return parseMessage({
+    version: PROTOCOL_VERSION,
+    id: outcomeMessageId(delegationId),
+    timestamp: new Date(now).toISOString(),
+    source_tier: from,
+    target_tier: target,
+    correlation_id: delegationId,
+    payload: { execution_time_ms: Math.max(0, Math.round(elapsedMs)), ...draft },
+  }) as OutcomeMessage;
+}
+
+/** A failed outcome for a child whose job failed for good (or vanished), so its parent never waits forever. */
+export function failedChildOutcome(from: TierName, delegationId: string, reason: string, now: number): OutcomeMessage {
+  return buildOutcome(
+    from,
+    delegationId,
+    {
+      status: 'failed',
+      summary: `the ${from} job failed: ${reason}`,
+      confidence: 0,
+      error_type: 'job_failed',
+      error_detail: reason,
+      recoverable: true,
+    },
+    0,
+    now,
+  );
+}

@@ -1,0 +1,55 @@
+import { resolveRetryOptions, type RetryOptions } from '@tierflow/core';
+import { TierflowError } from '@tierflow/protocol';
+
+/** Where and how a Tierflow deployment keeps its queues. */
+export interface RuntimeOptions {
+  /** redis:// or rediss:// URL. */
+  readonly redisUrl: string;
+  /** Key prefix of every queue and Beads key; hash-tagged so one deployment lives in one Cluster slot. */
+  readonly prefix: string;
+  readonly retry: RetryOptions;
+  /** How long finished jobs (and so `tierflow status` trees) are kept. */
+  readonly keepFinishedMs: number;
+  /** How long the de-duplication record of a handled message is kept (seed 000: one hour). */
+  readonly dedupTtlMs: number;
+}
+
+export const DEFAULT_PREFIX = '{tierflow}';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+export interface RuntimeOptionsInput {
+  readonly redisUrl?: string;
+  readonly prefix?: string;
+  readonly retry?: Partial<RetryOptions>;
+  readonly keepFinishedMs?: number;
+  readonly dedupTtlMs?: number;
+}
+
+/** Fills defaults and checks the options; the prefix must carry a `{hash tag}` so flows work on Redis Cluster. */
+export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeOptions {
+  const prefix = input.prefix ?? DEFAULT_PREFIX;
+  if (!/^[^:{}]*\{[^{}:]+\}[^:{}]*$/.test(prefix)) {
+    throw TierflowError.permanent(`prefix ${JSON.stringify(prefix)} must contain one {hash tag} and no ":", e.g. "{tierflow}"`, {
+      code: 'invalid_config',
+    });
+  }
+  const redisUrl = input.redisUrl ?? DEFAULT_REDIS_URL;
+  if (!/^rediss?:\/\//.test(redisUrl)) {
+    throw TierflowError.permanent(`REDIS_URL ${JSON.stringify(redisUrl)} must start with redis:// or rediss://`, { code: 'invalid_config' });
+  }
+  return {
+    redisUrl,
+    prefix,
+    retry: resolveRetryOptions(input.retry),
+    keepFinishedMs: input.keepFinishedMs ?? 24 * 3600_000,
+    dedupTtlMs: input.dedupTtlMs ?? 3600_000,
+  };
+}
+
+/** Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX. */
+export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
+  return resolveRuntimeOptions({
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(env.TIERFLOW_PREFIX ? { prefix: env.TIERFLOW_PREFIX } : {}),
+  });
+}

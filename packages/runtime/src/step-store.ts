@@ -1,0 +1,42 @@
+import { aggregationStrategySchema, delegationPayloadSchema, jsonObjectSchema } from '@tierflow/protocol';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { z } from 'zod';
+
+/** What a parent remembers between delegating and resuming: the round, its children, the policy's memo. */
+export const stepStateSchema = z.object({
+  round: z.int().nonnegative(),
+  strategy: aggregationStrategySchema,
+  children: z.array(z.object({ id: z.string(), index: z.int().nonnegative(), request: delegationPayloadSchema })),
+  memo: jsonObjectSchema,
+});
+export type StepState = z.infer<typeof stepStateSchema>;
+
+/**
+ * Step state lives beside the job, not in its data: the job's data stays the envelope it was
+ * given. Kept until the job finishes, with a TTL as a backstop.
+ */
+export class StepStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly ttlMs: number,
+  ) {}
+
+  key(jobId: string): string {
+    return `${this.prefix}:step:${jobId}`;
+  }
+
+  async load(jobId: string): Promise<StepState | null> {
+    const text = await this.redis.get(this.key(jobId));
+    return text === null ? null : stepStateSchema.parse(JSON.parse(text));
+  }
+
+  async save(jobId: string, state: StepState): Promise<void> {
+    await this.redis.set(this.key(jobId), JSON.stringify(state), 'PX', this.ttlMs);
+  }
+
+  /** Queues the removal of a finished job's state on a pipeline. */
+  forget(pipeline: ChainableCommander, jobId: string): void {
+    pipeline.del(this.key(jobId));
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Test helpers for Tierflow: a private `redis-server` per test file (never the machine's shared
+ * one), polling with a deadline instead of sleeping, and unique hash-tagged key prefixes.
+ *
+ * ```ts
+ * import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+ *
+ * let server: RedisServer;
+ * beforeAll(async () => { server = await startRedisServer(); });
+ * afterAll(() => server.stop());
+ *
+ * it('sees the write', async () => {
+ *   const redis = redisClient(server.url);
+ *   const key = `${uniquePrefix('example')}:x`;
+ *   await redis.set(key, '1');
+ *   await waitFor(() => redis.get(key), { description: `${key} to be set` });
+ *   redis.disconnect();
+ * });
+ * ```
+ */
+export { findRedisServerBinary } from './redis-binary.js';
+export { redisClient } from './redis-client.js';
+export { startRedisServer } from './redis-server.js';
+export type { RedisServer, RedisServerOptions } from './redis-server.js';
+export { uniquePrefix } from './unique-prefix.js';
+export { waitFor } from './wait-for.js';
+export type { WaitForOptions } from './wait-for.js';
