@@ -13,3 +13,9 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
  * still run (on anything object-shaped) and `validate()` reports every error at once.
  */
 export const whenObject = (payload: { value: unknown }): boolean => isJsonObject(payload.value);
+
+/**
+ * The named fields of a loose object type, without its `[key: string]: unknown` catch-all, so that
+ * `Omit` and `Pick` keep working and a misspelt field is a compile error where code writes messages.
+ */
+export type KnownFields<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };

@@ -5,6 +5,7 @@ import type {
   DelegationPayload,
   DelegationPayloadInput,
   JsonObject,
+  KnownFields,
   OutcomeMessage,
   OutcomePayloadInput,
   TierName,
@@ -42,10 +43,10 @@ export interface TierContext {
 }
 
 /** An outcome as a policy writes it; the runtime adds the envelope and `execution_time_ms` when absent. */
-export type OutcomeDraft = Omit<OutcomePayloadInput, 'execution_time_ms'> & { readonly execution_time_ms?: number };
+export type OutcomeDraft = Omit<KnownFields<OutcomePayloadInput>, 'execution_time_ms'> & { readonly execution_time_ms?: number };
 
 /** A child delegation as a policy writes it; the runtime adds the envelope and id. */
-export type DelegationDraft = DelegationPayloadInput;
+export type DelegationDraft = KnownFields<DelegationPayloadInput>;
 
 /** A policy's answer: report an outcome, or delegate children and be resumed when they settle. */
 export type Step =

@@ -1,0 +1,270 @@
+import { canWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
+import { delegationPayloadSchema, outcomePayloadSchema, TierflowError, type DelegationPayloadInput } from '@tierflow/protocol';
+import type { Step, TierContext, TierLogger } from '@tierflow/runtime';
+import { describe, expect, it } from 'vitest';
+import { fleetHandler, type FleetHandlerOptions } from './fleet-handler.js';
+import { defaultRegistry } from './registry.js';
+import type { FleetOutcome } from './specialist-outcome.js';
+import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from './specialist.js';
+
+const ID = 'msg-002';
+const STARTED = Date.parse('2025-01-15T10:30:05Z');
+
+/** The BeadsStore methods the Fleet uses, in memory, recording every setMany batch. */
+function fakeBeads() {
+  const batches: BeadsEntry[][] = [];
+  const fake = {
+    tier: 'SPECIALIZED_FLEET',
+    ref: (key: string) => (key.startsWith('beads:') ? key : `beads:${key}`),
+    setMany: (entries: readonly BeadsEntry[]) => {
+      batches.push([...entries]);
+      return Promise.resolve();
+    },
+  };
+  return { beads: fake as unknown as BeadsStore, batches };
+}
+
+interface Harness {
+  readonly step: Promise<Step>;
+  readonly batches: BeadsEntry[][];
+  readonly warnings: string[];
+}
+
+function runFleet(
+  payload: Partial<DelegationPayloadInput>,
+  { specialists = [], attempt = 1, signal = new AbortController().signal, options = {} }: { specialists?: Specialist[]; attempt?: number; signal?: AbortSignal; options?: FleetHandlerOptions } = {},
+): Harness {
+  const registry = defaultRegistry();
+  for (const specialist of specialists) registry.register(specialist);
+  const { beads, batches } = fakeBeads();
+  const warnings: string[] = [];
+  const log: TierLogger = { info: () => undefined, warn: (message) => warnings.push(message) };
+  let clock = STARTED;
+  const context: TierContext = {
+    tier: 'SPECIALIZED_FLEET',
+    assignment: {
+      id: ID,
+      rootId: 'root-1',
+      payload: delegationPayloadSchema.parse({ task_type: 'execute_code', objective: 'Write binary search function', specialist_hint: 'sim', ...payload }),
+      message: null,
+    },
+    attempt,
+    maxAttempts: 3,
+    signal,
+    beads,
+    log,
+    now: () => (clock += 250) - 250, // 250 ms per reading: started, then finished
+  };
+  return { step: fleetHandler(registry, options).start(context), batches, warnings };
+}
+
+async function outcomeOf(harness: Harness): Promise<FleetOutcome> {
+  const step = await harness.step;
+  if (step.kind !== 'outcome') throw new Error(`expected an outcome, got ${step.kind}`);
+  // The runtime's OutcomeDraft type checks no field; the Fleet builds FleetOutcomes, and expectValidOutcome checks them on the wire schema.
+  return step.outcome as unknown as FleetOutcome;
+}
+
+function expectValidOutcome(outcome: FleetOutcome): void {
+  const parsed = outcomePayloadSchema.safeParse({ ...outcome, execution_time_ms: 0 });
+  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+}
+
+const fixed = (result: SpecialistResult, name = 'fixed'): Specialist =>
+  defineSpecialist({ name, version: '2.1.0', run: () => Promise.resolve(result) });
+
+describe('fleetHandler: artifacts and Beads', () => {
+  it('sends a 100-byte artifact inline and writes only the execution log', async () => {
+    const harness = runFleet({ task_data: { sim: { output_bytes: 100 } } });
+    const outcome = await outcomeOf(harness);
+    expect(outcome.artifacts).toHaveLength(1);
+    expect(outcome.artifacts[0]).toMatchObject({ artifact_type: 'text', content_ref: null, metadata: { bytes: 100 } });
+    expect(outcome.artifacts[0]?.inline_content).toHaveLength(100);
+    expect(outcome.result_refs).toEqual([]);
+    expect(harness.batches).toHaveLength(1);
+    expect(harness.batches[0]?.map((entry) => entry.key)).toEqual([`execution/logs/${ID}`]);
+    expectValidOutcome(outcome);
+  });
+
+  it('sends a 2048-byte artifact by content_ref, its content written with the log in one setMany', async () => {
+    const harness = runFleet({ task_data: { sim: { output_bytes: 2048 } } });
+    const outcome = await outcomeOf(harness);
+    expect(outcome.artifacts).toEqual([{ artifact_type: 'text', content_ref: `beads:execution/outputs/${ID}`, inline_content: null, metadata: { bytes: 2048 } }]);
+    expect(outcome.result_refs).toEqual([`beads:execution/outputs/${ID}`]);
+    expect(harness.batches).toHaveLength(1);
+    const [output, log] = harness.batches[0] ?? [];
+    expect(output?.key).toBe(`execution/outputs/${ID}`);
+    expect(typeof output?.value === 'string' ? Buffer.byteLength(output.value) : null).toBe(2048);
+    expect(log).toEqual({
+      key: `execution/logs/${ID}`,
+      value: { specialist: 'sim', version: '1.0.0', attempt: 1, status: 'success', started_at: '2025-01-15T10:30:05.000Z', finished_at: '2025-01-15T10:30:05.250Z' },
+    });
+    expectValidOutcome(outcome);
+  });
+
+  it('numbers the keys of later artifacts, and stores only the large ones', async () => {
+    const big = 'x'.repeat(4096);
+    const harness = runFleet(
+      { specialist_hint: 'fixed' },
+      {
+        specialists: [
+          fixed({
+            summary: 'three outputs',
+            confidence: 0.8,
+            artifacts: [
+              { artifact_type: 'code', content: big, metadata: { language: 'python' } },
+              { artifact_type: 'test_result', content: '5/5 tests passed' },
+              { artifact_type: 'analysis', content: big },
+            ],
+          }),
+        ],
+      },
+    );
+    const outcome = await outcomeOf(harness);
+    expect(outcome.artifacts.map((a) => [a.content_ref, a.inline_content])).toEqual([
+      [`beads:execution/outputs/${ID}`, null],
+      [null, '5/5 tests passed'],
+      [`beads:execution/outputs/${ID}/2`, null],
+    ]);
+    expect(outcome.result_refs).toEqual([`beads:execution/outputs/${ID}`, `beads:execution/outputs/${ID}/2`]);
+    expect(harness.batches.map((batch) => batch.map((entry) => entry.key))).toEqual([
+      [`execution/outputs/${ID}`, `execution/outputs/${ID}/2`, `execution/logs/${ID}`],
+    ]);
+    for (const entry of harness.batches.flat()) expect(canWrite('SPECIALIZED_FLEET', entry.key)).toBe(true);
+    expectValidOutcome(outcome);
+  });
+
+  it('gives every write the output TTL when one is set, and none of its own otherwise', async () => {
+    const withTtl = runFleet({ task_data: { sim: { output_bytes: 2048 } } }, { options: { outputTtlMs: 60_000 } });
+    await withTtl.step;
+    expect(withTtl.batches[0]?.map((entry) => entry.ttlMs)).toEqual([60_000, 60_000]);
+    const without = runFleet({ task_data: { sim: { output_bytes: 2048 } } });
+    await without.step;
+    for (const entry of without.batches.flat()) expect(entry).not.toHaveProperty('ttlMs');
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])('refuses outputTtlMs %d', (outputTtlMs) => {
+    expect(() => fleetHandler(defaultRegistry(), { outputTtlMs })).toThrow(expect.objectContaining({ code: 'invalid_config' }));
+  });
+});
+
+describe('fleetHandler: outcomes', () => {
+  it('reports success without error fields, and the specialist in resources_used', async () => {
+    const outcome = await outcomeOf(runFleet({}));
+    expect(outcome).toMatchObject({ status: 'success', summary: 'sim: success on attempt 1', confidence: 0.9 });
+    expect(outcome.resources_used).toEqual({ specialist: 'sim', specialist_version: '1.0.0', delay_ms: 0 });
+    for (const field of ['error_type', 'error_detail', 'recoverable']) expect(outcome).not.toHaveProperty(field);
+    expectValidOutcome(outcome);
+  });
+
+  it('drops error fields a specialist sets on success, which the protocol would refuse', async () => {
+    const harness = runFleet(
+      { specialist_hint: 'fixed' },
+      { specialists: [fixed({ summary: 'ok', confidence: 1, error_type: 'none', error_detail: '', recoverable: false, resources_used: { tokens_in: 450 } })] },
+    );
+    const outcome = await outcomeOf(harness);
+    for (const field of ['error_type', 'error_detail', 'recoverable']) expect(outcome).not.toHaveProperty(field);
+    expect(outcome.resources_used).toEqual({ specialist: 'fixed', specialist_version: '2.1.0', tokens_in: 450 });
+    expectValidOutcome(outcome);
+  });
+
+  it.each([
+    ['partial', 'sim_partial'],
+    ['failed', 'sim_failed'],
+    ['blocked', 'sim_blocked'],
+    ['needs_clarification', 'ambiguous_request'],
+  ] as const)('passes %s on with its error fields', async (status, errorType) => {
+    const harness = runFleet({ task_data: { sim: { status, question: 'Which language?' } } });
+    const outcome = await outcomeOf(harness);
+    expect(outcome).toMatchObject({ status, error_type: errorType, recoverable: true });
+    expect(typeof outcome.error_detail).toBe('string');
+    expect(harness.batches[0]?.at(-1)?.value).toMatchObject({ status });
+    expectValidOutcome(outcome);
+  });
+
+  it('hands the specialist the delegation', async () => {
+    const seen: SpecialistInput[] = [];
+    const spy = defineSpecialist({
+      name: 'spy',
+      version: '1',
+      run: (input) => {
+        seen.push(input);
+        return Promise.resolve({ summary: 'seen', confidence: 1 });
+      },
+    });
+    const signal = new AbortController().signal;
+    const harness = runFleet(
+      { specialist_hint: 'spy', constraints: ['Return -1 if not found'], context_refs: ['beads:task/problem'], task_data: { language: 'python' } },
+      { specialists: [spy], attempt: 2, signal },
+    );
+    await harness.step;
+    expect(seen).toEqual([
+      {
+        messageId: ID,
+        rootId: 'root-1',
+        objective: 'Write binary search function',
+        taskType: 'execute_code',
+        constraints: ['Return -1 if not found'],
+        contextRefs: ['beads:task/problem'],
+        taskData: { language: 'python' },
+        attempt: 2,
+        signal,
+      },
+    ]);
+  });
+});
+
+describe('fleetHandler: unavailable specialists', () => {
+  it.each([
+    ['an unknown specialist', { specialist_hint: 'nope' }, 'no specialist "nope" in this fleet'],
+    ['no specialist named', { specialist_hint: null }, 'no specialist_hint in the delegation'],
+    ['a specialist that throws SpecialistUnavailableError', { task_data: { sim: { unavailable: true } } }, 'sim: scripted as unavailable'],
+  ])('%s → a recoverable specialist_unavailable failure, nothing written', async (_label, payload, detail) => {
+    const harness = runFleet(payload);
+    const outcome = await outcomeOf(harness);
+    expect(outcome).toMatchObject({ status: 'failed', error_type: 'specialist_unavailable', error_detail: detail, recoverable: true, confidence: 0 });
+    expect(outcome.resources_used).toMatchObject({ specialists_available: ['sim'] });
+    expect(harness.batches).toEqual([]);
+    expect(harness.warnings).toEqual(['specialist unavailable']);
+    expectValidOutcome(outcome);
+  });
+});
+
+describe('fleetHandler: errors', () => {
+  it.each([
+    ['a retryable TierflowError', TierflowError.retryable('busy', { code: 'upstream_busy' })],
+    ['a permanent TierflowError', TierflowError.permanent('no such repository', { code: 'not_found' })],
+    ['a plain Error', new Error('socket hang up')],
+  ])('lets %s through unchanged, writing nothing', async (_label, error) => {
+    const failing = defineSpecialist({ name: 'failing', version: '1', run: () => Promise.reject(error) });
+    const harness = runFleet({ specialist_hint: 'failing' }, { specialists: [failing] });
+    await expect(harness.step).rejects.toBe(error);
+    expect(harness.batches).toEqual([]);
+  });
+
+  it('lets the sim transient failure through for the runtime to retry, then succeeds on the next attempt', async () => {
+    await expect(runFleet({ task_data: { sim: { fail_times: 1 } } }).step).rejects.toMatchObject({ code: 'sim_transient', retryable: true });
+    await expect(outcomeOf(runFleet({ task_data: { sim: { fail_times: 1 } } }, { attempt: 2 }))).resolves.toMatchObject({ status: 'success' });
+  });
+
+  it('stops with the abort when cancelled mid-run, writing nothing', async () => {
+    const controller = new AbortController();
+    const harness = runFleet({ task_data: { sim: { delay_ms: 5000 } } }, { signal: controller.signal });
+    controller.abort();
+    await expect(harness.step).rejects.toMatchObject({ name: 'AbortError' });
+    expect(harness.batches).toEqual([]);
+  });
+
+  it.each([
+    [{ summary: 'x', confidence: 2 }, 'confidence'],
+    [{ confidence: 0.5 }, 'summary'],
+    [{ summary: 'x', confidence: 0.5, status: 'timeout' }, 'status'],
+    [{ summary: 'x', confidence: 0.5, artifacts: [{ artifact_type: ' ', content: 'x' }] }, 'artifacts.0.artifact_type'],
+  ])('refuses an invalid result %j as a permanent error naming %s', async (result, field) => {
+    const harness = runFleet({ specialist_hint: 'fixed' }, { specialists: [fixed(result as unknown as SpecialistResult)] });
+    const error: unknown = await harness.step.catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'invalid_specialist_result', retryable: false });
+    expect((error as Error).message).toContain(field);
+    expect(harness.batches).toEqual([]);
+  });
+});

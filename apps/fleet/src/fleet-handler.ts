@@ -1,0 +1,91 @@
+import { TierflowError } from '@tierflow/protocol';
+import type { Step, TierContext, TierHandler } from '@tierflow/runtime';
+import type { SpecialistRegistry } from './registry.js';
+import { fleetReport, type FleetOutcome } from './specialist-outcome.js';
+import { checkSpecialistResult } from './specialist-result.js';
+import { isSpecialistUnavailable, SPECIALIST_UNAVAILABLE, type Specialist } from './specialist.js';
+
+/** Options of {@link fleetHandler}. */
+export interface FleetHandlerOptions {
+  /** Expiry of outputs and logs written to Beads, in ms; the store's default (24 h) when left out. */
+  readonly outputTtlMs?: number;
+}
+
+/**
+ * The Fleet's policy: run the specialist the Dispatcher named in `specialist_hint`, store large
+ * outputs and an execution log in Beads in one write, and report. An unknown specialist, or one
+ * that throws {@link SpecialistUnavailableError}, is reported as a recoverable `failed` outcome
+ * with `error_type: 'specialist_unavailable'`, so the Dispatcher re-routes. Any other error
+ * propagates: the runtime retries transient ones and reports permanent ones.
+ *
+ * @throws TierflowError (permanent, code `invalid_config`) for an `outputTtlMs` that is not a whole number ≥ 1.
+ */
+export function fleetHandler(registry: SpecialistRegistry, options: FleetHandlerOptions = {}): TierHandler {
+  const { outputTtlMs } = options;
+  if (outputTtlMs !== undefined && !(Number.isSafeInteger(outputTtlMs) && outputTtlMs >= 1)) {
+    throw TierflowError.permanent(`outputTtlMs (${outputTtlMs}) must be a whole number of milliseconds, 1 or more`, { code: 'invalid_config' });
+  }
+  return {
+    tier: 'SPECIALIZED_FLEET',
+    start: async (context) => {
+      const name = context.assignment.payload.specialist_hint;
+      const specialist = name === null ? undefined : registry.get(name);
+      if (specialist === undefined) {
+        const detail = name === null ? 'no specialist_hint in the delegation' : `no specialist ${JSON.stringify(name)} in this fleet`;
+        return unavailable(context, name, detail, registry);
+      }
+      return runSpecialist(context, specialist, registry, outputTtlMs);
+    },
+  };
+}
+
+async function runSpecialist(context: TierContext, specialist: Specialist, registry: SpecialistRegistry, ttlMs: number | undefined): Promise<Step> {
+  const { assignment } = context;
+  const startedAt = context.now();
+  let raw: unknown;
+  try {
+    raw = await specialist.run({
+      messageId: assignment.id,
+      rootId: assignment.rootId,
+      objective: assignment.payload.objective,
+      taskType: assignment.payload.task_type,
+      constraints: assignment.payload.constraints,
+      contextRefs: assignment.payload.context_refs,
+      taskData: assignment.payload.task_data,
+      attempt: context.attempt,
+      signal: context.signal,
+    });
+  } catch (error) {
+    if (isSpecialistUnavailable(error)) return unavailable(context, specialist.name, error.message, registry);
+    throw error;
+  }
+  const result = checkSpecialistResult(specialist.name, raw);
+  const report = fleetReport({
+    messageId: assignment.id,
+    specialist,
+    attempt: context.attempt,
+    result,
+    startedAt,
+    finishedAt: context.now(),
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+  });
+  // One batch: outputs and log land together or not at all, before the outcome points at them.
+  await context.beads.setMany(report.writes);
+  return { kind: 'outcome', outcome: report.outcome };
+}
+
+function unavailable(context: TierContext, name: string | null, detail: string, registry: SpecialistRegistry): Step {
+  context.log.warn('specialist unavailable', { id: context.assignment.id, specialist: name, detail });
+  const outcome: FleetOutcome = {
+    status: 'failed',
+    summary: `specialist ${name === null ? '(none named)' : JSON.stringify(name)} is unavailable in this fleet`,
+    confidence: 0,
+    error_type: SPECIALIST_UNAVAILABLE,
+    error_detail: detail,
+    recoverable: true,
+    result_refs: [],
+    artifacts: [],
+    resources_used: { specialist_requested: name, specialists_available: registry.names() },
+  };
+  return { kind: 'outcome', outcome };
+}

@@ -1,0 +1,53 @@
+/**
+ * The Fleet tier of Tierflow: runs the specialist the Dispatcher names in `specialist_hint`,
+ * places its artifacts inline or in Beads, and reports. Add your own specialist in a few lines:
+ *
+ * ```ts
+ * import { defaultRegistry, defineSpecialist, startFleetWorker } from '@tierflow/fleet';
+ * import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+ *
+ * const registry = defaultRegistry(); // holds `sim`, the scriptable simulator
+ * registry.register(
+ *   defineSpecialist({
+ *     name: 'python-lora',
+ *     version: '1.0.0',
+ *     run: async ({ objective }) => ({
+ *       summary: `wrote ${objective}`,
+ *       confidence: 0.9,
+ *       artifacts: [{ artifact_type: 'code', content: 'def f(): ...' }],
+ *     }),
+ *   }),
+ * );
+ * const worker = await startFleetWorker({ runtime: runtimeOptionsFromEnv(), registry });
+ * process.on('SIGTERM', () => void worker.close());
+ * ```
+ *
+ * A specialist throws `TierflowError.retryable(…)` (or any Error) for a transient failure,
+ * `TierflowError.permanent(…)` for a lasting one, and `SpecialistUnavailableError` to be routed
+ * elsewhere.
+ */
+export { abortableDelay, abortError } from './abortable-delay.js';
+export { fleetOptionsFromEnv, fleetEnvSchema } from './fleet-env.js';
+export type { FleetProcessOptions } from './fleet-env.js';
+export { fleetHandler } from './fleet-handler.js';
+export type { FleetHandlerOptions } from './fleet-handler.js';
+export { logKey, outputKey } from './output-keys.js';
+export { defaultRegistry, SpecialistRegistry } from './registry.js';
+export { parseSimConfig, simConfigSchema } from './sim-config.js';
+export type { SimConfig, SimConfigInput } from './sim-config.js';
+export { SIM_SPECIALIST, simContent, simSpecialist } from './sim.js';
+export { fleetReport } from './specialist-outcome.js';
+export type { ExecutionLog, FleetOutcome, FleetReport, SpecialistRun } from './specialist-outcome.js';
+export { checkSpecialistResult, specialistResultSchema } from './specialist-result.js';
+export type { CheckedSpecialistResult } from './specialist-result.js';
+export {
+  defineSpecialist,
+  isSpecialistUnavailable,
+  SPECIALIST_STATUSES,
+  SPECIALIST_UNAVAILABLE,
+  specialistNameSchema,
+  SpecialistUnavailableError,
+} from './specialist.js';
+export type { Specialist, SpecialistArtifact, SpecialistInput, SpecialistResult, SpecialistStatus } from './specialist.js';
+export { FLEET_DEFAULT_TIMEOUT_MS, startFleetWorker } from './start-fleet.js';
+export type { StartFleetOptions } from './start-fleet.js';

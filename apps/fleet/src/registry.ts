@@ -1,0 +1,41 @@
+import { TierflowError } from '@tierflow/protocol';
+import { simSpecialist } from './sim.js';
+import { defineSpecialist, type Specialist } from './specialist.js';
+
+/** The specialists one Fleet process can run, by name. */
+export class SpecialistRegistry {
+  private readonly byName = new Map<string, Specialist>();
+
+  constructor(specialists: Iterable<Specialist> = []) {
+    for (const specialist of specialists) this.register(specialist);
+  }
+
+  /**
+   * Adds a specialist; returns the registry, so calls chain.
+   *
+   * @throws TierflowError (permanent) with code `duplicate_specialist` for a name already taken,
+   *   `invalid_specialist` for a bad name, version or `run`.
+   */
+  register(specialist: Specialist): this {
+    defineSpecialist(specialist);
+    if (this.byName.has(specialist.name)) {
+      throw TierflowError.permanent(`a specialist named "${specialist.name}" is already registered`, { code: 'duplicate_specialist' });
+    }
+    this.byName.set(specialist.name, specialist);
+    return this;
+  }
+
+  get(name: string): Specialist | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The registered names, sorted. */
+  names(): string[] {
+    return [...this.byName.keys()].sort();
+  }
+}
+
+/** A registry holding the built-in `sim` specialist; register your own on top. */
+export function defaultRegistry(): SpecialistRegistry {
+  return new SpecialistRegistry([simSpecialist]);
+}

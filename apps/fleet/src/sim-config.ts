@@ -1,0 +1,41 @@
+import { TierflowError } from '@tierflow/protocol';
+import { z } from 'zod';
+import { SPECIALIST_STATUSES } from './specialist.js';
+
+const count = z.int().nonnegative();
+
+/**
+ * The script of the `sim` specialist, read from `task_data.sim`. Strict, so a misspelt field is
+ * an error rather than a silently ignored drill.
+ */
+export const simConfigSchema = z.strictObject({
+  /** The status to report. */
+  status: z.enum(SPECIALIST_STATUSES).default('success'),
+  confidence: z.number().min(0).max(1).default(0.9),
+  /** Milliseconds of pretend work; cut short by cancellation. */
+  delay_ms: count.default(0),
+  /** Throw a retryable error while `attempt <= fail_times`. */
+  fail_times: count.default(0),
+  /** Throw a permanent error. */
+  permanent_error: z.boolean().default(false),
+  /** Throw SpecialistUnavailableError, as a specialist that is not loaded would. */
+  unavailable: z.boolean().default(false),
+  /** Produce one `text` artifact of exactly this many ASCII bytes. */
+  output_bytes: count.optional(),
+  /** The clarifying question sent with `needs_clarification`. */
+  question: z.string().min(1).optional(),
+});
+export type SimConfig = z.output<typeof simConfigSchema>;
+export type SimConfigInput = z.input<typeof simConfigSchema>;
+
+/**
+ * The sim script in `taskData.sim`, defaults filled in; no `sim` at all means plain success.
+ *
+ * @throws TierflowError (permanent, code `invalid_sim_config`) naming each bad field, e.g. `task_data.sim.confidence`.
+ */
+export function parseSimConfig(taskData: Readonly<Record<string, unknown>>): SimConfig {
+  const parsed = simConfigSchema.safeParse(taskData.sim ?? {});
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${['task_data', 'sim', ...issue.path.map(String)].join('.')}: ${issue.message}`);
+  throw TierflowError.permanent(`sim: invalid config: ${problems.join('; ')}`, { code: 'invalid_sim_config' });
+}

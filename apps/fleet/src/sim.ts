@@ -1,0 +1,67 @@
+import { TierflowError } from '@tierflow/protocol';
+import { abortableDelay } from './abortable-delay.js';
+import { parseSimConfig, type SimConfig } from './sim-config.js';
+import { defineSpecialist, SpecialistUnavailableError, type SpecialistArtifact, type SpecialistInput, type SpecialistResult, type SpecialistStatus } from './specialist.js';
+
+/** The name to put in `specialist_hint` to reach the simulator. */
+export const SIM_SPECIALIST = 'sim';
+
+// What each scripted non-success status reports; the compiler checks every status is here.
+const SIM_ERRORS = {
+  partial: { error_type: 'sim_partial', recoverable: true },
+  failed: { error_type: 'sim_failed', recoverable: true }, // recoverable, so a higher tier may revise
+  blocked: { error_type: 'sim_blocked', recoverable: true },
+  needs_clarification: { error_type: 'ambiguous_request', recoverable: true },
+} as const satisfies Record<Exclude<SpecialistStatus, 'success'>, { error_type: string; recoverable: boolean }>;
+
+const FILLER = 'tierflow sim output. ';
+
+/** `bytes` ASCII characters of filler text: exactly that many bytes of UTF-8. */
+export function simContent(bytes: number): string {
+  return FILLER.repeat(Math.ceil(bytes / FILLER.length)).slice(0, bytes);
+}
+
+/**
+ * A scriptable specialist for demos, tests and drills: `task_data.sim` says what it does (see
+ * {@link simConfigSchema}). With no script it succeeds at once with confidence 0.9.
+ *
+ * ```json
+ * { "specialist_hint": "sim", "task_data": { "sim": { "delay_ms": 200, "fail_times": 1, "output_bytes": 2048 } } }
+ * ```
+ */
+export const simSpecialist = defineSpecialist({
+  name: SIM_SPECIALIST,
+  version: '1.0.0',
+  run: runSim,
+});
+
+async function runSim(input: SpecialistInput): Promise<SpecialistResult> {
+  const config = parseSimConfig(input.taskData);
+  if (config.unavailable) throw new SpecialistUnavailableError('sim: scripted as unavailable');
+  if (config.delay_ms > 0) await abortableDelay(config.delay_ms, input.signal);
+  input.signal.throwIfAborted();
+  if (config.permanent_error) throw TierflowError.permanent('sim: scripted permanent failure', { code: 'sim_permanent' });
+  if (input.attempt <= config.fail_times) {
+    throw TierflowError.retryable(`sim: transient failure ${input.attempt} of ${config.fail_times}`, { code: 'sim_transient' });
+  }
+  return simResult(config, input.attempt);
+}
+
+function simResult(config: SimConfig, attempt: number): SpecialistResult {
+  const artifacts: SpecialistArtifact[] =
+    config.output_bytes === undefined ? [] : [{ artifact_type: 'text', content: simContent(config.output_bytes), metadata: { bytes: config.output_bytes } }];
+  const did = [
+    `${config.status} on attempt ${attempt}`,
+    ...(config.delay_ms > 0 ? [`after ${config.delay_ms} ms`] : []),
+    ...(config.output_bytes === undefined ? [] : [`with ${config.output_bytes} bytes of output`]),
+  ].join(' ');
+  const base = { status: config.status, summary: `sim: ${did}`, confidence: config.confidence, artifacts, resources_used: { delay_ms: config.delay_ms } };
+  if (config.status === 'success') return base;
+  const { error_type, recoverable } = SIM_ERRORS[config.status];
+  return { ...base, error_type, error_detail: errorDetail(config), recoverable };
+}
+
+function errorDetail(config: SimConfig): string {
+  if (config.status === 'needs_clarification') return config.question ?? 'sim: which variant is wanted?';
+  return `sim: scripted ${config.status}`;
+}

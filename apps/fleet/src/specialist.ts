@@ -1,0 +1,103 @@
+import { isTierflowError, TierflowError } from '@tierflow/protocol';
+import { z } from 'zod';
+
+/** What a specialist is asked to do: the Fleet's delegation, flattened, plus the try number and a stop signal. */
+export interface SpecialistInput {
+  /** The delegation's message id; outputs are stored under `execution/outputs/<messageId>`. */
+  readonly messageId: string;
+  /** The root objective this work belongs to. */
+  readonly rootId: string;
+  readonly objective: string;
+  /** The delegation's `task_type`, e.g. `execute_code`. */
+  readonly taskType: string;
+  readonly constraints: readonly string[];
+  /** Beads references the sender pointed at (`beads:task/…`), for the specialist to read if it needs them. */
+  readonly contextRefs: readonly string[];
+  /** The delegation's `task_data`, as sent. */
+  readonly taskData: Readonly<Record<string, unknown>>;
+  /** 1 for the first try, 2 for the first retry, … */
+  readonly attempt: number;
+  /** Fires on cancellation or timeout: stop at once and throw (its `reason` will do). */
+  readonly signal: AbortSignal;
+}
+
+/** One output of a specialist; the Fleet decides whether it travels inline or through Beads. */
+export interface SpecialistArtifact {
+  /** `code`, `analysis`, `test_result`, … */
+  readonly artifact_type: string;
+  readonly content: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** The statuses a specialist may report; timeout, cancelled and throttled belong to the runtime. */
+export const SPECIALIST_STATUSES = ['success', 'partial', 'failed', 'blocked', 'needs_clarification'] as const;
+export type SpecialistStatus = (typeof SPECIALIST_STATUSES)[number];
+
+/** How a specialist's run went. Error fields are dropped when the status is `success`. */
+export interface SpecialistResult {
+  /** `success` when left out. */
+  readonly status?: SpecialistStatus;
+  readonly summary: string;
+  /** Self-assessed, 0 to 1. */
+  readonly confidence: number;
+  readonly artifacts?: readonly SpecialistArtifact[];
+  readonly error_type?: string;
+  /** For `needs_clarification`: the question to ask. */
+  readonly error_detail?: string;
+  readonly recoverable?: boolean;
+  /** Tokens, models, … reported alongside the Fleet's own `specialist` and `specialist_version`. */
+  readonly resources_used?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A domain specialist the Fleet can run. Throw `TierflowError.retryable(…)` (or any plain Error)
+ * for a transient failure the runtime should retry, `TierflowError.permanent(…)` for one it should
+ * not, and {@link SpecialistUnavailableError} when the specialist cannot serve at all, so the
+ * Dispatcher routes elsewhere.
+ */
+export interface Specialist {
+  /** The name the Dispatcher routes by (`specialist_hint`), e.g. `python-lora`. */
+  readonly name: string;
+  readonly version: string;
+  run(input: SpecialistInput): Promise<SpecialistResult>;
+}
+
+/** A specialist name: a token of letters, digits, `.`, `_`, `-`, like `python-lora`. */
+export const specialistNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
+
+/**
+ * Checks a specialist's name, version and `run`, and returns it unchanged.
+ *
+ * ```ts
+ * const echo = defineSpecialist({ name: 'echo', version: '1.0.0', run: async ({ objective }) => ({ summary: objective, confidence: 1 }) });
+ * ```
+ *
+ * @throws TierflowError (permanent, code `invalid_specialist`) naming what is wrong.
+ */
+export function defineSpecialist(spec: Specialist): Specialist {
+  const problems: string[] = [];
+  const name = specialistNameSchema.safeParse(spec.name);
+  if (!name.success) problems.push(`name ${JSON.stringify(spec.name)} ${name.error.issues[0]?.message ?? 'is invalid'}`);
+  if (typeof spec.version !== 'string' || spec.version.trim() === '') problems.push('version must be a non-empty string');
+  if (typeof spec.run !== 'function') problems.push('run must be a function');
+  if (problems.length > 0) throw TierflowError.permanent(`invalid specialist: ${problems.join('; ')}`, { code: 'invalid_specialist' });
+  return spec;
+}
+
+/** The code of {@link SpecialistUnavailableError}; also the `error_type` of the outcome the Dispatcher re-routes on. */
+export const SPECIALIST_UNAVAILABLE = 'specialist_unavailable';
+
+/** The specialist cannot serve (not loaded, out of capacity for good): the Dispatcher should route elsewhere. Never retried here. */
+export class SpecialistUnavailableError extends TierflowError {
+  override readonly name = 'SpecialistUnavailableError';
+  constructor(message: string, options: { readonly cause?: unknown } = {}) {
+    super(message, { code: SPECIALIST_UNAVAILABLE, retryable: false, cause: options.cause });
+  }
+}
+
+/** True for a {@link SpecialistUnavailableError}, also one from another copy of this package (matched by code). */
+export function isSpecialistUnavailable(error: unknown): error is TierflowError {
+  return error instanceof SpecialistUnavailableError || (isTierflowError(error) && error.code === SPECIALIST_UNAVAILABLE);
+}

@@ -1,0 +1,32 @@
+import { consoleLogger, TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { fleetHandler } from './fleet-handler.js';
+import { defaultRegistry, type SpecialistRegistry } from './registry.js';
+
+/** The Fleet's recommended `timeout_ms` (seed 000: Fleet = 30000 ms), for senders that set none. */
+export const FLEET_DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Options of {@link startFleetWorker}. */
+export interface StartFleetOptions {
+  readonly runtime: RuntimeOptions;
+  /** Specialist runs at once; the runtime's default (8) when left out. */
+  readonly concurrency?: number;
+  /** The specialists to serve; {@link defaultRegistry} (just `sim`) when left out. */
+  readonly registry?: SpecialistRegistry;
+  readonly log?: TierLogger;
+  /** Expiry of outputs and logs written to Beads, in ms. */
+  readonly outputTtlMs?: number;
+}
+
+/** Starts a Fleet worker on the `fleet` queue and resolves once it takes jobs; `close()` it to stop. */
+export async function startFleetWorker(options: StartFleetOptions): Promise<TierWorker> {
+  const registry = options.registry ?? defaultRegistry();
+  const log = options.log ?? consoleLogger('fleet');
+  const worker = await TierWorker.start({
+    handler: fleetHandler(registry, options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),
+    runtime: options.runtime,
+    log,
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+  });
+  log.info('fleet worker started', { specialists: registry.names(), prefix: options.runtime.prefix });
+  return worker;
+}

@@ -1,0 +1,18 @@
+import type { SpecialistInput } from './specialist.js';
+
+/** A specialist input for tests: the sim script in `taskData.sim`, attempt 1, a signal that never fires. */
+export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: unknown } = {}): SpecialistInput {
+  const { sim, ...rest } = overrides;
+  return {
+    messageId: 'msg-002',
+    rootId: 'root-1',
+    objective: 'Write binary search function',
+    taskType: 'execute_code',
+    constraints: [],
+    contextRefs: [],
+    taskData: sim === undefined ? {} : { sim },
+    attempt: 1,
+    signal: new AbortController().signal,
+    ...rest,
+  };
+}
