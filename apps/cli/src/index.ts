@@ -8,3 +8,6 @@
  */
 export { main } from './main.js';
 export type { CliIo } from './io.js';
+export { spawnTiers } from './spawn-tiers.js';
+export type { TierProcesses } from './spawn-tiers.js';
+export { renderTree } from './render-tree.js';

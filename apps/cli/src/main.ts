@@ -1,6 +1,11 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { demoCommand } from './commands/demo.js';
+import { enqueueCommand } from './commands/enqueue.js';
 import { schemaCommand } from './commands/schema.js';
+import { statusCommand } from './commands/status.js';
+import { upCommand } from './commands/up.js';
 import { validateCommand } from './commands/validate.js';
+import { workerCommand } from './commands/worker.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
 /** Builds the `tierflow` program; each action stores its exit code in `exit`. */
@@ -29,7 +34,56 @@ function program(io: CliIo, exit: { code: number }): Command {
       exit.code = schemaCommand(type, options, io);
     });
 
+  cli
+    .command('worker')
+    .description('run one tier in the foreground (monitor, architect, dispatcher or fleet); SIGINT/SIGTERM stop it cleanly')
+    .argument('<tier>', 'monitor | architect | dispatcher | fleet')
+    .option('--concurrency <n>', 'jobs this process runs at once', positiveInt)
+    .action(async (tier: string, options: { concurrency?: number }) => {
+      exit.code = await workerCommand(tier, options, io);
+    });
+
+  cli
+    .command('up')
+    .description('run the four tier workers as four processes, output prefixed by tier')
+    .action(async () => {
+      exit.code = await upCommand(io);
+    });
+
+  cli
+    .command('enqueue')
+    .description('validate an objective file and enqueue it; prints the root id')
+    .argument('<file>', 'objective file, or - for standard input')
+    .option('--wait', 'wait and print the final outcome message; exit 0 only on success')
+    .option('--timeout-ms <n>', 'with --wait: give up after this long', positiveInt)
+    .action(async (file: string, options: { wait?: boolean; timeoutMs?: number }) => {
+      exit.code = await enqueueCommand(file, options, io);
+    });
+
+  cli
+    .command('status')
+    .description("show a run's tree")
+    .argument('<root-id>', 'the id printed by enqueue')
+    .option('--json', 'print the tree as JSON')
+    .action(async (rootId: string, options: { json?: boolean }) => {
+      exit.code = await statusCommand(rootId, options, io);
+    });
+
+  cli
+    .command('demo')
+    .description("start the four tiers, run the examples, show each run's tree, stop everything")
+    .argument('[dir]', 'a folder of objective files (default: examples/)')
+    .action(async (dir: string | undefined) => {
+      exit.code = await demoCommand(dir, io);
+    });
+
   return cli;
+}
+
+function positiveInt(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive whole number');
+  return parsed;
 }
 
 /** Runs the CLI with the given arguments (without `node` and the script) and returns the exit code. */

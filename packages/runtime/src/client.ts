@@ -27,7 +27,7 @@ export class ObjectiveFileError extends Error {
 export class TierflowClient {
   private readonly redis: Redis;
   private readonly monitor: Queue;
-  private events: QueueEvents | null = null;
+  private events: { queueEvents: QueueEvents; redis: Redis } | null = null;
 
   constructor(private readonly runtime: RuntimeOptions) {
     this.redis = connect(runtime.redisUrl);
@@ -68,17 +68,19 @@ export class TierflowClient {
   }
 
   async close(): Promise<void> {
-    await this.events?.close();
+    await this.events?.queueEvents.close();
+    this.events?.redis.disconnect();
     await this.monitor.close();
     this.redis.disconnect();
   }
 
   private async queueEvents(): Promise<QueueEvents> {
     if (!this.events) {
-      this.events = new QueueEvents(QUEUE_OF.PROGRESS_MONITOR, { connection: connect(this.runtime.redisUrl), prefix: this.runtime.prefix });
-      await this.events.waitUntilReady();
+      const redis = connect(this.runtime.redisUrl);
+      this.events = { queueEvents: new QueueEvents(QUEUE_OF.PROGRESS_MONITOR, { connection: redis, prefix: this.runtime.prefix }), redis };
+      await this.events.queueEvents.waitUntilReady();
     }
-    return this.events;
+    return this.events.queueEvents;
   }
 }
 

@@ -59,7 +59,8 @@ async function readNode(queueOf: (tier: TierName) => Queue, tier: TierName, id: 
     specialist: tier === 'SPECIALIZED_FLEET' ? specialist : null,
     status: outcome?.payload.status ?? state,
     confidence: outcome?.payload.confidence ?? null,
-    attempts: job.attemptsMade + (state === 'failed' ? 0 : state === 'waiting' || state === 'delayed' || state === 'prioritized' ? 0 : 1),
+    // BullMQ counts an attempt when it ends (failed, retried or completed); a running one is not counted yet.
+    attempts: job.attemptsMade + (state === 'active' ? 1 : 0),
     started_at: job.processedOn ? new Date(job.processedOn).toISOString() : null,
     finished_at: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
     children,

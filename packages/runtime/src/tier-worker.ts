@@ -46,6 +46,8 @@ export class TierWorker {
   private readonly dedup: DedupCache;
   private readonly beads: BeadsStore;
   private readonly log: TierLogger;
+  /** The worker's own connection: BullMQ leaves connections it was handed open, so we close it. */
+  private readonly workerRedis: Redis;
 
   private constructor(
     private readonly options: TierWorkerOptions,
@@ -59,8 +61,9 @@ export class TierWorker {
     this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix });
     const below = tierBelow(this.tier);
     this.lowerQueue = below ? new Queue(QUEUE_OF[below], { connection: redis, prefix: runtime.prefix }) : null;
+    this.workerRedis = connect(runtime.redisUrl);
     this.worker = new Worker(QUEUE_OF[this.tier], (job, token, signal) => this.process(job, token, signal), {
-      connection: connect(runtime.redisUrl),
+      connection: this.workerRedis,
       prefix: runtime.prefix,
       concurrency: options.concurrency ?? 8,
       autorun: false,
@@ -84,6 +87,7 @@ export class TierWorker {
   async close(): Promise<void> {
     await this.worker.close();
     await this.lowerQueue?.close();
+    this.workerRedis.disconnect();
     this.redis.disconnect();
   }
 

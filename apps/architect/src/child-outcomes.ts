@@ -1,0 +1,35 @@
+import { outcomeStatusSchema, type Artifact } from '@tierflow/protocol';
+import { z } from 'zod';
+
+/** The artifact_type of the Dispatcher's (and the Architect's) summary of a fan-out. */
+export const AGGREGATION_SUMMARY = 'aggregation_summary';
+
+/** One entry of an aggregation_summary's `metadata.child_outcomes`, as the Dispatcher writes it. */
+export const childOutcomeEntrySchema = z.looseObject({
+  id: z.string().min(1),
+  status: outcomeStatusSchema,
+  specialist: z.string(),
+  confidence: z.number().min(0).max(1),
+  /** 1-based, within the plan the Dispatcher was given. */
+  subtask_index: z.int().positive(),
+});
+export type ChildOutcomeEntry = z.infer<typeof childOutcomeEntrySchema>;
+
+const summaryMetadataSchema = z.looseObject({ child_outcomes: z.array(childOutcomeEntrySchema).min(1) });
+
+/**
+ * The per-subtask outcomes a Dispatcher reported in its first artifact, the aggregation_summary;
+ * null when there is none or it is unreadable (an outcome the runtime made up for a Dispatcher
+ * job that failed or timed out carries no artifacts). Pure.
+ */
+export function childOutcomesOf(artifacts: readonly Artifact[]): ChildOutcomeEntry[] | null {
+  const [first] = artifacts;
+  if (first?.artifact_type !== AGGREGATION_SUMMARY) return null;
+  const parsed = summaryMetadataSchema.safeParse(first.metadata);
+  return parsed.success ? parsed.data.child_outcomes : null;
+}
+
+/** The artifacts beside the summary: the work itself. */
+export function workArtifactsOf(artifacts: readonly Artifact[]): Artifact[] {
+  return artifacts.filter((artifact) => artifact.artifact_type !== AGGREGATION_SUMMARY);
+}

@@ -1,0 +1,79 @@
+import type { OutcomeStatus } from '@tierflow/protocol';
+import type { ArchitectMemo, KeptChild } from './architect-memo.js';
+import type { ChildOutcomeEntry } from './child-outcomes.js';
+
+/** What the Architect needs to know about the Dispatcher's outcome. */
+export interface DispatcherVerdict {
+  readonly status: OutcomeStatus;
+  readonly error_type: string | null;
+  readonly recoverable: boolean | null;
+  /** From the outcome's aggregation_summary; null when it has none. */
+  readonly childOutcomes: readonly ChildOutcomeEntry[] | null;
+}
+
+/** The Architect's next move. */
+export type ArchitectDecision =
+  /** Seed 000 "Clarification Protocol": ambiguity flows up, never guessed at. */
+  | { readonly kind: 'pass_up' }
+  | {
+      readonly kind: 'revise';
+      /** The original plan's subtask indices to delegate again, ascending. */
+      readonly subtasks: readonly number[];
+      /** The children that succeeded this round, by original subtask index. */
+      readonly kept: readonly KeptChild[];
+    }
+  | {
+      readonly kind: 'report';
+      /** After a revision: aggregate the kept children with this round's, so the status covers the whole objective. */
+      readonly reaggregate: boolean;
+    };
+
+/**
+ * Seed 000 "Dispatcher failure → Architect (can revise strategy)": a partial whose majority failed
+ * (the Dispatcher's `majority_failed`), or a failure that may succeed if tried again.
+ */
+export function callsForRevision(verdict: Pick<DispatcherVerdict, 'status' | 'error_type' | 'recoverable'>): boolean {
+  return (verdict.status === 'partial' && verdict.error_type === 'majority_failed') || (verdict.status === 'failed' && verdict.recoverable === true);
+}
+
+/**
+ * Pass up, revise or report, and which subtasks a revision takes. A revision re-delegates only the
+ * subtasks that did not succeed, mapped back to the original plan; when the outcome does not say
+ * which those are, all of the delegated ones. Pure.
+ */
+export function decideArchitect(
+  verdict: DispatcherVerdict,
+  memo: Pick<ArchitectMemo, 'revisions' | 'delegated'>,
+  maxRevisions: number,
+): ArchitectDecision {
+  if (verdict.status === 'needs_clarification') return { kind: 'pass_up' };
+  const report: ArchitectDecision = { kind: 'report', reaggregate: memo.revisions > 0 };
+  if (!callsForRevision(verdict) || memo.revisions >= maxRevisions) return report;
+
+  const mapped = mapToPlan(verdict.childOutcomes, memo.delegated);
+  if (mapped === null) return { kind: 'revise', subtasks: [...memo.delegated].sort((a, b) => a - b), kept: [] };
+  const subtasks = mapped.filter((entry) => entry.status !== 'success').map((entry) => entry.subtask_index);
+  if (subtasks.length === 0) return report;
+  return {
+    kind: 'revise',
+    subtasks: [...new Set(subtasks)].sort((a, b) => a - b),
+    kept: mapped
+      .filter((entry) => entry.status === 'success')
+      .map(({ id, specialist, status, confidence, subtask_index }) => ({ message_id: id, specialist, status, confidence, subtask_index })),
+  };
+}
+
+/**
+ * The child outcomes with each subtask_index made an index of the original plan; null when there
+ * are none, or one names a subtask the Dispatcher was not given.
+ */
+export function mapToPlan(entries: readonly ChildOutcomeEntry[] | null, delegated: readonly number[]): ChildOutcomeEntry[] | null {
+  if (entries === null) return null;
+  const mapped: ChildOutcomeEntry[] = [];
+  for (const entry of entries) {
+    const original = delegated[entry.subtask_index - 1];
+    if (original === undefined) return null;
+    mapped.push({ ...entry, subtask_index: original });
+  }
+  return mapped;
+}

@@ -1,0 +1,28 @@
+import type { DelegationPayload, JsonObject } from '@tierflow/protocol';
+import type { DelegationDraft } from '@tierflow/runtime';
+
+/** The task_type of every Architect → Dispatcher delegation (seed 000 "Example: Architect → Dispatcher"). */
+export const DECOMPOSE_AND_SOLVE = 'decompose_and_solve';
+
+/** What the one Dispatcher delegation is made of. */
+export interface DispatcherDraftInput {
+  readonly parent: Pick<DelegationPayload, 'objective' | 'constraints' | 'priority'>;
+  /** The parent's task_data on the first try; with a revised plan on a revision. */
+  readonly taskData: JsonObject;
+  readonly timeoutMs: number;
+  readonly contextRefs: readonly string[];
+}
+
+/** The delegation to the Dispatcher. Pure. */
+export function dispatcherDraft(input: DispatcherDraftInput): DelegationDraft {
+  const { parent, taskData, timeoutMs, contextRefs } = input;
+  return {
+    task_type: DECOMPOSE_AND_SOLVE,
+    objective: parent.objective,
+    constraints: [...parent.constraints],
+    priority: parent.priority,
+    timeout_ms: timeoutMs,
+    context_refs: [...contextRefs],
+    task_data: taskData,
+  };
+}

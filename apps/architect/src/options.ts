@@ -1,0 +1,38 @@
+import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { z } from 'zod';
+
+/** Seed 000's recommended Dispatcher timeout. */
+export const DEFAULT_DISPATCHER_TIMEOUT_MS = 60_000;
+
+/** One strategy revision by default: a second failure of the same work goes up. */
+export const DEFAULT_MAX_REVISIONS = 1;
+
+/** What a deployment may set; the rest has defaults. */
+export const architectOptionsSchema = z.strictObject({
+  /** How many times the Architect re-delegates the subtasks that fell short; 0 never revises. */
+  maxRevisions: z.int().nonnegative().optional(),
+  dispatcherTimeoutMs: z.int().positive().optional(),
+});
+export type ArchitectOptionsInput = z.input<typeof architectOptionsSchema>;
+
+/** The Architect's policy options with defaults filled in. */
+export interface ResolvedArchitectOptions {
+  readonly maxRevisions: number;
+  readonly dispatcherTimeoutMs: number;
+}
+
+/**
+ * Fills defaults and checks the options.
+ *
+ * @throws TierflowError (permanent, code `invalid_config`) listing every problem.
+ */
+export function resolveArchitectOptions(input: ArchitectOptionsInput = {}): ResolvedArchitectOptions {
+  const result = validateWith(architectOptionsSchema, input);
+  if (!result.ok) {
+    throw TierflowError.permanent(`invalid architect options: ${result.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
+  }
+  return {
+    maxRevisions: result.value.maxRevisions ?? DEFAULT_MAX_REVISIONS,
+    dispatcherTimeoutMs: result.value.dispatcherTimeoutMs ?? DEFAULT_DISPATCHER_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,111 @@
+import { aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import type { AggregationStrategy, ArtifactInput, OutcomePayload, OutcomePayloadInput, OutcomeStatus } from '@tierflow/protocol';
+import type { ArchitectMemo } from './architect-memo.js';
+import { AGGREGATION_SUMMARY, workArtifactsOf, type ChildOutcomeEntry } from './child-outcomes.js';
+
+/**
+ * An outcome's fields as this policy writes them, checked field by field (the runtime's
+ * `OutcomeDraft` is an `Omit` over a loose object, which keeps only its index signature).
+ */
+export type OutcomeFields = Pick<
+  OutcomePayloadInput,
+  'status' | 'summary' | 'result_refs' | 'confidence' | 'resources_used' | 'surprise_flag' | 'surprise_reason' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
+>;
+
+/** The Dispatcher's outcome as it came, less the timing (the runtime times the Architect's own work). */
+export function passUp(outcome: OutcomePayload): OutcomeFields {
+  const { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts } = outcome;
+  return { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts };
+}
+
+/** The Dispatcher's outcome forwarded, with the revisions it took in `resources_used`. */
+export function forwardReport(outcome: OutcomePayload, revisions: number): OutcomeFields {
+  return { ...passUp(outcome), resources_used: { ...outcome.resources_used, revisions } };
+}
+
+/** The error_type of an aggregate, by status: the same words the Dispatcher uses. */
+export const ERROR_TYPE_OF: Readonly<Record<OutcomeStatus, (revise: boolean) => string | null>> = {
+  success: () => null,
+  partial: (revise) => (revise ? 'majority_failed' : 'partial_completion'),
+  failed: () => 'all_failed',
+  needs_clarification: () => 'ambiguous_request',
+  cancelled: () => 'cancelled',
+  timeout: () => 'timeout',
+  blocked: () => 'blocked',
+  throttled: () => 'throttled',
+};
+
+/** What a report after a revision combines. */
+export interface ReaggregationInput {
+  readonly outcome: OutcomePayload;
+  /** This round's child outcomes, subtask indices mapped to the original plan; null when the outcome had none. */
+  readonly current: readonly ChildOutcomeEntry[] | null;
+  readonly memo: Pick<ArchitectMemo, 'plan' | 'kept' | 'kept_artifacts' | 'delegated' | 'revisions'>;
+  /** The Dispatcher delegation's message id: stands for each delegated subtask when the outcome names none. */
+  readonly dispatcherId: string;
+}
+
+/** One row per subtask of the whole objective: the kept successes, then this round's results. */
+function rowsOf(input: ReaggregationInput): (ChildResult & { subtask_index: number })[] {
+  const kept = input.memo.kept.map(({ message_id, specialist, status, confidence, subtask_index }) => ({ message_id, specialist, status, confidence, subtask_index }));
+  const { outcome } = input;
+  const current =
+    input.current?.map(({ id, specialist, status, confidence, subtask_index }) => ({ message_id: id, specialist, status, confidence, subtask_index })) ??
+    // No per-subtask outcomes (the Dispatcher job failed or timed out): each delegated subtask takes the outcome's status.
+    input.memo.delegated.map((subtask_index) => ({
+      message_id: input.dispatcherId,
+      specialist: '',
+      status: outcome.status,
+      confidence: outcome.confidence,
+      error_type: outcome.error_type,
+      error_detail: outcome.error_detail,
+      recoverable: outcome.recoverable,
+      subtask_index,
+    }));
+  return [...kept, ...current];
+}
+
+function errorFieldsOf(aggregation: Aggregation, outcome: OutcomePayload): Pick<OutcomeFields, 'error_type' | 'error_detail' | 'recoverable'> {
+  const errorType = ERROR_TYPE_OF[aggregation.status](aggregation.revise);
+  if (errorType === null) return {};
+  // The Dispatcher's detail names this round's reasons; the kept children all succeeded.
+  return { error_type: errorType, error_detail: outcome.error_detail ?? aggregation.error_detail, recoverable: aggregation.recoverable };
+}
+
+/**
+ * The final outcome after a revision: the kept children and this round's aggregated again under
+ * the plan's strategy (all_success without a plan), so the status covers the whole objective; an
+ * aggregation_summary of its own first, then the kept work artifacts and this round's. Pure.
+ */
+export function reaggregatedReport(input: ReaggregationInput): { outcome: OutcomeFields; aggregation: Aggregation } {
+  const { outcome, memo } = input;
+  const strategy: AggregationStrategy = memo.plan?.strategy ?? 'all_success';
+  const rows = rowsOf(input);
+  const aggregation = aggregate(strategy, rows);
+  const times = memo.revisions === 1 ? 'revision' : 'revisions';
+  const summary: ArtifactInput = {
+    artifact_type: AGGREGATION_SUMMARY,
+    content_ref: null,
+    inline_content: JSON.stringify({ strategy, succeeded: aggregation.counts.succeeded, failed: aggregation.counts.failed }),
+    metadata: {
+      child_outcomes: rows.map((row) => ({ id: row.message_id, status: row.status, specialist: row.specialist, confidence: row.confidence, subtask_index: row.subtask_index })),
+      aggregated_outcome: toAggregatedOutcome(aggregation),
+      revise: aggregation.revise,
+      revisions: memo.revisions,
+    },
+  };
+  return {
+    aggregation,
+    outcome: {
+      status: aggregation.status,
+      summary: `${aggregation.summary} (after ${memo.revisions} ${times})`,
+      confidence: aggregation.confidence,
+      result_refs: outcome.result_refs,
+      resources_used: { ...outcome.resources_used, revisions: memo.revisions },
+      surprise_flag: outcome.surprise_flag,
+      surprise_reason: outcome.surprise_reason,
+      ...errorFieldsOf(aggregation, outcome),
+      artifacts: [summary, ...memo.kept_artifacts, ...workArtifactsOf(outcome.artifacts)],
+    },
+  };
+}

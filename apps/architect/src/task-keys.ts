@@ -1,0 +1,24 @@
+/** The Architect's Beads keys for one run. */
+export interface TaskKeys {
+  readonly currentObjective: string;
+  readonly constraints: string;
+  readonly progressSummary: string;
+}
+
+/**
+ * The Architect's Beads keys for one run. Seed 000 names global keys (`task/current-objective`,
+ * `task/constraints`, `task/progress-summary`); here they sit under the root id, so concurrent
+ * runs never overwrite each other's state: `task/<rootId>/current-objective`, ….
+ */
+export function taskKeys(rootId: string): TaskKeys {
+  return {
+    currentObjective: `task/${rootId}/current-objective`,
+    constraints: `task/${rootId}/constraints`,
+    progressSummary: `task/${rootId}/progress-summary`,
+  };
+}
+
+/** The `beads:` reference form of a key, as delegations carry it. */
+export function refOf(key: string): string {
+  return `beads:${key}`;
+}

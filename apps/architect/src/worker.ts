@@ -1,0 +1,22 @@
+import { TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { architectHandler } from './handler.js';
+import type { ArchitectOptionsInput } from './options.js';
+
+/** How to run an Architect worker: the runtime's options, and the policy's. */
+export interface ArchitectWorkerOptions extends ArchitectOptionsInput {
+  readonly runtime: RuntimeOptions;
+  /** Jobs this process runs at once (the runtime's default when left out). */
+  readonly concurrency?: number;
+  readonly log?: TierLogger;
+}
+
+/** Starts an Architect worker on the `architect` queue; resolves once it takes jobs. */
+export async function startArchitectWorker(options: ArchitectWorkerOptions): Promise<TierWorker> {
+  const { runtime, concurrency, log, ...policy } = options;
+  return TierWorker.start({
+    handler: architectHandler(policy),
+    runtime,
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(log === undefined ? {} : { log }),
+  });
+}

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolveRuntimeOptions, TierflowClient, type TierSlug } from '@tierflow/runtime';
+import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
+import { Redis } from 'ioredis';
+import { EXIT, type CliIo } from '../io.js';
+import { renderTree } from '../render-tree.js';
+import { spawnTiers } from '../spawn-tiers.js';
+import { TIER_SLUGS } from '../tiers.js';
+
+const EXAMPLES = fileURLToPath(new URL('../../../../examples', import.meta.url));
+
+interface DemoRedis {
+  readonly url: string;
+  readonly mine: boolean;
+  stop(): Promise<void>;
+}
+
+/** Redis at REDIS_URL, else a private redis-server on a free port, else null (with advice printed). */
+async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
+  const url = process.env.REDIS_URL;
+  if (url) return { url, mine: false, stop: () => Promise.resolve() };
+  if (!findRedisServerBinary()) {
+    io.stderr(
+      'The demo needs Redis 7: set REDIS_URL (e.g. redis://127.0.0.1:6379, or `docker compose -f infra/docker-compose.yml up -d`),\n' +
+        'or install redis-server (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) and run the demo again.\n',
+    );
+    return null;
+  }
+  const server = await startRedisServer();
+  return { url: server.url, mine: true, stop: () => server.stop() };
+}
+
+/**
+ * `tierflow demo [dir]`: starts the four tiers as separate processes, enqueues every objective
+ * in `dir` (default: the repository's examples/), prints each run's outcome and tree, and stops
+ * everything it started.
+ */
+export async function demoCommand(dir: string | undefined, io: CliIo): Promise<number> {
+  const folder = dir ?? EXAMPLES;
+  const files = (await readdir(folder)).filter((file) => file.endsWith('.json')).sort();
+  if (files.length === 0) {
+    io.stderr(`no objective files (*.json) in ${folder}\n`);
+    return EXIT.unusable;
+  }
+  const redis = await demoRedis(io);
+  if (!redis) return EXIT.unusable;
+  // A prefix of its own: workers already serving this Redis must not take the demo's jobs.
+  const prefix = `{tierflow-demo-${randomBytes(4).toString('hex')}}`;
+  io.stdout(`Redis ${redis.mine ? `(private, ${redis.url})` : redis.url}, prefix ${prefix}\n`);
+  const logs: string[] = [];
+  const ready = new Set<TierSlug>();
+  const tiers = spawnTiers({ ...process.env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, (tier, line) => {
+    logs.push(`${tier} | ${line}`);
+    if (line.includes('worker ready')) ready.add(tier);
+  });
+  const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
+  try {
+    await waitFor(() => ready.size === TIER_SLUGS.length || [...tiers.children.values()].some((child) => child.exitCode !== null), {
+      timeoutMs: 30_000,
+      description: 'the four tier workers to start',
+    });
+    if (ready.size !== TIER_SLUGS.length) throw new Error('a tier worker exited while starting');
+    io.stdout(`Started ${TIER_SLUGS.map((tier) => `${tier} (pid ${tiers.children.get(tier)?.pid})`).join(', ')}\n\n`);
+
+    const runs = await Promise.all(
+      files.map(async (file) => ({ file, id: await client.enqueue(JSON.parse(await readFile(join(folder, file), 'utf8')) as unknown) })),
+    );
+    const outcomes = await Promise.all(runs.map((run) => client.waitForResult(run.id, { timeoutMs: 60_000 })));
+    for (const [index, run] of runs.entries()) {
+      const outcome = outcomes[index]!;
+      io.stdout(`== ${basename(run.file)}: ${outcome.payload.status} (confidence ${outcome.payload.confidence.toFixed(2)})\n`);
+      io.stdout(`   ${outcome.payload.summary}\n`);
+      const tree = await client.tree(run.id);
+      if (tree) io.stdout(`${renderTree(tree).replace(/^/gm, '   ')}\n`);
+    }
+    io.stdout(`Ran ${runs.length} objectives through four worker processes.\n`);
+    return EXIT.ok;
+  } catch (error) {
+    io.stderr(`demo failed: ${(error as Error).message}\n--- worker output ---\n${logs.join('\n')}\n`);
+    return EXIT.invalid;
+  } finally {
+    await client.close();
+    await tiers.stop();
+    if (!redis.mine) await deleteKeys(redis.url, prefix);
+    await redis.stop();
+  }
+}
+
+/** Removes what the demo wrote to a Redis it did not start. */
+async function deleteKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,51 @@
+import { formatValidationError, validateWith } from '@tierflow/protocol';
+import { objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
+
+export interface EnqueueOptions {
+  readonly wait?: boolean;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * `tierflow enqueue <file|->`: validates an objective file, enqueues it and prints the root id.
+ * With --wait, prints the final outcome message as JSON and exits 0 only when it succeeded.
+ */
+export async function enqueueCommand(source: string, options: EnqueueOptions, io: CliIo): Promise<number> {
+  let text: string;
+  try {
+    text = await readInput(source, io);
+  } catch (error) {
+    io.stderr(`cannot read ${source}: ${(error as Error).message}\n`);
+    return EXIT.unusable;
+  }
+  const json = parseJsonText(text);
+  if (!json.ok) {
+    io.stderr(`${source}: ${json.reason}\n`);
+    return EXIT.unusable;
+  }
+  const objective = validateWith(objectiveFileSchema, json.value);
+  if (!objective.ok) {
+    io.stderr(`${source}: not a valid objective file:\n${objective.errors.map((error) => `  ${formatValidationError(error)}\n`).join('')}`);
+    return EXIT.unusable;
+  }
+  const client = new TierflowClient(runtimeOptionsFromEnv());
+  try {
+    const rootId = await client.enqueue(objective.value);
+    if (!options.wait) {
+      io.stdout(`${rootId}\n`);
+      return EXIT.ok;
+    }
+    io.stderr(`${rootId}\n`);
+    try {
+      const outcome = await client.waitForResult(rootId, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
+      io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
+      return outcome.payload.status === 'success' ? EXIT.ok : EXIT.invalid;
+    } catch (error) {
+      io.stderr(`no outcome for ${rootId}: ${(error as Error).message}\n`);
+      return EXIT.invalid;
+    }
+  } finally {
+    await client.close();
+  }
+}

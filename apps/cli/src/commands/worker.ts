@@ -1,0 +1,30 @@
+import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { EXIT, type CliIo } from '../io.js';
+import { isTierSlug, START_TIER, TIER_SLUGS } from '../tiers.js';
+
+export interface WorkerOptions {
+  readonly concurrency?: number;
+}
+
+/**
+ * `tierflow worker <tier>`: runs one tier in the foreground until SIGINT or SIGTERM, then stops
+ * taking jobs and lets the running ones finish, so nothing is lost.
+ */
+export async function workerCommand(tier: string, options: WorkerOptions, io: CliIo): Promise<number> {
+  if (!isTierSlug(tier)) {
+    io.stderr(`unknown tier "${tier}"; the tiers are: ${TIER_SLUGS.join(', ')}\n`);
+    return EXIT.unusable;
+  }
+  const runtime = runtimeOptionsFromEnv();
+  const stop = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  const worker = await START_TIER[tier]({ runtime, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+  io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}\n`);
+  const signal = await stop;
+  io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);
+  await worker.close();
+  io.stderr(`${tier} worker stopped\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,42 @@
+import type { AggregationStrategy } from '@tierflow/protocol';
+import { describe, expect, it } from 'vitest';
+import { decideNext, type DispatchDecision } from './decide-next.js';
+import type { DispatchMemo, SubtaskResult, SubtaskState } from './dispatch-memo.js';
+
+function result(status: SubtaskResult['status'], errorType: string | null = null): SubtaskResult {
+  return { message_id: 'm', specialist: 's', status, confidence: 0.5, error_type: errorType, error_detail: null, recoverable: errorType ? true : null, artifacts: [] };
+}
+const unavailable = result('failed', 'specialist_unavailable');
+
+function memo(strategy: AggregationStrategy, ...subtasks: [SubtaskResult, string[]][]): DispatchMemo {
+  const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({ index: i + 1, specialist: `s${i + 1}`, alternates, result: res }));
+  return { strategy, subtasks: states, completion: states.map((state) => state.index) };
+}
+
+describe('decideNext', () => {
+  it.each<[string, DispatchMemo, DispatchDecision['kind'], number[]]>([
+    ['all succeeded', memo('all_success', [result('success'), []], [result('success'), []]), 'report', []],
+    ['unavailable with an alternate', memo('all_success', [result('success'), []], [unavailable, ['sim']]), 'reroute', [2]],
+    ['unavailable without an alternate', memo('all_success', [result('success'), []], [unavailable, []]), 'report', []],
+    ['only the unavailable ones', memo('majority', [unavailable, ['x']], [result('failed', 'crash'), ['y']], [unavailable, ['z', 'w']]), 'reroute', [1, 3]],
+    ['another failure is not re-routed', memo('all_success', [result('failed', 'crash'), ['sim']]), 'report', []],
+    ['a timeout is not re-routed', memo('all_success', [result('timeout', 'specialist_unavailable'), ['sim']]), 'report', []],
+    ['first_success already won', memo('first_success', [unavailable, ['sim']], [result('success'), []]), 'report', []],
+    ['first_success without a winner re-routes', memo('first_success', [unavailable, ['sim']], [result('failed', 'crash'), []]), 'reroute', [1]],
+    ['any_success re-routes beside a success', memo('any_success', [unavailable, ['sim']], [result('success'), []]), 'reroute', [1]],
+  ])('%s', (_name, input, kind, subtasks) => {
+    const decision = decideNext(input);
+    expect(decision.kind).toBe(kind);
+    if (decision.kind === 'reroute') expect(decision.subtasks).toEqual(subtasks);
+  });
+
+  it('moves each re-routed subtask to its next alternate and leaves the others', () => {
+    const decision = decideNext(memo('all_success', [result('success'), ['x']], [unavailable, ['sim', 'gpu']]));
+    expect(decision.kind).toBe('reroute');
+    if (decision.kind !== 'reroute') return;
+    expect(decision.memo.subtasks.map(({ specialist, alternates }) => ({ specialist, alternates }))).toEqual([
+      { specialist: 's1', alternates: ['x'] },
+      { specialist: 'sim', alternates: ['gpu'] },
+    ]);
+  });
+});

@@ -1,0 +1,100 @@
+import { aggregationStrategySchema, artifactSchema, outcomeStatusSchema, TierflowError, type JsonObject } from '@tierflow/protocol';
+import type { SettledChild } from '@tierflow/runtime';
+import { z } from 'zod';
+import type { Route } from './route.js';
+
+/** The latest outcome of one subtask, reduced to what aggregation and the report need. */
+export const subtaskResultSchema = z.object({
+  message_id: z.string(),
+  specialist: z.string(),
+  status: outcomeStatusSchema,
+  confidence: z.number(),
+  error_type: z.string().nullable(),
+  error_detail: z.string().nullable(),
+  recoverable: z.boolean().nullable(),
+  artifacts: z.array(artifactSchema),
+});
+export type SubtaskResult = z.infer<typeof subtaskResultSchema>;
+
+/** One subtask's routing state. */
+export const subtaskStateSchema = z.object({
+  /** 1-based, as in `task_data.subtask_index`. */
+  index: z.int().positive(),
+  specialist: z.string(),
+  /** Still untried, in order of preference. */
+  alternates: z.array(z.string()),
+  result: subtaskResultSchema.nullable(),
+});
+export type SubtaskState = z.infer<typeof subtaskStateSchema>;
+
+/** What the Dispatcher carries between rounds (JSON, through Redis: parsed on the way back). */
+export const dispatchMemoSchema = z.object({
+  strategy: aggregationStrategySchema,
+  subtasks: z.array(subtaskStateSchema).min(1),
+  /** Subtask indices in the completion order of their latest results, across rounds. */
+  completion: z.array(z.int().positive()),
+});
+export type DispatchMemo = z.infer<typeof dispatchMemoSchema>;
+
+/** The memo of a fresh dispatch: one entry per routed subtask, no results yet. */
+export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly Route[]): DispatchMemo {
+  return {
+    strategy,
+    subtasks: routes.map((route, i) => ({ index: i + 1, specialist: route.specialist, alternates: [...route.alternates], result: null })),
+    completion: [],
+  };
+}
+
+/** @throws TierflowError (permanent, code `invalid_memo`) when the memo is not one this Dispatcher wrote. */
+export function readMemo(memo: JsonObject): DispatchMemo {
+  const parsed = dispatchMemoSchema.safeParse(memo);
+  if (!parsed.success) throw TierflowError.permanent(`invalid dispatcher memo: ${parsed.error.message}`, { code: 'invalid_memo' });
+  return parsed.data;
+}
+
+const subtaskIndexSchema = z.object({ subtask_index: z.int().positive() });
+
+/** The subtask a settled child worked on, from the `task_data.subtask_index` its request carried. */
+export function subtaskIndexOf(child: Pick<SettledChild, 'id' | 'request'>): number {
+  const parsed = subtaskIndexSchema.safeParse(child.request.task_data);
+  if (!parsed.success) {
+    throw TierflowError.permanent(`child ${child.id} carries no task_data.subtask_index`, { code: 'invalid_round' });
+  }
+  return parsed.data.subtask_index;
+}
+
+/** A settled child's outcome as a subtask result; its specialist is the one the request named. */
+export function resultOf(child: Pick<SettledChild, 'id' | 'request' | 'outcome'>): SubtaskResult {
+  const { status, confidence, error_type, error_detail, recoverable, artifacts } = child.outcome.payload;
+  return {
+    message_id: child.id,
+    specialist: child.request.specialist_hint ?? '',
+    status,
+    confidence,
+    error_type,
+    error_detail,
+    recoverable,
+    artifacts,
+  };
+}
+
+/**
+ * Folds a settled round (completion order) into the memo: each child's result becomes its
+ * subtask's latest, and that subtask moves to the end of the completion order. Pure.
+ *
+ * @throws TierflowError (permanent, code `invalid_round`) for a child of no known subtask.
+ */
+export function recordRound(memo: DispatchMemo, children: readonly Pick<SettledChild, 'id' | 'request' | 'outcome'>[]): DispatchMemo {
+  let subtasks = memo.subtasks;
+  let completion = memo.completion;
+  for (const child of children) {
+    const index = subtaskIndexOf(child);
+    if (!subtasks.some((subtask) => subtask.index === index)) {
+      throw TierflowError.permanent(`child ${child.id} names subtask ${index}, which this plan does not have`, { code: 'invalid_round' });
+    }
+    const result = resultOf(child);
+    subtasks = subtasks.map((subtask) => (subtask.index === index ? { ...subtask, result } : subtask));
+    completion = [...completion.filter((done) => done !== index), index];
+  }
+  return { ...memo, subtasks, completion };
+}

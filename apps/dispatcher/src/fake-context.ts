@@ -1,0 +1,117 @@
+// Test support: an in-memory stand-in for the few BeadsStore methods the policies use, and a
+// TierContext around it. Not exported from the package.
+import { checkWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
+import {
+  delegationPayloadSchema,
+  tierAbove,
+  tierBelow,
+  type DelegationPayloadInput,
+  type JsonObject,
+  type OutcomePayloadInput,
+  type TierName,
+} from '@tierflow/protocol';
+import {
+  buildDelegation,
+  buildOutcome,
+  childMessageId,
+  rootIdOf,
+  type Assignment,
+  type SettledChild,
+  type SettledRound,
+  type Step,
+  type TierContext,
+} from '@tierflow/runtime';
+
+/** 2023-11-14T22:13:20Z: the clock every fake context shows. */
+export const FIXED_NOW = 1_700_000_000_000;
+
+/** Beads in memory, checking the tier's write permission like the real store; values round-trip through JSON. */
+export class FakeBeads {
+  readonly values = new Map<string, unknown>();
+  /** Each call to set or setMany, in order, as the batch of entries it wrote (`ttlMs` only when given). */
+  readonly writes: { key: string; value: unknown; ttlMs?: number | null }[][] = [];
+
+  constructor(readonly tier: TierName) {}
+
+  get<T = unknown>(key: string): Promise<T | null> {
+    return Promise.resolve((this.values.get(key.replace(/^beads:/, '')) as T | undefined) ?? null);
+  }
+
+  set(key: string, value: unknown, options: { ttlMs?: number | null } = {}): Promise<void> {
+    return this.setMany([{ key, value, ...options }]);
+  }
+
+  setMany(entries: readonly BeadsEntry[]): Promise<void> {
+    const batch = entries.map((entry) => ({
+      key: checkWrite(this.tier, entry.key).key,
+      value: JSON.parse(JSON.stringify(entry.value)) as unknown,
+      ...(entry.ttlMs === undefined ? {} : { ttlMs: entry.ttlMs }),
+    }));
+    for (const { key, value } of batch) this.values.set(key, value);
+    this.writes.push(batch);
+    return Promise.resolve();
+  }
+
+  ref(key: string): string {
+    return `beads:${key}`;
+  }
+
+  /** The store type the context wants; only the methods above exist. */
+  asStore(): BeadsStore {
+    return this as unknown as BeadsStore;
+  }
+}
+
+/** An assignment as the tier above would send it, through the runtime's own message builder. */
+export function delegationTo(tier: TierName, id: string, payload: DelegationPayloadInput): Assignment {
+  const message = buildDelegation(tierAbove(tier)!, id, null, payload, FIXED_NOW);
+  return { id, rootId: rootIdOf(id), payload: message.payload, message };
+}
+
+/** An assignment for the Monitor: a root objective, which reaches it from outside the tiers (no message). */
+export function rootAssignment(rootId: string, payload: Pick<DelegationPayloadInput, 'objective' | 'constraints' | 'priority' | 'timeout_ms' | 'task_data'>): Assignment {
+  return { id: rootId, rootId, payload: delegationPayloadSchema.parse({ ...payload, task_type: 'objective' }), message: null };
+}
+
+/** A context whose Beads live in memory and whose clock is `now` (pinned at {@link FIXED_NOW} by default). */
+export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () => number = () => FIXED_NOW): TierContext {
+  return {
+    tier: beads.tier,
+    assignment,
+    attempt: 1,
+    maxAttempts: 3,
+    signal: new AbortController().signal,
+    beads: beads.asStore(),
+    log: { info: () => undefined, warn: () => undefined },
+    now,
+  };
+}
+
+/** What a fake child answers (checked field by field: an Omit over the loose payload type would check nothing). */
+export type OutcomeReply = Pick<
+  OutcomePayloadInput,
+  'status' | 'summary' | 'confidence' | 'result_refs' | 'resources_used' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
+>;
+
+/**
+ * Settles a delegate step's children as the runtime would hand them back: ids from the parent's
+ * id and the round, requests parsed, outcomes built and validated, the memo through JSON.
+ * `order` lists child indices in completion order (default: as delegated).
+ */
+export function settle(
+  parent: Assignment,
+  tier: TierName,
+  step: Step,
+  round: number,
+  reply: (request: SettledChild['request'], index: number) => OutcomeReply,
+  order?: readonly number[],
+): SettledRound {
+  if (step.kind !== 'delegate') throw new Error('expected a delegate step');
+  const children = step.children.map((draft, index): SettledChild => {
+    const id = childMessageId(parent.id, round, index);
+    const request = delegationPayloadSchema.parse(draft);
+    return { id, index, request, outcome: buildOutcome(tierBelow(tier)!, id, reply(request, index), 10, FIXED_NOW) };
+  });
+  const ordered = order ? order.map((index) => children[index]!) : children;
+  return { round, strategy: step.strategy, children: ordered, memo: JSON.parse(JSON.stringify(step.memo ?? {})) as JsonObject };
+}

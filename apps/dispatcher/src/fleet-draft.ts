@@ -1,0 +1,35 @@
+import type { DelegationPayload } from '@tierflow/protocol';
+import type { DelegationDraft, Subtask } from '@tierflow/runtime';
+import { DEFAULT_TASK_TYPE } from './plan-of.js';
+
+/** What one Fleet delegation is made of. */
+export interface FleetDraftInput {
+  readonly subtask: Subtask;
+  /** 1-based position in the plan; travels as `task_data.subtask_index` so outcomes map back to it. */
+  readonly index: number;
+  readonly total: number;
+  readonly specialist: string;
+  /** The Dispatcher's own delegation: priority and default constraints come from it. */
+  readonly parent: Pick<DelegationPayload, 'priority' | 'constraints'>;
+  readonly fleetTimeoutMs: number;
+  /** `beads:routing/<root>/task-graph`. */
+  readonly taskGraphRef: string;
+}
+
+/**
+ * The delegation of one subtask to the Fleet (seed 000 "Example: Dispatcher → Fleet"). A subtask
+ * without its own constraints inherits the parent's. Pure.
+ */
+export function fleetDraft(input: FleetDraftInput): DelegationDraft {
+  const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef } = input;
+  return {
+    task_type: subtask.task_type ?? DEFAULT_TASK_TYPE,
+    objective: subtask.objective,
+    constraints: [...(subtask.constraints ?? parent.constraints)],
+    priority: parent.priority,
+    timeout_ms: subtask.timeout_ms ?? fleetTimeoutMs,
+    specialist_hint: specialist,
+    context_refs: [taskGraphRef],
+    task_data: { ...subtask.task_data, subtask_index: index, subtask_total: total },
+  };
+}

@@ -1,0 +1,88 @@
+import type { DelegationDraft, Plan, SettledRound, Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { decideNext } from './decide-next.js';
+import { initialMemo, readMemo, recordRound, type DispatchMemo } from './dispatch-memo.js';
+import { fleetDraft } from './fleet-draft.js';
+import { resolveDispatcherOptions, type DispatcherOptionsInput, type ResolvedDispatcherOptions } from './options.js';
+import { planOf } from './plan-of.js';
+import { dispatchReport } from './report.js';
+import { routeSubtask } from './route.js';
+import { refOf, routingKeys } from './routing-keys.js';
+import { assignmentsOf, statusesOf, taskGraphOf } from './task-graph.js';
+
+/**
+ * The Routing Dispatcher's policy: splits its delegation into the plan's subtasks, routes each to
+ * a specialist, re-routes those whose specialist was unavailable, and aggregates the results.
+ * The decisions live in pure functions; this shell reads the context and writes Beads.
+ *
+ * @throws TierflowError (permanent, code `invalid_config`) for bad options, at once.
+ */
+export function dispatcherHandler(input: DispatcherOptionsInput = {}): TierHandler {
+  const options = resolveDispatcherOptions(input);
+  return {
+    tier: 'ROUTING_DISPATCHER',
+    start: (context) => start(context, options),
+    resume: (context, round) => resume(context, round, options),
+  };
+}
+
+async function start(context: TierContext, options: ResolvedDispatcherOptions): Promise<Step> {
+  const { rootId, payload } = context.assignment;
+  const plan = planOf(payload);
+  const keys = routingKeys(rootId);
+  const memo = initialMemo(
+    plan.strategy,
+    plan.subtasks.map((subtask) => routeSubtask(subtask, options.routing)),
+  );
+  await context.beads.setMany([
+    { key: keys.taskGraph, value: taskGraphOf(plan) },
+    { key: keys.assignments, value: assignmentsOf(memo) },
+  ]);
+  return {
+    kind: 'delegate',
+    children: drafts(context, plan, memo, options, memo.subtasks.map((subtask) => subtask.index)),
+    strategy: plan.strategy,
+    memo,
+  };
+}
+
+async function resume(context: TierContext, round: SettledRound, options: ResolvedDispatcherOptions): Promise<Step> {
+  const { rootId, payload } = context.assignment;
+  const keys = routingKeys(rootId);
+  const memo = recordRound(readMemo(round.memo), round.children);
+  const decision = decideNext(memo);
+  if (decision.kind === 'reroute') {
+    context.log.info('re-routing subtasks whose specialist was unavailable', { subtasks: decision.subtasks, round: round.round + 1 });
+    await context.beads.set(keys.assignments, assignmentsOf(decision.memo));
+    return {
+      kind: 'delegate',
+      // The plan is derived again from the same payload: planOf is pure, so it is the same plan.
+      children: drafts(context, planOf(payload), decision.memo, options, decision.subtasks),
+      strategy: decision.memo.strategy,
+      memo: decision.memo,
+    };
+  }
+  const { outcome } = dispatchReport(memo, { rounds: round.round + 1, taskGraphRef: refOf(keys.taskGraph) });
+  await context.beads.set(keys.taskGraph, taskGraphOf(planOf(payload), statusesOf(memo)));
+  return { kind: 'outcome', outcome };
+}
+
+/** The Fleet delegations of the given subtasks (1-based), each to its memo's current specialist. */
+function drafts(context: TierContext, plan: Plan, memo: DispatchMemo, options: ResolvedDispatcherOptions, indices: readonly number[]): DelegationDraft[] {
+  const taskGraphRef = refOf(routingKeys(context.assignment.rootId).taskGraph);
+  return indices.flatMap((index) => {
+    const subtask = plan.subtasks[index - 1];
+    const state = memo.subtasks.find((entry) => entry.index === index);
+    if (!subtask || !state) return [];
+    return [
+      fleetDraft({
+        subtask,
+        index,
+        total: plan.subtasks.length,
+        specialist: state.specialist,
+        parent: context.assignment.payload,
+        fleetTimeoutMs: options.fleetTimeoutMs,
+        taskGraphRef,
+      }),
+    ];
+  });
+}

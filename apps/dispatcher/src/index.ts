@@ -1,0 +1,37 @@
+/**
+ * The Routing Dispatcher (tier 2): turns its delegation's plan into subtasks, routes each to a
+ * specialist of the Fleet, re-routes a subtask whose specialist is unavailable to the next
+ * alternate, and aggregates the results under the plan's strategy (seed 000 "Parallel Execution
+ * & Aggregation").
+ *
+ * ```ts
+ * import { startDispatcherWorker } from '@tierflow/dispatcher';
+ * import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+ *
+ * const worker = await startDispatcherWorker({
+ *   runtime: runtimeOptionsFromEnv(),
+ *   routing: { execute_code: ['python-lora', 'sim'], '*': ['sim'] }, // task_type → [primary, ...alternates]
+ *   fleetTimeoutMs: 30_000,
+ * });
+ * process.on('SIGTERM', () => void worker.close());
+ * ```
+ */
+export { decideNext, needsReroute, SPECIALIST_UNAVAILABLE } from './decide-next.js';
+export type { DispatchDecision } from './decide-next.js';
+export { dispatchMemoSchema, initialMemo, recordRound } from './dispatch-memo.js';
+export type { DispatchMemo, SubtaskResult, SubtaskState } from './dispatch-memo.js';
+export { fleetDraft } from './fleet-draft.js';
+export type { FleetDraftInput } from './fleet-draft.js';
+export { dispatcherHandler } from './handler.js';
+export { DEFAULT_FLEET_TIMEOUT_MS, DEFAULT_ROUTING, dispatcherOptionsSchema, FALLBACK_ROUTE, resolveDispatcherOptions } from './options.js';
+export type { DispatcherOptionsInput, ResolvedDispatcherOptions } from './options.js';
+export { DEFAULT_TASK_TYPE, planOf } from './plan-of.js';
+export { AGGREGATION_SUMMARY, dispatchReport, ERROR_TYPE_OF, errorFieldsOf } from './report.js';
+export type { DispatchReportInput, OutcomeFields } from './report.js';
+export { routeSubtask } from './route.js';
+export type { Route } from './route.js';
+export { routingKeys } from './routing-keys.js';
+export { taskGraphOf } from './task-graph.js';
+export type { TaskGraph, TaskNode, TaskNodeStatus } from './task-graph.js';
+export { startDispatcherWorker } from './worker.js';
+export type { DispatcherWorkerOptions } from './worker.js';

@@ -1,0 +1,45 @@
+import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { z } from 'zod';
+
+/** The task_type key whose route list serves every task type without one of its own. */
+export const FALLBACK_ROUTE = '*';
+
+/** Seed 000's recommended Fleet timeout. */
+export const DEFAULT_FLEET_TIMEOUT_MS = 30_000;
+
+/** Every task type goes to the built-in simulated specialist unless told otherwise. */
+export const DEFAULT_ROUTING = { [FALLBACK_ROUTE]: ['sim'] } as const satisfies Record<string, readonly string[]>;
+
+const routeListSchema = z.array(z.string().min(1)).min(1, { message: 'a route needs at least one specialist' });
+
+/** What a deployment may set; the rest has defaults. */
+export const dispatcherOptionsSchema = z.strictObject({
+  /** task_type → [primary, ...alternates]; `'*'` is the fallback. Merged over {@link DEFAULT_ROUTING}. */
+  routing: z.record(z.string().min(1), routeListSchema).optional(),
+  fleetTimeoutMs: z.int().positive().optional(),
+});
+export type DispatcherOptionsInput = z.input<typeof dispatcherOptionsSchema>;
+
+/** The Dispatcher's policy options with defaults filled in. */
+export interface ResolvedDispatcherOptions {
+  /** Always holds a non-empty `'*'` list. */
+  readonly routing: Readonly<Record<string, readonly string[]>>;
+  readonly fleetTimeoutMs: number;
+}
+
+/**
+ * Fills defaults and checks the options. A `routing` without `'*'` keeps the default fallback, so
+ * every task type has somewhere to go.
+ *
+ * @throws TierflowError (permanent, code `invalid_config`) listing every problem.
+ */
+export function resolveDispatcherOptions(input: DispatcherOptionsInput = {}): ResolvedDispatcherOptions {
+  const result = validateWith(dispatcherOptionsSchema, input);
+  if (!result.ok) {
+    throw TierflowError.permanent(`invalid dispatcher options: ${result.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
+  }
+  return {
+    routing: { ...DEFAULT_ROUTING, ...result.value.routing },
+    fleetTimeoutMs: result.value.fleetTimeoutMs ?? DEFAULT_FLEET_TIMEOUT_MS,
+  };
+}

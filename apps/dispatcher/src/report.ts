@@ -1,0 +1,121 @@
+import { aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import { TierflowError, type ArtifactInput, type OutcomePayloadInput, type OutcomeStatus } from '@tierflow/protocol';
+import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
+
+/**
+ * An outcome's fields as this policy writes them, checked field by field (the runtime's
+ * `OutcomeDraft` is an `Omit` over a loose object, which keeps only its index signature).
+ */
+export type OutcomeFields = Pick<
+  OutcomePayloadInput,
+  'status' | 'summary' | 'result_refs' | 'confidence' | 'resources_used' | 'surprise_flag' | 'surprise_reason' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
+>;
+
+/** The artifact_type of the first artifact of every Dispatcher outcome (seed 000 "Example: Aggregated Outcome"). */
+export const AGGREGATION_SUMMARY = 'aggregation_summary';
+
+/**
+ * The error_type an aggregate reports, by status. Seed 000 names `partial_completion` and
+ * `ambiguous_request`; a partial whose majority failed is `majority_failed`, the Architect's cue to
+ * revise. `aggregate` yields only success, partial, failed, needs_clarification and cancelled; the
+ * other statuses name themselves.
+ */
+export const ERROR_TYPE_OF: Readonly<Record<OutcomeStatus, (revise: boolean) => string | null>> = {
+  success: () => null,
+  partial: (revise) => (revise ? 'majority_failed' : 'partial_completion'),
+  failed: () => 'all_failed',
+  needs_clarification: () => 'ambiguous_request',
+  cancelled: () => 'cancelled',
+  timeout: () => 'timeout',
+  blocked: () => 'blocked',
+  throttled: () => 'throttled',
+};
+
+/** The error fields of an aggregate; none on success. A clarification's detail is its questions, joined with ` | `. */
+export function errorFieldsOf(aggregation: Aggregation): Pick<OutcomeFields, 'error_type' | 'error_detail' | 'recoverable'> {
+  const errorType = ERROR_TYPE_OF[aggregation.status](aggregation.revise);
+  if (errorType === null) return {};
+  const questions = aggregation.questions.length > 0 ? aggregation.questions.join(' | ') : null;
+  return {
+    error_type: errorType,
+    error_detail: aggregation.status === 'needs_clarification' ? (questions ?? aggregation.error_detail) : aggregation.error_detail,
+    recoverable: aggregation.recoverable,
+  };
+}
+
+/** A subtask's latest result with its index, in completion order. */
+export interface LatestResult {
+  readonly index: number;
+  readonly result: SubtaskResult;
+}
+
+/**
+ * Every subtask's latest result, in completion order across rounds.
+ *
+ * @throws TierflowError (permanent, code `invalid_round`) when a subtask has none: every child settles before a resume.
+ */
+export function latestResults(memo: DispatchMemo): LatestResult[] {
+  const missing = memo.subtasks.filter((subtask) => subtask.result === null || !memo.completion.includes(subtask.index));
+  if (missing.length > 0) {
+    throw TierflowError.permanent(`no outcome for subtask ${missing.map((subtask) => subtask.index).join(', ')}`, { code: 'invalid_round' });
+  }
+  return memo.completion.flatMap((index) => {
+    const result = memo.subtasks.find((subtask) => subtask.index === index)?.result;
+    return result ? [{ index, result }] : [];
+  });
+}
+
+function childResultOf({ result }: LatestResult): ChildResult {
+  const { message_id, specialist, status, confidence, error_type, error_detail, recoverable } = result;
+  return { message_id, specialist, status, confidence, error_type, error_detail, recoverable };
+}
+
+/** What a report needs beyond the memo. */
+export interface DispatchReportInput {
+  /** Rounds delegated so far: 1 without re-routing. */
+  readonly rounds: number;
+  /** `beads:routing/<root>/task-graph`. */
+  readonly taskGraphRef: string;
+}
+
+/**
+ * The Dispatcher's outcome (seed 000 "Example: Aggregated Outcome"): every subtask's latest result
+ * aggregated under the plan's strategy, an `aggregation_summary` artifact first, then every
+ * artifact of the subtasks that succeeded ("include all successful artifacts"). Pure.
+ */
+export function dispatchReport(memo: DispatchMemo, input: DispatchReportInput): { outcome: OutcomeFields; aggregation: Aggregation } {
+  const latest = latestResults(memo);
+  const aggregation = aggregate(memo.strategy, latest.map(childResultOf));
+  const { counts } = aggregation;
+  const summary: ArtifactInput = {
+    artifact_type: AGGREGATION_SUMMARY,
+    content_ref: null,
+    inline_content: JSON.stringify({ strategy: memo.strategy, succeeded: counts.succeeded, failed: counts.failed }),
+    metadata: {
+      child_outcomes: latest.map(({ index, result }) => ({
+        id: result.message_id,
+        status: result.status,
+        specialist: result.specialist,
+        confidence: result.confidence,
+        subtask_index: index,
+      })),
+      aggregated_outcome: toAggregatedOutcome(aggregation),
+      revise: aggregation.revise,
+      rounds: input.rounds,
+    },
+  };
+  const succeeded = latest.filter(({ result }) => result.status === 'success');
+  const specialists = [...new Set(latest.map(({ result }) => result.specialist).filter((name) => name !== ''))];
+  return {
+    aggregation,
+    outcome: {
+      status: aggregation.status,
+      summary: aggregation.summary,
+      confidence: aggregation.confidence,
+      result_refs: [input.taskGraphRef],
+      resources_used: { parallel_tasks: memo.subtasks.length, specialists_used: specialists, rounds: input.rounds },
+      ...errorFieldsOf(aggregation),
+      artifacts: [summary, ...succeeded.flatMap(({ result }) => result.artifacts)],
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { TierflowError } from '@tierflow/protocol';
+import type { Subtask } from '@tierflow/runtime';
+import { FALLBACK_ROUTE } from './options.js';
+
+/** Where a subtask goes, and where it may go if that specialist is unavailable. */
+export interface Route {
+  readonly specialist: string;
+  /** In order of preference; never contains `specialist`. */
+  readonly alternates: readonly string[];
+}
+
+/**
+ * Routes a subtask: its `specialist_hint` wins, else the first specialist of its task type's
+ * route list, else of the `'*'` list. The alternates are the rest of that route list minus the
+ * chosen specialist. Pure.
+ *
+ * @throws TierflowError (permanent, code `no_route`) when no list applies (options without `'*'`).
+ */
+export function routeSubtask(subtask: Pick<Subtask, 'task_type' | 'specialist_hint'>, routing: Readonly<Record<string, readonly string[]>>): Route {
+  // Object.hasOwn: a task_type such as "constructor" must not find Object.prototype's members.
+  const own = (key: string): readonly string[] | undefined => (Object.hasOwn(routing, key) ? routing[key] : undefined);
+  const list = (subtask.task_type === undefined ? undefined : own(subtask.task_type)) ?? own(FALLBACK_ROUTE) ?? [];
+  const specialist = subtask.specialist_hint ?? list[0];
+  if (specialist === undefined) {
+    throw TierflowError.permanent(`no route for task_type ${JSON.stringify(subtask.task_type ?? null)} and no "${FALLBACK_ROUTE}" fallback`, {
+      code: 'no_route',
+    });
+  }
+  return { specialist, alternates: [...new Set(list.filter((name) => name !== specialist))] };
+}

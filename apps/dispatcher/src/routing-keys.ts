@@ -1,0 +1,16 @@
+/**
+ * The Dispatcher's Beads keys for one run. Seed 000 names global keys (`routing/task-graph`,
+ * `routing/assignments`); here they sit under the root id, so concurrent runs never overwrite each
+ * other's state: `routing/<rootId>/task-graph`, `routing/<rootId>/assignments`.
+ */
+export function routingKeys(rootId: string): { readonly taskGraph: string; readonly assignments: string } {
+  return {
+    taskGraph: `routing/${rootId}/task-graph`,
+    assignments: `routing/${rootId}/assignments`,
+  };
+}
+
+/** The `beads:` reference form of a key, as delegations and outcomes carry it. */
+export function refOf(key: string): string {
+  return `beads:${key}`;
+}

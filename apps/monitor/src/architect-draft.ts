@@ -1,0 +1,17 @@
+import type { DelegationPayload } from '@tierflow/protocol';
+import type { DelegationDraft } from '@tierflow/runtime';
+
+/** The task_type of the Monitor → Architect delegation (seed 000 "① Delegates: Solve problem X"). */
+export const SOLVE = 'solve';
+
+/** The one delegation to the Architect: the root objective as it came, under the root's own timeout or the default. Pure. */
+export function architectDraft(root: Pick<DelegationPayload, 'objective' | 'constraints' | 'priority' | 'timeout_ms' | 'task_data'>, architectTimeoutMs: number): DelegationDraft {
+  return {
+    task_type: SOLVE,
+    objective: root.objective,
+    constraints: [...root.constraints],
+    priority: root.priority,
+    timeout_ms: root.timeout_ms ?? architectTimeoutMs,
+    task_data: root.task_data,
+  };
+}

@@ -1,0 +1,24 @@
+import type { OutcomeStatus } from '@tierflow/protocol';
+
+/** The Monitor's next move once the Architect has answered. */
+export type MonitorDecision =
+  /** Seed 000 "Clarification Protocol": the question goes to whoever submitted the objective. */
+  | 'pass_up'
+  /** Seed 000 "Architect failure → Progress Monitor (can reset or abort)": one fresh attempt. */
+  | 'reset'
+  /** Judge the outcome against the learned bounds, record it, and report it. */
+  | 'evaluate';
+
+/**
+ * Pass up, reset or evaluate. Only a `failed` outcome that says it may succeed if tried again
+ * (`recoverable: true`) is reset, and only while resets are left. Pure.
+ */
+export function decideMonitor(
+  outcome: { readonly status: OutcomeStatus; readonly recoverable: boolean | null },
+  resets: number,
+  maxResets: number,
+): MonitorDecision {
+  if (outcome.status === 'needs_clarification') return 'pass_up';
+  if (outcome.status === 'failed' && outcome.recoverable === true && resets < maxResets) return 'reset';
+  return 'evaluate';
+}

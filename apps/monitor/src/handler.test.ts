@@ -1,0 +1,151 @@
+import { outcomePayloadSchema } from '@tierflow/protocol';
+import type { Step } from '@tierflow/runtime';
+import { describe, expect, it } from 'vitest';
+import { FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, type OutcomeReply } from './fake-context.js';
+import { monitorHandler } from './handler.js';
+import type { MonitorOptionsInput } from './options.js';
+
+const success = (confidence: number): OutcomeReply => ({ status: 'success', summary: 'solved', confidence, resources_used: { revisions: 0 } });
+const recoverable: OutcomeReply = { status: 'failed', summary: 'dispatcher lost', confidence: 0, error_type: 'job_failed', error_detail: 'crash', recoverable: true };
+
+/** A run of one root against shared Beads, with a clock the test moves. */
+function run(rootId: string, beads: FakeBeads, options: MonitorOptionsInput = {}, taskData: Record<string, unknown> = { task_type: 'execute_code' }) {
+  const clock = { now: FIXED_NOW };
+  const assignment = rootAssignment(rootId, { objective: 'binary search', constraints: ['O(log n)'], priority: 1, task_data: taskData });
+  return { assignment, clock, context: fakeContext(assignment, beads, () => clock.now), handler: monitorHandler(options) };
+}
+
+function delegated(step: Step) {
+  if (step.kind !== 'delegate') throw new Error(`expected a delegate step, got ${step.kind}`);
+  return step;
+}
+function reported(step: Step) {
+  if (step.kind !== 'outcome') throw new Error(`expected an outcome step, got ${step.kind}`);
+  return step.outcome;
+}
+
+/** Runs a root to its end, each Architect attempt answering `replies[i]` after `ms`. */
+async function complete(rootId: string, beads: FakeBeads, replies: readonly OutcomeReply[], ms = 1_000, options: MonitorOptionsInput = {}) {
+  const { assignment, clock, context, handler } = run(rootId, beads, options);
+  let step = await handler.start(context);
+  for (const [round, reply] of replies.entries()) {
+    clock.now += ms;
+    step = await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', delegated(step), round, () => reply));
+  }
+  return step;
+}
+
+describe('monitorHandler.start', () => {
+  it('delegates the root objective once to the Architect', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    const { context, handler } = run('r1', beads, {}, { task_type: 'execute_code', plan: { strategy: 'all_success', subtasks: [{ objective: 'a' }] } });
+    const step = delegated(await handler.start(context));
+    expect(step.children).toEqual([
+      {
+        task_type: 'solve',
+        objective: 'binary search',
+        constraints: ['O(log n)'],
+        priority: 1,
+        timeout_ms: 120_000,
+        task_data: { task_type: 'execute_code', plan: { strategy: 'all_success', subtasks: [{ objective: 'a' }] } },
+      },
+    ]);
+    expect(step.memo).toEqual({ resets: 0, started_at: FIXED_NOW, attempt_started_at: FIXED_NOW });
+    expect(beads.writes).toEqual([]);
+  });
+
+  it('keeps the root’s own timeout', async () => {
+    const assignment = rootAssignment('r1', { objective: 'x', timeout_ms: 5_000 });
+    const step = delegated(await monitorHandler().start(fakeContext(assignment, new FakeBeads('PROGRESS_MONITOR'))));
+    expect(step.children[0]?.timeout_ms).toBe(5_000);
+  });
+});
+
+describe('monitorHandler.resume', () => {
+  it('resets once on a recoverable failure, not twice', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    const { assignment, clock, context, handler } = run('r1', beads);
+    const first = delegated(await handler.start(context));
+    clock.now += 500;
+    const second = delegated(await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', first, 0, () => recoverable)));
+    expect(second.children).toEqual(first.children);
+    expect(second.memo).toEqual({ resets: 1, started_at: FIXED_NOW, attempt_started_at: FIXED_NOW + 500 });
+    expect(beads.writes).toEqual([]);
+
+    clock.now += 700;
+    const outcome = reported(await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', second, 1, () => recoverable)));
+    expect(outcome).toMatchObject({ status: 'failed', error_type: 'job_failed', recoverable: true, resources_used: { resets: 1 }, execution_time_ms: 1_200 });
+    expect(beads.values.get('system/runs/r1')).toMatchObject({ status: 'failed', duration_ms: 1_200, resets: 1 });
+    expect(beads.values.get('system/bounds/execute_code')).toMatchObject({ n: 1, execution_time_ms: { mean: 700 } });
+  });
+
+  it('does not reset an unrecoverable failure', async () => {
+    const step = await complete('r1', new FakeBeads('PROGRESS_MONITOR'), [{ ...recoverable, recoverable: false }]);
+    expect(reported(step)).toMatchObject({ status: 'failed', recoverable: false, resources_used: { resets: 0 } });
+  });
+
+  it('passes a clarification up unchanged and records nothing', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    const question: OutcomeReply = {
+      status: 'needs_clarification',
+      summary: 'Ambiguous',
+      confidence: 0.4,
+      error_type: 'ambiguous_request',
+      error_detail: 'Return -1 or raise?',
+      recoverable: true,
+    };
+    const outcome = reported(await complete('r1', beads, [question]));
+    expect(outcome).toMatchObject({ ...question, resources_used: {}, surprise_flag: false });
+    expect(outcome).not.toHaveProperty('execution_time_ms');
+    expect(beads.writes).toEqual([]);
+  });
+
+  it('records the run, its history and the bounds in one write', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    const { assignment, clock, context, handler } = run('r1', beads, {}, { task_type: 'execute_code', plan: { strategy: 'majority', subtasks: [{ objective: 'a' }] } });
+    const step = delegated(await handler.start(context));
+    clock.now += 2_000;
+    const outcome = reported(await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.9))));
+    expect(outcomePayloadSchema.parse(outcome)).toMatchObject({ status: 'success', confidence: 0.9, execution_time_ms: 2_000, resources_used: { revisions: 0, resets: 0 } });
+    expect(beads.writes).toEqual([
+      [
+        {
+          key: 'system/bounds/execute_code',
+          value: { n: 1, confidence: { mean: 0.9, m2: 0, min: 0.9, max: 0.9 }, execution_time_ms: { mean: 2_000, m2: 0, min: 2_000, max: 2_000 } },
+          ttlMs: null,
+        },
+        { key: 'system/runs/r1', value: { status: 'success', confidence: 0.9, duration_ms: 2_000, resets: 0, finished_at: new Date(FIXED_NOW + 2_000).toISOString() } },
+        { key: 'history/runs/r1', value: { status: 'success', confidence: 0.9, task_type: 'execute_code', strategy: 'majority' } },
+      ],
+    ]);
+  });
+
+  it.each<[number, boolean]>([
+    [4, false],
+    [5, true],
+  ])('after %i ordinary runs, an outlier is flagged: %s (minSamples 5)', async (ordinary, flagged) => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    for (let i = 0; i < ordinary; i++) {
+      expect(reported(await complete(`r${i}`, beads, [success(0.9)])).surprise_flag).toBe(false);
+    }
+    const outlier = reported(await complete('odd', beads, [success(0.1)]));
+    expect(outlier.surprise_flag).toBe(flagged);
+    expect(outlier.surprise_reason).toEqual(flagged ? expect.stringMatching(/^confidence 0\.10 is 80\.0σ below the mean 0\.90/) : null);
+    expect(beads.values.get('system/bounds/execute_code')).toMatchObject({ n: ordinary + 1 });
+  });
+
+  it('judges durations too', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    for (let i = 0; i < 5; i++) await complete(`r${i}`, beads, [success(0.9)], 1_000);
+    const slow = reported(await complete('slow', beads, [success(0.9)], 3_000));
+    expect(slow).toMatchObject({ surprise_flag: true, surprise_reason: expect.stringMatching(/^duration 3000ms is 40\.0σ above the mean 1000ms/) as unknown });
+  });
+
+  it('learns a root without a task_type under "objective"', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    const { assignment, context, handler } = run('r1', beads, {}, {});
+    const step = delegated(await handler.start(context));
+    await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.5)));
+    expect([...beads.values.keys()]).toEqual(['system/bounds/objective', 'system/runs/r1', 'history/runs/r1']);
+  });
+});

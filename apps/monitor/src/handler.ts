@@ -1,0 +1,99 @@
+import { isTierflowError, TierflowError, type OutcomePayload } from '@tierflow/protocol';
+import type { SettledRound, Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { architectDraft } from './architect-draft.js';
+import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
+import { decideMonitor } from './decide.js';
+import { readMemo, type MonitorMemo } from './monitor-memo.js';
+import { resolveMonitorOptions, type MonitorOptionsInput, type ResolvedMonitorOptions } from './options.js';
+import { runRecords, strategyOf, taskTypeOf } from './records.js';
+import { evaluatedReport, passUp } from './report.js';
+import { checkSurprise } from './surprise.js';
+import { boundsKey, runKeys } from './system-keys.js';
+
+/**
+ * The Progress Monitor's policy: hands the root objective to the Architect, resets a recoverable
+ * failure a bounded number of times, and judges the final outcome against the bounds learned for
+ * its task type (seed 000 "Evaluates: Was this surprising? Update confidence bounds."). The
+ * decisions live in pure functions; this shell reads the context and writes Beads.
+ *
+ * @throws TierflowError (permanent, code `invalid_config`) for bad options, at once.
+ */
+export function monitorHandler(input: MonitorOptionsInput = {}): TierHandler {
+  const options = resolveMonitorOptions(input);
+  return {
+    tier: 'PROGRESS_MONITOR',
+    start: (context) => {
+      const now = context.now();
+      return Promise.resolve(delegate(context, options, { resets: 0, started_at: now, attempt_started_at: now }));
+    },
+    resume: (context, round) => resume(context, round, options),
+  };
+}
+
+function delegate(context: TierContext, options: ResolvedMonitorOptions, memo: MonitorMemo): Step {
+  return { kind: 'delegate', children: [architectDraft(context.assignment.payload, options.architectTimeoutMs)], strategy: 'all_success', memo };
+}
+
+async function resume(context: TierContext, round: SettledRound, options: ResolvedMonitorOptions): Promise<Step> {
+  const memo = readMemo(round.memo);
+  const child = round.children[0];
+  if (!child) throw TierflowError.permanent('the Architect round came back without its child', { code: 'invalid_round' });
+  const outcome = child.outcome.payload;
+
+  switch (decideMonitor(outcome, memo.resets, options.maxResets)) {
+    case 'pass_up':
+      return { kind: 'outcome', outcome: passUp(outcome) };
+    case 'reset':
+      context.log.warn('resetting after a recoverable failure', { reset: memo.resets + 1, error_type: outcome.error_type });
+      return delegate(context, options, { ...memo, resets: memo.resets + 1, attempt_started_at: context.now() });
+    case 'evaluate':
+      return evaluate(context, outcome, memo, options);
+  }
+}
+
+async function evaluate(context: TierContext, outcome: OutcomePayload, memo: MonitorMemo, options: ResolvedMonitorOptions): Promise<Step> {
+  const { rootId, payload } = context.assignment;
+  const now = context.now();
+  const taskType = taskTypeOf(payload.task_data);
+  const key = boundsKey(taskType);
+  const bounds = await readBounds(context, key);
+  const sample = { confidence: outcome.confidence, execution_time_ms: Math.max(0, now - memo.attempt_started_at) };
+  const surprise = checkSurprise(bounds, sample, options.surprise);
+  const records = runRecords({
+    status: outcome.status,
+    confidence: outcome.confidence,
+    taskType,
+    strategy: strategyOf(payload.task_data),
+    resets: memo.resets,
+    startedAt: memo.started_at,
+    now,
+  });
+  const keys = runKeys(rootId);
+  // Read-modify-write without a lock: two roots of one task type finishing together may lose one
+  // update. The statistics are approximate, which a surprise heuristic can afford.
+  await context.beads.setMany([
+    // Learned bounds are the Monitor's memory across runs: they never expire.
+    { key, value: updateBounds(bounds, sample), ttlMs: null },
+    { key: keys.run, value: records.run },
+    { key: keys.history, value: records.history },
+  ]);
+  return { kind: 'outcome', outcome: evaluatedReport(outcome, { surprise, resets: memo.resets, durationMs: records.run.duration_ms }) };
+}
+
+/** The bounds learned so far; bounds that are unreadable are started afresh rather than failing the run. */
+async function readBounds(context: TierContext, key: string): Promise<Bounds | null> {
+  let value: unknown;
+  try {
+    value = await context.beads.get(key);
+  } catch (error) {
+    // Only a value that is not JSON is forgiven; Redis errors propagate, and the runtime retries them.
+    if (!isTierflowError(error) || error.code !== 'beads_corrupt') throw error;
+    context.log.warn('bounds are not JSON, starting afresh', { key });
+    return null;
+  }
+  if (value === null) return null;
+  const parsed = boundsSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  context.log.warn('bounds of an unknown shape, starting afresh', { key });
+  return null;
+}

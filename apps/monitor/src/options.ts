@@ -1,0 +1,59 @@
+import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { z } from 'zod';
+
+/** Seed 000's recommended Architect timeout. */
+export const DEFAULT_ARCHITECT_TIMEOUT_MS = 120_000;
+
+/** One fresh attempt after a recoverable failure, by default. */
+export const DEFAULT_MAX_RESETS = 1;
+
+/** Surprise needs some history first, and then a clear outlier. */
+export const DEFAULT_SURPRISE = { minSamples: 5, sigmas: 3 } as const;
+
+/** When an outcome counts as surprising. */
+export const surpriseOptionsSchema = z.strictObject({
+  /** Samples of a task type needed before anything is judged surprising. */
+  minSamples: z.int().positive().optional(),
+  /** How many standard deviations from the mean a sample must lie to surprise. */
+  sigmas: z.number().positive().optional(),
+});
+
+/** What a deployment may set; the rest has defaults. */
+export const monitorOptionsSchema = z.strictObject({
+  /** How many fresh attempts a recoverable Architect failure gets; 0 never resets. */
+  maxResets: z.int().nonnegative().optional(),
+  architectTimeoutMs: z.int().positive().optional(),
+  surprise: surpriseOptionsSchema.optional(),
+});
+export type MonitorOptionsInput = z.input<typeof monitorOptionsSchema>;
+
+/** When an outcome counts as surprising, resolved. */
+export interface SurpriseOptions {
+  readonly minSamples: number;
+  readonly sigmas: number;
+}
+
+/** The Monitor's policy options with defaults filled in. */
+export interface ResolvedMonitorOptions {
+  readonly maxResets: number;
+  readonly architectTimeoutMs: number;
+  readonly surprise: SurpriseOptions;
+}
+
+/**
+ * Fills defaults and checks the options.
+ *
+ * @throws TierflowError (permanent, code `invalid_config`) listing every problem.
+ */
+export function resolveMonitorOptions(input: MonitorOptionsInput = {}): ResolvedMonitorOptions {
+  const result = validateWith(monitorOptionsSchema, input);
+  if (!result.ok) {
+    throw TierflowError.permanent(`invalid monitor options: ${result.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
+  }
+  const { maxResets, architectTimeoutMs, surprise } = result.value;
+  return {
+    maxResets: maxResets ?? DEFAULT_MAX_RESETS,
+    architectTimeoutMs: architectTimeoutMs ?? DEFAULT_ARCHITECT_TIMEOUT_MS,
+    surprise: { minSamples: surprise?.minSamples ?? DEFAULT_SURPRISE.minSamples, sigmas: surprise?.sigmas ?? DEFAULT_SURPRISE.sigmas },
+  };
+}

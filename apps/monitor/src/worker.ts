@@ -1,0 +1,22 @@
+import { TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { monitorHandler } from './handler.js';
+import type { MonitorOptionsInput } from './options.js';
+
+/** How to run a Monitor worker: the runtime's options, and the policy's. */
+export interface MonitorWorkerOptions extends MonitorOptionsInput {
+  readonly runtime: RuntimeOptions;
+  /** Jobs this process runs at once (the runtime's default when left out). */
+  readonly concurrency?: number;
+  readonly log?: TierLogger;
+}
+
+/** Starts a Monitor worker on the `monitor` queue, where root objectives arrive; resolves once it takes jobs. */
+export async function startMonitorWorker(options: MonitorWorkerOptions): Promise<TierWorker> {
+  const { runtime, concurrency, log, ...policy } = options;
+  return TierWorker.start({
+    handler: monitorHandler(policy),
+    runtime,
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(log === undefined ? {} : { log }),
+  });
+}

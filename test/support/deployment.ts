@@ -1,0 +1,41 @@
+import { spawnTiers, type TierProcesses } from '@tierflow/cli';
+import { resolveRuntimeOptions, TierflowClient, type RuntimeOptions, type TierSlug } from '@tierflow/runtime';
+import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+
+/** A private Redis and the four tiers as four worker processes, as a user runs them. */
+export interface Deployment {
+  readonly redis: RedisServer;
+  readonly runtime: RuntimeOptions;
+  readonly client: TierflowClient;
+  readonly tiers: TierProcesses;
+  /** Everything the workers printed, for diagnosing a failure. */
+  readonly logs: string[];
+  stop(): Promise<void>;
+}
+
+const TIERS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet'];
+
+export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}): Promise<Deployment> {
+  const redis = await startRedisServer();
+  const prefix = uniquePrefix(label);
+  const runtime = resolveRuntimeOptions({ redisUrl: redis.url, prefix });
+  const logs: string[] = [];
+  const ready = new Set<TierSlug>();
+  const tiers = spawnTiers({ ...process.env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env }, (tier, line) => {
+    logs.push(`${tier} | ${line}`);
+    if (line.includes('worker ready')) ready.add(tier);
+  });
+  const client = new TierflowClient(runtime);
+  const stop = async (): Promise<void> => {
+    await client.close();
+    await tiers.stop();
+    await redis.stop();
+  };
+  try {
+    await waitFor(() => ready.size === TIERS.length, { timeoutMs: 20_000, description: `four workers ready; output:\n${logs.join('\n')}` });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { redis, runtime, client, tiers, logs, stop };
+}
