@@ -2,7 +2,7 @@
 // first, then the successful children's artifacts). Not exported from the package.
 import { aggregate, type ChildResult } from '@tierflow/core';
 import type { AggregationStrategy, ArtifactInput, OutcomeStatus } from '@tierflow/protocol';
-import type { OutcomeReply } from './fake-context.js';
+import type { OutcomeReply } from '@tierflow/runtime/testing';
 import { ERROR_TYPE_OF } from './report.js';
 
 /** One subtask's result: status, confidence, and the specialist (default `s<index>`). */

@@ -2,7 +2,7 @@ import { outcomePayloadSchema, type DelegationPayloadInput } from '@tierflow/pro
 import type { Plan, Step } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { dispatcherReply } from './dispatcher-reply.js';
-import { FakeBeads, delegationTo, fakeContext, settle, type OutcomeReply } from './fake-context.js';
+import { FakeBeads, delegationTo, fakeContext, settle, type OutcomeReply } from '@tierflow/runtime/testing';
 import { architectHandler } from './handler.js';
 import type { ArchitectOptionsInput } from './options.js';
 

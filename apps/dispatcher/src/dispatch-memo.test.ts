@@ -2,7 +2,7 @@ import { delegationPayloadSchema } from '@tierflow/protocol';
 import { buildOutcome, type SettledChild } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { initialMemo, readMemo, recordRound, type DispatchMemo } from './dispatch-memo.js';
-import { FIXED_NOW, type OutcomeReply } from './fake-context.js';
+import { FIXED_NOW, type OutcomeReply } from '@tierflow/runtime/testing';
 
 function child(id: string, subtaskIndex: number | undefined, specialist: string, reply: OutcomeReply): SettledChild {
   const request = delegationPayloadSchema.parse({

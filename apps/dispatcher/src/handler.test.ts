@@ -1,7 +1,7 @@
 import { outcomePayloadSchema, type Artifact, type DelegationPayloadInput } from '@tierflow/protocol';
 import type { Plan, Step } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
-import { FakeBeads, delegationTo, fakeContext, settle, type OutcomeReply } from './fake-context.js';
+import { FakeBeads, delegationTo, fakeContext, settle, type OutcomeReply } from '@tierflow/runtime/testing';
 import { dispatcherHandler } from './handler.js';
 
 const ID = 'r1.0-0.0-0';

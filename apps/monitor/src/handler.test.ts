@@ -1,7 +1,7 @@
 import { outcomePayloadSchema } from '@tierflow/protocol';
 import type { Step } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
-import { FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, type OutcomeReply } from './fake-context.js';
+import { FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, type OutcomeReply } from '@tierflow/runtime/testing';
 import { monitorHandler } from './handler.js';
 import type { MonitorOptionsInput } from './options.js';
 

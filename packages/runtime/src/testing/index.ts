@@ -1,5 +1,18 @@
-// Test support: an in-memory stand-in for the few BeadsStore methods the policies use, and a
-// TierContext around it. Not exported from the package.
+/**
+ * Testing a tier policy without Redis: an in-memory Beads that enforces the tier's write
+ * permissions, a {@link TierContext} around it with a pinned clock, and {@link settle}, which hands
+ * a delegate step's children back as the runtime would.
+ *
+ * ```ts
+ * import { FakeBeads, delegationTo, fakeContext, settle } from '@tierflow/runtime/testing';
+ *
+ * const beads = new FakeBeads('ROUTING_DISPATCHER');
+ * const assignment = delegationTo('ROUTING_DISPATCHER', 'root-1.0-0.0-0', { task_type: 'decompose', objective: 'x' });
+ * const step = await myPolicy.start(fakeContext(assignment, beads));
+ * const round = settle(assignment, 'ROUTING_DISPATCHER', step, 0, () => ({ status: 'success', summary: 'ok', confidence: 0.9 }));
+ * const next = await myPolicy.resume!(fakeContext(assignment, beads), round);
+ * ```
+ */
 import { checkWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
 import {
   delegationPayloadSchema,
@@ -10,17 +23,9 @@ import {
   type OutcomePayloadInput,
   type TierName,
 } from '@tierflow/protocol';
-import {
-  buildDelegation,
-  buildOutcome,
-  childMessageId,
-  rootIdOf,
-  type Assignment,
-  type SettledChild,
-  type SettledRound,
-  type Step,
-  type TierContext,
-} from '@tierflow/runtime';
+import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../handler.js';
+import { childMessageId, rootIdOf } from '../ids.js';
+import { buildDelegation, buildOutcome } from '../messages.js';
 
 /** 2023-11-14T22:13:20Z: the clock every fake context shows. */
 export const FIXED_NOW = 1_700_000_000_000;
