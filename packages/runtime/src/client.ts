@@ -28,6 +28,7 @@ export class TierflowClient {
   private readonly redis: Redis;
   private readonly monitor: Queue;
   private events: { queueEvents: QueueEvents; redis: Redis } | null = null;
+  private readonly waiters = new Map<string, Set<(result: { outcome: OutcomeMessage } | { error: Error }) => void>>();
 
   constructor(private readonly runtime: RuntimeOptions) {
     this.redis = connect(runtime.redisUrl);
@@ -51,15 +52,38 @@ export class TierflowClient {
     return asOutcome(job.returnvalue);
   }
 
-  /** Waits for the root's final outcome; rejects after `timeoutMs`. */
+  /**
+   * Waits for the root's final outcome; rejects after `timeoutMs`. One listener on the Monitor's
+   * event stream serves every waiter, so thousands of roots can be awaited at once.
+   */
   async waitForResult(rootId: string, options: { timeoutMs?: number } = {}): Promise<OutcomeMessage> {
-    const events = await this.queueEvents();
-    const job = await this.monitor.getJob(rootId);
-    if (!job) throw new Error(`no root objective ${rootId}`);
-    const value: unknown = await job.waitUntilFinished(events, options.timeoutMs);
-    const outcome = asOutcome(value);
-    if (!outcome) throw new Error(`root ${rootId} finished without a valid outcome`);
-    return outcome;
+    await this.queueEvents();
+    return new Promise<OutcomeMessage>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (result: { outcome: OutcomeMessage } | { error: Error }): void => {
+        this.waiters.get(rootId)?.delete(settle);
+        if (this.waiters.get(rootId)?.size === 0) this.waiters.delete(rootId);
+        clearTimeout(timer);
+        if ('outcome' in result) resolve(result.outcome);
+        else reject(result.error);
+      };
+      // Listen first, then look: a root that finishes in between is caught by one or the other.
+      const waiting = this.waiters.get(rootId) ?? new Set();
+      waiting.add(settle);
+      this.waiters.set(rootId, waiting);
+      if (options.timeoutMs !== undefined) {
+        timer = setTimeout(() => settle({ error: new Error(`timed out after ${options.timeoutMs} ms waiting for root ${rootId}`) }), options.timeoutMs);
+      }
+      this.monitor.getJob(rootId).then(
+        async (job) => {
+          if (!job) return settle({ error: new Error(`no root objective ${rootId}`) });
+          const state = await job.getState();
+          if (state === 'completed') settle(outcomeOrError(rootId, job.returnvalue));
+          else if (state === 'failed') settle({ error: new Error(`root ${rootId} failed: ${job.failedReason}`) });
+        },
+        (error: unknown) => settle({ error: error instanceof Error ? error : new Error(String(error)) }),
+      );
+    });
   }
 
   /** The run's tree as it stands, or null for an unknown (or no longer retained) root. */
@@ -74,14 +98,26 @@ export class TierflowClient {
     this.redis.disconnect();
   }
 
+  private notify(rootId: string, result: { outcome: OutcomeMessage } | { error: Error }): void {
+    for (const settle of [...(this.waiters.get(rootId) ?? [])]) settle(result);
+  }
+
   private async queueEvents(): Promise<QueueEvents> {
     if (!this.events) {
       const redis = connect(this.runtime.redisUrl);
-      this.events = { queueEvents: new QueueEvents(QUEUE_OF.PROGRESS_MONITOR, { connection: redis, prefix: this.runtime.prefix }), redis };
-      await this.events.queueEvents.waitUntilReady();
+      const queueEvents = new QueueEvents(QUEUE_OF.PROGRESS_MONITOR, { connection: redis, prefix: this.runtime.prefix });
+      this.events = { queueEvents, redis };
+      queueEvents.on('completed', ({ jobId, returnvalue }) => this.notify(jobId, outcomeOrError(jobId, returnvalue)));
+      queueEvents.on('failed', ({ jobId, failedReason }) => this.notify(jobId, { error: new Error(`root ${jobId} failed: ${failedReason}`) }));
+      await queueEvents.waitUntilReady();
     }
     return this.events.queueEvents;
   }
+}
+
+function outcomeOrError(rootId: string, value: unknown): { outcome: OutcomeMessage } | { error: Error } {
+  const outcome = asOutcome(value);
+  return outcome ? { outcome } : { error: new Error(`root ${rootId} finished without a valid outcome`) };
 }
 
 function asOutcome(value: unknown): OutcomeMessage | null {
