@@ -1,5 +1,5 @@
-import { aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
-import type { AggregationStrategy, ArtifactInput, OutcomePayload, OutcomePayloadInput, OutcomeStatus } from '@tierflow/protocol';
+import { AGGREGATE_ERROR_TYPE, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import type { AggregationStrategy, ArtifactInput, OutcomePayload, OutcomePayloadInput } from '@tierflow/protocol';
 import type { ArchitectMemo } from './architect-memo.js';
 import { AGGREGATION_SUMMARY, workArtifactsOf, type ChildOutcomeEntry } from './child-outcomes.js';
 
@@ -23,17 +23,8 @@ export function forwardReport(outcome: OutcomePayload, revisions: number): Outco
   return { ...passUp(outcome), resources_used: { ...outcome.resources_used, revisions } };
 }
 
-/** The error_type of an aggregate, by status: the same words the Dispatcher uses. */
-export const ERROR_TYPE_OF: Readonly<Record<OutcomeStatus, (revise: boolean) => string | null>> = {
-  success: () => null,
-  partial: (revise) => (revise ? 'majority_failed' : 'partial_completion'),
-  failed: () => 'all_failed',
-  needs_clarification: () => 'ambiguous_request',
-  cancelled: () => 'cancelled',
-  timeout: () => 'timeout',
-  blocked: () => 'blocked',
-  throttled: () => 'throttled',
-};
+/** The error_type of an aggregate, by status (the vocabulary lives in the core). */
+export const ERROR_TYPE_OF = AGGREGATE_ERROR_TYPE;
 
 /** What a report after a revision combines. */
 export interface ReaggregationInput {

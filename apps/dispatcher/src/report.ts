@@ -1,5 +1,5 @@
-import { aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
-import { TierflowError, type ArtifactInput, type OutcomePayloadInput, type OutcomeStatus } from '@tierflow/protocol';
+import { AGGREGATE_ERROR_TYPE, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import { TierflowError, type ArtifactInput, type OutcomePayloadInput } from '@tierflow/protocol';
 import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
 
 /**
@@ -14,22 +14,8 @@ export type OutcomeFields = Pick<
 /** The artifact_type of the first artifact of every Dispatcher outcome (seed 000 "Example: Aggregated Outcome"). */
 export const AGGREGATION_SUMMARY = 'aggregation_summary';
 
-/**
- * The error_type an aggregate reports, by status. Seed 000 names `partial_completion` and
- * `ambiguous_request`; a partial whose majority failed is `majority_failed`, the Architect's cue to
- * revise. `aggregate` yields only success, partial, failed, needs_clarification and cancelled; the
- * other statuses name themselves.
- */
-export const ERROR_TYPE_OF: Readonly<Record<OutcomeStatus, (revise: boolean) => string | null>> = {
-  success: () => null,
-  partial: (revise) => (revise ? 'majority_failed' : 'partial_completion'),
-  failed: () => 'all_failed',
-  needs_clarification: () => 'ambiguous_request',
-  cancelled: () => 'cancelled',
-  timeout: () => 'timeout',
-  blocked: () => 'blocked',
-  throttled: () => 'throttled',
-};
+/** The error_type of an aggregate, by status (the vocabulary lives in the core). */
+export const ERROR_TYPE_OF = AGGREGATE_ERROR_TYPE;
 
 /** The error fields of an aggregate; none on success. A clarification's detail is its questions, joined with ` | `. */
 export function errorFieldsOf(aggregation: Aggregation): Pick<OutcomeFields, 'error_type' | 'error_detail' | 'recoverable'> {

@@ -24,6 +24,7 @@
  * ```
  */
 export { aggregate } from './aggregate.js';
+export { AGGREGATE_ERROR_TYPE, aggregateErrorType } from './aggregate-error-type.js';
 export type { Aggregation } from './aggregate.js';
 export { toAggregatedOutcome } from './aggregated-outcome.js';
 export { errorDetailOf, questionsOf, summarize } from './aggregate-report.js';
