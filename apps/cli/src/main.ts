@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { cancelCommand } from './commands/cancel.js';
 import { demoCommand } from './commands/demo.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { schemaCommand } from './commands/schema.js';
@@ -67,6 +68,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--json', 'print the tree as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
       exit.code = await statusCommand(rootId, options, io);
+    });
+
+  cli
+    .command('cancel')
+    .description('cancel a root or any delegation; it answers cancelled with its partial results')
+    .argument('<message-id>', 'a root id, or the id of a delegation in a run')
+    .option('--reason <text>', 'why, for the outcome and the logs')
+    .option('--no-cascade', 'cancel only this message and leave its children running')
+    .action(async (messageId: string, options: { reason?: string; cascade?: boolean }) => {
+      exit.code = await cancelCommand(messageId, options, io);
     });
 
   cli

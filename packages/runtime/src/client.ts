@@ -1,7 +1,9 @@
 import { formatValidationError, isOutcome, validate, validateWith, type OutcomeMessage } from '@tierflow/protocol';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { cancelMessage, type CancelReport } from './cancel.js';
 import { jobOptions } from './child-jobs.js';
+import { JobFinder } from './job-finder.js';
 import { connect } from './connection.js';
 import { newRootId } from './ids.js';
 import { objectiveFileSchema, type RootObjective } from './objective.js';
@@ -84,6 +86,24 @@ export class TierflowClient {
         (error: unknown) => settle({ error: error instanceof Error ? error : new Error(String(error)) }),
       );
     });
+  }
+
+  /**
+   * Cancels a message's work (a root, or any delegation in a run): it answers `cancelled` with the
+   * partial results it has, and with `cascade` (the default) so does every descendant.
+   * Cancelling finished work does nothing and says so.
+   */
+  async cancel(messageId: string, options: { reason?: string; cascade?: boolean } = {}): Promise<CancelReport> {
+    const finder = new JobFinder(this.redis, this.runtime.prefix);
+    try {
+      return await cancelMessage(this.redis, finder, this.runtime.prefix, messageId, {
+        reason: options.reason ?? 'cancelled by an operator',
+        cascade: options.cascade ?? true,
+        markTtlMs: this.runtime.keepFinishedMs,
+      });
+    } finally {
+      await finder.close();
+    }
   }
 
   /** The run's tree as it stands, or null for an unknown (or no longer retained) root. */

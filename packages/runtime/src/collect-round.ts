@@ -1,7 +1,7 @@
 import { isOutcome, tierBelow, validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import type { Job, Queue } from 'bullmq';
 import type { SettledChild, SettledRound } from './handler.js';
-import { failedChildOutcome } from './messages.js';
+import { failedChildOutcome, timedOutChildOutcome } from './messages.js';
 import type { StepState } from './step-store.js';
 
 /** Children of the round with no outcome yet, and whether their jobs still exist. */
@@ -14,15 +14,28 @@ export interface PendingRound {
  * return values, and failures of children that failed for good (made into failed outcomes).
  * With `giveUp`, children still missing are reported failed too, so a parent never waits forever.
  */
+/**
+ * - `wait`: children without an outcome are pending;
+ * - `give-up`: they are reported failed (the parent was woken, yet they never answered);
+ * - `settled-only`: they are left out (the parent stops early: cancelled, or out of time).
+ * A child the sender's watchdog gave up on answers `timeout` in every mode.
+ */
+export type CollectMode = 'wait' | 'give-up' | 'settled-only';
+
 export async function collectRound(
   job: Job,
   lowerQueue: Queue,
   state: StepState,
   tier: TierName,
-  giveUp: boolean,
+  mode: CollectMode,
+  timedOut: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
 ): Promise<SettledRound | PendingRound> {
   const childTier = tierBelow(tier)!;
-  const [values, failures] = await Promise.all([job.getChildrenValues<unknown>(), job.getIgnoredChildrenFailures()]);
+  const [values, failures, late] = await Promise.all([
+    job.getChildrenValues<unknown>(),
+    job.getIgnoredChildrenFailures(),
+    timedOut(state.children.map((child) => child.id)),
+  ]);
   const now = Date.now();
   const settled: SettledChild[] = [];
   const missing: StepState['children'][number][] = [];
@@ -31,9 +44,10 @@ export async function collectRound(
     let outcome: OutcomeMessage | null = null;
     if (key in values) outcome = readOutcome(values[key], childTier, child.id, now);
     else if (key in failures) outcome = failedChildOutcome(childTier, child.id, failures[key] ?? 'unknown failure', now);
-    else if (giveUp) outcome = failedChildOutcome(childTier, child.id, 'the child job vanished before reporting', now);
+    else if (late.has(child.id)) outcome = timedOutChildOutcome(childTier, child.id, child.request.timeout_ms, now);
+    else if (mode === 'give-up') outcome = failedChildOutcome(childTier, child.id, 'the child job vanished before reporting', now);
     if (outcome) settled.push({ id: child.id, index: child.index, request: child.request, outcome });
-    else missing.push(child);
+    else if (mode !== 'settled-only') missing.push(child);
   }
   if (missing.length > 0) {
     const exists = await Promise.all(missing.map(async (child) => (await lowerQueue.getJob(child.id)) !== undefined));

@@ -26,7 +26,10 @@ export class DedupCache {
   /** The cached outcome, or null. A corrupt entry is ignored: the handler runs again rather than answering garbage. */
   async get(messageId: string): Promise<OutcomeMessage | null> {
     const text = await this.redis.get(this.key(messageId));
-    if (text === null) return null;
+    return text === null ? null : this.parse(text);
+  }
+
+  parse(text: string): OutcomeMessage | null {
     const result = validate(text);
     return result.ok ? (result.value as OutcomeMessage) : null;
   }

@@ -16,10 +16,18 @@
  * ```
  */
 export { InvalidJobError, readAssignment, ROOT_TASK_TYPE } from './assignment.js';
+export { cancelMessage, releaseChildren } from './cancel.js';
+export type { AbortNotice, CancelOptions, CancelReport } from './cancel.js';
+export { controlKeys, parentIdOf, roundKeyOf } from './control-keys.js';
+export { RunningHandlers, isStopReason } from './control-listener.js';
+export type { StopReason } from './control-listener.js';
+export { JobFinder } from './job-finder.js';
+export { TIMEOUT_GRACE_MS, deadlineOf, receiverMarginMs } from './timing.js';
+export { CONTROL_QUEUE } from './watchdog.js';
 export { BACKOFF_TYPE, childJobs, jobOptions } from './child-jobs.js';
 export { ObjectiveFileError, TierflowClient } from './client.js';
 export { connect } from './connection.js';
-export { failureDraft, isPermanent } from './failures.js';
+export { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 export type { Assignment, DelegationDraft, OutcomeDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
 export { childMessageId, newRootId, outcomeMessageId, rootIdOf } from './ids.js';
 export { consoleLogger } from './logger.js';

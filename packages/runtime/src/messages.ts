@@ -61,3 +61,15 @@ export function failedChildOutcome(from: TierName, delegationId: string, reason:
     now,
   );
 }
+
+/** A timeout recorded by the sender's watchdog for a child that had not answered by its deadline. */
+export function timedOutChildOutcome(from: TierName, delegationId: string, timeoutMs: number | null, now: number): OutcomeMessage {
+  const detail = `no outcome within ${timeoutMs ?? '?'} ms`;
+  return buildOutcome(
+    from,
+    delegationId,
+    { status: 'timeout', summary: `the ${from} did not answer in time: ${detail}`, confidence: 0, error_type: 'timeout', error_detail: detail, recoverable: true },
+    timeoutMs ?? 0,
+    now,
+  );
+}

@@ -6,10 +6,20 @@ import { z } from 'zod';
 export const stepStateSchema = z.object({
   round: z.int().nonnegative(),
   strategy: aggregationStrategySchema,
-  children: z.array(z.object({ id: z.string(), index: z.int().nonnegative(), request: delegationPayloadSchema })),
+  children: z.array(
+    z.object({
+      id: z.string(),
+      index: z.int().nonnegative(),
+      request: delegationPayloadSchema,
+      /** When the child must have answered (ms since the epoch), from its timeout_ms; null without one. */
+      deadline: z.number().nullable().default(null),
+    }),
+  ),
   memo: jsonObjectSchema,
+  /** When this job itself must answer (its deadline less the receiver's margin); null without a timeout. */
+  answer_by: z.number().nullable().default(null),
 });
-export type StepState = z.infer<typeof stepStateSchema>;
+export type StepState = z.output<typeof stepStateSchema>;
 
 /**
  * Step state lives beside the job, not in its data: the job's data stays the envelope it was
@@ -28,11 +38,16 @@ export class StepStore {
 
   async load(jobId: string): Promise<StepState | null> {
     const text = await this.redis.get(this.key(jobId));
-    return text === null ? null : stepStateSchema.parse(JSON.parse(text));
+    return text === null ? null : this.parse(text);
   }
 
-  async save(jobId: string, state: StepState): Promise<void> {
-    await this.redis.set(this.key(jobId), JSON.stringify(state), 'PX', this.ttlMs);
+  parse(text: string): StepState {
+    return stepStateSchema.parse(JSON.parse(text));
+  }
+
+  /** Queues the write of a job's state on a pipeline. */
+  write(pipeline: ChainableCommander, jobId: string, state: StepState): void {
+    pipeline.set(this.key(jobId), JSON.stringify(state), 'PX', this.ttlMs);
   }
 
   /** Queues the removal of a finished job's state on a pipeline. */

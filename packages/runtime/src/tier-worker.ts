@@ -4,18 +4,24 @@ import { tierBelow, type DelegationMessage, type OutcomeMessage, type TierName }
 import { Queue, UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { InvalidJobError, readAssignment } from './assignment.js';
-import { collectRound, isPending } from './collect-round.js';
-import { connect } from './connection.js';
-import { DedupCache } from './dedup.js';
-import { failureDraft, isPermanent } from './failures.js';
-import type { Assignment, DelegationDraft, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
+import { cancelMessage } from './cancel.js';
 import { childJobs } from './child-jobs.js';
+import { collectRound, isPending, type CollectMode } from './collect-round.js';
+import { connect } from './connection.js';
+import { controlKeys, roundKeyOf, type ControlKeys } from './control-keys.js';
+import { isStopReason, RunningHandlers, type StopReason } from './control-listener.js';
+import { DedupCache } from './dedup.js';
+import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
+import type { Assignment, DelegationDraft, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
 import { childMessageId, outcomeMessageId } from './ids.js';
+import { JobFinder } from './job-finder.js';
 import { consoleLogger } from './logger.js';
 import { buildDelegation, buildOutcome } from './messages.js';
 import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
 import { StepStore, type StepState } from './step-store.js';
+import { deadlineOf, receiverMarginMs } from './timing.js';
+import { CONTROL_QUEUE, nextWatch, runWatchdog, scheduleWatchdog, type WatchdogJob } from './watchdog.js';
 
 export interface TierWorkerOptions {
   readonly handler: TierHandler;
@@ -28,10 +34,18 @@ export interface TierWorkerOptions {
   readonly stalledIntervalMs?: number;
 }
 
+/** What a job knows of itself when it starts: its cached answer, whether it is stopped, its step. */
+interface JobFacts {
+  readonly cached: string | null;
+  readonly stop: StopReason | null;
+  readonly state: StepState | null;
+}
+
 /**
  * One tier's worker: a BullMQ worker on the tier's queue that runs the tier's policy. A policy's
  * delegations become child jobs on the queue below; the parent parks in waiting-children and
- * resumes with their outcomes. Every message in and out is validated.
+ * resumes with their outcomes. Every message in and out is validated. Each process also listens
+ * on the control channel (to abort cancelled handlers) and runs watchdogs for any tier.
  *
  * ```ts
  * const worker = await TierWorker.start({ handler: fleetPolicy, runtime: runtimeOptionsFromEnv() });
@@ -41,13 +55,18 @@ export interface TierWorkerOptions {
 export class TierWorker {
   readonly tier: TierName;
   private readonly worker: Worker;
+  private readonly watchdogs: Worker;
+  private readonly control: Queue;
   private readonly lowerQueue: Queue | null;
   private readonly steps: StepStore;
   private readonly dedup: DedupCache;
   private readonly beads: BeadsStore;
+  private readonly finder: JobFinder;
+  private readonly keys: ControlKeys;
+  private readonly running: RunningHandlers;
   private readonly log: TierLogger;
-  /** The worker's own connection: BullMQ leaves connections it was handed open, so we close it. */
-  private readonly workerRedis: Redis;
+  /** Connections of our own: BullMQ leaves connections it was handed open, so we close them. */
+  private readonly connections: Redis[];
 
   private constructor(
     private readonly options: TierWorkerOptions,
@@ -59,11 +78,16 @@ export class TierWorker {
     this.steps = new StepStore(redis, runtime.prefix, runtime.keepFinishedMs);
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
     this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix });
+    this.finder = new JobFinder(redis, runtime.prefix);
+    this.keys = controlKeys(runtime.prefix);
     const below = tierBelow(this.tier);
-    this.lowerQueue = below ? new Queue(QUEUE_OF[below], { connection: redis, prefix: runtime.prefix }) : null;
-    this.workerRedis = connect(runtime.redisUrl);
+    this.lowerQueue = below ? this.finder.queue(below) : null;
+    this.control = new Queue(CONTROL_QUEUE, { connection: redis, prefix: runtime.prefix });
+    const [workerRedis, watchdogRedis, subscriber] = [connect(runtime.redisUrl), connect(runtime.redisUrl), connect(runtime.redisUrl)];
+    this.connections = [workerRedis, watchdogRedis, subscriber];
+    this.running = new RunningHandlers(subscriber, this.keys.channel);
     this.worker = new Worker(QUEUE_OF[this.tier], (job, token, signal) => this.process(job, token, signal), {
-      connection: this.workerRedis,
+      connection: workerRedis,
       prefix: runtime.prefix,
       concurrency: options.concurrency ?? 8,
       autorun: false,
@@ -71,27 +95,39 @@ export class TierWorker {
       ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
       settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
     });
-    this.worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
-    this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
+    this.watchdogs = new Worker(CONTROL_QUEUE, (job: Job<WatchdogJob>) => this.watch(job.data), {
+      connection: watchdogRedis,
+      prefix: runtime.prefix,
+      concurrency: 4,
+      autorun: false,
+    });
+    for (const worker of [this.worker, this.watchdogs]) {
+      worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
+      worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
+    }
   }
 
   /** Starts a worker and resolves once it is connected and taking jobs. */
   static async start(options: TierWorkerOptions): Promise<TierWorker> {
     const tierWorker = new TierWorker(options, connect(options.runtime.redisUrl));
-    void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
-    await tierWorker.worker.waitUntilReady();
+    await tierWorker.running.listen();
+    for (const worker of [tierWorker.worker, tierWorker.watchdogs]) {
+      void worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
+      await worker.waitUntilReady();
+    }
     return tierWorker;
   }
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
-    await this.worker.close();
-    await this.lowerQueue?.close();
-    this.workerRedis.disconnect();
+    await Promise.all([this.worker.close(), this.watchdogs.close()]);
+    await Promise.all([this.control.close(), this.finder.close()]);
+    this.running.close();
+    for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
   }
 
-  private async process(job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<OutcomeMessage> {
+  private async process(job: Job, token: string | undefined, bullSignal: AbortSignal | undefined): Promise<OutcomeMessage> {
     const startedAt = Date.now();
     let assignment: Assignment;
     try {
@@ -100,37 +136,76 @@ export class TierWorker {
       if (error instanceof InvalidJobError) throw new UnrecoverableError(error.message);
       throw error;
     }
-    const cached = await this.dedup.get(assignment.id);
+    const facts = await this.facts(job.id!);
+    const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
     if (cached) return cached;
 
-    const context = this.contextFor(job, assignment, signal);
-    let state = await this.steps.load(job.id!);
-    let giveUp = false;
-    for (;;) {
-      let step: Step;
-      try {
-        if (state === null) step = await this.options.handler.start(context);
-        else {
-          const round = await collectRound(job, this.lowerQueue!, state, this.tier, giveUp);
-          if (isPending(round)) {
-            // A crash between saving a round and adding its children leaves some never added.
-            if (round.absent.length > 0) await this.addChildren(job, assignment, round.absent);
-            if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
-            giveUp = true;
-            continue;
+    const answerBy = this.answerBy(job, assignment);
+    const controller = this.running.start(job.id!);
+    const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - Date.now()));
+    const signal = bullSignal ? AbortSignal.any([controller.signal, bullSignal]) : controller.signal;
+    try {
+      const context = this.contextFor(job, assignment, signal);
+      let state = facts.state;
+      let stop = facts.stop ?? (answerBy !== null && Date.now() >= answerBy ? timeUp(assignment) : null);
+      let mode: CollectMode = 'wait';
+      for (;;) {
+        let step: Step;
+        try {
+          if (stop && state === null) step = { kind: 'outcome', outcome: stoppedDraft(stop) };
+          else if (state === null) step = await this.options.handler.start(context);
+          else {
+            const round = await collectRound(job, this.lowerQueue!, state, this.tier, stop ? 'settled-only' : mode, (ids) => this.timedOut(ids));
+            if (isPending(round)) {
+              // A crash between saving a round and adding its children leaves some never added.
+              if (round.absent.length > 0) await this.addChildren(job, assignment, round.absent);
+              if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
+              mode = 'give-up';
+              continue;
+            }
+            step = stop ? { kind: 'outcome', outcome: stoppedDraft(stop, round.children, state.children.length) } : await this.resumePolicy(context, round);
           }
-          step = await this.resumePolicy(context, round);
+        } catch (error) {
+          if (error instanceof WaitingChildrenError) throw error;
+          const reason: unknown = controller.signal.reason;
+          if (controller.signal.aborted && isStopReason(reason)) {
+            // Cancelled or out of time: answer now, with what there is, and never retry.
+            stop = reason;
+            if (state !== null) continue;
+            step = { kind: 'outcome', outcome: stoppedDraft(reason) };
+          } else if (!isPermanent(error) && context.attempt < context.maxAttempts) throw error;
+          else step = { kind: 'outcome', outcome: failureDraft(error, context.attempt) };
         }
-      } catch (error) {
-        if (error instanceof WaitingChildrenError) throw error;
-        if (!isPermanent(error) && context.attempt < context.maxAttempts) throw error;
-        step = { kind: 'outcome', outcome: failureDraft(error, context.attempt) };
+        if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt);
+        state = await this.delegate(job, assignment, state, step, answerBy);
+        mode = 'wait';
+        if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
       }
-      if (step.kind === 'outcome') return this.finish(job, assignment, state, step, startedAt);
-      state = await this.delegate(job, assignment, state, step);
-      giveUp = false;
-      if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
+    } finally {
+      clearTimeout(timer);
+      this.running.finish(job.id!);
     }
+  }
+
+  /** One round trip: the cached answer, the cancellation mark, the watchdog's timeout record, the step state. */
+  private async facts(jobId: string): Promise<JobFacts> {
+    const [cached, cancel, timeout, step] = await this.redis.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId));
+    const stop: StopReason | null = cancel ? { status: 'cancelled', reason: cancelReason(cancel) } : timeout ? { status: 'timeout', reason: 'ran out of time' } : null;
+    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null };
+  }
+
+  private async timedOut(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0) return new Set();
+    const records = await this.redis.mget(...ids.map((id) => this.keys.timeout(id)));
+    return new Set(ids.filter((_, index) => records[index] !== null));
+  }
+
+  /** When this job must answer: its deadline (sent time + timeout_ms) less the receiver's margin. */
+  private answerBy(job: Job, assignment: Assignment): number | null {
+    const timeout = assignment.payload.timeout_ms;
+    const sentAt = assignment.message ? Date.parse(assignment.message.timestamp) : job.timestamp;
+    const deadline = deadlineOf(sentAt, timeout);
+    return deadline === null || timeout === null ? null : deadline - receiverMarginMs(timeout);
   }
 
   private async resumePolicy(context: TierContext, round: SettledRound): Promise<Step> {
@@ -140,35 +215,56 @@ export class TierWorker {
     return this.options.handler.resume(context, round);
   }
 
-  private async delegate(job: Job, assignment: Assignment, previous: StepState | null, step: Extract<Step, { kind: 'delegate' }>): Promise<StepState> {
+  private async delegate(
+    job: Job,
+    assignment: Assignment,
+    previous: StepState | null,
+    step: Extract<Step, { kind: 'delegate' }>,
+    answerBy: number | null,
+  ): Promise<StepState> {
     const below = tierBelow(this.tier);
     const guard = below ? checkDelegation(this.tier, below) : checkDelegation(this.tier, this.tier);
     if (!guard.ok || !this.lowerQueue) throw new UnrecoverableError(guard.ok ? `${this.tier} has no tier below` : guard.reason);
     if (step.children.length === 0) throw new UnrecoverableError(`${this.tier} delegated no children`);
     const round = previous === null ? 0 : previous.round + 1;
+    const now = Date.now();
     const messages = this.childMessages(
       assignment,
       step.children.map((request, index) => ({ id: childMessageId(assignment.id, round, index), request })),
+      now,
     );
     const state: StepState = {
       round,
       strategy: step.strategy,
-      children: messages.map((message, index) => ({ id: message.id, index, request: message.payload })),
+      children: messages.map((message, index) => ({
+        id: message.id,
+        index,
+        request: message.payload,
+        deadline: deadlineOf(now, message.payload.timeout_ms),
+      })),
       memo: step.memo ?? {},
+      answer_by: answerBy,
     };
-    // State first: a crash after this line re-adds the same children (same ids) on the next try.
-    await this.steps.save(job.id!, state);
+    // State first: a crash after this write re-adds the same children (same ids) on the next try.
+    const pipeline = this.redis.multi();
+    this.steps.write(pipeline, job.id!, state);
+    const raceKey = roundKeyOf(messages[0]!.id);
+    if (step.strategy === 'first_success' && raceKey) {
+      pipeline.set(this.keys.race(raceKey), JSON.stringify(messages.map((message) => message.id)), 'PX', this.options.runtime.keepFinishedMs);
+    }
+    await pipeline.exec();
     await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime));
+    const watchAt = nextWatch(state, null);
+    if (watchAt !== null) await scheduleWatchdog(this.control, { parentId: job.id!, parentTier: this.tier, round }, watchAt, now);
     return state;
   }
 
   private async addChildren(job: Job, assignment: Assignment, children: readonly StepState['children'][number][]): Promise<void> {
-    await this.lowerQueue!.addBulk(childJobs(this.childMessages(assignment, children), job, this.options.runtime));
+    await this.lowerQueue!.addBulk(childJobs(this.childMessages(assignment, children, Date.now()), job, this.options.runtime));
   }
 
   /** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */
-  private childMessages(assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[]): DelegationMessage[] {
-    const now = Date.now();
+  private childMessages(assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
     const correlation = assignment.message ? assignment.id : null;
     return children.map((child) => buildDelegation(this.tier, child.id, correlation, child.request, now));
   }
@@ -184,26 +280,67 @@ export class TierWorker {
     const outcome =
       this.tier === 'PROGRESS_MONITOR'
         ? // The root's outcome is what the Monitor received from the Architect, as the Monitor evaluated it.
-          buildOutcome('ABSTRACT_ARCHITECT', state?.children.at(-1)?.id ?? assignment.id, step.outcome, now - startedAt, now)
+          { ...buildOutcome('ABSTRACT_ARCHITECT', state?.children.at(-1)?.id ?? assignment.id, step.outcome, now - startedAt, now), id: outcomeMessageId(assignment.id) }
         : buildOutcome(this.tier, assignment.id, step.outcome, now - startedAt, now);
-    const fixed = this.tier === 'PROGRESS_MONITOR' ? { ...outcome, id: outcomeMessageId(assignment.id) } : outcome;
+    const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
     const pipeline = this.redis.multi();
-    this.dedup.record(pipeline, assignment.id, fixed);
+    this.dedup.record(pipeline, assignment.id, outcome);
     this.steps.forget(pipeline, job.id!);
-    await pipeline.exec();
-    return fixed;
+    if (raceKey) pipeline.get(this.keys.race(raceKey));
+    const replies = await pipeline.exec();
+    const race = raceKey ? (replies?.at(-1)?.[1] as string | null) : null;
+    if (race && raceKey && outcome.payload.status === 'success') await this.winRace(assignment, raceKey, race);
+    return outcome;
   }
 
-  private contextFor(job: Job, assignment: Assignment, signal: AbortSignal | undefined): TierContext {
+  /**
+   * first_success: the first child to succeed cancels its siblings before it returns, so the
+   * parent resumes as soon as they have answered, not when they would have finished.
+   */
+  private async winRace(assignment: Assignment, raceKey: string, race: string): Promise<void> {
+    const won = await this.redis.set(this.keys.raceWinner(raceKey), assignment.id, 'PX', this.options.runtime.keepFinishedMs, 'NX');
+    if (won !== 'OK') return;
+    const siblings = (JSON.parse(race) as string[]).filter((id) => id !== assignment.id);
+    const source = assignment.message?.source_tier ?? 'PROGRESS_MONITOR';
+    await Promise.all(
+      siblings.map((id) =>
+        cancelMessage(this.redis, this.finder, this.options.runtime.prefix, id, {
+          reason: `${assignment.id} succeeded first (first_success)`,
+          source,
+          markTtlMs: this.options.runtime.keepFinishedMs,
+        }),
+      ),
+    );
+  }
+
+  private async watch(watch: WatchdogJob): Promise<void> {
+    const { redis, finder, steps, control } = this;
+    await runWatchdog({ redis, finder, steps, control, prefix: this.options.runtime.prefix, markTtlMs: this.options.runtime.keepFinishedMs }, watch, Date.now());
+  }
+
+  private contextFor(job: Job, assignment: Assignment, signal: AbortSignal): TierContext {
     return {
       tier: this.tier,
       assignment,
       attempt: job.attemptsMade + 1,
       maxAttempts: job.opts.attempts ?? 1,
-      signal: signal ?? new AbortController().signal,
+      signal,
       beads: this.beads,
       log: this.log,
       now: () => Date.now(),
     };
+  }
+}
+
+function timeUp(assignment: Assignment): StopReason {
+  return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };
+}
+
+function cancelReason(mark: string): string {
+  try {
+    const reason = (JSON.parse(mark) as { payload?: { reason?: unknown } }).payload?.reason;
+    return typeof reason === 'string' ? reason : 'cancelled';
+  } catch {
+    return 'cancelled';
   }
 }

@@ -1,0 +1,134 @@
+import { parseMessage, PROTOCOL_VERSION, tierBelow, type CancellationMessage, type TierName } from '@tierflow/protocol';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { controlKeys } from './control-keys.js';
+import type { JobFinder } from './job-finder.js';
+
+export interface CancelOptions {
+  readonly reason: string;
+  /** Cancel every descendant too (the default), or only the target. */
+  readonly cascade?: boolean;
+  /** Who cancels; an operator acts through the Monitor. */
+  readonly source?: TierName;
+  /** How long the marks are kept; they must outlive the jobs they stop. */
+  readonly markTtlMs: number;
+}
+
+export type CancelReport =
+  | { readonly outcome: 'cancelled'; readonly target: string; readonly tier: TierName; readonly nodes: readonly string[] }
+  | { readonly outcome: 'finished'; readonly target: string; readonly tier: TierName; readonly state: string }
+  | { readonly outcome: 'unknown'; readonly target: string };
+
+const FINISHED = new Set(['completed', 'failed']);
+
+/** The control message every worker process hears: abort these running handlers. */
+export interface AbortNotice {
+  readonly kind: 'cancel';
+  readonly ids: readonly string[];
+  readonly reason: string;
+  /** What the aborted handlers answer: `cancelled`, or `timeout` when a deadline ran out. */
+  readonly status: 'cancelled' | 'timeout';
+}
+
+/**
+ * Cancels a message's work wherever it stands. The order matters:
+ * 1. a durable mark for every node to stop, so a job that is waiting, delayed for a retry, or
+ *    picked up a moment later answers `cancelled` without running its handler;
+ * 2. delayed jobs promoted and prioritised ones moved to the front, so they answer at once;
+ * 3. one notice on the control channel, which aborts the handlers running anywhere;
+ * 4. without cascade, a parent waiting for children lets go of them, so it answers now while
+ *    they run on.
+ * Parents waiting for children resume once the children have answered, and answer `cancelled`
+ * with what they have.
+ */
+export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: string, targetId: string, options: CancelOptions): Promise<CancelReport> {
+  const found = await finder.find(targetId);
+  if (!found) return { outcome: 'unknown', target: targetId };
+  const state = await found.job.getState();
+  if (FINISHED.has(state)) return { outcome: 'finished', target: targetId, tier: found.tier, state };
+
+  const cascade = options.cascade ?? true;
+  const nodes = cascade ? await unfinishedTree(finder, found.job, found.tier, state) : [{ job: found.job, tier: found.tier, state }];
+  const keys = controlKeys(prefix);
+  const mark = cancellationMessage(targetId, found.tier, options);
+  const pipeline = redis.multi();
+  for (const node of nodes) pipeline.set(keys.cancel(node.job.id!), JSON.stringify({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id } }), 'PX', options.markTtlMs);
+  await pipeline.exec();
+
+  await Promise.all(nodes.map((node) => hurry(node.job, node.state)));
+  const notice: AbortNotice = { kind: 'cancel', ids: nodes.map((node) => node.job.id!), reason: options.reason, status: 'cancelled' };
+  await redis.publish(keys.channel, JSON.stringify(notice));
+  if (!cascade && state === 'waiting-children') await releaseChildren(finder, found.job, found.tier);
+  return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: notice.ids };
+}
+
+function cancellationMessage(targetId: string, target: TierName, options: CancelOptions): CancellationMessage {
+  return parseMessage({
+    version: PROTOCOL_VERSION,
+    id: `${targetId}.cancel`,
+    timestamp: new Date().toISOString(),
+    source_tier: options.source ?? 'PROGRESS_MONITOR',
+    target_tier: target,
+    correlation_id: targetId,
+    payload: { target_message_id: targetId, reason: options.reason, cascade: options.cascade ?? true },
+  }) as CancellationMessage;
+}
+
+interface Node {
+  readonly job: Job;
+  readonly tier: TierName;
+  readonly state: string;
+}
+
+/** The target and every unfinished descendant, level by level. */
+async function unfinishedTree(finder: JobFinder, root: Job, tier: TierName, state: string): Promise<Node[]> {
+  const nodes: Node[] = [];
+  let level: Node[] = [{ job: root, tier, state }];
+  while (level.length > 0) {
+    nodes.push(...level);
+    const next: Node[] = [];
+    await Promise.all(
+      level.map(async (node) => {
+        const below = tierBelow(node.tier);
+        if (!below || node.state !== 'waiting-children') return;
+        for (const child of await pendingChildren(finder, node.job, below)) {
+          const childState = await child.getState();
+          if (!FINISHED.has(childState)) next.push({ job: child, tier: below, state: childState });
+        }
+      }),
+    );
+    level = next;
+  }
+  return nodes;
+}
+
+async function pendingChildren(finder: JobFinder, parent: Job, childTier: TierName): Promise<Job[]> {
+  const queue = finder.queue(childTier);
+  const { unprocessed = [] } = await parent.getDependencies();
+  const ids = unprocessed.filter((key) => key.startsWith(`${queue.qualifiedName}:`)).map((key) => key.slice(queue.qualifiedName.length + 1));
+  const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+  return jobs.filter((job): job is Job => job !== undefined);
+}
+
+/** Gets a marked job picked up at once: a delayed retry now, a prioritised job ahead of the rest. */
+async function hurry(job: Job, state: string): Promise<void> {
+  try {
+    if (state === 'delayed') await job.promote();
+    else if (state === 'prioritized') await job.changePriority({ priority: 0 });
+  } catch {
+    // It moved on meanwhile (started or finished); its mark still stops it.
+  }
+}
+
+/** Detaches a parent's pending children, so it resumes now; they run on, answering no one. */
+export async function releaseChildren(finder: JobFinder, parent: Job, tier: TierName): Promise<void> {
+  const below = tierBelow(tier);
+  if (!below) return;
+  for (const child of await pendingChildren(finder, parent, below)) {
+    try {
+      await child.removeChildDependency();
+    } catch {
+      // Already settled: nothing to detach.
+    }
+  }
+}
