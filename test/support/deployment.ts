@@ -15,27 +15,37 @@ export interface Deployment {
 
 const TIERS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet'];
 
-export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}): Promise<Deployment> {
+export interface DeploymentOptions {
+  /** The tiers to start, one process each (default: all four). */
+  readonly tiers?: readonly TierSlug[];
+}
+
+export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}, options: DeploymentOptions = {}): Promise<Deployment> {
+  const tiers = options.tiers ?? TIERS;
   const redis = await startRedisServer();
   const prefix = uniquePrefix(label);
   const runtime = resolveRuntimeOptions({ redisUrl: redis.url, prefix });
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
-  const tiers = spawnTiers({ ...process.env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env }, (tier, line) => {
-    logs.push(`${tier} | ${line}`);
-    if (line.includes('worker ready')) ready.add(tier);
-  });
+  const processes = spawnTiers(
+    { ...process.env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env },
+    (tier, line) => {
+      logs.push(`${tier} | ${line}`);
+      if (line.includes('worker ready')) ready.add(tier);
+    },
+    tiers,
+  );
   const client = new TierflowClient(runtime);
   const stop = async (): Promise<void> => {
     await client.close();
-    await tiers.stop();
+    await processes.stop();
     await redis.stop();
   };
   try {
-    await waitFor(() => ready.size === TIERS.length, { timeoutMs: 20_000, description: `four workers ready; output:\n${logs.join('\n')}` });
+    await waitFor(() => ready.size === tiers.length, { timeoutMs: 20_000, description: `four workers ready; output:\n${logs.join('\n')}` });
   } catch (error) {
     await stop();
     throw error;
   }
-  return { redis, runtime, client, tiers, logs, stop };
+  return { redis, runtime, client, tiers: processes, logs, stop };
 }

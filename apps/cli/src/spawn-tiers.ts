@@ -15,10 +15,14 @@ export interface TierProcesses {
 }
 
 /** Starts each tier as its own `tierflow worker <tier>` process; `onLine` gets each output line with its tier. */
-export function spawnTiers(env: NodeJS.ProcessEnv, onLine: (tier: TierSlug, line: string) => void): TierProcesses {
+export function spawnTiers(
+  env: NodeJS.ProcessEnv,
+  onLine: (tier: TierSlug, line: string) => void,
+  tiers: readonly TierSlug[] = TIER_SLUGS,
+): TierProcesses {
   const children = new Map<TierSlug, ChildProcess>();
   const exits: Promise<void>[] = [];
-  for (const tier of TIER_SLUGS) {
+  for (const tier of tiers) {
     const child = spawn(process.execPath, [BIN, 'worker', tier], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => onLine(tier, line));
     exits.push(new Promise((resolve) => child.once('exit', () => resolve())));

@@ -46,10 +46,27 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
   };
 }
 
-/** Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX. */
+/**
+ * Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX, and for retries
+ * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS.
+ */
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
+  const retry = {
+    ...numberFrom(env, 'TIERFLOW_RETRY_ATTEMPTS', 'attempts'),
+    ...numberFrom(env, 'TIERFLOW_RETRY_BASE_MS', 'baseDelayMs'),
+    ...numberFrom(env, 'TIERFLOW_RETRY_MAX_MS', 'maxDelayMs'),
+  };
   return resolveRuntimeOptions({
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.TIERFLOW_PREFIX ? { prefix: env.TIERFLOW_PREFIX } : {}),
+    retry,
   });
+}
+
+function numberFrom<K extends string>(env: NodeJS.ProcessEnv, name: string, key: K): Partial<Record<K, number>> {
+  const text = env[name];
+  if (text === undefined || text === '') return {};
+  const value = Number(text);
+  if (!Number.isFinite(value)) throw TierflowError.permanent(`${name}=${JSON.stringify(text)} is not a number`, { code: 'invalid_config' });
+  return { [key]: value } as Partial<Record<K, number>>;
 }

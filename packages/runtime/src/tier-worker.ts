@@ -136,19 +136,36 @@ export class TierWorker {
       if (error instanceof InvalidJobError) throw new UnrecoverableError(error.message);
       throw error;
     }
+    // Listen for aborts before reading the cancellation mark: a canceller sets the mark, then
+    // publishes, so one of the two always reaches this job.
+    const controller = this.running.start(job.id!);
+    try {
+      return await this.run(job, token, assignment, controller, bullSignal, startedAt);
+    } finally {
+      this.running.finish(job.id!);
+    }
+  }
+
+  private async run(
+    job: Job,
+    token: string | undefined,
+    assignment: Assignment,
+    controller: AbortController,
+    bullSignal: AbortSignal | undefined,
+    startedAt: number,
+  ): Promise<OutcomeMessage> {
     const facts = await this.facts(job.id!);
     const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
     if (cached) return cached;
 
     const answerBy = this.answerBy(job, assignment);
-    const controller = this.running.start(job.id!);
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - Date.now()));
     const signal = bullSignal ? AbortSignal.any([controller.signal, bullSignal]) : controller.signal;
+    const context = this.contextFor(job, assignment, signal);
+    let state = facts.state;
+    let stop = facts.stop ?? (answerBy !== null && Date.now() >= answerBy ? timeUp(assignment) : null);
+    let mode: CollectMode = 'wait';
     try {
-      const context = this.contextFor(job, assignment, signal);
-      let state = facts.state;
-      let stop = facts.stop ?? (answerBy !== null && Date.now() >= answerBy ? timeUp(assignment) : null);
-      let mode: CollectMode = 'wait';
       for (;;) {
         let step: Step;
         try {
@@ -176,14 +193,22 @@ export class TierWorker {
           } else if (!isPermanent(error) && context.attempt < context.maxAttempts) throw error;
           else step = { kind: 'outcome', outcome: failureDraft(error, context.attempt) };
         }
+        const stopped: unknown = controller.signal.reason;
+        if (step.kind === 'delegate' && controller.signal.aborted && isStopReason(stopped)) {
+          // Stopped while deciding: delegate nothing more.
+          stop = stopped;
+          if (state !== null) continue;
+          step = { kind: 'outcome', outcome: stoppedDraft(stopped) };
+        }
         if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt);
         state = await this.delegate(job, assignment, state, step, answerBy);
         mode = 'wait';
+        // A cancellation that walked the tree while these children were being added missed them.
+        if (controller.signal.aborted) await this.stopChildren(state, assignment);
         if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
       }
     } finally {
       clearTimeout(timer);
-      this.running.finish(job.id!);
     }
   }
 
@@ -311,6 +336,16 @@ export class TierWorker {
         }),
       ),
     );
+  }
+
+  private async stopChildren(state: StepState, assignment: Assignment): Promise<void> {
+    for (const child of state.children) {
+      await cancelMessage(this.redis, this.finder, this.options.runtime.prefix, child.id, {
+        reason: `${assignment.id} was stopped`,
+        source: this.tier,
+        markTtlMs: this.options.runtime.keepFinishedMs,
+      });
+    }
   }
 
   private async watch(watch: WatchdogJob): Promise<void> {

@@ -20,7 +20,12 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  const worker = await START_TIER[tier]({ runtime, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+  const concurrency = options.concurrency ?? (process.env.TIERFLOW_CONCURRENCY ? Number(process.env.TIERFLOW_CONCURRENCY) : undefined);
+  if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency > 0)) {
+    io.stderr(`TIERFLOW_CONCURRENCY must be a positive whole number\n`);
+    return EXIT.unusable;
+  }
+  const worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) });
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}\n`);
   const signal = await stop;
   io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);
