@@ -211,3 +211,25 @@ describe('with no Fleet worker running at all', () => {
     expect((summary?.metadata as { child_outcomes: { status: string }[] }).child_outcomes.map((child) => child.status)).toEqual(['timeout']);
   });
 });
+
+describe('a specialist at its concurrency limit', () => {
+  let deployment: Deployment;
+
+  beforeAll(async () => {
+    // sim admits one run at a time in the Fleet process.
+    deployment = await startDeployment('throttled', { TIERFLOW_LOG: 'silent', TIERFLOW_SIM_MAX_CONCURRENT: '1' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await deployment?.stop();
+  });
+
+  it('answers throttled, and the Dispatcher backs off and tries again within the deadline', async () => {
+    const rootId = await deployment.client.enqueue(plan('all_success', [{ delay_ms: 200 }, { delay_ms: 200 }, { delay_ms: 200 }], { timeout_ms: 10_000 }));
+    const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    expect(outcome.payload.status).toBe('success');
+    const leaves = nodes((await deployment.client.tree(rootId))!, 'SPECIALIZED_FLEET');
+    expect(leaves.filter((leaf) => leaf.status === 'throttled').length).toBeGreaterThan(0);
+    expect(leaves.filter((leaf) => leaf.status === 'success')).toHaveLength(3);
+  });
+});

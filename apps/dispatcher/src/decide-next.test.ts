@@ -9,7 +9,7 @@ function result(status: SubtaskResult['status'], errorType: string | null = null
 const unavailable = result('failed', 'specialist_unavailable');
 
 function memo(strategy: AggregationStrategy, ...subtasks: [SubtaskResult, string[]][]): DispatchMemo {
-  const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({ index: i + 1, specialist: `s${i + 1}`, alternates, result: res }));
+  const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({ index: i + 1, specialist: `s${i + 1}`, alternates, result: res, throttles: 0, deadline: null }));
   return { strategy, subtasks: states, completion: states.map((state) => state.index) };
 }
 
@@ -28,6 +28,41 @@ describe('decideNext', () => {
     const decision = decideNext(input);
     expect(decision.kind).toBe(kind);
     if (decision.kind === 'reroute') expect(decision.subtasks).toEqual(subtasks);
+  });
+
+  describe('a throttled subtask', () => {
+    const throttled = result('throttled', 'throttled');
+    const policy = { retry: { attempts: 3, baseDelayMs: 100, maxDelayMs: 1_000, jitter: 0 }, now: 1_000, random: () => 0.5 };
+
+    it('goes to its next alternate at once when it has one', () => {
+      const decision = decideNext(memo('all_success', [throttled, ['sim-b']]), policy);
+      expect(decision).toMatchObject({ kind: 'reroute', subtasks: [1], delayMs: 0 });
+      if (decision.kind === 'reroute') expect(decision.memo.subtasks[0]).toMatchObject({ specialist: 'sim-b', throttles: 0 });
+    });
+
+    it('else goes to the same specialist after an exponential back-off, keeping its deadline', () => {
+      const input = memo('all_success', [throttled, []]);
+      const first = decideNext({ ...input, subtasks: [{ ...input.subtasks[0]!, deadline: 31_000 }] }, policy);
+      expect(first).toMatchObject({ kind: 'reroute', subtasks: [1], delayMs: 100, timeouts: { 1: 30_000 } });
+      if (first.kind !== 'reroute') return;
+      expect(first.memo.subtasks[0]).toMatchObject({ specialist: 's1', throttles: 1 });
+      const second = decideNext({ ...first.memo, subtasks: [{ ...first.memo.subtasks[0]!, result: throttled }] }, policy);
+      expect(second).toMatchObject({ kind: 'reroute', delayMs: 200 });
+    });
+
+    it('stops once its tries are spent', () => {
+      const input = memo('all_success', [throttled, []]);
+      expect(decideNext({ ...input, subtasks: [{ ...input.subtasks[0]!, throttles: 2 }] }, policy).kind).toBe('report');
+    });
+
+    it('stops when the back-off would not leave time before its deadline', () => {
+      const input = memo('all_success', [throttled, []]);
+      expect(decideNext({ ...input, subtasks: [{ ...input.subtasks[0]!, deadline: 1_120 }] }, policy).kind).toBe('report');
+    });
+
+    it('is reported as it is without a throttle policy', () => {
+      expect(decideNext(memo('all_success', [throttled, []])).kind).toBe('report');
+    });
   });
 
   it('moves each re-routed subtask to its next alternate and leaves the others', () => {

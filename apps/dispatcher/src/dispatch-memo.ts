@@ -24,6 +24,10 @@ export const subtaskStateSchema = z.object({
   /** Still untried, in order of preference. */
   alternates: z.array(z.string()),
   result: subtaskResultSchema.nullable(),
+  /** How often this subtask came back `throttled` and was tried again after a back-off. */
+  throttles: z.int().nonnegative().default(0),
+  /** When the subtask must be done (ms since the epoch): retries after a throttle stay within it. */
+  deadline: z.number().nullable().default(null),
 });
 export type SubtaskState = z.infer<typeof subtaskStateSchema>;
 
@@ -37,10 +41,17 @@ export const dispatchMemoSchema = z.object({
 export type DispatchMemo = z.infer<typeof dispatchMemoSchema>;
 
 /** The memo of a fresh dispatch: one entry per routed subtask, no results yet. */
-export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly Route[]): DispatchMemo {
+export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly Route[], deadlines: readonly (number | null)[] = []): DispatchMemo {
   return {
     strategy,
-    subtasks: routes.map((route, i) => ({ index: i + 1, specialist: route.specialist, alternates: [...route.alternates], result: null })),
+    subtasks: routes.map((route, i) => ({
+      index: i + 1,
+      specialist: route.specialist,
+      alternates: [...route.alternates],
+      result: null,
+      throttles: 0,
+      deadline: deadlines[i] ?? null,
+    })),
     completion: [],
   };
 }

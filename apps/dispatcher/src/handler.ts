@@ -29,9 +29,11 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
   const { rootId, payload } = context.assignment;
   const plan = planOf(payload);
   const keys = routingKeys(rootId);
+  const now = context.now();
   const memo = initialMemo(
     plan.strategy,
     plan.subtasks.map((subtask) => routeSubtask(subtask, options.routing)),
+    plan.subtasks.map((subtask) => now + (subtask.timeout_ms ?? options.fleetTimeoutMs)),
   );
   await context.beads.setMany([
     { key: keys.taskGraph, value: taskGraphOf(plan) },
@@ -49,16 +51,17 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
   const { rootId, payload } = context.assignment;
   const keys = routingKeys(rootId);
   const memo = recordRound(readMemo(round.memo), round.children);
-  const decision = decideNext(memo);
+  const decision = decideNext(memo, { retry: options.throttleRetry, now: context.now(), random: Math.random });
   if (decision.kind === 'reroute') {
-    context.log.info('re-routing subtasks whose specialist was unavailable', { subtasks: decision.subtasks, round: round.round + 1 });
+    context.log.info('sending subtasks again (unavailable or throttled)', { subtasks: decision.subtasks, round: round.round + 1, delay_ms: decision.delayMs });
     await context.beads.set(keys.assignments, assignmentsOf(decision.memo));
     return {
       kind: 'delegate',
       // The plan is derived again from the same payload: planOf is pure, so it is the same plan.
-      children: drafts(context, planOf(payload), decision.memo, options, decision.subtasks),
+      children: drafts(context, planOf(payload), decision.memo, options, decision.subtasks, decision.timeouts),
       strategy: decision.memo.strategy,
       memo: decision.memo,
+      delayMs: decision.delayMs,
     };
   }
   const { outcome } = dispatchReport(memo, { rounds: round.round + 1, taskGraphRef: refOf(keys.taskGraph) });
@@ -67,15 +70,23 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
 }
 
 /** The Fleet delegations of the given subtasks (1-based), each to its memo's current specialist. */
-function drafts(context: TierContext, plan: Plan, memo: DispatchMemo, options: ResolvedDispatcherOptions, indices: readonly number[]): DelegationDraft[] {
+function drafts(
+  context: TierContext,
+  plan: Plan,
+  memo: DispatchMemo,
+  options: ResolvedDispatcherOptions,
+  indices: readonly number[],
+  timeouts: Readonly<Record<number, number>> = {},
+): DelegationDraft[] {
   const taskGraphRef = refOf(routingKeys(context.assignment.rootId).taskGraph);
   return indices.flatMap((index) => {
     const subtask = plan.subtasks[index - 1];
     const state = memo.subtasks.find((entry) => entry.index === index);
     if (!subtask || !state) return [];
+    const timeout = timeouts[index];
     return [
       fleetDraft({
-        subtask,
+        subtask: timeout === undefined ? subtask : { ...subtask, timeout_ms: Math.max(1, Math.floor(timeout)) },
         index,
         total: plan.subtasks.length,
         specialist: state.specialist,

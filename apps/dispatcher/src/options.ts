@@ -1,3 +1,4 @@
+import { resolveRetryOptions, type RetryOptions } from '@tierflow/core';
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
 import { z } from 'zod';
 
@@ -17,6 +18,8 @@ export const dispatcherOptionsSchema = z.strictObject({
   /** task_type → [primary, ...alternates]; `'*'` is the fallback. Merged over {@link DEFAULT_ROUTING}. */
   routing: z.record(z.string().min(1), routeListSchema).optional(),
   fleetTimeoutMs: z.int().positive().optional(),
+  /** Back-off for a throttled subtask sent to the same specialist again: tries, base and cap. */
+  throttleRetry: z.strictObject({ attempts: z.int().positive().optional(), baseDelayMs: z.int().nonnegative().optional(), maxDelayMs: z.int().nonnegative().optional() }).optional(),
 });
 export type DispatcherOptionsInput = z.input<typeof dispatcherOptionsSchema>;
 
@@ -25,7 +28,11 @@ export interface ResolvedDispatcherOptions {
   /** Always holds a non-empty `'*'` list. */
   readonly routing: Readonly<Record<string, readonly string[]>>;
   readonly fleetTimeoutMs: number;
+  readonly throttleRetry: RetryOptions;
 }
+
+/** Throttled subtasks are tried 5 times in all, backing off from 100 ms up to 2 s. */
+export const DEFAULT_THROTTLE_RETRY = { attempts: 5, baseDelayMs: 100, maxDelayMs: 2_000, jitter: 0.5 } as const;
 
 /**
  * Fills defaults and checks the options. A `routing` without `'*'` keeps the default fallback, so
@@ -41,5 +48,6 @@ export function resolveDispatcherOptions(input: DispatcherOptionsInput = {}): Re
   return {
     routing: { ...DEFAULT_ROUTING, ...result.value.routing },
     fleetTimeoutMs: result.value.fleetTimeoutMs ?? DEFAULT_FLEET_TIMEOUT_MS,
+    throttleRetry: resolveRetryOptions({ ...DEFAULT_THROTTLE_RETRY, ...result.value.throttleRetry }),
   };
 }

@@ -23,7 +23,7 @@ function result(index: number, status: SubtaskResult['status'], confidence: numb
 function memo(strategy: AggregationStrategy, ...results: SubtaskResult[]): DispatchMemo {
   return {
     strategy,
-    subtasks: results.map((res, i) => ({ index: i + 1, specialist: res.specialist, alternates: [], result: res })),
+    subtasks: results.map((res, i) => ({ index: i + 1, specialist: res.specialist, alternates: [], result: res, throttles: 0, deadline: null })),
     completion: results.map((_, i) => i + 1),
   };
 }

@@ -25,6 +25,8 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
   if (outputTtlMs !== undefined && !(Number.isSafeInteger(outputTtlMs) && outputTtlMs >= 1)) {
     throw TierflowError.permanent(`outputTtlMs (${outputTtlMs}) must be a whole number of milliseconds, 1 or more`, { code: 'invalid_config' });
   }
+  // Runs in flight per specialist, in this process: the limit a specialist declares is per process.
+  const inFlight = new Map<string, number>();
   return {
     tier: 'SPECIALIZED_FLEET',
     start: async (context) => {
@@ -34,9 +36,32 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
         const detail = name === null ? 'no specialist_hint in the delegation' : `no specialist ${JSON.stringify(name)} in this fleet`;
         return unavailable(context, name, detail, registry);
       }
-      return runSpecialist(context, specialist, registry, outputTtlMs);
+      const running = inFlight.get(specialist.name) ?? 0;
+      if (specialist.maxConcurrent !== undefined && running >= specialist.maxConcurrent) return throttled(specialist);
+      inFlight.set(specialist.name, running + 1);
+      try {
+        return await runSpecialist(context, specialist, registry, outputTtlMs);
+      } finally {
+        inFlight.set(specialist.name, (inFlight.get(specialist.name) ?? 1) - 1);
+      }
     },
   };
+}
+
+/** At its concurrency limit: the Dispatcher backs off and tries again, or routes elsewhere. */
+function throttled(specialist: Specialist): Step {
+  const outcome: FleetOutcome = {
+    status: 'throttled',
+    summary: `${specialist.name} is at its limit of ${specialist.maxConcurrent} concurrent runs; try later`,
+    confidence: 0,
+    error_type: 'throttled',
+    error_detail: `${specialist.name} at its concurrency limit (${specialist.maxConcurrent})`,
+    recoverable: true,
+    resources_used: { specialist: specialist.name },
+    result_refs: [],
+    artifacts: [],
+  };
+  return { kind: 'outcome', outcome };
 }
 
 async function runSpecialist(context: TierContext, specialist: Specialist, registry: SpecialistRegistry, ttlMs: number | undefined): Promise<Step> {

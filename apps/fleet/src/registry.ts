@@ -36,6 +36,7 @@ export class SpecialistRegistry {
 }
 
 /** A registry holding the built-in `sim` specialist; register your own on top. */
-export function defaultRegistry(): SpecialistRegistry {
-  return new SpecialistRegistry([simSpecialist]);
+export function defaultRegistry(options: { simMaxConcurrent?: number } = {}): SpecialistRegistry {
+  const sim = options.simMaxConcurrent === undefined ? simSpecialist : { ...simSpecialist, maxConcurrent: options.simMaxConcurrent };
+  return new SpecialistRegistry([sim]);
 }

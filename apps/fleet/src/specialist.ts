@@ -59,6 +59,8 @@ export interface Specialist {
   /** The name the Dispatcher routes by (`specialist_hint`), e.g. `python-lora`. */
   readonly name: string;
   readonly version: string;
+  /** Runs this process admits at once; past it the Fleet answers `throttled` (seed 000: "receiver overloaded, try later"). */
+  readonly maxConcurrent?: number;
   run(input: SpecialistInput): Promise<SpecialistResult>;
 }
 

@@ -19,7 +19,9 @@ export interface StartFleetOptions {
 
 /** Starts a Fleet worker on the `fleet` queue and resolves once it takes jobs; `close()` it to stop. */
 export async function startFleetWorker(options: StartFleetOptions): Promise<TierWorker> {
-  const registry = options.registry ?? defaultRegistry();
+  // TIERFLOW_SIM_MAX_CONCURRENT caps the built-in sim, to drill throttling.
+  const simMax = Number(process.env.TIERFLOW_SIM_MAX_CONCURRENT);
+  const registry = options.registry ?? defaultRegistry(Number.isSafeInteger(simMax) && simMax > 0 ? { simMaxConcurrent: simMax } : {});
   const log = options.log ?? consoleLogger('fleet');
   const worker = await TierWorker.start({
     handler: fleetHandler(registry, options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),

@@ -23,7 +23,7 @@ export function jobOptions(id: string, priority: number, runtime: RuntimeOptions
  * Child jobs for a parent's delegations. `ignoreDependencyOnFailure`: a child that failed for
  * good still lets its parent resume, which reads the failure as a failed outcome.
  */
-export function childJobs(messages: readonly DelegationMessage[], parent: Job, runtime: RuntimeOptions) {
+export function childJobs(messages: readonly DelegationMessage[], parent: Job, runtime: RuntimeOptions, delayMs = 0) {
   return messages.map((message) => ({
     name: message.payload.task_type,
     data: message,
@@ -31,6 +31,7 @@ export function childJobs(messages: readonly DelegationMessage[], parent: Job, r
       ...jobOptions(message.id, message.payload.priority, runtime),
       parent: { id: parent.id!, queue: parent.queueQualifiedName },
       ignoreDependencyOnFailure: true,
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
     } satisfies JobsOptions,
   }));
 }

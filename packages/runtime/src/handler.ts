@@ -57,6 +57,8 @@ export type Step =
       readonly strategy: AggregationStrategy;
       /** JSON the policy wants back when it resumes (it may resume in another process). */
       readonly memo?: JsonObject;
+      /** Hold the children back this long before they may start (a back-off after `throttled`). */
+      readonly delayMs?: number;
     };
 
 /** One settled child: what was asked, and the outcome that came back (synthesised as failed if the job failed for good). */

@@ -278,7 +278,7 @@ export class TierWorker {
       pipeline.set(this.keys.race(raceKey), JSON.stringify(messages.map((message) => message.id)), 'PX', this.options.runtime.keepFinishedMs);
     }
     await pipeline.exec();
-    await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime));
+    await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime, step.delayMs ?? 0));
     const watchAt = nextWatch(state, null);
     if (watchAt !== null) await scheduleWatchdog(this.control, { parentId: job.id!, parentTier: this.tier, round }, watchAt, now);
     return state;
