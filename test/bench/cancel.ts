@@ -23,7 +23,7 @@ function summary(label: string, values: number[]): string {
 }
 
 const deployment = await startDeployment('bench-cancel', { TIERFLOW_LOG: 'silent', TIERFLOW_CONCURRENCY: '40' });
-const { client, runtime } = deployment;
+const { client } = deployment;
 try {
   const cancelTimes: number[] = [];
   for (let run = 0; run < runs; run++) {
