@@ -25,7 +25,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     io.stderr(`TIERFLOW_CONCURRENCY must be a positive whole number\n`);
     return EXIT.unusable;
   }
-  const worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) });
+  const worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, process.env);
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}\n`);
   const signal = await stop;
   io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);
