@@ -195,7 +195,8 @@ describe('with no Fleet worker running at all', () => {
   let deployment: Deployment;
 
   beforeAll(async () => {
-    deployment = await startDeployment('no-fleet', { TIERFLOW_LOG: 'silent' }, { tiers: ['monitor', 'architect', 'dispatcher'] });
+    // The Fleet timeout comes from configuration here, not from the subtask.
+    deployment = await startDeployment('no-fleet', { TIERFLOW_LOG: 'silent', TIERFLOW_FLEET_TIMEOUT_MS: '1000' }, { tiers: ['monitor', 'architect', 'dispatcher'] });
   }, 60_000);
 
   afterAll(async () => {
@@ -203,7 +204,7 @@ describe('with no Fleet worker running at all', () => {
   });
 
   it("the Dispatcher's watchdog records timeout for the child, and the run still ends", async () => {
-    const rootId = await deployment.client.enqueue(plan('all_success', [{}], { timeout_ms: 1_000 }));
+    const rootId = await deployment.client.enqueue(plan('all_success', [{}]));
     // Each try waits for its deadline plus the grace; the revision and the reset try again.
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('failed');
