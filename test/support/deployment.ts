@@ -28,7 +28,8 @@ export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
   const processes = spawnTiers(
-    { ...process.env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env },
+    // No spans unless a test asks for them: nothing listens on the default OTLP port here.
+    { ...process.env, OTEL_TRACES_EXPORTER: 'none', REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env },
     (tier, line) => {
       logs.push(`${tier} | ${line}`);
       if (line.includes('worker ready')) ready.add(tier);

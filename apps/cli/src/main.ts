@@ -4,6 +4,7 @@ import { demoCommand } from './commands/demo.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
+import { traceCommand } from './commands/trace.js';
 import { upCommand } from './commands/up.js';
 import { validateCommand } from './commands/validate.js';
 import { workerCommand } from './commands/worker.js';
@@ -68,6 +69,14 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--json', 'print the tree as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
       exit.code = await statusCommand(rootId, options, io);
+    });
+
+  cli
+    .command('trace')
+    .description("print a run's trace id and its Jaeger URL (JAEGER_URL, default http://localhost:16686)")
+    .argument('<root-id>', 'the id printed by enqueue')
+    .action(async (rootId: string) => {
+      exit.code = await traceCommand(rootId, io);
     });
 
   cli

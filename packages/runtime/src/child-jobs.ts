@@ -23,7 +23,13 @@ export function jobOptions(id: string, priority: number, runtime: RuntimeOptions
  * Child jobs for a parent's delegations. `ignoreDependencyOnFailure`: a child that failed for
  * good still lets its parent resume, which reads the failure as a failed outcome.
  */
-export function childJobs(messages: readonly DelegationMessage[], parent: Job, runtime: RuntimeOptions, delayMs = 0) {
+export function childJobs(
+  messages: readonly DelegationMessage[],
+  parent: Job,
+  runtime: RuntimeOptions,
+  delayMs = 0,
+  traces: ReadonlyMap<string, string | undefined> = new Map(),
+) {
   return messages.map((message) => ({
     name: message.payload.task_type,
     data: message,
@@ -32,6 +38,8 @@ export function childJobs(messages: readonly DelegationMessage[], parent: Job, r
       parent: { id: parent.id!, queue: parent.queueQualifiedName },
       ignoreDependencyOnFailure: true,
       ...(delayMs > 0 ? { delay: delayMs } : {}),
+      // W3C trace context rides in BullMQ's own telemetry metadata, not in the message.
+      ...(traces.get(message.id) ? { telemetry: { metadata: traces.get(message.id)! } } : {}),
     } satisfies JobsOptions,
   }));
 }

@@ -3,6 +3,8 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelMessage, type CancelReport } from './cancel.js';
 import { jobOptions } from './child-jobs.js';
+import { controlKeys } from './control-keys.js';
+import { context, rootSpan, serialiseContext, trace } from './tracing.js';
 import { JobFinder } from './job-finder.js';
 import { connect } from './connection.js';
 import { newRootId } from './ids.js';
@@ -43,7 +45,11 @@ export class TierflowClient {
     if (!parsed.ok) throw new ObjectiveFileError(`invalid objective: ${parsed.errors.map(formatValidationError).join('; ')}`);
     const rootId = options.rootId ?? newRootId();
     const root: RootObjective = { kind: 'root', root_id: rootId, submitted_at: new Date().toISOString(), objective: parsed.value };
-    await this.monitor.add('objective', root, jobOptions(rootId, parsed.value.priority ?? 2, this.runtime));
+    // With an SDK running (the CLI starts one), the run's trace starts here; without, at the Monitor.
+    const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
+    const metadata = serialiseContext(trace.setSpan(context.active(), span));
+    span.end();
+    await this.monitor.add('objective', root, { ...jobOptions(rootId, parsed.value.priority ?? 2, this.runtime), ...(metadata ? { telemetry: { metadata } } : {}) });
     return rootId;
   }
 
@@ -104,6 +110,11 @@ export class TierflowClient {
     } finally {
       await finder.close();
     }
+  }
+
+  /** The root's trace id, once its Monitor has started (and only when the Monitor records spans). */
+  async traceId(rootId: string): Promise<string | null> {
+    return this.redis.get(controlKeys(this.runtime.prefix).trace(rootId));
   }
 
   /** The run's tree as it stands, or null for an unknown (or no longer retained) root. */

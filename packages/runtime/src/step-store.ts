@@ -13,9 +13,13 @@ export const stepStateSchema = z.object({
       request: delegationPayloadSchema,
       /** When the child must have answered (ms since the epoch), from its timeout_ms; null without one. */
       deadline: z.number().nullable().default(null),
+      /** The W3C context of the child's delegation span, for the aggregate step's links. */
+      trace: z.string().optional(),
     }),
   ),
   memo: jsonObjectSchema,
+  /** Trace context for later passes when the job carries none (a root enqueued without an SDK). */
+  trace: z.string().optional(),
   /** When this job itself must answer (its deadline less the receiver's margin); null without a timeout. */
   answer_by: z.number().nullable().default(null),
 });

@@ -2,6 +2,7 @@ import { BeadsStore } from '@tierflow/beads';
 import { backoffDelay, checkDelegation } from '@tierflow/core';
 import { tierBelow, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { Queue, UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
+import type { Link, Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import { InvalidJobError, readAssignment } from './assignment.js';
 import { cancelMessage } from './cancel.js';
@@ -21,6 +22,7 @@ import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
 import { StepStore, type StepState } from './step-store.js';
 import { deadlineOf, receiverMarginMs } from './timing.js';
+import { context as otelContext, deserialiseContext, delegationSpan, endForRetry, endWithOutcome, linkTo, serialiseContext, startProcessSpan, trace } from './tracing.js';
 import { CONTROL_QUEUE, nextWatch, runWatchdog, scheduleWatchdog, type WatchdogJob } from './watchdog.js';
 
 export interface TierWorkerOptions {
@@ -140,24 +142,54 @@ export class TierWorker {
     // publishes, so one of the two always reaches this job.
     const controller = this.running.start(job.id!);
     try {
-      return await this.run(job, token, assignment, controller, bullSignal, startedAt);
+      const facts = await this.facts(job.id!);
+      const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
+      if (cached) return cached;
+      const span = this.processSpan(job, assignment, facts.state);
+      try {
+        const outcome = await this.run(job, token, assignment, facts, controller, bullSignal, startedAt, span);
+        endWithOutcome(span, outcome, facts.state?.strategy ?? null);
+        return outcome;
+      } catch (error) {
+        if (error instanceof WaitingChildrenError) span.end();
+        else endForRetry(span, error, job.attemptsMade + 1);
+        throw error;
+      }
     } finally {
       this.running.finish(job.id!);
     }
+  }
+
+  /** A CONSUMER span per processing pass, child of the delegation's span; a resumed parent's pass links each child. */
+  private processSpan(job: Job, assignment: Assignment, state: StepState | null): Span {
+    const links = state ? state.children.map((child) => linkTo(child.trace)).filter((link): link is Link => link !== null) : null;
+    // A root sent without an SDK carries no context: its first pass started the trace, and later passes join it.
+    return startProcessSpan(
+      deserialiseContext(job.opts.telemetry?.metadata ?? state?.trace),
+      {
+        messageId: assignment.id,
+        correlationId: assignment.message?.correlation_id ?? assignment.rootId,
+        rootId: assignment.rootId,
+        tier: this.tier,
+        queue: QUEUE_OF[this.tier],
+        taskType: assignment.payload.task_type,
+        specialist: this.tier === 'SPECIALIZED_FLEET' ? assignment.payload.specialist_hint : null,
+        attempt: job.attemptsMade + 1,
+      },
+      links,
+    );
   }
 
   private async run(
     job: Job,
     token: string | undefined,
     assignment: Assignment,
+    facts: JobFacts,
     controller: AbortController,
     bullSignal: AbortSignal | undefined,
     startedAt: number,
+    span: Span,
   ): Promise<OutcomeMessage> {
-    const facts = await this.facts(job.id!);
-    const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
-    if (cached) return cached;
-
     const answerBy = this.answerBy(job, assignment);
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - Date.now()));
     const signal = bullSignal ? AbortSignal.any([controller.signal, bullSignal]) : controller.signal;
@@ -201,11 +233,15 @@ export class TierWorker {
           step = { kind: 'outcome', outcome: stoppedDraft(stopped) };
         }
         if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt);
-        state = await this.delegate(job, assignment, state, step, answerBy);
+        state = await this.delegate(job, assignment, state, step, answerBy, span);
         mode = 'wait';
         // A cancellation that walked the tree while these children were being added missed them.
         if (controller.signal.aborted) await this.stopChildren(state, assignment);
-        if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
+        if (await job.moveToWaitingChildren(token!)) {
+          span.setAttribute('tierflow.strategy', state.strategy);
+          span.addEvent('waiting for children', { children: state.children.length, round: state.round });
+          throw new WaitingChildrenError();
+        }
       }
     } finally {
       clearTimeout(timer);
@@ -246,6 +282,7 @@ export class TierWorker {
     previous: StepState | null,
     step: Extract<Step, { kind: 'delegate' }>,
     answerBy: number | null,
+    span: Span,
   ): Promise<StepState> {
     const below = tierBelow(this.tier);
     const guard = below ? checkDelegation(this.tier, below) : checkDelegation(this.tier, this.tier);
@@ -258,6 +295,8 @@ export class TierWorker {
       step.children.map((request, index) => ({ id: childMessageId(assignment.id, round, index), request })),
       now,
     );
+    const active = trace.setSpan(otelContext.active(), span);
+    const traces = new Map(messages.map((message) => [message.id, delegationSpan(active, message, this.lowerQueue!.name, assignment.rootId)]));
     const state: StepState = {
       round,
       strategy: step.strategy,
@@ -266,10 +305,13 @@ export class TierWorker {
         index,
         request: message.payload,
         deadline: deadlineOf(now, message.payload.timeout_ms),
+        ...(traces.get(message.id) ? { trace: traces.get(message.id)! } : {}),
       })),
       memo: step.memo ?? {},
       answer_by: answerBy,
     };
+    const own = previous?.trace ?? (job.opts.telemetry?.metadata ? undefined : serialiseContext(active));
+    if (own) state.trace = own;
     // State first: a crash after this write re-adds the same children (same ids) on the next try.
     const pipeline = this.redis.multi();
     this.steps.write(pipeline, job.id!, state);
@@ -277,15 +319,19 @@ export class TierWorker {
     if (step.strategy === 'first_success' && raceKey) {
       pipeline.set(this.keys.race(raceKey), JSON.stringify(messages.map((message) => message.id)), 'PX', this.options.runtime.keepFinishedMs);
     }
+    if (this.tier === 'PROGRESS_MONITOR' && span.isRecording()) {
+      pipeline.set(this.keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', this.options.runtime.keepFinishedMs, 'NX');
+    }
     await pipeline.exec();
-    await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime, step.delayMs ?? 0));
+    await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime, step.delayMs ?? 0, traces));
     const watchAt = nextWatch(state, null);
     if (watchAt !== null) await scheduleWatchdog(this.control, { parentId: job.id!, parentTier: this.tier, round }, watchAt, now);
     return state;
   }
 
   private async addChildren(job: Job, assignment: Assignment, children: readonly StepState['children'][number][]): Promise<void> {
-    await this.lowerQueue!.addBulk(childJobs(this.childMessages(assignment, children, Date.now()), job, this.options.runtime));
+    const traces = new Map(children.map((child) => [child.id, child.trace]));
+    await this.lowerQueue!.addBulk(childJobs(this.childMessages(assignment, children, Date.now()), job, this.options.runtime, 0, traces));
   }
 
   /** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */

@@ -1,5 +1,6 @@
 import { formatValidationError, validateWith } from '@tierflow/protocol';
 import { objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 
 export interface EnqueueOptions {
@@ -29,6 +30,7 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     io.stderr(`${source}: not a valid objective file:\n${objective.errors.map((error) => `  ${formatValidationError(error)}\n`).join('')}`);
     return EXIT.unusable;
   }
+  const telemetry = startTelemetry({ serviceName: 'tierflow-cli' });
   const client = new TierflowClient(runtimeOptionsFromEnv());
   try {
     const rootId = await client.enqueue(objective.value);
@@ -47,5 +49,6 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     }
   } finally {
     await client.close();
+    await telemetry.shutdown();
   }
 }

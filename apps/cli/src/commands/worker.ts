@@ -1,4 +1,5 @@
 import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, type CliIo } from '../io.js';
 import { isTierSlug, START_TIER, TIER_SLUGS } from '../tiers.js';
 
@@ -25,11 +26,14 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     io.stderr(`TIERFLOW_CONCURRENCY must be a positive whole number\n`);
     return EXIT.unusable;
   }
+  // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
+  const telemetry = startTelemetry({ serviceName: `tierflow-${tier}` });
   const worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, process.env);
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}\n`);
   const signal = await stop;
   io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);
   await worker.close();
+  await telemetry.shutdown();
   io.stderr(`${tier} worker stopped\n`);
   return EXIT.ok;
 }

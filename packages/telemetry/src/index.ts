@@ -1,0 +1,14 @@
+/**
+ * OpenTelemetry for Tierflow processes. Libraries use `@opentelemetry/api` only; a process
+ * starts the SDK once, before its worker, and shuts it down last so buffered spans are sent.
+ *
+ * ```ts
+ * import { startTelemetry } from '@tierflow/telemetry';
+ *
+ * const telemetry = startTelemetry({ serviceName: 'tierflow-fleet' });
+ * const worker = await startFleetWorker({ runtime });
+ * process.once('SIGTERM', async () => { await worker.close(); await telemetry.shutdown(); });
+ * ```
+ */
+export { DEFAULT_OTLP_ENDPOINT, startTelemetry } from './start-telemetry.js';
+export type { Telemetry, TelemetryOptions } from './start-telemetry.js';
