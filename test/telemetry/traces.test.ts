@@ -68,6 +68,7 @@ describe.each([
     expect(new Set(spans.map((span) => span.encoding))).toEqual(new Set([encoding]));
     expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
     expect(new Set(spans.map((span) => span.serviceName))).toEqual(new Set(['tierflow-monitor', 'tierflow-architect', 'tierflow-dispatcher', 'tierflow-fleet']));
+    for (const span of spans) expect(Object.keys(span.resource)).toEqual(expect.arrayContaining(['host.name', 'process.pid']));
   });
 
   it("each CONSUMER span's parent is its delegation's PRODUCER span", () => {
@@ -114,6 +115,28 @@ describe.each([
   it('tierflow trace finds the run by its root id', async () => {
     expect(await deployment.client.traceId(rootId)).toBe(spans[0]!.traceId);
   });
+});
+
+describe('with no collector listening', () => {
+  it('the run completes and each process warns once, not once per span', async () => {
+    const receiver = await startOtlpReceiver();
+    const closed = receiver.url;
+    await receiver.close(); // nothing listens there any more
+    const deployment = await startDeployment('traces-nobody', { ...tracedEnv(receiver, 'http/protobuf'), OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_TIMEOUT: '1000' });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const rootId = await deployment.client.enqueue(objective);
+        expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
+      }
+    } finally {
+      await deployment.stop();
+    }
+    const warnings = deployment.logs.filter((line) => line.includes('telemetry:'));
+    const perTier = new Map<string, number>();
+    for (const line of warnings) perTier.set(line.split(' |')[0]!, (perTier.get(line.split(' |')[0]!) ?? 0) + 1);
+    expect(Math.max(0, ...perTier.values())).toBeLessThanOrEqual(1);
+    expect(warnings.length).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 describe('with OTEL_TRACES_EXPORTER=none', () => {
