@@ -1,8 +1,13 @@
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ObjectiveFile } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 
 // Two subtasks; the second fails once and succeeds on its retry.
 const objective: ObjectiveFile = {
@@ -112,8 +117,14 @@ describe.each([
     expect(attempts[0]!.events.map((event) => event.name)).toContain('retry');
   });
 
-  it('tierflow trace finds the run by its root id', async () => {
+  it('tierflow trace finds the run by its root id and prints its Jaeger URL', async () => {
     expect(await deployment.client.traceId(rootId)).toBe(spans[0]!.traceId);
+    const cli = spawnSync(process.execPath, [BIN, 'trace', rootId], {
+      env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, JAEGER_URL: 'http://jaeger.example:16686/' },
+      encoding: 'utf8',
+    });
+    expect(cli.status).toBe(0);
+    expect(cli.stdout).toBe(`${spans[0]!.traceId}\nhttp://jaeger.example:16686/trace/${spans[0]!.traceId}\n`);
   });
 });
 
