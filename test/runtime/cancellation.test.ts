@@ -3,33 +3,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
 import type { OutcomeMessage } from '@tierflow/protocol';
-import type { ObjectiveFile, RunNode } from '@tierflow/runtime';
+import type { RunNode } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import { simPlan, treeNodes } from '../support/runs.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 
-function plan(strategy: string, sims: Record<string, unknown>[], extra: Record<string, unknown> = {}): ObjectiveFile {
-  return {
-    objective: `test ${strategy}`,
-    task_data: {
-      plan: { strategy: strategy as 'all_success', subtasks: sims.map((sim, index) => ({ objective: `subtask ${index + 1}`, task_data: { sim }, ...extra })) },
-    },
-  };
-}
 
-function nodes(tree: RunNode, tier?: RunNode['tier']): RunNode[] {
-  const found: RunNode[] = [];
-  const walk = (node: RunNode): void => {
-    if (!tier || node.tier === tier) found.push(node);
-    node.children.forEach(walk);
-  };
-  walk(tree);
-  return found;
-}
 
 async function treeWhen(deployment: Deployment, rootId: string, test: (tree: RunNode) => boolean, description: string): Promise<RunNode> {
   return waitFor(
@@ -60,13 +44,13 @@ describe('cancellation, first_success and timeouts across worker processes', () 
     // One leaf fails at once and waits 15-30 s for its retry; ten run for a minute, eight at a
     // time (the Fleet's concurrency), so two wait; the parents wait for their children.
     const sims = [{ fail_times: 5 }, ...Array.from({ length: 10 }, () => ({ delay_ms: 60_000 }))];
-    const rootId = await deployment.client.enqueue(plan('all_success', sims));
+    const rootId = await deployment.client.enqueue(simPlan('all_success', sims));
     const before = await treeWhen(
       deployment,
       rootId,
       (tree) => {
-        const states = nodes(tree, 'SPECIALIZED_FLEET').map((node) => node.status);
-        const parents = nodes(tree).filter((node) => node.tier !== 'SPECIALIZED_FLEET');
+        const states = treeNodes(tree, 'SPECIALIZED_FLEET').map((node) => node.status);
+        const parents = treeNodes(tree).filter((node) => node.tier !== 'SPECIALIZED_FLEET');
         return (
           states.filter((state) => state === 'active').length === 8 &&
           states.includes('delayed') &&
@@ -76,7 +60,7 @@ describe('cancellation, first_success and timeouts across worker processes', () 
       },
       'leaves active, delayed and waiting, parents waiting for children',
     );
-    expect(nodes(before)).toHaveLength(14);
+    expect(treeNodes(before)).toHaveLength(14);
 
     const started = Date.now();
     const cli = spawnSync(process.execPath, [BIN, 'cancel', rootId, '--reason', 'operator changed their mind'], {
@@ -90,18 +74,18 @@ describe('cancellation, first_success and timeouts across worker processes', () 
     expect(elapsed).toBeLessThan(5_000);
 
     const after = await deployment.client.tree(rootId);
-    expect(nodes(after!).map((node) => node.status)).toEqual(Array(14).fill('cancelled'));
+    expect(treeNodes(after!).map((node) => node.status)).toEqual(Array(14).fill('cancelled'));
     // No handler ran to the end, before or after: the Fleet writes an execution log when one does.
-    for (const leaf of nodes(after!, 'SPECIALIZED_FLEET')) {
+    for (const leaf of treeNodes(after!, 'SPECIALIZED_FLEET')) {
       expect(await redis.exists(`${deployment.runtime.prefix}:beads:execution/logs/${leaf.id}`)).toBe(0);
     }
   });
 
   it('with --no-cascade, answers at once and leaves the children running', async () => {
-    const rootId = await deployment.client.enqueue(plan('all_success', [{ delay_ms: 1_500 }, { delay_ms: 1_500 }]));
-    const tree = await treeWhen(deployment, rootId, (t) => nodes(t, 'SPECIALIZED_FLEET').filter((n) => n.status === 'active').length === 2, 'both leaves active');
-    const dispatcher = nodes(tree, 'ROUTING_DISPATCHER')[0]!;
-    const leafIds = nodes(tree, 'SPECIALIZED_FLEET').map((node) => node.id);
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }, { delay_ms: 1_500 }]));
+    const tree = await treeWhen(deployment, rootId, (t) => treeNodes(t, 'SPECIALIZED_FLEET').filter((n) => n.status === 'active').length === 2, 'both leaves active');
+    const dispatcher = treeNodes(tree, 'ROUTING_DISPATCHER')[0]!;
+    const leafIds = treeNodes(tree, 'SPECIALIZED_FLEET').map((node) => node.id);
 
     const report = await deployment.client.cancel(dispatcher.id, { cascade: false, reason: 'just this one' });
     expect(report).toMatchObject({ outcome: 'cancelled', nodes: [dispatcher.id] });
@@ -126,23 +110,23 @@ describe('cancellation, first_success and timeouts across worker processes', () 
 
   it('first_success: the first to succeed wins, the others are cancelled, the parent resumes at once', async () => {
     const started = Date.now();
-    const rootId = await deployment.client.enqueue(plan('first_success', [{ delay_ms: 50 }, { delay_ms: 5_000 }, { delay_ms: 5_000 }]));
+    const rootId = await deployment.client.enqueue(simPlan('first_success', [{ delay_ms: 50 }, { delay_ms: 5_000 }, { delay_ms: 5_000 }]));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 10_000 });
     expect(outcome.payload.status).toBe('success');
     expect(Date.now() - started).toBeLessThan(2_000);
     const tree = await deployment.client.tree(rootId);
-    expect(nodes(tree!, 'SPECIALIZED_FLEET').map((node) => node.status)).toEqual(['success', 'cancelled', 'cancelled']);
+    expect(treeNodes(tree!, 'SPECIALIZED_FLEET').map((node) => node.status)).toEqual(['success', 'cancelled', 'cancelled']);
     const summary = outcome.payload.artifacts.find((artifact) => artifact.artifact_type === 'aggregation_summary');
     expect((summary?.metadata as { child_outcomes: { status: string }[] }).child_outcomes.map((child) => child.status).sort()).toEqual(['cancelled', 'cancelled', 'success']);
   });
 
   it('a handler that never finishes answers timeout at about its timeout_ms', async () => {
-    const rootId = await deployment.client.enqueue(plan('all_success', [{ delay_ms: 600_000 }], { timeout_ms: 1_000 }));
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 600_000 }], { timeout_ms: 1_000 }));
     // The timeout escalates like any recoverable failure (a revision, a reset), each try timing out again.
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('failed');
     const tree = await deployment.client.tree(rootId);
-    const leaves = nodes(tree!, 'SPECIALIZED_FLEET');
+    const leaves = treeNodes(tree!, 'SPECIALIZED_FLEET');
     expect(leaves.map((node) => node.status)).toEqual(Array(leaves.length).fill('timeout'));
     const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
     try {
@@ -156,7 +140,7 @@ describe('cancellation, first_success and timeouts across worker processes', () 
   });
 
   it('cancelling finished work does nothing, and says so', async () => {
-    const rootId = await deployment.client.enqueue(plan('all_success', [{}]));
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{}]));
     await deployment.client.waitForResult(rootId, { timeoutMs: 10_000 });
     expect(await deployment.client.cancel(rootId)).toMatchObject({ outcome: 'finished', state: 'completed' });
     expect(await deployment.client.cancel('no-such-message')).toMatchObject({ outcome: 'unknown' });
@@ -186,9 +170,9 @@ describe('a cancellation reaches every worker process of a tier', () => {
   });
 
   it('aborts handlers running in both Fleet processes', async () => {
-    const rootId = await deployment.client.enqueue(plan('all_success', [{ delay_ms: 60_000 }, { delay_ms: 60_000 }]));
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 60_000 }, { delay_ms: 60_000 }]));
     // One job each: each Fleet process runs one at a time.
-    await treeWhen(deployment, rootId, (tree) => nodes(tree, 'SPECIALIZED_FLEET').every((node) => node.status === 'active'), 'both leaves active');
+    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'SPECIALIZED_FLEET').every((node) => node.status === 'active'), 'both leaves active');
     const started = Date.now();
     await deployment.client.cancel(rootId);
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 10_000 });
@@ -210,7 +194,7 @@ describe('with no Fleet worker running at all', () => {
   });
 
   it("the Dispatcher's watchdog records timeout for the child, and the run still ends", async () => {
-    const rootId = await deployment.client.enqueue(plan('all_success', [{}]));
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{}]));
     // Each try waits for its deadline plus the grace; the revision and the reset try again.
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('failed');
@@ -232,10 +216,10 @@ describe('a specialist at its concurrency limit', () => {
   });
 
   it('answers throttled, and the Dispatcher backs off and tries again within the deadline', async () => {
-    const rootId = await deployment.client.enqueue(plan('all_success', [{ delay_ms: 200 }, { delay_ms: 200 }, { delay_ms: 200 }], { timeout_ms: 10_000 }));
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 200 }, { delay_ms: 200 }, { delay_ms: 200 }], { timeout_ms: 10_000 }));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('success');
-    const leaves = nodes((await deployment.client.tree(rootId))!, 'SPECIALIZED_FLEET');
+    const leaves = treeNodes((await deployment.client.tree(rootId))!, 'SPECIALIZED_FLEET');
     expect(leaves.filter((leaf) => leaf.status === 'throttled').length).toBeGreaterThan(0);
     expect(leaves.filter((leaf) => leaf.status === 'success')).toHaveLength(3);
   });

@@ -6,6 +6,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import { simPlan, treeNodes } from '../support/runs.js';
 
 // Four worker processes on a private Redis, driven as a user drives them: objectives in, outcomes out.
 let deployment: Deployment;
@@ -26,17 +27,6 @@ afterAll(async () => {
 
 type Sim = Record<string, unknown>;
 
-function plan(strategy: string, sims: Sim[], extra: Record<string, unknown> = {}): ObjectiveFile {
-  return {
-    objective: `test ${strategy}`,
-    task_data: {
-      plan: {
-        strategy: strategy as 'all_success',
-        subtasks: sims.map((sim, index) => ({ objective: `subtask ${index + 1}`, task_data: { sim }, ...extra })),
-      },
-    },
-  };
-}
 
 async function run(objective: ObjectiveFile): Promise<{ id: string; outcome: OutcomeMessage; tree: RunNode }> {
   const id = await deployment.client.enqueue(objective);
@@ -46,27 +36,18 @@ async function run(objective: ObjectiveFile): Promise<{ id: string; outcome: Out
   return { id, outcome, tree };
 }
 
-function nodesAt(tree: RunNode, tier: RunNode['tier']): RunNode[] {
-  const found: RunNode[] = [];
-  const walk = (node: RunNode): void => {
-    if (node.tier === tier) found.push(node);
-    node.children.forEach(walk);
-  };
-  walk(tree);
-  return found;
-}
 
 const ok = (confidence = 0.9): Sim => ({ confidence });
 const failed: Sim = { status: 'failed' };
 
 describe('one objective through four worker processes', () => {
   it('is a tree of four tiers whose root outcome comes up from the Architect to the Monitor', async () => {
-    const { id, outcome, tree } = await run(plan('all_success', [ok()]));
+    const { id, outcome, tree } = await run(simPlan('all_success', [ok()]));
     expect(outcome).toMatchObject({ source_tier: 'ABSTRACT_ARCHITECT', target_tier: 'PROGRESS_MONITOR', payload: { status: 'success' } });
     expect(tree).toMatchObject({ id, tier: 'PROGRESS_MONITOR', status: 'success' });
-    expect(nodesAt(tree, 'ABSTRACT_ARCHITECT')).toHaveLength(1);
-    expect(nodesAt(tree, 'ROUTING_DISPATCHER')).toHaveLength(1);
-    expect(nodesAt(tree, 'SPECIALIZED_FLEET')).toMatchObject([{ specialist: 'sim', status: 'success', attempts: 1 }]);
+    expect(treeNodes(tree, 'ABSTRACT_ARCHITECT')).toHaveLength(1);
+    expect(treeNodes(tree, 'ROUTING_DISPATCHER')).toHaveLength(1);
+    expect(treeNodes(tree, 'SPECIALIZED_FLEET')).toMatchObject([{ specialist: 'sim', status: 'success', attempts: 1 }]);
   });
 
   it.each([
@@ -79,42 +60,42 @@ describe('one objective through four worker processes', () => {
     ['majority', [ok(), failed], 'partial'],
     ['first_success', [ok(), ok(), ok()], 'success'],
   ])('%s over %j ends %s', async (strategy, sims, status) => {
-    const { outcome, tree } = await run(plan(strategy, sims));
+    const { outcome, tree } = await run(simPlan(strategy, sims));
     expect(outcome.payload.status).toBe(status);
     const summary = outcome.payload.artifacts.find((artifact) => artifact.artifact_type === 'aggregation_summary');
     expect(summary?.metadata).toMatchObject({ aggregated_outcome: { strategy_used: strategy } });
-    expect(nodesAt(tree, 'SPECIALIZED_FLEET').length).toBeGreaterThanOrEqual(sims.length);
+    expect(treeNodes(tree, 'SPECIALIZED_FLEET').length).toBeGreaterThanOrEqual(sims.length);
   });
 
   it('retries a transient failure: a sim that fails twice succeeds on its third attempt', async () => {
-    const { outcome, tree } = await run(plan('all_success', [{ fail_times: 2 }]));
+    const { outcome, tree } = await run(simPlan('all_success', [{ fail_times: 2 }]));
     expect(outcome.payload.status).toBe('success');
-    expect(nodesAt(tree, 'SPECIALIZED_FLEET')).toMatchObject([{ status: 'success', attempts: 3 }]);
+    expect(treeNodes(tree, 'SPECIALIZED_FLEET')).toMatchObject([{ status: 'success', attempts: 3 }]);
   });
 
   it('fails a permanent error at once, not retried, with recoverable false', async () => {
-    const { outcome, tree } = await run(plan('all_success', [{ permanent_error: true }]));
+    const { outcome, tree } = await run(simPlan('all_success', [{ permanent_error: true }]));
     expect(outcome.payload).toMatchObject({ status: 'failed' });
-    const [leaf] = nodesAt(tree, 'SPECIALIZED_FLEET');
+    const [leaf] = treeNodes(tree, 'SPECIALIZED_FLEET');
     expect(leaf).toMatchObject({ status: 'failed', attempts: 1 });
     const leafOutcome = (await fleet.getJob(leaf!.id))?.returnvalue as OutcomeMessage;
     expect(leafOutcome.payload).toMatchObject({ status: 'failed', recoverable: false, error_type: 'sim_permanent' });
   });
 
   it('re-routes an unavailable specialist to its alternate', async () => {
-    const { outcome, tree } = await run(plan('all_success', [ok()], { specialist_hint: 'gpu-lora' }));
+    const { outcome, tree } = await run(simPlan('all_success', [ok()], { specialist_hint: 'gpu-lora' }));
     expect(outcome.payload.status).toBe('success');
-    expect(nodesAt(tree, 'SPECIALIZED_FLEET').map((node) => [node.specialist, node.status])).toEqual([
+    expect(treeNodes(tree, 'SPECIALIZED_FLEET').map((node) => [node.specialist, node.status])).toEqual([
       ['gpu-lora', 'failed'],
       ['sim', 'success'],
     ]);
   });
 
   it('revises the strategy once when the majority failed, then reports', async () => {
-    const { outcome, tree } = await run(plan('all_success', [ok(), failed, failed]));
+    const { outcome, tree } = await run(simPlan('all_success', [ok(), failed, failed]));
     expect(outcome.payload.status).toBe('partial');
     expect(outcome.payload.resources_used).toMatchObject({ revisions: 1 });
-    const dispatches = nodesAt(tree, 'ROUTING_DISPATCHER');
+    const dispatches = treeNodes(tree, 'ROUTING_DISPATCHER');
     expect(dispatches).toHaveLength(2);
     // The revision re-delegates only the two subtasks that failed.
     expect(dispatches[1]!.children).toHaveLength(2);
@@ -122,12 +103,12 @@ describe('one objective through four worker processes', () => {
 
   it('passes a clarification up unchanged, never guessing', async () => {
     const question = 'Should an empty array return -1 or raise?';
-    const { outcome } = await run(plan('all_success', [{ status: 'needs_clarification', question }]));
+    const { outcome } = await run(simPlan('all_success', [{ status: 'needs_clarification', question }]));
     expect(outcome.payload).toMatchObject({ status: 'needs_clarification', error_detail: expect.stringContaining(question) as unknown });
   });
 
   it('carries a 2 KB artifact as a Beads reference and a 100-byte one inline', async () => {
-    const { outcome } = await run(plan('all_success', [{ output_bytes: 2048 }, { output_bytes: 100 }]));
+    const { outcome } = await run(simPlan('all_success', [{ output_bytes: 2048 }, { output_bytes: 100 }]));
     const texts = outcome.payload.artifacts.filter((artifact) => artifact.artifact_type === 'text');
     const byRef = texts.find((artifact) => artifact.content_ref !== null);
     const inline = texts.find((artifact) => artifact.inline_content !== null);
