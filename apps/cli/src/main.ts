@@ -1,7 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { cancelCommand } from './commands/cancel.js';
 import { demoCommand } from './commands/demo.js';
+import { dlqCommand } from './commands/dlq.js';
 import { enqueueCommand } from './commands/enqueue.js';
+import { resultCommand } from './commands/result.js';
 import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
 import { traceCommand } from './commands/trace.js';
@@ -69,6 +71,24 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--json', 'print the tree as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
       exit.code = await statusCommand(rootId, options, io);
+    });
+
+  cli
+    .command('result')
+    .description("print a root's final outcome while it is retained; exit 0 only on success")
+    .argument('<root-id>', 'the id printed by enqueue')
+    .action(async (rootId: string) => {
+      exit.code = await resultCommand(rootId, io);
+    });
+
+  cli
+    .command('dlq')
+    .description('the jobs a tier refused: list, show <id>, replay <id> [--file corrected.json], purge')
+    .argument('<action>', 'list | show | replay | purge')
+    .argument('[id]', 'a dead letter id, for show and replay')
+    .option('--file <file>', 'replay: put this message on the queue instead of the refused one')
+    .action(async (action: string, id: string | undefined, options: { file?: string }) => {
+      exit.code = await dlqCommand(action, id, options, io);
     });
 
   cli

@@ -3,6 +3,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelMessage, type CancelReport } from './cancel.js';
 import { jobOptions } from './child-jobs.js';
+import { DeadLetters } from './dead-letters.js';
 import { controlKeys } from './control-keys.js';
 import { context, rootSpan, serialiseContext, trace } from './tracing.js';
 import { JobFinder } from './job-finder.js';
@@ -110,6 +111,11 @@ export class TierflowClient {
     } finally {
       await finder.close();
     }
+  }
+
+  /** The dead letters of this deployment: rejected jobs with their reasons. */
+  deadLetters(): DeadLetters {
+    return new DeadLetters(this.redis, this.runtime.prefix);
   }
 
   /** The root's trace id, once its Monitor has started (and only when the Monitor records spans). */

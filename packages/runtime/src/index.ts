@@ -29,6 +29,8 @@ export type { CallWithRetryOptions } from './call-with-retry.js';
 export { BACKOFF_TYPE, childJobs, jobOptions } from './child-jobs.js';
 export { ObjectiveFileError, TierflowClient } from './client.js';
 export { connect } from './connection.js';
+export { DEAD_LETTER_QUEUE, DeadLetters } from './dead-letters.js';
+export type { DeadLetter } from './dead-letters.js';
 export { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 export type { Assignment, DelegationDraft, OutcomeDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
 export { childMessageId, newRootId, outcomeMessageId, rootIdOf } from './ids.js';

@@ -11,6 +11,7 @@ import { collectRound, isPending, type CollectMode } from './collect-round.js';
 import { connect } from './connection.js';
 import { controlKeys, roundKeyOf, type ControlKeys } from './control-keys.js';
 import { isStopReason, RunningHandlers, type StopReason } from './control-listener.js';
+import { DeadLetters } from './dead-letters.js';
 import { DedupCache } from './dedup.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 import type { Assignment, DelegationDraft, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
@@ -64,6 +65,7 @@ export class TierWorker {
   private readonly dedup: DedupCache;
   private readonly beads: BeadsStore;
   private readonly finder: JobFinder;
+  private readonly deadLetters: DeadLetters;
   private readonly keys: ControlKeys;
   private readonly running: RunningHandlers;
   private readonly log: TierLogger;
@@ -81,6 +83,7 @@ export class TierWorker {
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
     this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix });
     this.finder = new JobFinder(redis, runtime.prefix);
+    this.deadLetters = new DeadLetters(redis, runtime.prefix);
     this.keys = controlKeys(runtime.prefix);
     const below = tierBelow(this.tier);
     this.lowerQueue = below ? this.finder.queue(below) : null;
@@ -123,7 +126,7 @@ export class TierWorker {
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
     await Promise.all([this.worker.close(), this.watchdogs.close()]);
-    await Promise.all([this.control.close(), this.finder.close()]);
+    await Promise.all([this.control.close(), this.finder.close(), this.deadLetters.close()]);
     this.running.close();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
@@ -135,8 +138,11 @@ export class TierWorker {
     try {
       assignment = readAssignment(this.tier, job.data);
     } catch (error) {
-      if (error instanceof InvalidJobError) throw new UnrecoverableError(error.message);
-      throw error;
+      if (!(error instanceof InvalidJobError)) throw error;
+      // Refused for good: kept in the dead-letter queue first, then failed without a retry.
+      const letter = await this.deadLetters.keep(job, error.message);
+      this.log.warn('rejected a job', { queue: job.queueName, id: job.id, reason: error.message, dead_letter: letter });
+      throw new UnrecoverableError(error.message);
     }
     // Listen for aborts before reading the cancellation mark: a canceller sets the mark, then
     // publishes, so one of the two always reaches this job.
