@@ -1,6 +1,6 @@
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
 import { resolveRuntimeOptions, TierflowClient, type RuntimeOptions, type TierSlug } from '@tierflow/runtime';
-import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { startRedisServer, uniquePrefix, waitFor, type RedisServer, type RedisServerOptions } from '@tierflow/testing';
 
 /** A private Redis and the four tiers as four worker processes, as a user runs them. */
 export interface Deployment {
@@ -18,11 +18,12 @@ const TIERS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet
 export interface DeploymentOptions {
   /** The tiers to start, one process each (default: all four). */
   readonly tiers?: readonly TierSlug[];
+  readonly redis?: RedisServerOptions;
 }
 
 export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}, options: DeploymentOptions = {}): Promise<Deployment> {
   const tiers = options.tiers ?? TIERS;
-  const redis = await startRedisServer();
+  const redis = await startRedisServer(options.redis);
   const prefix = uniquePrefix(label);
   const runtime = resolveRuntimeOptions({ redisUrl: redis.url, prefix });
   const logs: string[] = [];

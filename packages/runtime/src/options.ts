@@ -12,6 +12,13 @@ export interface RuntimeOptions {
   readonly keepFinishedMs: number;
   /** How long the de-duplication record of a handled message is kept (seed 000: one hour). */
   readonly dedupTtlMs: number;
+  /**
+   * A worker holds each running job's lock this long and renews it at half of it; a crashed
+   * worker's job is taken back once the lock has lapsed and a stalled-job check runs (every
+   * `stalledIntervalMs`): so within about lock + interval. BullMQ's defaults: 30 s and 30 s.
+   */
+  readonly lockDurationMs: number;
+  readonly stalledIntervalMs: number;
 }
 
 export const DEFAULT_PREFIX = '{tierflow}';
@@ -23,6 +30,8 @@ export interface RuntimeOptionsInput {
   readonly retry?: Partial<RetryOptions>;
   readonly keepFinishedMs?: number;
   readonly dedupTtlMs?: number;
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
 }
 
 /** Fills defaults and checks the options; the prefix must carry a `{hash tag}` so flows work on Redis Cluster. */
@@ -43,12 +52,15 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     retry: resolveRetryOptions(input.retry),
     keepFinishedMs: input.keepFinishedMs ?? 24 * 3600_000,
     dedupTtlMs: input.dedupTtlMs ?? 3600_000,
+    lockDurationMs: input.lockDurationMs ?? 30_000,
+    stalledIntervalMs: input.stalledIntervalMs ?? 30_000,
   };
 }
 
 /**
  * Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX, and for retries
- * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS.
+ * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS, and for crash recovery
+ * TIERFLOW_LOCK_DURATION_MS and TIERFLOW_STALLED_INTERVAL_MS.
  */
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
   const retry = {
@@ -60,6 +72,8 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Run
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.TIERFLOW_PREFIX ? { prefix: env.TIERFLOW_PREFIX } : {}),
     retry,
+    ...numberFrom(env, 'TIERFLOW_LOCK_DURATION_MS', 'lockDurationMs'),
+    ...numberFrom(env, 'TIERFLOW_STALLED_INTERVAL_MS', 'stalledIntervalMs'),
   });
 }
 

@@ -96,8 +96,8 @@ export class TierWorker {
       prefix: runtime.prefix,
       concurrency: options.concurrency ?? 8,
       autorun: false,
-      ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
-      ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
+      lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
+      stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
       settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
     });
     this.watchdogs = new Worker(CONTROL_QUEUE, (job: Job<WatchdogJob>) => this.watch(job.data), {

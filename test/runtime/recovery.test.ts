@@ -1,0 +1,69 @@
+import { spawnTiers, type TierProcesses } from '@tierflow/cli';
+import type { TierSlug } from '@tierflow/runtime';
+import { waitFor } from '@tierflow/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDeployment, type Deployment } from '../support/deployment.js';
+import { simPlan, treeNodes } from '../support/runs.js';
+
+// Short locks, so a crashed worker's jobs are reclaimed in about lock + stalled interval (3 s).
+const FAST_RECLAIM = { TIERFLOW_LOG: 'silent', TIERFLOW_LOCK_DURATION_MS: '2000', TIERFLOW_STALLED_INTERVAL_MS: '1000' };
+
+let deployment: Deployment | undefined;
+const extra: TierProcesses[] = [];
+
+afterEach(async () => {
+  await Promise.all(extra.splice(0).map((processes) => processes.stop()));
+  await deployment?.stop();
+  deployment = undefined;
+});
+
+/** Starts replacement workers for the given tiers, as an operator (or a supervisor) would. */
+async function restart(current: Deployment, tiers: readonly TierSlug[]): Promise<void> {
+  let ready = 0;
+  const processes = spawnTiers(
+    { ...process.env, ...FAST_RECLAIM, OTEL_TRACES_EXPORTER: 'none', REDIS_URL: current.redis.url, TIERFLOW_PREFIX: current.runtime.prefix },
+    (_tier, line) => {
+      if (line.includes('worker ready')) ready++;
+    },
+    tiers,
+  );
+  extra.push(processes);
+  await waitFor(() => ready === tiers.length, { description: 'replacement workers' });
+}
+
+describe('crash recovery', () => {
+  it('after kill -9 of the Fleet and the Dispatcher mid-run, their work is reclaimed and the root still succeeds', async () => {
+    deployment = await startDeployment('crash', FAST_RECLAIM);
+    const { client } = deployment;
+    const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 2_000 }, { delay_ms: 2_000 }]));
+    await waitFor(async () => {
+      const tree = await client.tree(rootId);
+      return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 2;
+    }, { description: 'both leaves running' });
+
+    const killedAt = Date.now();
+    for (const tier of ['fleet', 'dispatcher'] as const) deployment.tiers.children.get(tier)!.kill('SIGKILL');
+    await restart(deployment, ['fleet', 'dispatcher']);
+    const outcome = await client.waitForResult(rootId, { timeoutMs: 30_000 });
+    expect(outcome.payload.status).toBe('success');
+    // Reclaimed within lock + stalled interval, plus the leaves' own 2 s of work.
+    expect(Date.now() - killedAt).toBeLessThan(12_000);
+    const leaves = treeNodes((await client.tree(rootId))!, 'SPECIALIZED_FLEET');
+    expect(leaves.map((leaf) => leaf.status)).toEqual(['success', 'success']);
+  }, 60_000);
+});
+
+describe('a Redis restart', () => {
+  it('the workers reconnect by themselves and the run completes', async () => {
+    deployment = await startDeployment('redis-restart', { TIERFLOW_LOG: 'silent' }, { redis: { appendOnly: true, args: ['--appendfsync', 'always'] } });
+    const { client } = deployment;
+    const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }, { delay_ms: 1_500 }, { delay_ms: 1_500 }]));
+    await waitFor(async () => {
+      const tree = await client.tree(rootId);
+      return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 3;
+    }, { description: 'the leaves running' });
+    await deployment.redis.restart();
+    const outcome = await client.waitForResult(rootId, { timeoutMs: 30_000 });
+    expect(outcome.payload.status).toBe('success');
+  }, 60_000);
+});
