@@ -53,6 +53,26 @@ describe('crash recovery', () => {
   }, 60_000);
 });
 
+describe('graceful shutdown', () => {
+  it('SIGTERM lets a worker finish its running job before it exits, so nothing stalls', async () => {
+    deployment = await startDeployment('sigterm', { TIERFLOW_LOG: 'silent' });
+    const { client } = deployment;
+    const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]));
+    await waitFor(async () => {
+      const tree = await client.tree(rootId);
+      return tree && treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'active';
+    }, { description: 'the leaf running' });
+    const fleet = deployment.tiers.children.get('fleet')!;
+    const exited = new Promise<number | null>((resolve) => fleet.once('exit', (code) => resolve(code)));
+    fleet.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    // The leaf finished in the stopping worker, before it exited: no other Fleet worker runs.
+    const leaf = treeNodes((await client.tree(rootId))!, 'SPECIALIZED_FLEET')[0]!;
+    expect(leaf).toMatchObject({ status: 'success', attempts: 1 });
+    expect((await client.waitForResult(rootId, { timeoutMs: 10_000 })).payload.status).toBe('success');
+  }, 60_000);
+});
+
 describe('a Redis restart', () => {
   it('the workers reconnect by themselves and the run completes', async () => {
     deployment = await startDeployment('redis-restart', { TIERFLOW_LOG: 'silent' }, { redis: { appendOnly: true, args: ['--appendfsync', 'always'] } });

@@ -1,6 +1,6 @@
 import { BeadsStore } from '@tierflow/beads';
 import { backoffDelay, checkDelegation } from '@tierflow/core';
-import { tierBelow, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { tierBelow, TierflowError, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { Queue, UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import type { Link, Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
@@ -238,6 +238,8 @@ export class TierWorker {
           if (state !== null) continue;
           step = { kind: 'outcome', outcome: stoppedDraft(stopped) };
         }
+        const refusal = step.kind === 'delegate' ? this.refusal(step) : null;
+        if (refusal) step = { kind: 'outcome', outcome: failureDraft(refusal, context.attempt) };
         if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt);
         state = await this.delegate(job, assignment, state, step, answerBy, span);
         mode = 'wait';
@@ -290,10 +292,7 @@ export class TierWorker {
     answerBy: number | null,
     span: Span,
   ): Promise<StepState> {
-    const below = tierBelow(this.tier);
-    const guard = below ? checkDelegation(this.tier, below) : checkDelegation(this.tier, this.tier);
-    if (!guard.ok || !this.lowerQueue) throw new UnrecoverableError(guard.ok ? `${this.tier} has no tier below` : guard.reason);
-    if (step.children.length === 0) throw new UnrecoverableError(`${this.tier} delegated no children`);
+    if (!this.lowerQueue) throw new UnrecoverableError(`${this.tier} has no tier below`);
     const round = previous === null ? 0 : previous.round + 1;
     const now = Date.now();
     const messages = this.childMessages(
@@ -333,6 +332,15 @@ export class TierWorker {
     const watchAt = nextWatch(state, null);
     if (watchAt !== null) await scheduleWatchdog(this.control, { parentId: job.id!, parentTier: this.tier, round }, watchAt, now);
     return state;
+  }
+
+  /** Seed 002's nested fan-out guard: only to the tier directly below, never from the Fleet, never nothing. */
+  private refusal(step: Extract<Step, { kind: 'delegate' }>): TierflowError | null {
+    const below = tierBelow(this.tier);
+    const guard = checkDelegation(this.tier, below ?? this.tier);
+    if (!guard.ok) return TierflowError.permanent(guard.reason, { code: 'delegation_refused' });
+    if (step.children.length === 0) return TierflowError.permanent(`${this.tier} delegated no children`, { code: 'delegation_refused' });
+    return null;
   }
 
   private async addChildren(job: Job, assignment: Assignment, children: readonly StepState['children'][number][]): Promise<void> {
