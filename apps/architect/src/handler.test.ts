@@ -1,8 +1,8 @@
 import { outcomePayloadSchema, type DelegationPayloadInput } from '@tierflow/protocol';
-import type { Plan, Step } from '@tierflow/runtime';
+import type { Plan } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { dispatcherReply } from './dispatcher-reply.js';
-import { FakeBeads, delegationTo, fakeContext, settle, type OutcomeReply } from '@tierflow/runtime/testing';
+import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { architectHandler } from './handler.js';
 import type { ArchitectOptionsInput } from './options.js';
 
@@ -25,14 +25,6 @@ function setup(taskData: DelegationPayloadInput['task_data'] = { plan, language:
   return { beads, assignment, context: fakeContext(assignment, beads), handler: architectHandler(options) };
 }
 
-function delegated(step: Step) {
-  if (step.kind !== 'delegate') throw new Error(`expected a delegate step, got ${step.kind}`);
-  return step;
-}
-function reported(step: Step) {
-  if (step.kind !== 'outcome') throw new Error(`expected an outcome step, got ${step.kind}`);
-  return step.outcome;
-}
 
 describe('architectHandler.start', () => {
   it('records the objective and constraints in one write and delegates once to the Dispatcher', async () => {

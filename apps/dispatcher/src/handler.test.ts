@@ -1,7 +1,7 @@
 import { outcomePayloadSchema, type Artifact, type DelegationPayloadInput } from '@tierflow/protocol';
-import type { Plan, Step } from '@tierflow/runtime';
+import type { Plan } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
-import { FakeBeads, delegationTo, fakeContext, settle, type OutcomeReply } from '@tierflow/runtime/testing';
+import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { dispatcherHandler } from './handler.js';
 
 const ID = 'r1.0-0.0-0';
@@ -39,14 +39,6 @@ const unavailable: OutcomeReply = {
   recoverable: true,
 };
 
-function delegated(step: Step) {
-  if (step.kind !== 'delegate') throw new Error(`expected a delegate step, got ${step.kind}`);
-  return step;
-}
-function reported(step: Step) {
-  if (step.kind !== 'outcome') throw new Error(`expected an outcome step, got ${step.kind}`);
-  return step.outcome;
-}
 
 describe('dispatcherHandler.start', () => {
   it('routes a plan of 3 subtasks: the hint wins, the rest by task type, alternates remembered', async () => {

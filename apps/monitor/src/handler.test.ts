@@ -1,7 +1,6 @@
 import { outcomePayloadSchema } from '@tierflow/protocol';
-import type { Step } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
-import { FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, type OutcomeReply } from '@tierflow/runtime/testing';
+import { FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { monitorHandler } from './handler.js';
 import type { MonitorOptionsInput } from './options.js';
 
@@ -15,14 +14,6 @@ function run(rootId: string, beads: FakeBeads, options: MonitorOptionsInput = {}
   return { assignment, clock, context: fakeContext(assignment, beads, () => clock.now), handler: monitorHandler(options) };
 }
 
-function delegated(step: Step) {
-  if (step.kind !== 'delegate') throw new Error(`expected a delegate step, got ${step.kind}`);
-  return step;
-}
-function reported(step: Step) {
-  if (step.kind !== 'outcome') throw new Error(`expected an outcome step, got ${step.kind}`);
-  return step.outcome;
-}
 
 /** Runs a root to its end, each Architect attempt answering `replies[i]` after `ms`. */
 async function complete(rootId: string, beads: FakeBeads, replies: readonly OutcomeReply[], ms = 1_000, options: MonitorOptionsInput = {}) {

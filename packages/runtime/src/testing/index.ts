@@ -120,3 +120,15 @@ export function settle(
   const ordered = order ? order.map((index) => children[index]!) : children;
   return { round, strategy: step.strategy, children: ordered, memo: JSON.parse(JSON.stringify(step.memo ?? {})) as JsonObject };
 }
+
+/** The step, asserted to be a delegation. */
+export function delegated(step: Step): Extract<Step, { kind: 'delegate' }> {
+  if (step.kind !== 'delegate') throw new Error(`expected a delegate step, got ${step.kind}`);
+  return step;
+}
+
+/** The outcome of a step, asserted to be an outcome. */
+export function reported(step: Step): Extract<Step, { kind: 'outcome' }>['outcome'] {
+  if (step.kind !== 'outcome') throw new Error(`expected an outcome step, got ${step.kind}`);
+  return step.outcome;
+}
