@@ -11,17 +11,20 @@ const ID = 'msg-002';
 const STARTED = Date.parse('2025-01-15T10:30:05Z');
 
 /** The BeadsStore methods the Fleet uses, in memory, recording every setMany batch. */
-function fakeBeads() {
+function fakeBeads(stored = new Map<string, unknown>()) {
   const batches: BeadsEntry[][] = [];
   const fake = {
     tier: 'SPECIALIZED_FLEET',
     ref: (key: string) => (key.startsWith('beads:') ? key : `beads:${key}`),
+    get: (key: string) => Promise.resolve(stored.get(key) ?? null),
     setMany: (entries: readonly BeadsEntry[]) => {
-      batches.push([...entries]);
+      for (const entry of entries) stored.set(entry.key, entry.value);
+      // The recorded outcome rides in every batch; the tests below look at the rest.
+      batches.push(entries.filter((entry) => !entry.key.startsWith('execution/completions/')));
       return Promise.resolve();
     },
   };
-  return { beads: fake as unknown as BeadsStore, batches };
+  return { beads: fake as unknown as BeadsStore, batches, stored };
 }
 
 interface Harness {
@@ -32,11 +35,17 @@ interface Harness {
 
 function runFleet(
   payload: Partial<DelegationPayloadInput>,
-  { specialists = [], attempt = 1, signal = new AbortController().signal, options = {} }: { specialists?: Specialist[]; attempt?: number; signal?: AbortSignal; options?: FleetHandlerOptions } = {},
+  {
+    specialists = [],
+    attempt = 1,
+    signal = new AbortController().signal,
+    options = {},
+    stored,
+  }: { specialists?: Specialist[]; attempt?: number; signal?: AbortSignal; options?: FleetHandlerOptions; stored?: Map<string, unknown> } = {},
 ): Harness {
   const registry = defaultRegistry();
   for (const specialist of specialists) registry.register(specialist);
-  const { beads, batches } = fakeBeads();
+  const { beads, batches } = fakeBeads(stored);
   const warnings: string[] = [];
   const log: TierLogger = { info: () => undefined, warn: (message) => warnings.push(message) };
   let clock = STARTED;
@@ -72,6 +81,26 @@ function expectValidOutcome(outcome: FleetOutcome): void {
 
 const fixed = (result: SpecialistResult, name = 'fixed'): Specialist =>
   defineSpecialist({ name, version: '2.1.0', run: () => Promise.resolve(result) });
+
+describe('fleetHandler: a run that finished before its worker died', () => {
+  it('records its outcome with its outputs, and a later delivery answers from the record without running again', async () => {
+    const stored = new Map<string, unknown>();
+    let runs = 0;
+    const counting = defineSpecialist({
+      name: 'counting',
+      version: '1.0.0',
+      run: () => {
+        runs++;
+        return Promise.resolve({ summary: 'ran', confidence: 0.8 });
+      },
+    });
+    const first = await outcomeOf(runFleet({ specialist_hint: 'counting' }, { specialists: [counting], stored }));
+    expect(stored.get(`execution/completions/${ID}`)).toMatchObject({ outcome: first });
+    const again = await outcomeOf(runFleet({ specialist_hint: 'counting' }, { specialists: [counting], stored, attempt: 2 }));
+    expect(again).toEqual(first);
+    expect(runs).toBe(1);
+  });
+});
 
 describe('fleetHandler: artifacts and Beads', () => {
   it('sends a 100-byte artifact inline and writes only the execution log', async () => {

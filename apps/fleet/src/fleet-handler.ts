@@ -9,6 +9,12 @@ import { isSpecialistUnavailable, SPECIALIST_UNAVAILABLE, type Specialist } from
 export interface FleetHandlerOptions {
   /** Expiry of outputs and logs written to Beads, in ms; the store's default (24 h) when left out. */
   readonly outputTtlMs?: number;
+  /**
+   * Record each completed run under `execution/finished/<id>`, and a second completion of the
+   * same message under `execution/duplicates/<id>` with a warning: how a drill (or an operator)
+   * sees a handler that ran to completion twice, e.g. after a crash between the run and its answer.
+   */
+  readonly trackCompletions?: boolean;
 }
 
 /**
@@ -36,16 +42,36 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
         const detail = name === null ? 'no specialist_hint in the delegation' : `no specialist ${JSON.stringify(name)} in this fleet`;
         return unavailable(context, name, detail, registry);
       }
+      const recorded = await context.beads.get<{ outcome?: FleetOutcome }>(completionKey(context.assignment.id));
+      if (recorded?.outcome) {
+        context.log.info('answering from the recorded outcome of a run that finished before its worker died', { id: context.assignment.id });
+        return { kind: 'outcome', outcome: recorded.outcome };
+      }
       const running = inFlight.get(specialist.name) ?? 0;
       if (specialist.maxConcurrent !== undefined && running >= specialist.maxConcurrent) return throttled(specialist);
       inFlight.set(specialist.name, running + 1);
       try {
-        return await runSpecialist(context, specialist, registry, outputTtlMs);
+        const step = await runSpecialist(context, specialist, registry, outputTtlMs);
+        if (options.trackCompletions) await trackCompletion(context);
+        return step;
       } finally {
         inFlight.set(specialist.name, (inFlight.get(specialist.name) ?? 1) - 1);
       }
     },
   };
+}
+
+/** Where a finished run's outcome is recorded, beside its outputs. */
+export function completionKey(messageId: string): string {
+  return `execution/completions/${messageId}`;
+}
+
+async function trackCompletion(context: TierContext): Promise<void> {
+  const { id } = context.assignment;
+  const at = new Date(context.now()).toISOString();
+  if (await context.beads.setIfAbsent(`execution/finished/${id}`, { at, attempt: context.attempt })) return;
+  context.log.warn('a message was executed to completion twice', { id });
+  await context.beads.set(`execution/duplicates/${id}`, { at, attempt: context.attempt });
 }
 
 /** At its concurrency limit: the Dispatcher backs off and tries again, or routes elsewhere. */
@@ -94,8 +120,13 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
     finishedAt: context.now(),
     ...(ttlMs === undefined ? {} : { ttlMs }),
   });
-  // One batch: outputs and log land together or not at all, before the outcome points at them.
-  await context.beads.setMany(report.writes);
+  // One batch: outputs, log and the recorded outcome land together or not at all, before the
+  // outcome points at them. A worker that dies after this batch but before it answers is
+  // replaced by one that answers from the record instead of running the specialist again.
+  await context.beads.setMany([
+    ...report.writes,
+    { key: completionKey(assignment.id), value: { outcome: report.outcome, attempt: context.attempt }, ...(ttlMs === undefined ? {} : { ttlMs }) },
+  ]);
   return { kind: 'outcome', outcome: report.outcome };
 }
 

@@ -24,7 +24,11 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
   const registry = options.registry ?? defaultRegistry(Number.isSafeInteger(simMax) && simMax > 0 ? { simMaxConcurrent: simMax } : {});
   const log = options.log ?? consoleLogger('fleet');
   const worker = await TierWorker.start({
-    handler: fleetHandler(registry, options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),
+    handler: fleetHandler(registry, {
+      ...(options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),
+      // TIERFLOW_TRACK_COMPLETIONS=1 counts completions per message, for drills.
+      trackCompletions: process.env.TIERFLOW_TRACK_COMPLETIONS === '1',
+    }),
     runtime: options.runtime,
     log,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),

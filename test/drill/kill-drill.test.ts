@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { runDrill } from './kill-drill.js';
+
+describe('the kill drill, short form', () => {
+  it('every root reaches a final outcome, nothing runs twice, nothing is left behind, while workers are killed', async () => {
+    const report = await runDrill({ roots: 60, workersPerTier: 2, killEveryMs: 1000, killForMs: 5000, lockDurationMs: 2000, stalledIntervalMs: 1000 });
+    expect(report.finished).toBe(60);
+    expect(report.kills).toBeGreaterThanOrEqual(4);
+    expect(report.duplicateExecutions).toBe(0);
+    expect(report.leftActive).toBe(0);
+    expect(report.leftWaitingChildren).toBe(0);
+  }, 180_000);
+});

@@ -1,0 +1,117 @@
+import { spawnTiers, type TierProcesses } from '@tierflow/cli';
+import type { ObjectiveFile, TierSlug } from '@tierflow/runtime';
+import { redisClient, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
+import { Queue } from 'bullmq';
+import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';
+
+export interface DrillOptions {
+  readonly roots: number;
+  readonly workersPerTier: number;
+  /** A random worker is killed (SIGKILL) and replaced this often… */
+  readonly killEveryMs: number;
+  /** …for this long. */
+  readonly killForMs: number;
+  readonly lockDurationMs: number;
+  readonly stalledIntervalMs: number;
+}
+
+export interface DrillReport {
+  readonly roots: number;
+  readonly finished: number;
+  readonly statuses: Record<string, number>;
+  readonly kills: number;
+  readonly seconds: number;
+  readonly duplicateExecutions: number;
+  readonly leftActive: number;
+  readonly leftWaitingChildren: number;
+}
+
+const TIERS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet'];
+
+/** Random sim delays (0-200 ms), one subtask in ten failing once (transient), fan-out 3. */
+function objective(): ObjectiveFile {
+  const subtask = (index: number) => ({
+    objective: `subtask ${index}`,
+    task_data: { sim: { delay_ms: Math.floor(Math.random() * 200), ...(Math.random() < 0.1 ? { fail_times: 1 } : {}) } },
+  });
+  return { objective: 'drill', task_data: { plan: { strategy: 'all_success', subtasks: [1, 2, 3].map(subtask) } } };
+}
+
+/**
+ * The kill drill: the four tiers with several workers each, many roots in flight, and a random
+ * worker killed with SIGKILL (and replaced) at a steady beat. Every root must still reach a final
+ * outcome, no message may be executed to completion twice, and no job may be left behind.
+ */
+export async function runDrill(options: DrillOptions): Promise<DrillReport> {
+  const redis = await startRedisServer();
+  const prefix = uniquePrefix('drill');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REDIS_URL: redis.url,
+    TIERFLOW_PREFIX: prefix,
+    TIERFLOW_LOG: 'silent',
+    OTEL_TRACES_EXPORTER: 'none',
+    TIERFLOW_TRACK_COMPLETIONS: '1',
+    TIERFLOW_LOCK_DURATION_MS: String(options.lockDurationMs),
+    TIERFLOW_STALLED_INTERVAL_MS: String(options.stalledIntervalMs),
+    TIERFLOW_RETRY_BASE_MS: '50',
+  };
+  const workers: { tier: TierSlug; processes: TierProcesses; ready: boolean }[] = [];
+  const start = async (tier: TierSlug): Promise<void> => {
+    const worker = { tier, processes: spawnTiers(env, (_tier, line) => (worker.ready ||= line.includes('worker ready')), [tier]), ready: false };
+    workers.push(worker);
+    await waitFor(() => worker.ready, { timeoutMs: 30_000, description: `a ${tier} worker` });
+  };
+  const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
+  const reader = redisClient(redis.url);
+  try {
+    for (const tier of TIERS) for (let i = 0; i < options.workersPerTier; i++) await start(tier);
+    const started = performance.now();
+    const ids = await Promise.all(Array.from({ length: options.roots }, () => client.enqueue(objective())));
+    const outcomes = Promise.all(ids.map((id) => client.waitForResult(id, { timeoutMs: 300_000 })));
+
+    let kills = 0;
+    const replacements: Promise<void>[] = [];
+    const killUntil = Date.now() + options.killForMs;
+    while (Date.now() < killUntil) {
+      await new Promise((resolve) => setTimeout(resolve, options.killEveryMs)); // the drill's beat, not a synchronisation
+      // Only workers that are up and taking jobs: killing one while it starts proves nothing.
+      const alive = workers.filter((worker) => worker.ready && worker.processes.children.get(worker.tier)?.exitCode === null);
+      const victim = alive[Math.floor(Math.random() * alive.length)];
+      if (!victim) continue;
+      victim.processes.children.get(victim.tier)!.kill('SIGKILL');
+      await victim.processes.exited;
+      kills++;
+      // The replacement starts while the beat goes on, as a supervisor would restart it.
+      replacements.push(start(victim.tier));
+    }
+    await Promise.all(replacements);
+
+    const results = await outcomes;
+    const seconds = (performance.now() - started) / 1000;
+    const statuses: Record<string, number> = {};
+    for (const outcome of results) statuses[outcome.payload.status] = (statuses[outcome.payload.status] ?? 0) + 1;
+    let duplicates = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await reader.scan(cursor, 'MATCH', `${prefix}:beads:execution/duplicates/*`, 'COUNT', 1000);
+      cursor = next;
+      duplicates += keys.length;
+    } while (cursor !== '0');
+    let leftActive = 0;
+    let leftWaitingChildren = 0;
+    for (const tier of TIERS) {
+      const queue = new Queue(tier, { connection: reader, prefix });
+      const counts = await queue.getJobCounts('active', 'waiting-children');
+      leftActive += counts.active ?? 0;
+      leftWaitingChildren += counts['waiting-children'] ?? 0;
+      await queue.close();
+    }
+    return { roots: options.roots, finished: results.length, statuses, kills, seconds, duplicateExecutions: duplicates, leftActive, leftWaitingChildren };
+  } finally {
+    await client.close();
+    reader.disconnect();
+    await Promise.all(workers.map((worker) => worker.processes.stop()));
+    await redis.stop();
+  }
+}
