@@ -19,6 +19,8 @@ export interface RuntimeOptions {
    */
   readonly lockDurationMs: number;
   readonly stalledIntervalMs: number;
+  /** Default lifetime of what tiers write to Beads (outputs, logs, run records). */
+  readonly beadsTtlMs: number;
 }
 
 export const DEFAULT_PREFIX = '{tierflow}';
@@ -32,6 +34,7 @@ export interface RuntimeOptionsInput {
   readonly dedupTtlMs?: number;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  readonly beadsTtlMs?: number;
 }
 
 /** Fills defaults and checks the options; the prefix must carry a `{hash tag}` so flows work on Redis Cluster. */
@@ -54,13 +57,15 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     dedupTtlMs: input.dedupTtlMs ?? 3600_000,
     lockDurationMs: input.lockDurationMs ?? 30_000,
     stalledIntervalMs: input.stalledIntervalMs ?? 30_000,
+    beadsTtlMs: input.beadsTtlMs ?? 24 * 3600_000,
   };
 }
 
 /**
  * Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX, and for retries
  * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS, and for crash recovery
- * TIERFLOW_LOCK_DURATION_MS and TIERFLOW_STALLED_INTERVAL_MS.
+ * TIERFLOW_LOCK_DURATION_MS and TIERFLOW_STALLED_INTERVAL_MS, and for retention
+ * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS and TIERFLOW_DEDUP_TTL_MS.
  */
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
   const retry = {
@@ -74,6 +79,9 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Run
     retry,
     ...numberFrom(env, 'TIERFLOW_LOCK_DURATION_MS', 'lockDurationMs'),
     ...numberFrom(env, 'TIERFLOW_STALLED_INTERVAL_MS', 'stalledIntervalMs'),
+    ...numberFrom(env, 'TIERFLOW_KEEP_FINISHED_MS', 'keepFinishedMs'),
+    ...numberFrom(env, 'TIERFLOW_BEADS_TTL_MS', 'beadsTtlMs'),
+    ...numberFrom(env, 'TIERFLOW_DEDUP_TTL_MS', 'dedupTtlMs'),
   });
 }
 

@@ -18,6 +18,8 @@ export const stepStateSchema = z.object({
     }),
   ),
   memo: jsonObjectSchema,
+  /** The round's pending watchdog job, removed once the round has settled normally. */
+  watchdog: z.string().optional(),
   /** Trace context for later passes when the job carries none (a root enqueued without an SDK). */
   trace: z.string().optional(),
   /** When this job itself must answer (its deadline less the receiver's margin); null without a timeout. */

@@ -24,7 +24,7 @@ import { QUEUE_OF } from './queues.js';
 import { StepStore, type StepState } from './step-store.js';
 import { deadlineOf, receiverMarginMs } from './timing.js';
 import { context as otelContext, deserialiseContext, delegationSpan, endForRetry, endWithOutcome, linkTo, serialiseContext, startProcessSpan, trace } from './tracing.js';
-import { CONTROL_QUEUE, nextWatch, runWatchdog, scheduleWatchdog, type WatchdogJob } from './watchdog.js';
+import { CONTROL_QUEUE, nextWatch, runWatchdog, scheduleWatchdog, watchdogId, type WatchdogJob } from './watchdog.js';
 
 export interface TierWorkerOptions {
   readonly handler: TierHandler;
@@ -81,7 +81,7 @@ export class TierWorker {
     this.log = options.log ?? consoleLogger(QUEUE_OF[this.tier]);
     this.steps = new StepStore(redis, runtime.prefix, runtime.keepFinishedMs);
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
-    this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix });
+    this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix, defaultTtlMs: runtime.beadsTtlMs });
     this.finder = new JobFinder(redis, runtime.prefix);
     this.deadLetters = new DeadLetters(redis, runtime.prefix);
     this.keys = controlKeys(runtime.prefix);
@@ -317,6 +317,9 @@ export class TierWorker {
     };
     const own = previous?.trace ?? (job.opts.telemetry?.metadata ? undefined : serialiseContext(active));
     if (own) state.trace = own;
+    const watchAt = nextWatch(state, null);
+    const watch = { parentId: job.id!, parentTier: this.tier, round };
+    if (watchAt !== null) state.watchdog = watchdogId(watch, watchAt);
     // State first: a crash after this write re-adds the same children (same ids) on the next try.
     const pipeline = this.redis.multi();
     this.steps.write(pipeline, job.id!, state);
@@ -329,8 +332,7 @@ export class TierWorker {
     }
     await pipeline.exec();
     await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime, step.delayMs ?? 0, traces));
-    const watchAt = nextWatch(state, null);
-    if (watchAt !== null) await scheduleWatchdog(this.control, { parentId: job.id!, parentTier: this.tier, round }, watchAt, now);
+    if (watchAt !== null) await scheduleWatchdog(this.control, watch, watchAt, now);
     return state;
   }
 
@@ -373,6 +375,8 @@ export class TierWorker {
     this.steps.forget(pipeline, job.id!);
     if (raceKey) pipeline.get(this.keys.race(raceKey));
     const replies = await pipeline.exec();
+    // The round settled in time: its watchdog has nothing left to do. Not awaited: it only frees memory.
+    if (state?.watchdog) void this.control.remove(state.watchdog).catch(() => 0);
     const race = raceKey ? (replies?.at(-1)?.[1] as string | null) : null;
     if (race && raceKey && outcome.payload.status === 'success') await this.winRace(assignment, raceKey, race);
     return outcome;

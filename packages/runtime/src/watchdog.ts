@@ -23,9 +23,13 @@ export function nextWatch(state: Pick<StepState, 'children' | 'answer_by'>, pend
   return times.length === 0 ? null : Math.min(...times);
 }
 
+export function watchdogId(watch: WatchdogJob, at: number): string {
+  return `wd-${watch.parentId}-${watch.round}-${at}`;
+}
+
 export async function scheduleWatchdog(control: Queue, watch: WatchdogJob, at: number, now: number): Promise<void> {
   await control.add('watchdog', watch, {
-    jobId: `wd-${watch.parentId}-${watch.round}-${at}`,
+    jobId: watchdogId(watch, at),
     delay: Math.max(0, at - now),
     removeOnComplete: true,
     removeOnFail: { age: 3600 },
