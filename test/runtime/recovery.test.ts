@@ -1,6 +1,7 @@
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import type { TierSlug } from '@tierflow/runtime';
-import { waitFor } from '@tierflow/testing';
+import { CONTROL_QUEUE, type TierSlug } from '@tierflow/runtime';
+import { Queue } from 'bullmq';
+import { redisClient, waitFor } from '@tierflow/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { simPlan, treeNodes } from '../support/runs.js';
@@ -85,5 +86,28 @@ describe('a Redis restart', () => {
     await deployment.redis.restart();
     const outcome = await client.waitForResult(rootId, { timeoutMs: 30_000 });
     expect(outcome.payload.status).toBe('success');
+  }, 60_000);
+});
+
+describe('retention', () => {
+  it('a parent that waits longer than finished jobs are kept still resumes from its own state, delegating once', async () => {
+    // Finished jobs kept 1 s, leaves that take 2.5 s: the parents' records of unfinished work must outlive both.
+    deployment = await startDeployment('retention', { TIERFLOW_LOG: 'silent', TIERFLOW_KEEP_FINISHED_MS: '1000', TIERFLOW_TRACK_COMPLETIONS: '1' });
+    const { client, runtime } = deployment;
+    const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 2_500 }, { delay_ms: 2_500 }]));
+    const outcome = await client.waitForResult(rootId, { timeoutMs: 30_000 });
+    expect(outcome.payload.status).toBe('success');
+    const redis = redisClient(deployment.redis.url);
+    try {
+      const finished = await redis.keys(`${runtime.prefix}:beads:execution/finished/*`);
+      const duplicates = await redis.keys(`${runtime.prefix}:beads:execution/duplicates/*`);
+      expect({ finished: finished.length, duplicates: duplicates.length }).toEqual({ finished: 2, duplicates: 0 });
+      // A parent that lost its state would delegate again and leave a second watchdog behind.
+      const control = new Queue(CONTROL_QUEUE, { connection: redis, prefix: runtime.prefix });
+      await waitFor(async () => (await control.getJobCounts('delayed', 'waiting', 'active')).delayed === 0, { timeoutMs: 5_000, description: 'no watchdog left' });
+      await control.close();
+    } finally {
+      redis.disconnect();
+    }
   }, 60_000);
 });

@@ -6,16 +6,16 @@ import { bullPriority } from './queues.js';
 /** The backoff type our workers' `backoffStrategy` answers (core's exponential backoff with jitter and cap). */
 export const BACKOFF_TYPE = 'tierflow';
 
-/** Job options every Tierflow job shares: id = message id, retries, retention. */
+/**
+ * Job options every Tierflow job shares: id = message id, and retries. Retention is not here: the
+ * workers apply their own (`keepFinishedMs`), so the deployment decides it, not whoever enqueued.
+ */
 export function jobOptions(id: string, priority: number, runtime: RuntimeOptions): JobsOptions {
-  const keepSeconds = Math.ceil(runtime.keepFinishedMs / 1000);
   return {
     jobId: id,
     priority: bullPriority(priority),
     attempts: runtime.retry.attempts,
     backoff: { type: BACKOFF_TYPE },
-    removeOnComplete: { age: keepSeconds },
-    removeOnFail: { age: keepSeconds },
   };
 }
 

@@ -3,6 +3,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelMessage, type CancelReport } from './cancel.js';
 import { jobOptions } from './child-jobs.js';
+import { inFlightTtlMs } from './retention.js';
 import { DeadLetters } from './dead-letters.js';
 import { controlKeys } from './control-keys.js';
 import { context, rootSpan, serialiseContext, trace } from './tracing.js';
@@ -106,7 +107,7 @@ export class TierflowClient {
       return await cancelMessage(this.redis, finder, this.runtime.prefix, messageId, {
         reason: options.reason ?? 'cancelled by an operator',
         cascade: options.cascade ?? true,
-        markTtlMs: this.runtime.keepFinishedMs,
+        markTtlMs: inFlightTtlMs(this.runtime),
       });
     } finally {
       await finder.close();

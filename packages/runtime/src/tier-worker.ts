@@ -21,6 +21,7 @@ import { consoleLogger } from './logger.js';
 import { buildDelegation, buildOutcome } from './messages.js';
 import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
+import { finishedJobRetention, inFlightTtlMs } from './retention.js';
 import { StepStore, type StepState } from './step-store.js';
 import { deadlineOf, receiverMarginMs } from './timing.js';
 import { context as otelContext, deserialiseContext, delegationSpan, endForRetry, endWithOutcome, linkTo, serialiseContext, startProcessSpan, trace } from './tracing.js';
@@ -79,7 +80,7 @@ export class TierWorker {
     const { handler, runtime } = options;
     this.tier = handler.tier;
     this.log = options.log ?? consoleLogger(QUEUE_OF[this.tier]);
-    this.steps = new StepStore(redis, runtime.prefix, runtime.keepFinishedMs);
+    this.steps = new StepStore(redis, runtime.prefix, inFlightTtlMs(runtime));
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
     this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix, defaultTtlMs: runtime.beadsTtlMs });
     this.finder = new JobFinder(redis, runtime.prefix);
@@ -98,6 +99,8 @@ export class TierWorker {
       autorun: false,
       lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
       stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
+      removeOnComplete: finishedJobRetention(runtime),
+      removeOnFail: finishedJobRetention(runtime),
       settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
     });
     this.watchdogs = new Worker(CONTROL_QUEUE, (job: Job<WatchdogJob>) => this.watch(job.data), {
@@ -325,7 +328,7 @@ export class TierWorker {
     this.steps.write(pipeline, job.id!, state);
     const raceKey = roundKeyOf(messages[0]!.id);
     if (step.strategy === 'first_success' && raceKey) {
-      pipeline.set(this.keys.race(raceKey), JSON.stringify(messages.map((message) => message.id)), 'PX', this.options.runtime.keepFinishedMs);
+      pipeline.set(this.keys.race(raceKey), JSON.stringify(messages.map((message) => message.id)), 'PX', inFlightTtlMs(this.options.runtime));
     }
     if (this.tier === 'PROGRESS_MONITOR' && span.isRecording()) {
       pipeline.set(this.keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', this.options.runtime.keepFinishedMs, 'NX');
@@ -373,6 +376,7 @@ export class TierWorker {
     const pipeline = this.redis.multi();
     this.dedup.record(pipeline, assignment.id, outcome);
     this.steps.forget(pipeline, job.id!);
+    pipeline.del(this.settledRecords(job.id!, state));
     if (raceKey) pipeline.get(this.keys.race(raceKey));
     const replies = await pipeline.exec();
     // The round settled in time: its watchdog has nothing left to do. Not awaited: it only frees memory.
@@ -380,6 +384,21 @@ export class TierWorker {
     const race = raceKey ? (replies?.at(-1)?.[1] as string | null) : null;
     if (race && raceKey && outcome.payload.status === 'success') await this.winRace(assignment, raceKey, race);
     return outcome;
+  }
+
+  /**
+   * What this job's work leaves behind once it has answered: its own cancellation mark, its
+   * children's timeout records and its races. Its own timeout record stays for its parent to
+   * read, unless it is the root.
+   */
+  private settledRecords(jobId: string, state: StepState | null): string[] {
+    const keys = [this.keys.cancel(jobId)];
+    if (this.tier === 'PROGRESS_MONITOR') keys.push(this.keys.timeout(jobId));
+    for (const child of state?.children ?? []) keys.push(this.keys.timeout(child.id));
+    for (let round = 0; state && round <= state.round; round++) {
+      keys.push(this.keys.race(`${jobId}.${round}`), this.keys.raceWinner(`${jobId}.${round}`));
+    }
+    return keys;
   }
 
   /**
@@ -396,7 +415,7 @@ export class TierWorker {
         cancelMessage(this.redis, this.finder, this.options.runtime.prefix, id, {
           reason: `${assignment.id} succeeded first (first_success)`,
           source,
-          markTtlMs: this.options.runtime.keepFinishedMs,
+          markTtlMs: inFlightTtlMs(this.options.runtime),
         }),
       ),
     );
@@ -407,14 +426,14 @@ export class TierWorker {
       await cancelMessage(this.redis, this.finder, this.options.runtime.prefix, child.id, {
         reason: `${assignment.id} was stopped`,
         source: this.tier,
-        markTtlMs: this.options.runtime.keepFinishedMs,
+        markTtlMs: inFlightTtlMs(this.options.runtime),
       });
     }
   }
 
   private async watch(watch: WatchdogJob): Promise<void> {
     const { redis, finder, steps, control } = this;
-    await runWatchdog({ redis, finder, steps, control, prefix: this.options.runtime.prefix, markTtlMs: this.options.runtime.keepFinishedMs }, watch, Date.now());
+    await runWatchdog({ redis, finder, steps, control, prefix: this.options.runtime.prefix, markTtlMs: inFlightTtlMs(this.options.runtime) }, watch, Date.now());
   }
 
   private contextFor(job: Job, assignment: Assignment, signal: AbortSignal): TierContext {
