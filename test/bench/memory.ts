@@ -24,6 +24,24 @@ const usedMemory = async (): Promise<string> => {
   const bytes = Number(/used_memory:(\d+)/.exec(info)?.[1]);
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB, ${await redis.dbsize()} keys`;
 };
+// Keys grouped by shape (ids replaced by *) with their memory, largest first: where the bytes are.
+const keyCensus = async (): Promise<string> => {
+  const groups = new Map<string, { keys: number; bytes: number }>();
+  for await (const batch of redis.scanStream({ count: 1000 }) as AsyncIterable<string[]>) {
+    for (const key of batch) {
+      const shape = key.replace(/\{[^}]*\}/, '{prefix}').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}[^:/]*/g, '<id>').replace(/:\d+$/, ':N');
+      const group = groups.get(shape) ?? { keys: 0, bytes: 0 };
+      group.keys += 1;
+      group.bytes += (await redis.memory('USAGE', key)) ?? 0;
+      groups.set(shape, group);
+    }
+  }
+  return [...groups.entries()]
+    .sort((a, b) => b[1].bytes - a[1].bytes)
+    .slice(0, 15)
+    .map(([shape, { keys, bytes }]) => `  ${shape}: ${keys} keys, ${(bytes / 1024).toFixed(0)} KiB`)
+    .join('\n');
+};
 try {
   console.log(`before: ${await usedMemory()}`);
   for (let wave = 1; wave <= waves; wave++) {
@@ -31,6 +49,12 @@ try {
     await Promise.all(ids.map((id) => deployment.client.waitForResult(id, { timeoutMs: 300_000 })));
     console.log(`after ${wave * perWave} roots: ${await usedMemory()}`);
   }
+  console.log(await keyCensus());
+  // Finished jobs are removed by age when later jobs finish: let retention lapse, then run one more root.
+  await new Promise((resolve) => setTimeout(resolve, 11_000));
+  await deployment.client.waitForResult(await deployment.client.enqueue(objective), { timeoutMs: 30_000 });
+  console.log(`retention lapsed, one more root: ${await usedMemory()}`);
+  console.log(await keyCensus());
 } finally {
   redis.disconnect();
   await deployment.stop();

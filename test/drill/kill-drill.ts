@@ -1,7 +1,7 @@
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
 import type { ObjectiveFile, TierSlug } from '@tierflow/runtime';
 import { redisClient, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';
 
 export interface DrillOptions {
@@ -22,6 +22,9 @@ export interface DrillReport {
   readonly kills: number;
   readonly seconds: number;
   readonly duplicateExecutions: number;
+  /** Jobs taken back from killed workers, and how long after the kill each was (ms, median and max). */
+  readonly reclaimed: number;
+  readonly reclaimMs: { readonly median: number; readonly max: number } | null;
   readonly leftActive: number;
   readonly leftWaitingChildren: number;
 }
@@ -64,7 +67,20 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
   };
   const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
   const reader = redisClient(redis.url);
+  // BullMQ announces each job it takes back from a dead worker ('stalled'): the time since that tier's last kill is the reclaim time.
+  const killedAt = new Map<TierSlug, number>();
+  const reclaims: number[] = [];
+  const eventConnections = TIERS.map(() => redisClient(redis.url));
+  const events = TIERS.map((tier, index) => {
+    const queueEvents = new QueueEvents(tier, { connection: eventConnections[index]!, prefix });
+    queueEvents.on('stalled', () => {
+      const at = killedAt.get(tier);
+      if (at !== undefined) reclaims.push(Date.now() - at);
+    });
+    return queueEvents;
+  });
   try {
+    await Promise.all(events.map((queueEvents) => queueEvents.waitUntilReady()));
     for (const tier of TIERS) for (let i = 0; i < options.workersPerTier; i++) await start(tier);
     const started = performance.now();
     const ids = await Promise.all(Array.from({ length: options.roots }, () => client.enqueue(objective())));
@@ -80,6 +96,7 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
       const victim = alive[Math.floor(Math.random() * alive.length)];
       if (!victim) continue;
       victim.processes.children.get(victim.tier)!.kill('SIGKILL');
+      killedAt.set(victim.tier, Date.now());
       await victim.processes.exited;
       kills++;
       // The replacement starts while the beat goes on, as a supervisor would restart it.
@@ -107,8 +124,12 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
       leftWaitingChildren += counts['waiting-children'] ?? 0;
       await queue.close();
     }
-    return { roots: options.roots, finished: results.length, statuses, kills, seconds, duplicateExecutions: duplicates, leftActive, leftWaitingChildren };
+    reclaims.sort((a, b) => a - b);
+    const reclaimMs = reclaims.length === 0 ? null : { median: reclaims[Math.floor(reclaims.length / 2)]!, max: reclaims.at(-1)! };
+    return { roots: options.roots, finished: results.length, statuses, kills, seconds, duplicateExecutions: duplicates, reclaimed: reclaims.length, reclaimMs, leftActive, leftWaitingChildren };
   } finally {
+    await Promise.all(events.map((queueEvents) => queueEvents.close()));
+    for (const connection of eventConnections) connection.disconnect();
     await client.close();
     reader.disconnect();
     await Promise.all(workers.map((worker) => worker.processes.stop()));
