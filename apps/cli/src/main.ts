@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { aclCommand, type AclOptions } from './commands/acl.js';
 import { cancelCommand } from './commands/cancel.js';
 import { demoCommand } from './commands/demo.js';
 import { dlqCommand } from './commands/dlq.js';
@@ -107,6 +108,17 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--no-cascade', 'cancel only this message and leave its children running')
     .action(async (messageId: string, options: { reason?: string; cascade?: boolean }) => {
       exit.code = await cancelCommand(messageId, options, io);
+    });
+
+  cli
+    .command('acl')
+    .description('Redis users per tier (ACL): print an ACL file, or apply it to a server; passwords from TIERFLOW_ACL_PASSWORD_<USER>')
+    .argument('<action>', 'print | apply')
+    .option('--prefix <prefix>', 'the deployment prefix (default: TIERFLOW_PREFIX, else {tierflow})')
+    .option('--admin-url <url>', 'apply: an admin connection (default: ADMIN_REDIS_URL)')
+    .option('--save', 'apply: ACL SAVE afterwards, for a server started with an ACL file')
+    .action(async (action: string, options: AclOptions) => {
+      exit.code = await aclCommand(action, options, io);
     });
 
   cli

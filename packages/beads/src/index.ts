@@ -21,11 +21,13 @@ export { BEADS_NAMESPACES, BEADS_REF_PREFIX, beadsRef, isBeadsNamespace, MAX_BEA
 export type { BeadsNamespace, ParsedBeadsKey } from './beads-key.js';
 export { BeadsPermissionError, canWrite, checkWrite, SEEN_MESSAGES_PATH, seenMessageKey, TIER_SLUGS, tierOfSlug, WRITE_PERMISSIONS } from './permissions.js';
 export type { TierSlug } from './permissions.js';
+export { beadsAclKeyRules } from './beads-acl.js';
 export { BeadsStore } from './store.js';
 export type { BeadsEntry, BeadsSetOptions } from './store.js';
 export { DEFAULT_BEADS_PREFIX, DEFAULT_BEADS_TTL_MS, resolveBeadsStoreOptions, resolveTtl } from './store-options.js';
 export type { BeadsStoreOptions, ResolvedBeadsStoreOptions } from './store-options.js';
 export type { BeadsValueSchema } from './value-codec.js';
+export { escapeRedisGlob } from './redis-glob.js';
 
 // For convenience: the base of the errors this package throws.
 export { isTierflowError, TierflowError } from '@tierflow/protocol';

@@ -1,12 +1,23 @@
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import { TierflowError } from '@tierflow/protocol';
 import { Redis } from 'ioredis';
+
+/** The variables naming PEM files for TLS to Redis (`rediss://`): a private CA, and a client certificate for mutual TLS. */
+export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDIS_TLS_CERT', key: 'TIERFLOW_REDIS_TLS_KEY' } as const;
 
 /**
  * An ioredis client as BullMQ needs it: commands wait through reconnects instead of failing.
  * While Redis is unreachable ioredis retries on its own; we say so once per outage rather than on
- * every retry.
+ * every retry. A `rediss://` URL gets the TLS files named in the environment (see
+ * {@link redisTlsFromEnv}); every connection is made here, so workers and clients alike use them.
  */
-export function connect(redisUrl: string, warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`)): Redis {
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: null });
+export function connect(
+  redisUrl: string,
+  warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`),
+  tls: ConnectionOptions | undefined = isTlsUrl(redisUrl) ? redisTlsFromEnv() : undefined,
+): Redis {
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: null, ...(tls ? { tls } : {}) });
   let down = false;
   client.on('error', (error: Error) => {
     if (down) return;
@@ -17,6 +28,39 @@ export function connect(redisUrl: string, warn: (message: string) => void = (mes
     down = false;
   });
   return client;
+}
+
+export function isTlsUrl(redisUrl: string): boolean {
+  return /^rediss:\/\//i.test(redisUrl);
+}
+
+/**
+ * TLS options from TIERFLOW_REDIS_TLS_CA (a CA to trust instead of the system's), and
+ * TIERFLOW_REDIS_TLS_CERT with TIERFLOW_REDIS_TLS_KEY (a client certificate, for a server that
+ * asks for one): paths of PEM files, read now. `undefined` when none is set, so `rediss://`
+ * alone trusts the system's CAs. The server's certificate must name the host in the URL.
+ *
+ * @throws TierflowError (code `invalid_config`) for a certificate without its key (or the
+ *   reverse), or a file that cannot be read.
+ */
+export function redisTlsFromEnv(env: NodeJS.ProcessEnv = process.env): ConnectionOptions | undefined {
+  const [ca, cert, key] = [env[REDIS_TLS_ENV.ca], env[REDIS_TLS_ENV.cert], env[REDIS_TLS_ENV.key]].map((path) => (path === '' ? undefined : path));
+  if (!ca && !cert && !key) return undefined;
+  if (Boolean(cert) !== Boolean(key)) {
+    throw TierflowError.permanent(`${REDIS_TLS_ENV.cert} and ${REDIS_TLS_ENV.key} go together: set both or neither`, { code: 'invalid_config' });
+  }
+  return {
+    ...(ca ? { ca: pem(REDIS_TLS_ENV.ca, ca) } : {}),
+    ...(cert && key ? { cert: pem(REDIS_TLS_ENV.cert, cert), key: pem(REDIS_TLS_ENV.key, key) } : {}),
+  };
+}
+
+function pem(name: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw TierflowError.permanent(`${name}=${path}: ${(error as Error).message}`, { code: 'invalid_config', cause: error });
+  }
 }
 
 /** The URL without its password, for logs. */

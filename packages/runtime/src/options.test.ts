@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { childMessageId, outcomeMessageId, rootIdOf } from './ids.js';
-import { resolveRuntimeOptions, runtimeOptionsFromEnv } from './options.js';
+import { redisUrlFromEnv, resolveRuntimeOptions, runtimeOptionsFromEnv, withCredentials } from './options.js';
 import { bullPriority, QUEUE_OF, tierFromSlug } from './queues.js';
 
 describe('resolveRuntimeOptions', () => {
@@ -27,6 +27,38 @@ describe('resolveRuntimeOptions', () => {
 
   it('reads REDIS_URL and TIERFLOW_PREFIX', () => {
     expect(runtimeOptionsFromEnv({ REDIS_URL: 'rediss://h:1', TIERFLOW_PREFIX: '{x}' })).toMatchObject({ redisUrl: 'rediss://h:1', prefix: '{x}' });
+  });
+});
+
+describe('the Redis URL and its credentials', () => {
+  const env = {
+    REDIS_URL: 'redis://h:6379',
+    REDIS_URL_FLEET: 'redis://fleet:f-secret@h:6379',
+  };
+
+  it('gives a tier its own REDIS_URL_<TIER>, as it is, and the others REDIS_URL', () => {
+    expect(runtimeOptionsFromEnv(env, { tier: 'fleet' }).redisUrl).toBe('redis://fleet:f-secret@h:6379');
+    expect(runtimeOptionsFromEnv({ ...env, TIERFLOW_REDIS_USERNAME: 'x' }, { tier: 'fleet' }).redisUrl).toBe('redis://fleet:f-secret@h:6379');
+    expect(runtimeOptionsFromEnv(env, { tier: 'monitor' }).redisUrl).toBe('redis://h:6379');
+    expect(runtimeOptionsFromEnv(env).redisUrl).toBe('redis://h:6379');
+    expect(redisUrlFromEnv({}, 'fleet')).toBeUndefined();
+  });
+
+  it('puts TIERFLOW_REDIS_USERNAME and TIERFLOW_REDIS_PASSWORD into REDIS_URL, or the default URL', () => {
+    expect(redisUrlFromEnv({ ...env, TIERFLOW_REDIS_USERNAME: 'client', TIERFLOW_REDIS_PASSWORD: 'pw' })).toBe('redis://client:pw@h:6379');
+    expect(redisUrlFromEnv({ REDIS_URL: 'rediss://old:old@h:1/2', TIERFLOW_REDIS_PASSWORD: 'new' })).toBe('rediss://old:new@h:1/2');
+    expect(redisUrlFromEnv({ TIERFLOW_REDIS_USERNAME: 'monitor', TIERFLOW_REDIS_PASSWORD: 'pw' })).toBe('redis://monitor:pw@127.0.0.1:6379');
+  });
+
+  it('encodes credentials so that ioredis decodes them back', () => {
+    const url = withCredentials('redis://h:6379', 'us er', 'p@s:s/%41#');
+    const parsed = new URL(url);
+    expect([decodeURIComponent(parsed.username), decodeURIComponent(parsed.password), parsed.host]).toEqual(['us er', 'p@s:s/%41#', 'h:6379']);
+  });
+
+  it('refuses TLS files for a URL that is not rediss://, and a file it cannot read', () => {
+    expect(() => runtimeOptionsFromEnv({ REDIS_URL: 'redis://h:1', TIERFLOW_REDIS_TLS_CA: '/ca.pem' })).toThrow(/TIERFLOW_REDIS_TLS_CA set, but the Redis URL is not rediss:\/\//);
+    expect(() => runtimeOptionsFromEnv({ REDIS_URL: 'rediss://h:1', TIERFLOW_REDIS_TLS_CA: '/nonexistent/ca.pem' })).toThrow(/TIERFLOW_REDIS_TLS_CA=\/nonexistent\/ca.pem: ENOENT/);
   });
 });
 

@@ -1,5 +1,7 @@
 import { resolveRetryOptions, type RetryOptions } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
+import { isTlsUrl, REDIS_TLS_ENV, redisTlsFromEnv } from './connection.js';
+import type { TierSlug } from './queues.js';
 
 /** Where and how a Tierflow deployment keeps its queues. */
 export interface RuntimeOptions {
@@ -65,16 +67,19 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
  * Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX, and for retries
  * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS, and for crash recovery
  * TIERFLOW_LOCK_DURATION_MS and TIERFLOW_STALLED_INTERVAL_MS, and for retention
- * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS and TIERFLOW_DEDUP_TTL_MS.
+ * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS and TIERFLOW_DEDUP_TTL_MS. For one tier's
+ * worker (`tier`), the Redis URL may be its own: see {@link redisUrlFromEnv}.
  */
-export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeOptions {
+export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scope: { readonly tier?: TierSlug } = {}): RuntimeOptions {
   const retry = {
     ...numberFrom(env, 'TIERFLOW_RETRY_ATTEMPTS', 'attempts'),
     ...numberFrom(env, 'TIERFLOW_RETRY_BASE_MS', 'baseDelayMs'),
     ...numberFrom(env, 'TIERFLOW_RETRY_MAX_MS', 'maxDelayMs'),
   };
+  const redisUrl = redisUrlFromEnv(env, scope.tier);
+  checkTlsEnv(env, redisUrl);
   return resolveRuntimeOptions({
-    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(redisUrl ? { redisUrl } : {}),
     ...(env.TIERFLOW_PREFIX ? { prefix: env.TIERFLOW_PREFIX } : {}),
     retry,
     ...numberFrom(env, 'TIERFLOW_LOCK_DURATION_MS', 'lockDurationMs'),
@@ -83,6 +88,46 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Run
     ...numberFrom(env, 'TIERFLOW_BEADS_TTL_MS', 'beadsTtlMs'),
     ...numberFrom(env, 'TIERFLOW_DEDUP_TTL_MS', 'dedupTtlMs'),
   });
+}
+
+/**
+ * Where a process connects, most specific first, so one environment can serve four tiers that
+ * log in as four Redis users:
+ * 1. for a tier's worker, `REDIS_URL_<TIER>` (`REDIS_URL_FLEET=redis://fleet:secret@host:6379`), as it is;
+ * 2. else REDIS_URL, its user and password replaced by TIERFLOW_REDIS_USERNAME and
+ *    TIERFLOW_REDIS_PASSWORD when those are set (a password kept out of the URL).
+ * `undefined` when nothing is set (the default URL applies).
+ */
+export function redisUrlFromEnv(env: NodeJS.ProcessEnv, tier?: TierSlug): string | undefined {
+  const own = tier ? env[`REDIS_URL_${tier.toUpperCase()}`] : undefined;
+  if (own) return own;
+  const username = env.TIERFLOW_REDIS_USERNAME || undefined;
+  const password = env.TIERFLOW_REDIS_PASSWORD || undefined;
+  if (!username && !password) return env.REDIS_URL || undefined;
+  return withCredentials(env.REDIS_URL || DEFAULT_REDIS_URL, username, password);
+}
+
+/** `url` with its user and/or password replaced; encoded, as ioredis decodes them. */
+export function withCredentials(url: string, username: string | undefined, password: string | undefined): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw TierflowError.permanent('REDIS_URL is not a URL', { code: 'invalid_config' });
+  }
+  if (username !== undefined) parsed.username = encodeURIComponent(username);
+  if (password !== undefined) parsed.password = encodeURIComponent(password);
+  return parsed.href;
+}
+
+// TLS files only make sense for rediss://: with redis:// they would be silently ignored.
+function checkTlsEnv(env: NodeJS.ProcessEnv, redisUrl: string | undefined): void {
+  const named = Object.values(REDIS_TLS_ENV).filter((name) => env[name]);
+  if (named.length === 0) return;
+  if (!isTlsUrl(redisUrl ?? DEFAULT_REDIS_URL)) {
+    throw TierflowError.permanent(`${named.join(', ')} set, but the Redis URL is not rediss://`, { code: 'invalid_config' });
+  }
+  redisTlsFromEnv(env);
 }
 
 function numberFrom<K extends string>(env: NodeJS.ProcessEnv, name: string, key: K): Partial<Record<K, number>> {

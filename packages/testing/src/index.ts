@@ -18,6 +18,8 @@
  * });
  * ```
  */
+export { makeTestCertificates } from './certificates.js';
+export type { TestCertificates } from './certificates.js';
 export { findRedisServerBinary } from './redis-binary.js';
 export { redisClient } from './redis-client.js';
 export { startRedisServer } from './redis-server.js';

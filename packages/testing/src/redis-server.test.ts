@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeTestCertificates } from './certificates.js';
 import { findRedisServerBinary } from './redis-binary.js';
 import { redisClient } from './redis-client.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
@@ -136,5 +137,44 @@ describe('without redis-server', () => {
     process.env['PATH'] = '/nonexistent';
     expect(findRedisServerBinary()).toBeNull();
     await expect(startRedisServer()).rejects.toThrow(/redis-server is not on PATH.*apt-get install redis-server/);
+  });
+});
+
+describe('ACL file and TLS', () => {
+  it('starts with an ACL file whose default user is off, and is ready all the same', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tierflow-acl-'));
+    const server = await startRedisServer({ aclFile: join(dir, 'users.acl') }).catch((error: Error) => error);
+    // Redis refuses to start with a missing ACL file: the option reaches it.
+    expect(server).toBeInstanceOf(Error);
+    await writeFile(join(dir, 'users.acl'), 'user default off\nuser t on >pw ~* +@all\n');
+    const started = await startRedisServer({ aclFile: join(dir, 'users.acl') });
+    const anonymous = redisClient(started.url);
+    anonymous.on('error', () => undefined);
+    const user = redisClient(started.url.replace('//', '//t:pw@'));
+    try {
+      await expect(anonymous.get('x')).rejects.toThrow(/NOAUTH/);
+      expect(await user.ping()).toBe('PONG');
+    } finally {
+      anonymous.disconnect();
+      user.disconnect();
+      await started.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves TLS only, to a client with a certificate from the test CA', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tierflow-certs-'));
+    const certs = await makeTestCertificates(dir);
+    const server = await startRedisServer({ tls: certs });
+    const redis = redisClient(server.url, certs);
+    try {
+      expect(server.url).toBe(`rediss://127.0.0.1:${server.port}`);
+      expect(await redis.ping()).toBe('PONG');
+      expect(await redis.config('GET', 'port')).toEqual(['port', '0']);
+    } finally {
+      redis.disconnect();
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestCertificates } from './certificates.js';
 import { forgetDir, reapOnExit, removeOnExit } from './child-reaper.js';
 import { findFreePort } from './free-port.js';
 import { pingRedis } from './ping.js';
@@ -17,11 +18,15 @@ export interface RedisServerOptions {
   readonly dir?: string;
   /** More `redis-server` arguments, after ours so they win, e.g. `['--appendfsync', 'always']`. */
   readonly args?: readonly string[];
+  /** An ACL file (`--aclfile`): the users, and whether `default` may log in. */
+  readonly aclFile?: string;
+  /** TLS only: no plain port, the TLS port serves `rediss://`, and clients must show a certificate the CA signed. */
+  readonly tls?: TestCertificates;
 }
 
 /** A private redis-server on a loopback port, owned by this process. */
 export interface RedisServer {
-  /** `redis://127.0.0.1:<port>` */
+  /** `redis://127.0.0.1:<port>`, or `rediss://` with TLS */
   readonly url: string;
   readonly port: number;
   readonly dir: string;
@@ -59,7 +64,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   const ownsDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'tierflow-redis-')));
   if (ownsDir) removeOnExit(dir);
-  const launch = (port: number): Promise<Launch> => launchRedis(binary, port, redisArgs(port, dir, options));
+  const launch = (port: number): Promise<Launch> => launchRedis(binary, port, redisArgs(port, dir, options), options.tls);
 
   try {
     let child: ChildProcess | undefined;
@@ -74,7 +79,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 
     let current: ChildProcess = child;
     const server: RedisServer = {
-      url: `redis://127.0.0.1:${port}`,
+      url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
       port,
       dir,
       get pid(): number {
@@ -109,17 +114,29 @@ function redisArgs(port: number, dir: string, options: RedisServerOptions): stri
     '--save', '',
     '--appendonly', options.appendOnly === true ? 'yes' : 'no',
     '--bind', '127.0.0.1',
-    '--port', String(port),
+    ...(options.tls ? tlsArgs(port, options.tls) : ['--port', String(port)]),
     '--dir', dir,
     '--daemonize', 'no',
+    ...(options.aclFile === undefined ? [] : ['--aclfile', options.aclFile]),
     ...(options.args ?? []),
+  ];
+}
+
+function tlsArgs(port: number, tls: TestCertificates): string[] {
+  return [
+    '--port', '0',
+    '--tls-port', String(port),
+    '--tls-cert-file', tls.serverCert,
+    '--tls-key-file', tls.serverKey,
+    '--tls-ca-cert-file', tls.ca,
+    '--tls-auth-clients', 'yes',
   ];
 }
 
 type Launch = { readonly ok: true; readonly child: ChildProcess } | { readonly ok: false; readonly portTaken: boolean; readonly error: string };
 
 /** Spawns redis-server and waits until it answers PING or exits. */
-async function launchRedis(binary: string, port: number, args: readonly string[]): Promise<Launch> {
+async function launchRedis(binary: string, port: number, args: readonly string[], tls: TestCertificates | undefined): Promise<Launch> {
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   reapOnExit(child);
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -139,7 +156,7 @@ async function launchRedis(binary: string, port: number, args: readonly string[]
     const state = await waitFor(
       async () => {
         if (spawnError !== undefined || child.exitCode !== null || child.signalCode !== null) return 'exited';
-        return (await pingRedis(port)) ? 'ready' : false;
+        return (await pingRedis(port, undefined, tls)) ? 'ready' : false;
       },
       { timeoutMs: READY_TIMEOUT_MS, description: `redis-server on port ${port} to answer PING` },
     );

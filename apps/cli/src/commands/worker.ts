@@ -16,7 +16,8 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     io.stderr(`unknown tier "${tier}"; the tiers are: ${TIER_SLUGS.join(', ')}\n`);
     return EXIT.unusable;
   }
-  const runtime = runtimeOptionsFromEnv();
+  // REDIS_URL_<TIER> lets one environment give each tier its own Redis user.
+  const runtime = runtimeOptionsFromEnv(process.env, { tier });
   const stop = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

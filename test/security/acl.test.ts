@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BeadsStore } from '@tierflow/beads';
+import { resolveRuntimeOptions, TierflowClient, type RunNode } from '@tierflow/runtime';
+import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simPlan, treeNodes } from '../support/runs.js';
+import { startTiers, tierflow, type RunningTiers } from './tier-processes.js';
+
+// A Redis that knows only the users `tierflow acl print` wrote, and the four tiers each logged in as its own.
+const USERS = ['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const;
+type User = (typeof USERS)[number];
+const PASSWORDS = Object.fromEntries(USERS.map((user) => [user, randomBytes(12).toString('hex')])) as Record<User, string>;
+
+let dir: string;
+let server: RedisServer;
+let prefix: string;
+let tiers: RunningTiers;
+let client: TierflowClient;
+let admin: Redis;
+const connections: Redis[] = [];
+
+function urlFor(user: string, password: string): string {
+  return server.url.replace('redis://', `redis://${user}:${password}@`);
+}
+
+/** A connection as `user`; it reports errors through the commands it runs, not as events. */
+function as(user: string | null, password = PASSWORDS[user as User] ?? ''): Redis {
+  const redis = redisClient(user ? urlFor(user, password) : server.url);
+  redis.on('error', () => undefined);
+  connections.push(redis);
+  return redis;
+}
+
+async function refusal(command: Promise<unknown>): Promise<string> {
+  return command.then(
+    (value) => `done: ${String(value)}`,
+    (error: Error) => error.message,
+  );
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tierflow-acl-e2e-'));
+  prefix = uniquePrefix('acl');
+  const passwordEnv = Object.fromEntries(USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, PASSWORDS[user]]));
+  const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
+  expect(printed).toMatchObject({ code: 0, stderr: '' });
+  await writeFile(join(dir, 'users.acl'), printed.stdout);
+  server = await startRedisServer({ aclFile: join(dir, 'users.acl') });
+  admin = as('admin');
+  // No credentials in REDIS_URL: each tier logs in with its own REDIS_URL_<TIER> or not at all.
+  tiers = await startTiers({
+    REDIS_URL: server.url,
+    TIERFLOW_PREFIX: prefix,
+    ...Object.fromEntries(['monitor', 'architect', 'dispatcher', 'fleet'].map((tier) => [`REDIS_URL_${tier.toUpperCase()}`, urlFor(tier, PASSWORDS[tier as User])])),
+  });
+  client = new TierflowClient(resolveRuntimeOptions({ redisUrl: urlFor('client', PASSWORDS.client), prefix }));
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await tiers?.processes.stop();
+  for (const connection of connections) connection.disconnect();
+  await server?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(objective: ReturnType<typeof simPlan>): Promise<{ id: string; status: string; tree: RunNode }> {
+  const id = await client.enqueue(objective);
+  const outcome = await client.waitForResult(id, { timeoutMs: 20_000 });
+  return { id, status: outcome.payload.status, tree: (await client.tree(id))! };
+}
+
+let firstRoot: string;
+
+describe('four tiers, four Redis users', () => {
+  it('runs a root objective to success, each tier connected as its own user', async () => {
+    const { id, status, tree } = await run(simPlan('all_success', [{ output_bytes: 2048 }, {}]));
+    expect(status, tiers.logs.join('\n')).toBe('success');
+    expect(treeNodes(tree, 'SPECIALIZED_FLEET')).toHaveLength(2);
+    firstRoot = id;
+    const users = String(await admin.call('CLIENT', 'LIST'))
+      .split('\n')
+      .map((line) => /\buser=(\S+)/.exec(line)?.[1])
+      .filter((user): user is string => user !== undefined);
+    expect(new Set(users)).toEqual(new Set(['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet']));
+  });
+
+  it('races, timeouts, cancellations and dead letters work within the ACL', async () => {
+    const race = await run(simPlan('first_success', [{}, { delay_ms: 10_000 }]));
+    expect(race.status).toBe('success');
+    expect(treeNodes(race.tree, 'SPECIALIZED_FLEET').map((node) => node.status).sort()).toEqual(['cancelled', 'success']);
+
+    const late = await run(simPlan('all_success', [{ delay_ms: 10_000 }], { timeout_ms: 500 }));
+    expect(treeNodes(late.tree, 'SPECIALIZED_FLEET').every((node) => node.status === 'timeout')).toBe(true);
+
+    const long = await client.enqueue(simPlan('all_success', [{ delay_ms: 30_000 }]));
+    await waitFor(async () => treeNodes((await client.tree(long)) ?? ({ children: [] } as unknown as RunNode), 'SPECIALIZED_FLEET')[0]?.status === 'active', {
+      description: 'the leaf to run',
+    });
+    expect(await client.cancel(long, { reason: 'acl drill' })).toMatchObject({ outcome: 'cancelled' });
+    expect((await client.waitForResult(long, { timeoutMs: 10_000 })).payload.status).toBe('cancelled');
+
+    const fleet = new Queue('fleet', { connection: as('client'), prefix });
+    await fleet.add('bad', { not: 'a message' }, { jobId: 'acl-bad-1' });
+    await fleet.close();
+    const letters = client.deadLetters();
+    await waitFor(() => letters.get('fleet-acl-bad-1'), { description: 'the dead letter' });
+    await letters.close();
+  });
+
+  it('had Redis refuse nothing the runtime did (ACL LOG is empty)', async () => {
+    expect(await admin.call('ACL', 'LOG')).toEqual([]);
+    expect(tiers.logs.filter((line) => /NOPERM|NOAUTH|WRONGPASS/.test(line))).toEqual([]);
+  });
+});
+
+describe('what Redis itself refuses', () => {
+  it('refuses the Fleet a Beads write outside its namespaces, even through a store that claims another tier', async () => {
+    const fleet = as('fleet');
+    expect(await refusal(fleet.set(`${prefix}:beads:task/${firstRoot}/x`, '1'))).toMatch(/^NOPERM/);
+    expect(await refusal(fleet.set(`${prefix}:beads:system/seen-messages/monitor/x`, '1'))).toMatch(/^NOPERM/);
+    expect(await refusal(fleet.del(`${prefix}:beads:history/runs/${firstRoot}`))).toMatch(/^NOPERM/);
+    const impostor = new BeadsStore(fleet, { tier: 'ABSTRACT_ARCHITECT', prefix });
+    await expect(impostor.set(`task/${firstRoot}/current-objective`, 'taken over')).rejects.toThrow(/^NOPERM/);
+    // Its own namespaces it writes.
+    expect(await fleet.set(`${prefix}:beads:execution/acl-test`, '1')).toBe('OK');
+    expect(await fleet.set(`${prefix}:beads:system/seen-messages/fleet/acl-test`, '1')).toBe('OK');
+  });
+
+  it('lets every tier read Beads it does not own', async () => {
+    const architectKeys = await admin.keys(`${prefix}:beads:task/${firstRoot}/*`);
+    expect(architectKeys.length).toBeGreaterThan(0);
+    for (const user of ['monitor', 'dispatcher', 'fleet', 'client'] as const) {
+      const reader = new BeadsStore(as(user), { tier: 'SPECIALIZED_FLEET', prefix });
+      const values = await reader.getMany(architectKeys.map((key) => key.slice(`${prefix}:`.length)));
+      expect(values.every((value) => value !== null)).toBe(true);
+      expect(await as(user).get(`${prefix}:beads:system/runs/${firstRoot}`)).not.toBeNull();
+    }
+  });
+
+  it('refuses the Dispatcher the Fleet’s outputs, and every tier another deployment and the server', async () => {
+    expect(await refusal(as('dispatcher').set(`${prefix}:beads:execution/x`, '1'))).toMatch(/^NOPERM/);
+    expect(await as('dispatcher').set(`${prefix}:beads:routing/acl-test`, '1')).toBe('OK');
+    const fleet = as('fleet');
+    expect(await refusal(fleet.set('{another}:fleet:x', '1'))).toMatch(/^NOPERM/);
+    expect(await refusal(fleet.publish('{another}:control', 'x'))).toMatch(/^NOPERM/);
+    for (const command of [['FLUSHALL'], ['KEYS', '*'], ['CONFIG', 'GET', 'dir'], ['ACL', 'LIST'], ['FUNCTION', 'FLUSH'], ['SHUTDOWN']]) {
+      expect(await refusal(fleet.call(command[0]!, ...command.slice(1)))).toMatch(/^NOPERM/);
+    }
+    expect(await refusal(as('client').set(`${prefix}:beads:task/x`, '1'))).toMatch(/^NOPERM/);
+  });
+
+  it('refuses the default user, and a wrong password', async () => {
+    expect(await refusal(as(null).get(`${prefix}:beads:task/x`))).toMatch(/^NOAUTH/);
+    expect(await refusal(as('default', '').ping())).toMatch(/^WRONGPASS/);
+    expect(await refusal(as('default', 'anything').ping())).toMatch(/^WRONGPASS/);
+    expect(await refusal(as('fleet', 'wrong').ping())).toMatch(/^WRONGPASS/);
+  });
+});
