@@ -1,27 +1,12 @@
 // Latency and throughput of whole roots through four worker processes on a private Redis,
 // without tracing and with it (OTLP/HTTP protobuf, batched, to a local receiver), in one run.
 //   npm run build && node test/dist/bench/roots.js [sequential=100] [in-flight=1000]
-import type { ObjectiveFile } from '@tierflow/runtime';
 import { startDeployment } from '../support/deployment.js';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { benchObjective as objective, percentile } from './shape.js';
 
 const sequential = Number(process.argv[2] ?? 100);
 const inFlight = Number(process.argv[3] ?? 1000);
-
-// The shape the benchmarks share: sim at delay 0, fan-out 3 at the Dispatcher, all_success.
-const objective: ObjectiveFile = {
-  objective: 'bench',
-  task_data: {
-    plan: {
-      strategy: 'all_success',
-      subtasks: [1, 2, 3].map((index) => ({ objective: `subtask ${index}`, task_data: { sim: { delay_ms: 0 } } })),
-    },
-  },
-};
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 interface Figures {
   readonly p50: number;

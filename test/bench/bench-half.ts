@@ -1,0 +1,10 @@
+/** One side of the comparison: workers on a private Redis, and a way to run roots through them. */
+export interface BenchHalf {
+  readonly redisUrl: string;
+  readonly workerPids: readonly number[];
+  /** Enqueues one root of the bench shape; returns its id. */
+  enqueue(): Promise<string>;
+  /** Resolves when the root has finished successfully; rejects otherwise or after `timeoutMs`. */
+  finished(id: string, timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}

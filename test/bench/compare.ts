@@ -1,0 +1,89 @@
+// Plain BullMQ against Tierflow on the same shape (root → 1 → 1 → 3 leaves, no work in the
+// leaves), alternating halves, each on a private Redis so its INFO counters are its own; medians
+// over the rounds. Tierflow traces (OTLP/HTTP protobuf, batched) to a local receiver. Then
+// cancellation and first_success latency.
+//   npm run build && node test/dist/bench/compare.js [sequential=200] [in-flight=1000] [rounds=2] [cancel-runs=20]
+// Peak worker RSS with 10,000 roots in flight (Tierflow only; minutes, so not by default):
+//   node test/dist/bench/compare.js --rss-10k [roots=10000]
+import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import type { BenchHalf } from './bench-half.js';
+import { startBullmqShape } from './bullmq-shape.js';
+import { runCancelBench } from './cancel-latency.js';
+import { measureHalf, type HalfFigures } from './measure.js';
+import { runRssCheck } from './rss-check.js';
+import { mb } from './rss.js';
+import { median } from './shape.js';
+import { startTierflowShape } from './tierflow-shape.js';
+
+const args = process.argv.slice(2);
+const rssMode = args[0] === '--rss-10k';
+const numbers = (rssMode ? args.slice(1) : args).map(Number);
+
+const receiver = await startOtlpReceiver();
+const tracing: NodeJS.ProcessEnv = {
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+};
+
+type Side = 'BullMQ' | 'Tierflow';
+
+async function half(side: Side, sequential: number, inFlight: number): Promise<HalfFigures> {
+  const target: BenchHalf = side === 'BullMQ' ? await startBullmqShape() : await startTierflowShape(tracing);
+  try {
+    const figures = await measureHalf(target, { warmUp: 10, sequential, inFlight });
+    console.log(
+      `${side.padEnd(9)} p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, ${figures.rootsPerSecond.toFixed(0)} roots/s, ` +
+        `${figures.commandsPerRoot.toFixed(0)} cmds/root, ${figures.cpuMicrosPerRoot.toFixed(0)} µs Redis CPU/root, ` +
+        `worker RSS ${mb(figures.rss.sum).toFixed(0)} MB (max ${mb(figures.rss.max).toFixed(0)}, peak ${mb(figures.rss.peakMax).toFixed(0)})` +
+        (side === 'Tierflow' ? `, ${receiver.spans.length} spans received` : ''),
+    );
+    return figures;
+  } finally {
+    await target.stop();
+    // The receiver keeps every span; only the count matters here.
+    receiver.spans.length = 0;
+  }
+}
+
+function table(bullmq: HalfFigures[], tierflow: HalfFigures[]): string[] {
+  const rows: [string, (f: HalfFigures) => number, number][] = [
+    ['roots/s', (f) => f.rootsPerSecond, 0],
+    ['single p50 (ms)', (f) => f.p50, 1],
+    ['single p99 (ms)', (f) => f.p99, 1],
+    ['Redis cmds/root', (f) => f.commandsPerRoot, 0],
+    ['Redis CPU µs/root', (f) => f.cpuMicrosPerRoot, 0],
+    ['worker RSS sum (MB)', (f) => mb(f.rss.sum), 0],
+    ['worker RSS max (MB)', (f) => mb(f.rss.max), 0],
+    ['worker RSS peak max (MB)', (f) => mb(f.rss.peakMax), 0],
+  ];
+  const lines = [`${''.padEnd(26)}${'BullMQ'.padStart(10)}${'Tierflow'.padStart(10)}${'Tierflow/BullMQ'.padStart(17)}`];
+  for (const [label, pick, digits] of rows) {
+    const b = median(bullmq.map(pick));
+    const t = median(tierflow.map(pick));
+    lines.push(`${label.padEnd(26)}${b.toFixed(digits).padStart(10)}${t.toFixed(digits).padStart(10)}${(t / b).toFixed(2).padStart(17)}`);
+  }
+  return lines;
+}
+
+try {
+  if (rssMode) {
+    for (const line of await runRssCheck(numbers[0] ?? 10_000, tracing)) console.log(line);
+  } else {
+    const [sequential = 200, inFlight = 1000, rounds = 2, cancelRuns = 20] = numbers;
+    const started = performance.now();
+    const results: Record<Side, HalfFigures[]> = { BullMQ: [], Tierflow: [] };
+    for (let round = 0; round < rounds; round++) {
+      for (const side of ['BullMQ', 'Tierflow'] as const) results[side].push(await half(side, sequential, inFlight));
+    }
+    const cancelLines = await runCancelBench(cancelRuns, tracing);
+    const took = ((performance.now() - started) / 1000).toFixed(0);
+    console.log(`\nmedians of ${rounds} rounds; ${sequential} sequential roots, ${inFlight} in flight; Redis and RSS figures from the in-flight phase; whole run ${took} s`);
+    for (const line of table(results.BullMQ, results.Tierflow)) console.log(line);
+    for (const line of cancelLines) console.log(`Tierflow ${line}`);
+    const ratio = median(results.Tierflow.map((f) => f.rootsPerSecond)) / median(results.BullMQ.map((f) => f.rootsPerSecond));
+    console.log(`tierflow/bullmq roots/s ratio: ${ratio.toFixed(2)}`);
+  }
+} finally {
+  await receiver.close();
+}
