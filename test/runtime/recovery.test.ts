@@ -1,6 +1,5 @@
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { CONTROL_QUEUE, type TierSlug } from '@tierflow/runtime';
-import { Queue } from 'bullmq';
+import { controlKeys, type TierSlug } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
@@ -103,9 +102,7 @@ describe('retention', () => {
       const duplicates = await redis.keys(`${runtime.prefix}:beads:execution/duplicates/*`);
       expect({ finished: finished.length, duplicates: duplicates.length }).toEqual({ finished: 2, duplicates: 0 });
       // A parent that lost its state would delegate again and leave a second watchdog behind.
-      const control = new Queue(CONTROL_QUEUE, { connection: redis, prefix: runtime.prefix });
-      await waitFor(async () => (await control.getJobCounts('delayed', 'waiting', 'active')).delayed === 0, { timeoutMs: 5_000, description: 'no watchdog left' });
-      await control.close();
+      await waitFor(async () => (await redis.zcard(controlKeys(runtime.prefix).watchdogs)) === 0, { timeoutMs: 5_000, description: 'no watchdog left' });
     } finally {
       redis.disconnect();
     }

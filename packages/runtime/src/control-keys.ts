@@ -7,6 +7,8 @@ export const controlKeys = (prefix: string) => ({
   /** A first_success round's siblings; its first winner cancels the rest. */
   race: (roundKey: string) => `${prefix}:race:${roundKey}`,
   raceWinner: (roundKey: string) => `${prefix}:race-won:${roundKey}`,
+  /** Due watchdogs: a sorted set of parent rounds by when their children's deadlines fall. */
+  watchdogs: `${prefix}:watchdogs`,
   /** A root's trace id, for `tierflow trace`. */
   trace: (rootId: string) => `${prefix}:trace:${rootId}`,
   /** Pub/sub channel every worker process listens on, to abort running handlers. */

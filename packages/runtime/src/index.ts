@@ -23,7 +23,6 @@ export { RunningHandlers, isStopReason } from './control-listener.js';
 export type { StopReason } from './control-listener.js';
 export { JobFinder } from './job-finder.js';
 export { TIMEOUT_GRACE_MS, deadlineOf, receiverMarginMs } from './timing.js';
-export { CONTROL_QUEUE } from './watchdog.js';
 export { callWithRetry } from './call-with-retry.js';
 export type { CallWithRetryOptions } from './call-with-retry.js';
 export { BACKOFF_TYPE, childJobs, jobOptions } from './child-jobs.js';

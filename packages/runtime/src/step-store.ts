@@ -55,9 +55,4 @@ export class StepStore {
   write(pipeline: ChainableCommander, jobId: string, state: StepState): void {
     pipeline.set(this.key(jobId), JSON.stringify(state), 'PX', this.ttlMs);
   }
-
-  /** Queues the removal of a finished job's state on a pipeline. */
-  forget(pipeline: ChainableCommander, jobId: string): void {
-    pipeline.del(this.key(jobId));
-  }
 }

@@ -1,7 +1,7 @@
 import { BeadsStore } from '@tierflow/beads';
 import { backoffDelay, checkDelegation } from '@tierflow/core';
 import { tierBelow, TierflowError, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import { Queue, UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, WaitingChildrenError, Worker, type Job, type Queue } from 'bullmq';
 import type { Link, Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import { InvalidJobError, readAssignment } from './assignment.js';
@@ -25,7 +25,8 @@ import { finishedJobRetention, inFlightTtlMs } from './retention.js';
 import { StepStore, type StepState } from './step-store.js';
 import { deadlineOf, receiverMarginMs } from './timing.js';
 import { context as otelContext, deserialiseContext, delegationSpan, endForRetry, endWithOutcome, linkTo, serialiseContext, startProcessSpan, trace } from './tracing.js';
-import { CONTROL_QUEUE, nextWatch, runWatchdog, scheduleWatchdog, watchdogId, type WatchdogJob } from './watchdog.js';
+import { nextWatch, runWatchdog, watchMember, type WatchdogJob } from './watchdog.js';
+import { WatchdogSweeper } from './watchdog-sweeper.js';
 
 export interface TierWorkerOptions {
   readonly handler: TierHandler;
@@ -59,8 +60,7 @@ interface JobFacts {
 export class TierWorker {
   readonly tier: TierName;
   private readonly worker: Worker;
-  private readonly watchdogs: Worker;
-  private readonly control: Queue;
+  private readonly watchdogs: WatchdogSweeper;
   private readonly lowerQueue: Queue | null;
   private readonly steps: StepStore;
   private readonly dedup: DedupCache;
@@ -88,9 +88,8 @@ export class TierWorker {
     this.keys = controlKeys(runtime.prefix);
     const below = tierBelow(this.tier);
     this.lowerQueue = below ? this.finder.queue(below) : null;
-    this.control = new Queue(CONTROL_QUEUE, { connection: redis, prefix: runtime.prefix });
-    const [workerRedis, watchdogRedis, subscriber] = [connect(runtime.redisUrl), connect(runtime.redisUrl), connect(runtime.redisUrl)];
-    this.connections = [workerRedis, watchdogRedis, subscriber];
+    const [workerRedis, subscriber] = [connect(runtime.redisUrl), connect(runtime.redisUrl)];
+    this.connections = [workerRedis, subscriber];
     this.running = new RunningHandlers(subscriber, this.keys.channel);
     this.worker = new Worker(QUEUE_OF[this.tier], (job, token, signal) => this.process(job, token, signal), {
       connection: workerRedis,
@@ -103,33 +102,31 @@ export class TierWorker {
       removeOnFail: finishedJobRetention(runtime),
       settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
     });
-    this.watchdogs = new Worker(CONTROL_QUEUE, (job: Job<WatchdogJob>) => this.watch(job.data), {
-      connection: watchdogRedis,
-      prefix: runtime.prefix,
-      concurrency: 4,
-      autorun: false,
+    this.watchdogs = new WatchdogSweeper({
+      redis,
+      key: this.keys.watchdogs,
+      intervalMs: WATCHDOG_SWEEP_MS,
+      run: (watch) => this.watch(watch),
+      onError: (error) => this.log.warn('watchdog error', { error: String(error) }),
     });
-    for (const worker of [this.worker, this.watchdogs]) {
-      worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
-      worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
-    }
+    this.worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
+    this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
   }
 
   /** Starts a worker and resolves once it is connected and taking jobs. */
   static async start(options: TierWorkerOptions): Promise<TierWorker> {
     const tierWorker = new TierWorker(options, connect(options.runtime.redisUrl));
     await tierWorker.running.listen();
-    for (const worker of [tierWorker.worker, tierWorker.watchdogs]) {
-      void worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
-      await worker.waitUntilReady();
-    }
+    void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
+    await tierWorker.worker.waitUntilReady();
+    tierWorker.watchdogs.start();
     return tierWorker;
   }
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
-    await Promise.all([this.worker.close(), this.watchdogs.close()]);
-    await Promise.all([this.control.close(), this.finder.close(), this.deadLetters.close()]);
+    await Promise.all([this.worker.close(), this.watchdogs.stop()]);
+    await Promise.all([this.finder.close(), this.deadLetters.close()]);
     this.running.close();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
@@ -322,10 +319,12 @@ export class TierWorker {
     if (own) state.trace = own;
     const watchAt = nextWatch(state, null);
     const watch = { parentId: job.id!, parentTier: this.tier, round };
-    if (watchAt !== null) state.watchdog = watchdogId(watch, watchAt);
+    if (watchAt !== null) state.watchdog = watchMember(watch);
     // State first: a crash after this write re-adds the same children (same ids) on the next try.
     const pipeline = this.redis.multi();
     this.steps.write(pipeline, job.id!, state);
+    if (previous?.watchdog) pipeline.zrem(this.keys.watchdogs, previous.watchdog);
+    if (watchAt !== null) pipeline.zadd(this.keys.watchdogs, watchAt, watchMember(watch));
     const raceKey = roundKeyOf(messages[0]!.id);
     if (step.strategy === 'first_success' && raceKey) {
       pipeline.set(this.keys.race(raceKey), JSON.stringify(messages.map((message) => message.id)), 'PX', inFlightTtlMs(this.options.runtime));
@@ -335,7 +334,6 @@ export class TierWorker {
     }
     await pipeline.exec();
     await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime, step.delayMs ?? 0, traces));
-    if (watchAt !== null) await scheduleWatchdog(this.control, watch, watchAt, now);
     return state;
   }
 
@@ -375,19 +373,18 @@ export class TierWorker {
     const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
     const pipeline = this.redis.multi();
     this.dedup.record(pipeline, assignment.id, outcome);
-    this.steps.forget(pipeline, job.id!);
-    pipeline.del(this.settledRecords(job.id!, state));
+    pipeline.del(this.steps.key(job.id!), ...this.settledRecords(job.id!, state));
+    // The round settled: its watchdog has nothing left to do.
+    if (state?.watchdog) pipeline.zrem(this.keys.watchdogs, state.watchdog);
     if (raceKey) pipeline.get(this.keys.race(raceKey));
     const replies = await pipeline.exec();
-    // The round settled in time: its watchdog has nothing left to do. Not awaited: it only frees memory.
-    if (state?.watchdog) void this.control.remove(state.watchdog).catch(() => 0);
     const race = raceKey ? (replies?.at(-1)?.[1] as string | null) : null;
     if (race && raceKey && outcome.payload.status === 'success') await this.winRace(assignment, raceKey, race);
     return outcome;
   }
 
   /**
-   * What this job's work leaves behind once it has answered: its own cancellation mark, its
+   * What this job's work leaves behind once it has answered (beside its step state): its own cancellation mark, its
    * children's timeout records and its races. Its own timeout record stays for its parent to
    * read, unless it is the root.
    */
@@ -431,9 +428,9 @@ export class TierWorker {
     }
   }
 
-  private async watch(watch: WatchdogJob): Promise<void> {
-    const { redis, finder, steps, control } = this;
-    await runWatchdog({ redis, finder, steps, control, prefix: this.options.runtime.prefix, markTtlMs: inFlightTtlMs(this.options.runtime) }, watch, Date.now());
+  private async watch(watch: WatchdogJob): Promise<number | null> {
+    const { redis, finder, steps } = this;
+    return runWatchdog({ redis, finder, steps, prefix: this.options.runtime.prefix, markTtlMs: inFlightTtlMs(this.options.runtime) }, watch, Date.now());
   }
 
   private contextFor(job: Job, assignment: Assignment, signal: AbortSignal): TierContext {
@@ -449,6 +446,9 @@ export class TierWorker {
     };
   }
 }
+
+/** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
+const WATCHDOG_SWEEP_MS = 250;
 
 function timeUp(assignment: Assignment): StopReason {
   return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };

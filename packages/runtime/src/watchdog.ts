@@ -1,14 +1,11 @@
 import { tierBelow, type TierName } from '@tierflow/protocol';
-import type { Job, Queue } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelMessage, releaseChildren } from './cancel.js';
 import { controlKeys } from './control-keys.js';
 import type { JobFinder } from './job-finder.js';
 import type { StepStore, StepState } from './step-store.js';
 import { TIMEOUT_GRACE_MS } from './timing.js';
-
-/** The queue of delayed watchdog jobs; every tier worker process also runs a worker on it. */
-export const CONTROL_QUEUE = 'control';
 
 export interface WatchdogJob {
   readonly parentId: string;
@@ -23,17 +20,16 @@ export function nextWatch(state: Pick<StepState, 'children' | 'answer_by'>, pend
   return times.length === 0 ? null : Math.min(...times);
 }
 
-export function watchdogId(watch: WatchdogJob, at: number): string {
-  return `wd-${watch.parentId}-${watch.round}-${at}`;
+/** A round's entry in the due-watchdogs set: `round|tier|parent id` (ids hold no `|`). */
+export function watchMember(watch: WatchdogJob): string {
+  return `${watch.round}|${watch.parentTier}|${watch.parentId}`;
 }
 
-export async function scheduleWatchdog(control: Queue, watch: WatchdogJob, at: number, now: number): Promise<void> {
-  await control.add('watchdog', watch, {
-    jobId: watchdogId(watch, at),
-    delay: Math.max(0, at - now),
-    removeOnComplete: true,
-    removeOnFail: { age: 3600 },
-  });
+export function parseWatchMember(member: string): WatchdogJob | null {
+  const [round, parentTier, ...rest] = member.split('|');
+  const parentId = rest.join('|');
+  if (!round || !parentTier || !parentId || !/^\d+$/.test(round)) return null;
+  return { round: Number(round), parentTier: parentTier as TierName, parentId };
 }
 
 export interface WatchdogDeps {
@@ -41,7 +37,6 @@ export interface WatchdogDeps {
   readonly prefix: string;
   readonly finder: JobFinder;
   readonly steps: StepStore;
-  readonly control: Queue;
   readonly markTtlMs: number;
 }
 
@@ -53,14 +48,14 @@ const FINISHED = new Set(['completed', 'failed']);
  *   resume, which answers `timeout` with what it has;
  * - else, for each child past its deadline plus grace, it records `timeout` for it, cancels it
  *   and detaches it, so the parent never waits for a child whose worker is gone or absent;
- * - and it looks again at the next deadline still ahead.
+ * - and it answers when to look again: the next deadline still ahead, or null when done.
  */
-export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: number): Promise<void> {
+export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: number): Promise<number | null> {
   const parent = await deps.finder.queue(watch.parentTier).getJob(watch.parentId);
-  if (!parent || (await parent.getState()) !== 'waiting-children') return;
+  if (!parent || (await parent.getState()) !== 'waiting-children') return null;
   const state = await deps.steps.load(watch.parentId);
   const childTier = tierBelow(watch.parentTier);
-  if (!state || state.round !== watch.round || !childTier) return;
+  if (!state || state.round !== watch.round || !childTier) return null;
 
   const childQueue = deps.finder.queue(childTier);
   const children = await Promise.all(state.children.map(async (child) => ({ child, job: await childQueue.getJob(child.id) })));
@@ -68,14 +63,14 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   for (const entry of children) {
     if (!entry.job || !FINISHED.has(await entry.job.getState())) unfinished.push(entry);
   }
-  if (unfinished.length === 0) return;
+  if (unfinished.length === 0) return null;
   const keys = controlKeys(deps.prefix);
 
   if (state.answer_by !== null && now >= state.answer_by) {
     await deps.redis.set(keys.timeout(watch.parentId), String(now), 'PX', deps.markTtlMs);
     await stopChildren(deps, unfinished.map((entry) => entry.child.id), watch.parentTier, `${watch.parentId} ran out of time`);
     await releaseChildren(deps.finder, parent, watch.parentTier);
-    return;
+    return null;
   }
   const overdue = unfinished.filter((entry) => entry.child.deadline !== null && now >= entry.child.deadline + TIMEOUT_GRACE_MS);
   if (overdue.length > 0) {
@@ -87,7 +82,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   }
   const still = new Set(unfinished.filter((entry) => !overdue.includes(entry)).map((entry) => entry.child.id));
   const next = still.size > 0 ? nextWatch(state, still) : null;
-  if (next !== null) await scheduleWatchdog(deps.control, watch, Math.max(next, now + 10), now);
+  return next === null ? null : Math.max(next, now + 10);
 }
 
 async function stopChildren(deps: WatchdogDeps, ids: readonly string[], source: TierName, reason: string): Promise<void> {

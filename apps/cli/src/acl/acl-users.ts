@@ -1,5 +1,5 @@
 import { beadsAclKeyRules, escapeRedisGlob, tierOfSlug } from '@tierflow/beads';
-import { CONTROL_QUEUE, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions, type TierSlug } from '@tierflow/runtime';
+import { controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions, type TierSlug } from '@tierflow/runtime';
 import { TIER_SLUGS } from '../tiers.js';
 
 /** The Redis users of a deployment: one per tier, `client` for the CLI and enqueuers, `admin` for operators. */
@@ -55,7 +55,7 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
     ...reset,
     ...APP_COMMANDS,
     ...queues,
-    `~${p}:${CONTROL_QUEUE}:*`,
+    `~${keys.watchdogs}`,
     deadLetters,
     // Step state lives at <prefix>:step:<job id> (the runtime's step store).
     `~${p}:step:*`,

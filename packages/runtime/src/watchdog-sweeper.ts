@@ -1,0 +1,74 @@
+import type { Redis } from 'ioredis';
+import { parseWatchMember, type WatchdogJob } from './watchdog.js';
+
+/**
+ * Claims due watchdogs atomically: each due member is pushed a lease ahead, so exactly one
+ * process runs it now, and a process that dies while running it leaves it to come due again.
+ */
+const CLAIM_DUE = `
+local due = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+return due`;
+
+/** How long a claimed watchdog is held before another process may take it over. */
+export const WATCH_LEASE_MS = 30_000;
+
+export interface SweeperOptions {
+  readonly redis: Redis;
+  readonly key: string;
+  /** How often the set is looked at: the precision of deadlines, at one Redis call per beat. */
+  readonly intervalMs: number;
+  /** Runs one watchdog; answers when to look again, or null when it is done. */
+  readonly run: (watch: WatchdogJob) => Promise<number | null>;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * Sweeps the due-watchdogs set. A parent round adds itself in the same MULTI as its step state
+ * and removes itself when it settles, so a watchdog costs no queue job, and no Redis call unless
+ * a deadline is actually missed.
+ */
+export class WatchdogSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly options: SweeperOptions) {}
+
+  start(): void {
+    const beat = (): void => {
+      if (this.stopped) return;
+      this.sweeping = this.sweep().catch(this.options.onError);
+      void this.sweeping.then(() => {
+        if (!this.stopped) this.timer = setTimeout(beat, this.options.intervalMs);
+      });
+    };
+    beat();
+  }
+
+  /** Stops sweeping and waits for the watchdogs running now. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.sweeping;
+  }
+
+  private async sweep(): Promise<void> {
+    const { redis, key, run } = this.options;
+    const now = Date.now();
+    const due = (await redis.eval(CLAIM_DUE, 1, key, now, now + WATCH_LEASE_MS, 50)) as string[];
+    await Promise.all(
+      due.map(async (member) => {
+        try {
+          const watch = parseWatchMember(member);
+          const next = watch ? await run(watch) : null;
+          if (next === null) await redis.zrem(key, member);
+          else await redis.zadd(key, next, member);
+        } catch (error) {
+          // Its lease runs out and another sweep takes it again.
+          this.options.onError(error);
+        }
+      }),
+    );
+  }
+}
