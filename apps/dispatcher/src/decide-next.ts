@@ -4,6 +4,9 @@ import type { DispatchMemo, SubtaskState } from './dispatch-memo.js';
 /** The error_type a Fleet answers with when the specialist it was asked for cannot run. */
 export const SPECIALIST_UNAVAILABLE = 'specialist_unavailable';
 
+/** The error_type a Fleet answers with for an agent its registry does not hold: another agent may serve. */
+export const UNKNOWN_AGENT = 'unknown_agent';
+
 /** The error_type (and status) of a Fleet at its concurrency limit. */
 export const THROTTLED = 'throttled';
 
@@ -32,10 +35,14 @@ export interface ThrottlePolicy {
 /** Below this much time left, a retry could not finish in time, so the subtask stays throttled. */
 const MIN_TIME_LEFT_MS = 50;
 
-/** Seed 000 "Specialist unavailable: Dispatcher re-routes to alternate specialist", for a subtask that has one left. */
+/**
+ * Seed 000 "Specialist unavailable: Dispatcher re-routes to alternate specialist", for a subtask
+ * that has one left; an agent the Fleet does not register is routed around the same way.
+ */
 export function needsReroute(subtask: SubtaskState): boolean {
   const { result } = subtask;
-  return result !== null && result.status === 'failed' && result.error_type === SPECIALIST_UNAVAILABLE && subtask.alternates.length > 0;
+  const routable = result?.error_type === SPECIALIST_UNAVAILABLE || result?.error_type === UNKNOWN_AGENT;
+  return result !== null && result.status === 'failed' && routable && subtask.alternates.length > 0;
 }
 
 /**

@@ -30,6 +30,7 @@ describe('fleetDraft', () => {
     ],
     ['own constraints and timeout win', { subtask: { objective: 'o', constraints: ['fast'], timeout_ms: 5 } }, { constraints: ['fast'], timeout_ms: 5 }],
     ['no task type is general', { subtask: { objective: 'o' } }, { task_type: 'general', task_data: { subtask_index: 1, subtask_total: 3 } }],
+    ['the subtask’s expected output schema goes along', { subtask: { objective: 'o', expected_output_schema: { type: 'object' } } }, { expected_output_schema: { type: 'object' } }],
   ])('%s', (_name, override, expected) => {
     const draft = fleetDraft({ ...base, ...override });
     expect(draft).toMatchObject(expected);

@@ -1,4 +1,4 @@
-import type { DelegationPayload } from '@tierflow/protocol';
+import type { AgentIdentity, DelegationPayload } from '@tierflow/protocol';
 import type { DelegationDraft, Subtask } from '@tierflow/runtime';
 import { DEFAULT_TASK_TYPE } from './plan-of.js';
 
@@ -14,6 +14,8 @@ export interface FleetDraftInput {
   readonly fleetTimeoutMs: number;
   /** `beads:routing/<root>/task-graph`. */
   readonly taskGraphRef: string;
+  /** The exact agent expected (seed 004), when the registry or the plan names one. */
+  readonly targetAgent?: AgentIdentity;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface FleetDraftInput {
  * without its own constraints inherits the parent's. Pure.
  */
 export function fleetDraft(input: FleetDraftInput): DelegationDraft {
-  const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef } = input;
+  const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef, targetAgent } = input;
   return {
     task_type: subtask.task_type ?? DEFAULT_TASK_TYPE,
     objective: subtask.objective,
@@ -31,5 +33,8 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
     specialist_hint: specialist,
     context_refs: [taskGraphRef],
     task_data: { ...subtask.task_data, subtask_index: index, subtask_total: total },
+    // Seed 001: the Fleet's outcome is held to the subtask's schema, when it names one.
+    ...(subtask.expected_output_schema ? { expected_output_schema: subtask.expected_output_schema } : {}),
+    ...(targetAgent ? { target_agent: targetAgent } : {}),
   };
 }

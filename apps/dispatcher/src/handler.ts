@@ -1,11 +1,12 @@
+import type { AgentIdentity } from '@tierflow/protocol';
 import type { DelegationDraft, Plan, SettledRound, Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 import { decideNext } from './decide-next.js';
 import { initialMemo, readMemo, recordRound, type DispatchMemo } from './dispatch-memo.js';
 import { fleetDraft } from './fleet-draft.js';
 import { resolveDispatcherOptions, type DispatcherOptionsInput, type ResolvedDispatcherOptions } from './options.js';
 import { planOf } from './plan-of.js';
 import { dispatchReport } from './report.js';
-import { routeSubtask } from './route.js';
 import { refOf, routingKeys } from './routing-keys.js';
 import { assignmentsOf, statusesOf, taskGraphOf } from './task-graph.js';
 
@@ -32,16 +33,19 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
   const now = context.now();
   const memo = initialMemo(
     plan.strategy,
-    plan.subtasks.map((subtask) => routeSubtask(subtask, options.routing)),
+    plan.subtasks.map((subtask) => routeOf(subtask, options.routing)),
     plan.subtasks.map((subtask) => now + (subtask.timeout_ms ?? options.fleetTimeoutMs)),
   );
-  await context.beads.setMany([
-    { key: keys.taskGraph, value: taskGraphOf(plan) },
-    { key: keys.assignments, value: assignmentsOf(memo) },
+  const [registered] = await Promise.all([
+    registeredAgents(context, memo.subtasks.map((subtask) => subtask.specialist)),
+    context.beads.setMany([
+      { key: keys.taskGraph, value: taskGraphOf(plan) },
+      { key: keys.assignments, value: assignmentsOf(memo) },
+    ]),
   ]);
   return {
     kind: 'delegate',
-    children: drafts(context, plan, memo, options, memo.subtasks.map((subtask) => subtask.index)),
+    children: drafts(context, plan, memo, options, registered, memo.subtasks.map((subtask) => subtask.index)),
     strategy: plan.strategy,
     memo,
   };
@@ -54,11 +58,14 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
   const decision = decideNext(memo, { retry: options.throttleRetry, now: context.now(), random: Math.random });
   if (decision.kind === 'reroute') {
     context.log.info('sending subtasks again (unavailable or throttled)', { subtasks: decision.subtasks, round: round.round + 1, delay_ms: decision.delayMs });
-    await context.beads.set(keys.assignments, assignmentsOf(decision.memo));
+    const [registered] = await Promise.all([
+      registeredAgents(context, decision.memo.subtasks.map((subtask) => subtask.specialist)),
+      context.beads.set(keys.assignments, assignmentsOf(decision.memo)),
+    ]);
     return {
       kind: 'delegate',
       // The plan is derived again from the same payload: planOf is pure, so it is the same plan.
-      children: drafts(context, planOf(payload), decision.memo, options, decision.subtasks, decision.timeouts),
+      children: drafts(context, planOf(payload), decision.memo, options, registered, decision.subtasks, decision.timeouts),
       strategy: decision.memo.strategy,
       memo: decision.memo,
       delayMs: decision.delayMs,
@@ -75,6 +82,7 @@ function drafts(
   plan: Plan,
   memo: DispatchMemo,
   options: ResolvedDispatcherOptions,
+  registered: ReadonlyMap<string, AgentIdentity>,
   indices: readonly number[],
   timeouts: Readonly<Record<number, number>> = {},
 ): DelegationDraft[] {
@@ -93,6 +101,7 @@ function drafts(
         parent: context.assignment.payload,
         fleetTimeoutMs: options.fleetTimeoutMs,
         taskGraphRef,
+        targetAgent: pinFor(subtask, state.specialist, registered),
       }),
     ];
   });

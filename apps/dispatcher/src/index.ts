@@ -16,7 +16,8 @@
  * process.on('SIGTERM', () => void worker.close());
  * ```
  */
-export { decideNext, needsReroute, SPECIALIST_UNAVAILABLE } from './decide-next.js';
+export { pinFor, registeredAgents, routeOf } from './agent-pins.js';
+export { decideNext, needsReroute, SPECIALIST_UNAVAILABLE, UNKNOWN_AGENT } from './decide-next.js';
 export type { DispatchDecision } from './decide-next.js';
 export { dispatchMemoSchema, initialMemo, recordRound } from './dispatch-memo.js';
 export type { DispatchMemo, SubtaskResult, SubtaskState } from './dispatch-memo.js';

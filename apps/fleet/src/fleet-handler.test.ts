@@ -3,7 +3,9 @@ import { delegationPayloadSchema, outcomePayloadSchema, TierflowError, type Dele
 import type { Step, TierContext, TierLogger } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { fleetHandler, type FleetHandlerOptions } from './fleet-handler.js';
+import { promptHashOf } from './agent-identity.js';
 import { defaultRegistry } from './registry.js';
+import { simSpecialist } from './sim.js';
 import type { FleetOutcome } from './specialist-outcome.js';
 import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from './specialist.js';
 
@@ -245,7 +247,6 @@ describe('fleetHandler: outcomes', () => {
 
 describe('fleetHandler: unavailable specialists', () => {
   it.each([
-    ['an unknown specialist', { specialist_hint: 'nope' }, 'no specialist "nope" in this fleet'],
     ['no specialist named', { specialist_hint: null }, 'no specialist_hint in the delegation'],
     ['a specialist that throws SpecialistUnavailableError', { task_data: { sim: { unavailable: true } } }, 'sim: scripted as unavailable'],
   ])('%s → a recoverable specialist_unavailable failure, nothing written', async (_label, payload, detail) => {
@@ -256,6 +257,31 @@ describe('fleetHandler: unavailable specialists', () => {
     expect(harness.batches).toEqual([]);
     expect(harness.warnings).toEqual(['specialist unavailable']);
     expectValidOutcome(outcome);
+  });
+});
+
+describe('fleetHandler: agent verification (seed 004)', () => {
+  const sim = { agent_id: 'sim', agent_version: '1.0.0', prompt_hash: promptHashOf(simSpecialist.config) };
+
+  it.each<[string, Partial<DelegationPayloadInput>, string, string]>([
+    ['an unknown specialist', { specialist_hint: 'nope' }, 'unknown_agent', 'no agent "nope" in this fleet\'s registry (registered: sim)'],
+    ['an unknown pinned agent', { specialist_hint: null, target_agent: { ...sim, agent_id: 'ghost' } }, 'unknown_agent', 'no agent "ghost"'],
+    ['a pin naming another agent than the hint', { target_agent: { ...sim, agent_id: 'ghost' } }, 'unknown_agent', 'name different agents'],
+    ['another prompt hash', { target_agent: { ...sim, prompt_hash: '0'.repeat(64) } }, 'agent_hash_mismatch', 'prompt hash 000000000000…'],
+    ['another version', { target_agent: { ...sim, agent_version: '2.0.0' } }, 'agent_hash_mismatch', 'expects sim 2.0.0'],
+  ])('%s → refused, unrecoverable, nothing run or written', async (_label, payload, errorType, detail) => {
+    const harness = runFleet(payload);
+    const outcome = await outcomeOf(harness);
+    expect(outcome).toMatchObject({ status: 'failed', error_type: errorType, recoverable: false, confidence: 0 });
+    expect(outcome.error_detail).toContain(detail);
+    expect(harness.batches).toEqual([]);
+    expect(harness.warnings).toEqual(['delegation refused: agent verification failed']);
+    expectValidOutcome(outcome);
+  });
+
+  it('runs a delegation pinned to the registered identity', async () => {
+    await expect(outcomeOf(runFleet({ target_agent: sim }))).resolves.toMatchObject({ status: 'success' });
+    await expect(outcomeOf(runFleet({ specialist_hint: null, target_agent: sim }))).resolves.toMatchObject({ status: 'success' });
   });
 });
 

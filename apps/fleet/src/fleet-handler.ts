@@ -1,5 +1,6 @@
 import { TierflowError } from '@tierflow/protocol';
 import type { Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { agentRefusal, type AgentRefusal } from './agent-check.js';
 import type { SpecialistRegistry } from './registry.js';
 import { fleetReport, type FleetOutcome } from './specialist-outcome.js';
 import { checkSpecialistResult } from './specialist-result.js';
@@ -19,9 +20,12 @@ export interface FleetHandlerOptions {
 
 /**
  * The Fleet's policy: run the specialist the Dispatcher named in `specialist_hint`, store large
- * outputs and an execution log in Beads in one write, and report. An unknown specialist, or one
- * that throws {@link SpecialistUnavailableError}, is reported as a recoverable `failed` outcome
- * with `error_type: 'specialist_unavailable'`, so the Dispatcher re-routes. Any other error
+ * outputs and an execution log in Beads in one write, and report. A specialist that throws
+ * {@link SpecialistUnavailableError}, or no specialist named, is reported as a recoverable
+ * `failed` outcome with `error_type: 'specialist_unavailable'`, so the Dispatcher re-routes. An
+ * agent not in the registry (`unknown_agent`), or not the version and prompt hash the delegation
+ * pins in `target_agent` (`agent_hash_mismatch`), is refused unrecoverably without running
+ * anything (seed 004). Any other error
  * propagates: the runtime retries transient ones and reports permanent ones.
  *
  * @throws TierflowError (permanent, code `invalid_config`) for an `outputTtlMs` that is not a whole number ≥ 1.
@@ -36,12 +40,12 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
   return {
     tier: 'SPECIALIZED_FLEET',
     start: async (context) => {
-      const name = context.assignment.payload.specialist_hint;
+      const { payload } = context.assignment;
+      const refusal = agentRefusal(payload, registry);
+      if (refusal) return refused(context, refusal, registry);
+      const name = payload.target_agent?.agent_id ?? payload.specialist_hint;
       const specialist = name === null ? undefined : registry.get(name);
-      if (specialist === undefined) {
-        const detail = name === null ? 'no specialist_hint in the delegation' : `no specialist ${JSON.stringify(name)} in this fleet`;
-        return unavailable(context, name, detail, registry);
-      }
+      if (specialist === undefined) return unavailable(context, name, 'no specialist_hint in the delegation', registry);
       const recorded = await context.beads.get<{ outcome?: FleetOutcome }>(completionKey(context.assignment.id));
       if (recorded?.outcome) {
         context.log.info('answering from the recorded outcome of a run that finished before its worker died', { id: context.assignment.id });
@@ -142,6 +146,23 @@ function unavailable(context: TierContext, name: string | null, detail: string, 
     result_refs: [],
     artifacts: [],
     resources_used: { specialist_requested: name, specialists_available: registry.names() },
+  };
+  return { kind: 'outcome', outcome };
+}
+
+/** Not the agent the delegation is for: nothing runs, and sending the same delegation again cannot help. */
+function refused(context: TierContext, refusal: AgentRefusal, registry: SpecialistRegistry): Step {
+  context.log.warn('delegation refused: agent verification failed', { id: context.assignment.id, error_type: refusal.error_type, detail: refusal.detail });
+  const outcome: FleetOutcome = {
+    status: 'failed',
+    summary: `refused: ${refusal.detail}`,
+    confidence: 0,
+    error_type: refusal.error_type,
+    error_detail: refusal.detail,
+    recoverable: false,
+    result_refs: [],
+    artifacts: [],
+    resources_used: { agent_requested: context.assignment.payload.target_agent ?? context.assignment.payload.specialist_hint, agents_registered: registry.names() },
   };
   return { kind: 'outcome', outcome };
 }

@@ -1,10 +1,12 @@
-import { TierflowError } from '@tierflow/protocol';
+import { TierflowError, type AgentIdentity } from '@tierflow/protocol';
+import { agentIdentityOf } from './agent-identity.js';
 import { simSpecialist } from './sim.js';
 import { defineSpecialist, type Specialist } from './specialist.js';
 
 /** The specialists one Fleet process can run, by name. */
 export class SpecialistRegistry {
   private readonly byName = new Map<string, Specialist>();
+  private readonly identityByName = new Map<string, AgentIdentity>();
 
   constructor(specialists: Iterable<Specialist> = []) {
     for (const specialist of specialists) this.register(specialist);
@@ -22,11 +24,22 @@ export class SpecialistRegistry {
       throw TierflowError.permanent(`a specialist named "${specialist.name}" is already registered`, { code: 'duplicate_specialist' });
     }
     this.byName.set(specialist.name, specialist);
+    this.identityByName.set(specialist.name, agentIdentityOf(specialist));
     return this;
   }
 
   get(name: string): Specialist | undefined {
     return this.byName.get(name);
+  }
+
+  /** A registered agent's identity (seed 004): id, version, prompt hash. */
+  identity(name: string): AgentIdentity | undefined {
+    return this.identityByName.get(name);
+  }
+
+  /** Every registered agent's identity, by name. */
+  identities(): AgentIdentity[] {
+    return this.names().map((name) => this.identityByName.get(name)!);
   }
 
   /** The registered names, sorted. */

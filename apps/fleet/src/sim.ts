@@ -32,6 +32,8 @@ export function simContent(bytes: number): string {
 export const simSpecialist = defineSpecialist({
   name: SIM_SPECIALIST,
   version: '1.0.0',
+  // Its behaviour is its script format: part of its identity in the agent registry.
+  config: { kind: 'simulator', script: 'task_data.sim' },
   run: runSim,
 });
 

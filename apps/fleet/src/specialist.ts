@@ -1,4 +1,4 @@
-import { isTierflowError, TierflowError } from '@tierflow/protocol';
+import { canonicalJson, isTierflowError, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** What a specialist is asked to do: the Fleet's delegation, flattened, plus the try number and a stop signal. */
@@ -61,6 +61,13 @@ export interface Specialist {
   readonly version: string;
   /** Runs this process admits at once; past it the Fleet answers `throttled` (seed 000: "receiver overloaded, try later"). */
   readonly maxConcurrent?: number;
+  /**
+   * What decides how it behaves — prompt, model, parameters — as JSON. Its hash is the agent's
+   * `prompt_hash` in the registry (seed 004), so a changed prompt is a different agent.
+   */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** The prompt hash as a lock file gives it (64 hex digits); wins over the hash of `config`. */
+  readonly promptHash?: string;
   run(input: SpecialistInput): Promise<SpecialistResult>;
 }
 
@@ -84,8 +91,20 @@ export function defineSpecialist(spec: Specialist): Specialist {
   if (!name.success) problems.push(`name ${JSON.stringify(spec.name)} ${name.error.issues[0]?.message ?? 'is invalid'}`);
   if (typeof spec.version !== 'string' || spec.version.trim() === '') problems.push('version must be a non-empty string');
   if (typeof spec.run !== 'function') problems.push('run must be a function');
+  if (spec.promptHash !== undefined && !/^[0-9a-f]{64}$/.test(spec.promptHash)) problems.push('promptHash must be a SHA-256 hash: 64 lowercase hex digits');
+  if (spec.config !== undefined && !isJsonConfig(spec.config)) problems.push('config must be a JSON object');
   if (problems.length > 0) throw TierflowError.permanent(`invalid specialist: ${problems.join('; ')}`, { code: 'invalid_specialist' });
   return spec;
+}
+
+function isJsonConfig(config: unknown): boolean {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return false;
+  try {
+    canonicalJson(config);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The code of {@link SpecialistUnavailableError}; also the `error_type` of the outcome the Dispatcher re-routes on. */

@@ -1,4 +1,6 @@
-import { consoleLogger, TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { BeadsStore } from '@tierflow/beads';
+import { connect, consoleLogger, TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { publishAgents } from './agent-registry.js';
 import { fleetHandler } from './fleet-handler.js';
 import { defaultRegistry, type SpecialistRegistry } from './registry.js';
 
@@ -23,6 +25,7 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
   const simMax = Number(process.env.TIERFLOW_SIM_MAX_CONCURRENT);
   const registry = options.registry ?? defaultRegistry(Number.isSafeInteger(simMax) && simMax > 0 ? { simMaxConcurrent: simMax } : {});
   const log = options.log ?? consoleLogger('fleet');
+  await publishRegistry(options.runtime, registry);
   const worker = await TierWorker.start({
     handler: fleetHandler(registry, {
       ...(options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),
@@ -35,4 +38,14 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
   });
   log.info('fleet worker started', { specialists: registry.names(), prefix: options.runtime.prefix });
   return worker;
+}
+
+/** Before taking work: the Dispatcher pins delegations to the agents published here. */
+async function publishRegistry(runtime: RuntimeOptions, registry: SpecialistRegistry): Promise<void> {
+  const redis = connect(runtime.redisUrl);
+  try {
+    await publishAgents(new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix: runtime.prefix }), registry, Date.now());
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -10,8 +10,11 @@
  * else for (const error of result.errors) console.error(formatValidationError(error));
  * ```
  */
+export * from './agent-identity.js';
 export * from './aggregation.js';
 export * from './artifact.js';
+export * from './canonical.js';
+export * from './cascade-check.js';
 export * from './errors.js';
 export * from './identifiers.js';
 export * from './json-schema-files.js';
@@ -21,6 +24,7 @@ export * from './message.js';
 export * from './payloads/cancellation.js';
 export * from './payloads/delegation.js';
 export * from './payloads/outcome.js';
+export * from './signature.js';
 export * from './statuses.js';
 export * from './tiers.js';
 export * from './validate.js';

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { agentIdentitySchema } from './agent-identity.js';
 import { aggregatedOutcomeSchema, aggregationStrategySchema, childOutcomeSummarySchema, parallelDelegationSchema } from './aggregation.js';
 import { artifactSchema } from './artifact.js';
 import { cancellationMessageSchema, delegationMessageSchema, messageSchema, outcomeMessageSchema } from './message.js';
 import { cancellationPayloadSchema } from './payloads/cancellation.js';
 import { delegationPayloadSchema } from './payloads/delegation.js';
 import { outcomePayloadSchema } from './payloads/outcome.js';
+import { messageSignatureSchema } from './signature.js';
 import { outcomeStatusSchema } from './statuses.js';
 import { tierNameSchema } from './tiers.js';
 
@@ -24,6 +26,8 @@ export const WIRE_TYPES = {
   'parallel-delegation': parallelDelegationSchema,
   'child-outcome-summary': childOutcomeSummarySchema,
   'aggregated-outcome': aggregatedOutcomeSchema,
+  'message-signature': messageSignatureSchema,
+  'agent-identity': agentIdentitySchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type WireTypeName = keyof typeof WIRE_TYPES;

@@ -4,6 +4,7 @@ import { isJsonObject, whenObject } from './json.js';
 import { cancellationPayloadSchema } from './payloads/cancellation.js';
 import { delegationPayloadSchema } from './payloads/delegation.js';
 import { outcomePayloadSchema } from './payloads/outcome.js';
+import { messageSignatureSchema } from './signature.js';
 import { isTierName, TIER_LEVELS, tierNameSchema } from './tiers.js';
 import { versionSchema } from './version.js';
 
@@ -34,6 +35,7 @@ function envelopeSchema<P extends z.ZodType>(kind: MessageKind, payload: P) {
       target_tier: tierNameSchema.meta({ description: 'Who receives this.' }),
       correlation_id: messageIdSchema.nullable().default(null).meta({ description: 'Links to the originating request.' }),
       payload,
+      signature: messageSignatureSchema.optional().meta({ description: 'HMAC over the canonical message; required by deployments that sign.' }),
     })
     .superRefine((message, ctx) => {
       const { source_tier: source, target_tier: target } = message;

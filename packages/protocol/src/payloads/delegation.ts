@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentIdentitySchema } from '../agent-identity.js';
 import { beadsRefSchema } from '../identifiers.js';
 import { jsonObjectSchema } from '../json.js';
 
@@ -27,6 +28,10 @@ export const delegationPayloadSchema = z
     deadline_hint: z.string().nullable().default(null).meta({ description: 'Soft guidance for planning, not enforced.' }),
     specialist_hint: z.string().min(1).nullable().default(null).meta({ description: 'Suggested specialist, if known.' }),
     task_data: jsonObjectSchema.default({}).meta({ description: 'Structured, tier-specific task data.' }),
+    expected_output_schema: jsonObjectSchema
+      .optional()
+      .meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not (seed 001).' }),
+    target_agent: agentIdentitySchema.optional().meta({ description: 'The exact agent expected (seed 004); the receiver refuses the work if it differs.' }),
   })
   .meta({ description: 'Delegation (down): a higher tier assigns work to a lower tier.' });
 export type DelegationPayload = z.output<typeof delegationPayloadSchema>;

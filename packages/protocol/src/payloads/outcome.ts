@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { artifactSchema } from '../artifact.js';
+import { cascadeCheckSchema } from '../cascade-check.js';
 import { beadsRefSchema } from '../identifiers.js';
 import { jsonObjectSchema, whenObject } from '../json.js';
 import { isErrorStatus, outcomeStatusSchema } from '../statuses.js';
@@ -26,6 +27,7 @@ export const outcomePayloadSchema = z
     error_detail: z.string().nullable().default(null).meta({ description: 'Only with a status other than success.' }),
     recoverable: z.boolean().nullable().default(null).meta({ description: 'Only with a status other than success.' }),
     artifacts: z.array(artifactSchema).default([]).meta({ description: 'Concrete outputs.' }),
+    cascade_check: cascadeCheckSchema.optional().meta({ description: 'The gravest confidence cascade check behind this outcome (seed 003).' }),
   })
   .superRefine((outcome, ctx) => {
     const parsed = outcomeStatusSchema.safeParse(outcome.status);

@@ -1,0 +1,41 @@
+import { agentKey } from '@tierflow/beads';
+import { agentIdentitySchema, type AgentIdentity } from '@tierflow/protocol';
+import type { Subtask, TierContext } from '@tierflow/runtime';
+import { routeSubtask, type Route } from './route.js';
+
+/** Where a subtask goes: one that pins its agent (`target_agent`) goes to that agent and nowhere else. Pure. */
+export function routeOf(subtask: Subtask, routing: Readonly<Record<string, readonly string[]>>): Route {
+  if (subtask.target_agent) return { specialist: subtask.target_agent.agent_id, alternates: [] };
+  return routeSubtask(subtask, routing);
+}
+
+/**
+ * The agents the Fleet published to Beads (`execution/agents/<id>`), for the given specialists;
+ * a specialist without a readable entry is left out.
+ */
+export async function registeredAgents(context: Pick<TierContext, 'beads'>, specialists: readonly string[]): Promise<ReadonlyMap<string, AgentIdentity>> {
+  const names = [...new Set(specialists)];
+  const entries = await Promise.all(names.map((name) => context.beads.get(agentKey(name))));
+  const found = new Map<string, AgentIdentity>();
+  names.forEach((name, index) => {
+    const parsed = agentIdentitySchema.safeParse(entries[index]);
+    if (parsed.success && parsed.data.agent_id === name) found.set(name, identity(parsed.data));
+  });
+  return found;
+}
+
+/**
+ * The identity a delegation to `specialist` pins: the subtask's own pin when it is for that
+ * agent (the user's lock), else the registry's entry; none when the registry has no entry, and
+ * the Fleet still refuses a name it does not register. Pure.
+ */
+export function pinFor(subtask: Pick<Subtask, 'target_agent'>, specialist: string, registered: ReadonlyMap<string, AgentIdentity>): AgentIdentity | undefined {
+  const own = subtask.target_agent;
+  if (own && own.agent_id === specialist) return identity(own);
+  return registered.get(specialist);
+}
+
+// Only the identity travels: a registry entry's other fields (registered_at) stay in Beads.
+function identity({ agent_id, agent_version, prompt_hash }: AgentIdentity): AgentIdentity {
+  return { agent_id, agent_version, prompt_hash };
+}

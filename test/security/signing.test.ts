@@ -1,0 +1,143 @@
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DelegationDraft } from '@tierflow/runtime';
+import { buildDelegation, parseSigningKey, resolveRuntimeOptions, signingFromEnv, TierflowClient, type SigningConfig } from '@tierflow/runtime';
+import type { OutcomeMessage } from '@tierflow/protocol';
+import { redisClient, waitFor } from '@tierflow/testing';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeployment, type Deployment } from '../support/deployment.js';
+import { submitJob } from '../support/queue-jobs.js';
+import { simPlan, treeNodes } from '../support/runs.js';
+
+// Four worker processes that sign, mid-rotation: they sign with k2 and still accept k1.
+const NEW = `k2:${'n'.repeat(40)}`;
+const OLD = `k1:${'o'.repeat(40)}`;
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
+const work: DelegationDraft = { task_type: 'general', objective: 'x', specialist_hint: 'sim' };
+
+let deployment: Deployment;
+let redis: Redis;
+let signing: SigningConfig;
+
+beforeAll(async () => {
+  deployment = await startDeployment('signing', { TIERFLOW_LOG: 'silent', TIERFLOW_SIGNING_KEY: NEW, TIERFLOW_SIGNING_KEY_PREVIOUS: OLD });
+  redis = redisClient(deployment.redis.url);
+  signing = deployment.runtime.signing!;
+}, 60_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await deployment?.stop();
+});
+
+const submit = (queue: string, id: string, data: unknown) => submitJob(redis, deployment.runtime.prefix, queue, id, data);
+const fleetMessage = (id: string, config: SigningConfig | null = signing, at = Date.now()) => buildDelegation('ROUTING_DISPATCHER', id, null, work, at, config);
+
+function tierflow(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, ...env },
+    encoding: 'utf8',
+  });
+}
+
+async function expectRefused(queue: string, id: string, data: unknown, reason: string | RegExp): Promise<void> {
+  const job = await submit(queue, id, data);
+  expect(await job.isFailed()).toBe(true);
+  expect(job.attemptsMade).toBe(1);
+  const letter = await deployment.client.deadLetters().get(`${queue}-${id}`);
+  expect(letter).toMatchObject({ queue, job_id: id });
+  expect(letter?.reason).toMatch(reason);
+}
+
+describe('a deployment that signs', () => {
+  it('runs a signed root through the four tiers, every hop signed, the root outcome too', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{}, {}]));
+    const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    expect(outcome.payload.status).toBe('success');
+    expect(outcome.signature).toMatchObject({ key_id: 'k2', alg: 'hmac-sha256' });
+    const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
+    try {
+      const job = await fleet.getJob(`${rootId}.0-0.0-0.0-0`);
+      expect(job?.data).toMatchObject({ signature: { key_id: 'k2' } });
+      expect((job?.returnvalue as OutcomeMessage).signature).toMatchObject({ key_id: 'k2' });
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it('lets BullMQ run a job again (retries, resumed parents): the same job passes the replay check', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ fail_times: 2 }]));
+    await expect(deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).resolves.toMatchObject({ payload: { status: 'success' } });
+    const tree = await deployment.client.tree(rootId);
+    expect(treeNodes(tree!, 'SPECIALIZED_FLEET')).toMatchObject([{ status: 'success', attempts: 3 }]);
+  });
+
+  it('accepts a delegation signed with the previous key while rotating', async () => {
+    const job = await submit('fleet', 'rotated', fleetMessage('rotated', signingFromEnv({ TIERFLOW_SIGNING_KEY: OLD })));
+    expect(await job.isCompleted()).toBe(true);
+    expect((job.returnvalue as OutcomeMessage).signature?.key_id).toBe('k2');
+  });
+
+  it('runs a root enqueued by a client still signing with the previous key', async () => {
+    const client = new TierflowClient(resolveRuntimeOptions({ ...deployment.runtime, signing: signingFromEnv({ TIERFLOW_SIGNING_KEY: OLD }) }));
+    try {
+      const rootId = await client.enqueue(simPlan('all_success', [{}]));
+      // Its client verifies the outcome with k1 only, so the deployment's client reads it.
+      await expect(deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).resolves.toMatchObject({ payload: { status: 'success' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each<[string, string, () => unknown, RegExp]>([
+    ['unsigned', 'unsigned', () => fleetMessage('unsigned', null), /^signature_invalid: unsigned/],
+    ['forged with another key under a known id', 'forged', () => fleetMessage('forged', { ...signing, current: parseSigningKey(`k2:${'f'.repeat(40)}`, 'k') }), /^signature_invalid: signature does not match/],
+    ['signed with an unknown key', 'unknown-key', () => fleetMessage('unknown-key', { ...signing, current: parseSigningKey(`k9:${'f'.repeat(40)}`, 'k') }), /^signature_invalid: signed with unknown key "k9"/],
+    ['altered after signing', 'altered', () => ({ ...fleetMessage('altered'), payload: { ...fleetMessage('altered').payload, objective: 'something else' } }), /^signature_invalid: signature does not match/],
+    ['signed long ago', 'stale', () => fleetMessage('stale', signing, Date.now() - 10 * 60_000), /^message_stale: signed at/],
+    ['put under another job id', 'other-id', () => fleetMessage('the-real-id'), /^job_id_mismatch: job other-id carries message the-real-id/],
+  ])('refuses a delegation %s: dead-lettered with the reason, never retried', async (_name, id, data, reason) => {
+    await expectRefused('fleet', id, data(), reason);
+  });
+
+  it('refuses a root objective from a client without the key', async () => {
+    const client = new TierflowClient(resolveRuntimeOptions({ ...deployment.runtime, signing: null }));
+    try {
+      const rootId = await client.enqueue({ objective: 'unsigned root' });
+      await expect(deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).rejects.toThrow(/signature_invalid: unsigned/);
+      expect((await deployment.client.deadLetters().get(`monitor-${rootId}`))?.reason).toMatch(/^signature_invalid/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a replayed copy of a message already accepted, added again under its own id', async () => {
+    const message = fleetMessage('replayed');
+    const original = await submit('fleet', 'replayed', message);
+    expect(await original.isCompleted()).toBe(true);
+    await original.remove();
+    await expectRefused('fleet', 'replayed', message, /^message_replayed: message replayed was already accepted as a job enqueued at/);
+  });
+
+  it('lists the refusals with their reasons in `tierflow dlq`, and replays one signed afresh', async () => {
+    await expectRefused('fleet', 'to-resign', fleetMessage('to-resign', null), /^signature_invalid/);
+    const list = tierflow(['dlq', 'list']);
+    expect(list.stdout).toMatch(/fleet-to-resign {2}fleet {2}\S+ {2}signature_invalid: unsigned/);
+    expect(list.stdout).toContain('message_replayed');
+    expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign']).stderr).toContain('--sign needs TIERFLOW_SIGNING_KEY');
+    expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign'], { TIERFLOW_SIGNING_KEY: NEW }).stdout).toContain('replayed fleet-to-resign onto fleet as to-resign');
+    const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
+    try {
+      const job = await waitFor(async () => {
+        const found = await fleet.getJob('to-resign');
+        return found && (await found.isCompleted()) ? found : null;
+      }, { description: 'the re-signed job to complete' });
+      expect((job.returnvalue as OutcomeMessage).payload.status).toBe('success');
+    } finally {
+      await fleet.close();
+    }
+  });
+});
