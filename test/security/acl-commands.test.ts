@@ -63,6 +63,17 @@ describe('the commands the runtime needs', () => {
     expect(refused).toEqual([]);
   });
 
+  it.each(['monitor', 'architect', 'dispatcher', 'fleet', 'client'])('let %s append to an audit stream and read it, and nothing more', async (user) => {
+    const key = `${prefix}:audit:r1`;
+    const answer = async (...command: string[]): Promise<string> => String(await admin.call('ACL', 'DRYRUN', user, ...command));
+    for (const command of [['xadd', key, '*', 'f', 'v'], ['pexpire', key, '1000'], ['xrange', key, '-', '+'], ['xlen', key]]) expect(await answer(...command), command[0]).toBe('OK');
+    for (const command of [['xdel', key, '0-1'], ['xtrim', key, 'MAXLEN', '0'], ['del', key], ['xsetid', key, '1-1'], ['set', key, 'v']]) {
+      expect(await answer(...command), command[0]).toMatch(/no permissions/);
+    }
+    // The queues' own event streams keep what BullMQ needs.
+    expect(await answer('xtrim', `${prefix}:fleet:events`, 'MAXLEN', '0')).toBe('OK');
+  });
+
   it.each(['flushall', 'flushdb', 'keys', 'config|get', 'config|set', 'debug', 'shutdown', 'acl|setuser', 'monitor', 'function|flush', 'script|flush', 'client|kill', 'migrate', 'swapdb'])(
     'keep %s from the tiers and the client',
     async (command) => {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BeadsStore } from '@tierflow/beads';
-import { resolveRuntimeOptions, TierflowClient, type RunNode } from '@tierflow/runtime';
+import { auditKey, readAuditTrail, resolveRuntimeOptions, TierflowClient, type RunNode } from '@tierflow/runtime';
 import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -153,6 +153,24 @@ describe('what Redis itself refuses', () => {
       expect(await refusal(fleet.call(command[0]!, ...command.slice(1)))).toMatch(/^NOPERM/);
     }
     expect(await refusal(as('client').set(`${prefix}:beads:task/x`, '1'))).toMatch(/^NOPERM/);
+  });
+
+  it('lets tiers and the client append to a run’s audit trail, never take from it; the admin trims', async () => {
+    const key = auditKey(prefix, firstRoot);
+    const written = await admin.xlen(key);
+    // The run's four tiers, each as its own user, wrote it.
+    expect(written).toBeGreaterThanOrEqual(14);
+    for (const user of ['monitor', 'architect', 'dispatcher', 'fleet', 'client'] as const) {
+      const redis = as(user);
+      for (const command of [redis.xdel(key, '0-1'), redis.xtrim(key, 'MAXLEN', 0), redis.del(key), redis.unlink(key), redis.rename(key, `${key}-x`), redis.set(key, 'x'), redis.call('XSETID', key, '9999999999999-0')]) {
+        expect(await refusal(command), user).toMatch(/^NOPERM/);
+      }
+    }
+    const appended = await as('fleet').xadd(key, '*', 'detail', 'appended by the fleet user');
+    expect(await as('client').pexpire(key, 3_600_000)).toBe(1);
+    expect((await readAuditTrail(as('client'), prefix, firstRoot)).length).toBe(written + 1);
+    expect(await admin.xdel(key, appended!)).toBe(1);
+    expect(await admin.xlen(key)).toBe(written);
   });
 
   it('refuses the default user, and a wrong password', async () => {

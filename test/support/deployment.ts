@@ -1,5 +1,5 @@
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { resolveRuntimeOptions, TierflowClient, type RuntimeOptions, type TierSlug } from '@tierflow/runtime';
+import { resolveRuntimeOptions, signingFromEnv, TierflowClient, type RuntimeOptions, type TierSlug } from '@tierflow/runtime';
 import { startRedisServer, uniquePrefix, waitFor, type RedisServer, type RedisServerOptions } from '@tierflow/testing';
 
 /** A private Redis and the four tiers as four worker processes, as a user runs them. */
@@ -25,7 +25,8 @@ export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}
   const tiers = options.tiers ?? TIERS;
   const redis = await startRedisServer(options.redis);
   const prefix = uniquePrefix(label);
-  const runtime = resolveRuntimeOptions({ redisUrl: redis.url, prefix });
+  // The client signs as the workers do when the environment gives them a key.
+  const runtime = resolveRuntimeOptions({ redisUrl: redis.url, prefix, signing: signingFromEnv({ ...process.env, ...env }) });
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
   const processes = spawnTiers(

@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { aclCommand, type AclOptions } from './commands/acl.js';
+import { auditCommand } from './commands/audit.js';
 import { cancelCommand } from './commands/cancel.js';
 import { demoCommand } from './commands/demo.js';
 import { dlqCommand } from './commands/dlq.js';
@@ -75,6 +76,15 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('audit')
+    .description("print a run's audit trail: every message its tiers sent and received, in order")
+    .argument('<root-id>', 'the id printed by enqueue')
+    .option('--json', 'print the entries as JSON')
+    .action(async (rootId: string, options: { json?: boolean }) => {
+      exit.code = await auditCommand(rootId, options, io);
+    });
+
+  cli
     .command('result')
     .description("print a root's final outcome while it is retained; exit 0 only on success")
     .argument('<root-id>', 'the id printed by enqueue')
@@ -84,11 +94,12 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('dlq')
-    .description('the jobs a tier refused: list, show <id>, replay <id> [--file corrected.json], purge')
+    .description('the jobs a tier refused: list, show <id>, replay <id> [--file corrected.json] [--sign], purge')
     .argument('<action>', 'list | show | replay | purge')
     .argument('[id]', 'a dead letter id, for show and replay')
     .option('--file <file>', 'replay: put this message on the queue instead of the refused one')
-    .action(async (action: string, id: string | undefined, options: { file?: string }) => {
+    .option('--sign', 'replay: date it now and sign it with TIERFLOW_SIGNING_KEY, for a deployment that signs')
+    .action(async (action: string, id: string | undefined, options: { file?: string; sign?: boolean }) => {
       exit.code = await dlqCommand(action, id, options, io);
     });
 

@@ -43,6 +43,11 @@ export {
   resolveCascadeThresholds,
 } from './confidence-cascade.js';
 export type { CascadeAction, CascadeDecision, CascadeThresholds } from './confidence-cascade.js';
+export { CASCADE_ERROR_TYPES, gateUpstream, gravestCheck } from './cascade-gate.js';
+export type { GatedOutcome, UpstreamOutcome } from './cascade-gate.js';
+
+export { checkOutput, compileOutputSchema, describeMismatch, OUTPUT_SCHEMA_CACHE_SIZE } from './output-schema.js';
+export type { OutputCheck } from './output-schema.js';
 
 export { artifactFor, CONTENT_PLACEMENTS, placeContent } from './artifact-placement.js';
 export type { ArtifactForInput, ContentPlacement, PlacedArtifact } from './artifact-placement.js';

@@ -1,6 +1,8 @@
 import { parseMessage, PROTOCOL_VERSION, tierBelow, type CancellationMessage, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { cancellationsSent } from './audit-cancellations.js';
+import { AUDIT_CLIENT } from './audit-entry.js';
 import { controlKeys } from './control-keys.js';
 import type { JobFinder } from './job-finder.js';
 
@@ -53,6 +55,7 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
   const mark = cancellationMessage(targetId, found.tier, options);
   const pipeline = redis.multi();
   for (const node of nodes) pipeline.set(keys.cancel(node.job.id!), JSON.stringify({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id } }), 'PX', options.markTtlMs);
+  cancellationsSent(pipeline, prefix, mark, nodes, options.source ?? AUDIT_CLIENT);
   await pipeline.exec();
 
   await Promise.all(nodes.map((node) => hurry(node.job, node.state)));

@@ -14,6 +14,8 @@ import { objectiveFileSchema, type RootObjective } from './objective.js';
 import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
 import { readRunTree, type RunNode } from './run-tree.js';
+import { checkSignature, signRecord } from './signing.js';
+import type { SigningConfig } from './signing-keys.js';
 
 export class ObjectiveFileError extends Error {
   override readonly name = 'ObjectiveFileError';
@@ -46,7 +48,8 @@ export class TierflowClient {
     const parsed = validateWith(objectiveFileSchema, objective);
     if (!parsed.ok) throw new ObjectiveFileError(`invalid objective: ${parsed.errors.map(formatValidationError).join('; ')}`);
     const rootId = options.rootId ?? newRootId();
-    const root: RootObjective = { kind: 'root', root_id: rootId, submitted_at: new Date().toISOString(), objective: parsed.value };
+    // In a deployment that signs, the Monitor refuses a root record without a valid signature.
+    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date().toISOString(), objective: parsed.value }, this.runtime.signing);
     // With an SDK running (the CLI starts one), the run's trace starts here; without, at the Monitor.
     const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
     const metadata = serialiseContext(trace.setSpan(context.active(), span));
@@ -59,7 +62,7 @@ export class TierflowClient {
   async result(rootId: string): Promise<OutcomeMessage | null> {
     const job = await this.monitor.getJob(rootId);
     if (!job || !(await job.isCompleted())) return null;
-    return asOutcome(job.returnvalue);
+    return asOutcome(job.returnvalue, this.runtime.signing);
   }
 
   /**
@@ -88,7 +91,7 @@ export class TierflowClient {
         async (job) => {
           if (!job) return settle({ error: new Error(`no root objective ${rootId}`) });
           const state = await job.getState();
-          if (state === 'completed') settle(outcomeOrError(rootId, job.returnvalue));
+          if (state === 'completed') settle(outcomeOrError(rootId, job.returnvalue, this.runtime.signing));
           else if (state === 'failed') settle({ error: new Error(`root ${rootId} failed: ${job.failedReason}`) });
         },
         (error: unknown) => settle({ error: error instanceof Error ? error : new Error(String(error)) }),
@@ -145,7 +148,7 @@ export class TierflowClient {
       const redis = connect(this.runtime.redisUrl);
       const queueEvents = new QueueEvents(QUEUE_OF.PROGRESS_MONITOR, { connection: redis, prefix: this.runtime.prefix });
       this.events = { queueEvents, redis };
-      queueEvents.on('completed', ({ jobId, returnvalue }) => this.notify(jobId, outcomeOrError(jobId, returnvalue)));
+      queueEvents.on('completed', ({ jobId, returnvalue }) => this.notify(jobId, outcomeOrError(jobId, returnvalue, this.runtime.signing)));
       queueEvents.on('failed', ({ jobId, failedReason }) => this.notify(jobId, { error: new Error(`root ${jobId} failed: ${failedReason}`) }));
       await queueEvents.waitUntilReady();
     }
@@ -153,12 +156,16 @@ export class TierflowClient {
   }
 }
 
-function outcomeOrError(rootId: string, value: unknown): { outcome: OutcomeMessage } | { error: Error } {
-  const outcome = asOutcome(value);
-  return outcome ? { outcome } : { error: new Error(`root ${rootId} finished without a valid outcome`) };
+function outcomeOrError(rootId: string, value: unknown, signing: SigningConfig | null): { outcome: OutcomeMessage } | { error: Error } {
+  const outcome = asOutcome(value, signing);
+  return outcome ? { outcome } : { error: new Error(`root ${rootId} finished without a valid${signing ? ', signed' : ''} outcome`) };
 }
 
-function asOutcome(value: unknown): OutcomeMessage | null {
+/** The root's outcome, or null; in a deployment that signs, only one the Monitor signed. */
+function asOutcome(value: unknown, signing: SigningConfig | null): OutcomeMessage | null {
   const result = validate(value);
-  return result.ok && isOutcome(result.value) ? result.value : null;
+  if (!result.ok || !isOutcome(result.value)) return null;
+  // The signature covers the record as stored: JSON text when it comes as text.
+  const raw: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return signing && !checkSignature(raw, signing).ok ? null : result.value;
 }

@@ -2,6 +2,8 @@ import { isOutcome, tierBelow, validate, type OutcomeMessage, type TierName } fr
 import type { Job, Queue } from 'bullmq';
 import type { SettledChild, SettledRound } from './handler.js';
 import { failedChildOutcome, timedOutChildOutcome } from './messages.js';
+import { verifiedOutcome } from './outcome-check.js';
+import type { SigningConfig } from './signing-keys.js';
 import type { StepState } from './step-store.js';
 
 /** Children of the round with no outcome yet, and whether their jobs still exist. */
@@ -29,6 +31,7 @@ export async function collectRound(
   tier: TierName,
   mode: CollectMode,
   timedOut: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
+  signing: SigningConfig | null = null,
 ): Promise<SettledRound | PendingRound> {
   const childTier = tierBelow(tier)!;
   const [values, failures, late] = await Promise.all([
@@ -42,7 +45,7 @@ export async function collectRound(
   for (const child of state.children) {
     const key = `${lowerQueue.qualifiedName}:${child.id}`;
     let outcome: OutcomeMessage | null = null;
-    if (key in values) outcome = readOutcome(values[key], childTier, child.id, now);
+    if (key in values) outcome = readOutcome(values[key], childTier, child.id, now, signing);
     else if (key in failures) outcome = failedChildOutcome(childTier, child.id, failures[key] ?? 'unknown failure', now);
     else if (late.has(child.id)) outcome = timedOutChildOutcome(childTier, child.id, child.request.timeout_ms, now);
     else if (mode === 'give-up') outcome = failedChildOutcome(childTier, child.id, 'the child job vanished before reporting', now);
@@ -57,9 +60,10 @@ export async function collectRound(
   return { round: state.round, strategy: state.strategy, children: settled, memo: state.memo };
 }
 
-function readOutcome(value: unknown, childTier: TierName, childId: string, now: number): OutcomeMessage {
+function readOutcome(value: unknown, childTier: TierName, childId: string, now: number, signing: SigningConfig | null): OutcomeMessage {
   const result = validate(value);
-  if (result.ok && isOutcome(result.value)) return result.value;
+  // In a deployment that signs, an unsigned, forged or misdirected answer becomes a refusal.
+  if (result.ok && isOutcome(result.value)) return verifiedOutcome(value, result.value, childTier, childId, now, signing);
   const reason = result.ok ? 'it returned a message that is not an outcome' : `its outcome is invalid: ${result.errors[0]?.message ?? ''}`;
   return failedChildOutcome(childTier, childId, reason, now);
 }

@@ -16,6 +16,9 @@
  * ```
  */
 export { InvalidJobError, readAssignment, ROOT_TASK_TYPE } from './assignment.js';
+export { AUDIT_CLIENT, AUDIT_KINDS, auditKey, DEFAULT_AUDIT_TTL_MS } from './audit-entry.js';
+export type { AuditDirection, AuditEntry, AuditKind, AuditRecord } from './audit-entry.js';
+export { readAuditTrail } from './audit-read.js';
 export { cancelMessage, releaseChildren } from './cancel.js';
 export type { AbortNotice, CancelOptions, CancelReport } from './cancel.js';
 export { controlKeys, parentIdOf, roundKeyOf } from './control-keys.js';
@@ -31,6 +34,9 @@ export { connect } from './connection.js';
 export { DEAD_LETTER_QUEUE, DeadLetters } from './dead-letters.js';
 export type { DeadLetter } from './dead-letters.js';
 export { failureDraft, isPermanent, stoppedDraft } from './failures.js';
+export { withExpectedOutput } from './expected-output.js';
+export { checkUpstream, withCascadeCheck } from './upstream-check.js';
+export type { CheckedRound } from './upstream-check.js';
 export type { Assignment, DelegationDraft, OutcomeDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
 export { childMessageId, newRootId, outcomeMessageId, rootIdOf } from './ids.js';
 export { consoleLogger } from './logger.js';
@@ -45,3 +51,14 @@ export { readRunTree } from './run-tree.js';
 export type { RunNode } from './run-tree.js';
 export { TierWorker } from './tier-worker.js';
 export type { TierWorkerOptions } from './tier-worker.js';
+export { MessageGate } from './message-gate.js';
+export { checkMessageTime } from './message-window.js';
+export type { WindowRefusal } from './message-window.js';
+export { refusedChildOutcome } from './messages.js';
+export { verifiedOutcome } from './outcome-check.js';
+export { ReplayGuard } from './replay-guard.js';
+export { checkSignature, SIGNATURE_INVALID, signRecord } from './signing.js';
+export type { SignatureCheck } from './signing.js';
+export { DEFAULT_MAX_CLOCK_SKEW_MS, parseSigningKey, SIGNING_ENV, signingFromEnv, SigningKey } from './signing-keys.js';
+export type { SigningConfig } from './signing-keys.js';
+export { resignForReplay } from './resign.js';

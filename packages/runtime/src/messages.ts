@@ -10,12 +10,21 @@ import {
 } from '@tierflow/protocol';
 import type { DelegationDraft, OutcomeDraft } from './handler.js';
 import { outcomeMessageId } from './ids.js';
+import { signRecord } from './signing.js';
+import type { SigningConfig } from './signing-keys.js';
 
-/** Builds and validates a delegation from `tier` to the tier below it. */
-export function buildDelegation(tier: TierName, id: string, correlationId: string | null, draft: DelegationDraft, now: number): DelegationMessage {
+/** Builds and validates a delegation from `tier` to the tier below it; signed when `signing` is given. */
+export function buildDelegation(
+  tier: TierName,
+  id: string,
+  correlationId: string | null,
+  draft: DelegationDraft,
+  now: number,
+  signing: SigningConfig | null = null,
+): DelegationMessage {
   const target = tierBelow(tier);
   if (!target) throw TierflowError.permanent(`${tier} cannot delegate: it is the lowest tier`, { code: 'delegation_refused' });
-  return parseMessage({
+  const message = parseMessage({
     version: PROTOCOL_VERSION,
     id,
     timestamp: new Date(now).toISOString(),
@@ -24,6 +33,7 @@ export function buildDelegation(tier: TierName, id: string, correlationId: strin
     correlation_id: correlationId,
     payload: draft,
   }) as DelegationMessage;
+  return signRecord(message, signing);
 }
 
 /**
@@ -70,6 +80,20 @@ export function timedOutChildOutcome(from: TierName, delegationId: string, timeo
     delegationId,
     { status: 'timeout', summary: `the ${from} did not answer in time: ${detail}`, confidence: 0, error_type: 'timeout', error_detail: detail, recoverable: true },
     timeoutMs ?? 0,
+    now,
+  );
+}
+
+/**
+ * A failed outcome in place of a child's answer that this parent refuses to read (a bad
+ * signature): not recoverable, since sending the same work again cannot make the answer genuine.
+ */
+export function refusedChildOutcome(from: TierName, delegationId: string, errorType: string, reason: string, now: number): OutcomeMessage {
+  return buildOutcome(
+    from,
+    delegationId,
+    { status: 'failed', summary: `the ${from}'s outcome was refused: ${reason}`, confidence: 0, error_type: errorType, error_detail: reason, recoverable: false },
+    0,
     now,
   );
 }

@@ -1,5 +1,6 @@
-import { aggregationStrategySchema, jsonObjectSchema, prioritySchema } from '@tierflow/protocol';
+import { agentIdentitySchema, aggregationStrategySchema, jsonObjectSchema, messageSignatureSchema, prioritySchema } from '@tierflow/protocol';
 import { z } from 'zod';
+import { outputSchemaField } from './output-schema-field.js';
 
 const positiveMs = z.int().positive({ message: 'must be a positive number of milliseconds' });
 
@@ -11,6 +12,10 @@ export const subtaskSchema = z.strictObject({
   timeout_ms: positiveMs.optional(),
   constraints: z.array(z.string()).optional(),
   task_data: jsonObjectSchema.optional(),
+  /** A JSON Schema the Fleet's outcome must match (seed 001); checked to compile when the file is read. */
+  expected_output_schema: outputSchemaField.optional(),
+  /** Pins the exact agent (seed 004's lock file): the Fleet refuses the subtask when it runs anything else. */
+  target_agent: agentIdentitySchema.optional(),
 });
 export type Subtask = z.infer<typeof subtaskSchema>;
 
@@ -40,5 +45,7 @@ export const rootObjectiveSchema = z.strictObject({
   root_id: z.string().min(1),
   submitted_at: z.iso.datetime({ offset: true }),
   objective: objectiveFileSchema,
+  /** Set by a client of a deployment that signs: HMAC over this record without it, like a message's. */
+  signature: messageSignatureSchema.optional(),
 });
 export type RootObjective = z.infer<typeof rootObjectiveSchema>;

@@ -1,7 +1,9 @@
-import { resolveRetryOptions, type RetryOptions } from '@tierflow/core';
+import { resolveRetryOptions, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
 import { isTlsUrl, REDIS_TLS_ENV, redisTlsFromEnv } from './connection.js';
+import { cascadeFromEnv, resolveAuditTtlMs, resolveCascade } from './handoff-options.js';
 import type { TierSlug } from './queues.js';
+import { signingFromEnv, type SigningConfig } from './signing-keys.js';
 
 /** Where and how a Tierflow deployment keeps its queues. */
 export interface RuntimeOptions {
@@ -23,6 +25,12 @@ export interface RuntimeOptions {
   readonly stalledIntervalMs: number;
   /** Default lifetime of what tiers write to Beads (outputs, logs, run records). */
   readonly beadsTtlMs: number;
+  /** How long a run's audit trail is kept past its last entry (default 30 days). */
+  readonly auditTtlMs: number;
+  /** The bounds of the confidence cascade check on upstream outcomes (seed 003); null: no check. */
+  readonly cascade: CascadeThresholds | null;
+  /** Message signing (TIERFLOW_SIGNING_KEY); null: nothing is signed and nothing is checked. */
+  readonly signing: SigningConfig | null;
 }
 
 export const DEFAULT_PREFIX = '{tierflow}';
@@ -37,6 +45,9 @@ export interface RuntimeOptionsInput {
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
   readonly beadsTtlMs?: number;
+  readonly auditTtlMs?: number;
+  readonly cascade?: Partial<CascadeThresholds> | null;
+  readonly signing?: SigningConfig | null;
 }
 
 /** Fills defaults and checks the options; the prefix must carry a `{hash tag}` so flows work on Redis Cluster. */
@@ -60,6 +71,9 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     lockDurationMs: input.lockDurationMs ?? 30_000,
     stalledIntervalMs: input.stalledIntervalMs ?? 30_000,
     beadsTtlMs: input.beadsTtlMs ?? 24 * 3600_000,
+    auditTtlMs: resolveAuditTtlMs(input.auditTtlMs),
+    cascade: resolveCascade(input.cascade),
+    signing: input.signing ?? null,
   };
 }
 
@@ -67,7 +81,9 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
  * Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX, and for retries
  * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS, and for crash recovery
  * TIERFLOW_LOCK_DURATION_MS and TIERFLOW_STALLED_INTERVAL_MS, and for retention
- * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS and TIERFLOW_DEDUP_TTL_MS. For one tier's
+ * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS, TIERFLOW_DEDUP_TTL_MS and TIERFLOW_AUDIT_TTL_MS,
+ * for the cascade check TIERFLOW_CASCADE_CHECK=off and TIERFLOW_CASCADE_PROCEED/_FLAG/_REVIEW, and for signing
+ * TIERFLOW_SIGNING_KEY, TIERFLOW_SIGNING_KEY_PREVIOUS and TIERFLOW_MAX_CLOCK_SKEW_MS. For one tier's
  * worker (`tier`), the Redis URL may be its own: see {@link redisUrlFromEnv}.
  */
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scope: { readonly tier?: TierSlug } = {}): RuntimeOptions {
@@ -87,6 +103,9 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     ...numberFrom(env, 'TIERFLOW_KEEP_FINISHED_MS', 'keepFinishedMs'),
     ...numberFrom(env, 'TIERFLOW_BEADS_TTL_MS', 'beadsTtlMs'),
     ...numberFrom(env, 'TIERFLOW_DEDUP_TTL_MS', 'dedupTtlMs'),
+    ...numberFrom(env, 'TIERFLOW_AUDIT_TTL_MS', 'auditTtlMs'),
+    cascade: cascadeFromEnv(env),
+    signing: signingFromEnv(env),
   });
 }
 

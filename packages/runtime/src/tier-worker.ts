@@ -5,6 +5,7 @@ import { UnrecoverableError, WaitingChildrenError, Worker, type Job, type Queue 
 import type { Link, Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import { InvalidJobError, readAssignment } from './assignment.js';
+import { AuditTrail } from './audit-trail.js';
 import { cancelMessage } from './cancel.js';
 import { childJobs } from './child-jobs.js';
 import { collectRound, isPending, type CollectMode } from './collect-round.js';
@@ -13,17 +14,21 @@ import { controlKeys, roundKeyOf, type ControlKeys } from './control-keys.js';
 import { isStopReason, RunningHandlers, type StopReason } from './control-listener.js';
 import { DeadLetters } from './dead-letters.js';
 import { DedupCache } from './dedup.js';
+import { withExpectedOutput } from './expected-output.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 import type { Assignment, DelegationDraft, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
 import { childMessageId, outcomeMessageId } from './ids.js';
 import { JobFinder } from './job-finder.js';
 import { consoleLogger } from './logger.js';
 import { buildDelegation, buildOutcome } from './messages.js';
+import { MessageGate } from './message-gate.js';
+import { signRecord } from './signing.js';
 import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
 import { finishedJobRetention, inFlightTtlMs } from './retention.js';
 import { StepStore, type StepState } from './step-store.js';
 import { deadlineOf, receiverMarginMs } from './timing.js';
+import { checkUpstream, reportChecks, withCascadeCheck } from './upstream-check.js';
 import { context as otelContext, deserialiseContext, delegationSpan, endForRetry, endWithOutcome, linkTo, serialiseContext, startProcessSpan, trace } from './tracing.js';
 import { nextWatch, runWatchdog, watchMember, type WatchdogJob } from './watchdog.js';
 import { WatchdogSweeper } from './watchdog-sweeper.js';
@@ -64,6 +69,10 @@ export class TierWorker {
   private readonly lowerQueue: Queue | null;
   private readonly steps: StepStore;
   private readonly dedup: DedupCache;
+  /** Every message this tier sends or receives, appended to its run's audit stream. */
+  private readonly audit: AuditTrail;
+  /** Signature, clock and replay checks of each job; null when the deployment does not sign. */
+  private readonly gate: MessageGate | null;
   private readonly beads: BeadsStore;
   private readonly finder: JobFinder;
   private readonly deadLetters: DeadLetters;
@@ -82,14 +91,18 @@ export class TierWorker {
     this.log = options.log ?? consoleLogger(QUEUE_OF[this.tier]);
     this.steps = new StepStore(redis, runtime.prefix, inFlightTtlMs(runtime));
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
+    this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log);
+    this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, this.tier, runtime.signing, runtime.dedupTtlMs) : null;
     this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix, defaultTtlMs: runtime.beadsTtlMs });
-    this.finder = new JobFinder(redis, runtime.prefix);
-    this.deadLetters = new DeadLetters(redis, runtime.prefix);
+    // BullMQ's queues get a connection of their own: it loads BullMQ's scripts onto the connection,
+    // and every MULTI on a connection copies all its scripts, which is costly on the hot path.
+    const [queueRedis, workerRedis, subscriber] = [connect(runtime.redisUrl), connect(runtime.redisUrl), connect(runtime.redisUrl)];
+    this.connections = [queueRedis, workerRedis, subscriber];
+    this.finder = new JobFinder(queueRedis, runtime.prefix);
+    this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     this.keys = controlKeys(runtime.prefix);
     const below = tierBelow(this.tier);
     this.lowerQueue = below ? this.finder.queue(below) : null;
-    const [workerRedis, subscriber] = [connect(runtime.redisUrl), connect(runtime.redisUrl)];
-    this.connections = [workerRedis, subscriber];
     this.running = new RunningHandlers(subscriber, this.keys.channel);
     this.worker = new Worker(QUEUE_OF[this.tier], (job, token, signal) => this.process(job, token, signal), {
       connection: workerRedis,
@@ -137,6 +150,7 @@ export class TierWorker {
     let assignment: Assignment;
     try {
       assignment = readAssignment(this.tier, job.data);
+      await this.gate?.admit(job, assignment);
     } catch (error) {
       if (!(error instanceof InvalidJobError)) throw error;
       // Refused for good: kept in the dead-letter queue first, then failed without a retry.
@@ -149,6 +163,8 @@ export class TierWorker {
     const controller = this.running.start(job.id!);
     try {
       const facts = await this.facts(job.id!);
+      // A pass with no step state is a delivery (a first try or a retry), not a parent resuming.
+      if (facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
       const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
       if (cached) return cached;
       const span = this.processSpan(job, assignment, facts.state);
@@ -210,7 +226,7 @@ export class TierWorker {
           if (stop && state === null) step = { kind: 'outcome', outcome: stoppedDraft(stop) };
           else if (state === null) step = await this.options.handler.start(context);
           else {
-            const round = await collectRound(job, this.lowerQueue!, state, this.tier, stop ? 'settled-only' : mode, (ids) => this.timedOut(ids));
+            const round = await collectRound(job, this.lowerQueue!, state, this.tier, stop ? 'settled-only' : mode, (ids) => this.timedOut(ids), this.options.runtime.signing);
             if (isPending(round)) {
               // A crash between saving a round and adding its children leaves some never added.
               if (round.absent.length > 0) await this.addChildren(job, assignment, round.absent);
@@ -218,7 +234,8 @@ export class TierWorker {
               mode = 'give-up';
               continue;
             }
-            step = stop ? { kind: 'outcome', outcome: stoppedDraft(stop, round.children, state.children.length) } : await this.resumePolicy(context, round);
+            this.audit.outcomesReceived(assignment, round.children);
+            step = stop ? { kind: 'outcome', outcome: stoppedDraft(stop, round.children, state.children.length) } : await this.resumeChecked(context, round, span);
           }
         } catch (error) {
           if (error instanceof WaitingChildrenError) throw error;
@@ -284,6 +301,13 @@ export class TierWorker {
     return this.options.handler.resume(context, round);
   }
 
+  /** Seed 003: upstream outcomes pass the cascade check before the policy reads them; the answer carries the gravest check. */
+  private async resumeChecked(context: TierContext, round: SettledRound, span: Span): Promise<Step> {
+    const checked = checkUpstream(round, this.tier, this.options.runtime.cascade);
+    reportChecks(span, this.log, checked);
+    return withCascadeCheck(await this.resumePolicy(context, checked.round), checked.carried);
+  }
+
   private async delegate(
     job: Job,
     assignment: Assignment,
@@ -323,6 +347,7 @@ export class TierWorker {
     // State first: a crash after this write re-adds the same children (same ids) on the next try.
     const pipeline = this.redis.multi();
     this.steps.write(pipeline, job.id!, state);
+    this.audit.delegationsSent(pipeline, assignment.rootId, messages);
     if (previous?.watchdog) pipeline.zrem(this.keys.watchdogs, previous.watchdog);
     if (watchAt !== null) pipeline.zadd(this.keys.watchdogs, watchAt, watchMember(watch));
     const raceKey = roundKeyOf(messages[0]!.id);
@@ -354,7 +379,7 @@ export class TierWorker {
   /** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */
   private childMessages(assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
     const correlation = assignment.message ? assignment.id : null;
-    return children.map((child) => buildDelegation(this.tier, child.id, correlation, child.request, now));
+    return children.map((child) => buildDelegation(this.tier, child.id, correlation, child.request, now, this.options.runtime.signing));
   }
 
   private async finish(
@@ -365,14 +390,17 @@ export class TierWorker {
     startedAt: number,
   ): Promise<OutcomeMessage> {
     const now = Date.now();
-    const outcome =
+    const built =
       this.tier === 'PROGRESS_MONITOR'
         ? // The root's outcome is what the Monitor received from the Architect, as the Monitor evaluated it.
           { ...buildOutcome('ABSTRACT_ARCHITECT', state?.children.at(-1)?.id ?? assignment.id, step.outcome, now - startedAt, now), id: outcomeMessageId(assignment.id) }
         : buildOutcome(this.tier, assignment.id, step.outcome, now - startedAt, now);
+    // Signed before it is cached, so a duplicate delivery answered from the cache is signed too.
+    const outcome = signRecord(withExpectedOutput(assignment.payload, built), this.options.runtime.signing);
     const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
     const pipeline = this.redis.multi();
     this.dedup.record(pipeline, assignment.id, outcome);
+    await this.audit.outcomeSent(pipeline, assignment, outcome);
     pipeline.del(this.steps.key(job.id!), ...this.settledRecords(job.id!, state));
     // The round settled: its watchdog has nothing left to do.
     if (state?.watchdog) pipeline.zrem(this.keys.watchdogs, state.watchdog);

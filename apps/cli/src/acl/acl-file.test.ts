@@ -41,6 +41,15 @@ describe('the ACL file', () => {
     expect(() => aclPermissions('tierflow')).toThrow(/hash tag/);
   });
 
+  it('reaches the audit streams through an append-only selector alone, for every user but admin', () => {
+    const rules = aclPermissions('{tierflow}');
+    const selector = '(~{tierflow}:audit:* +xadd +pexpire +xrange +xrevrange +xlen)';
+    for (const user of ['client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const) {
+      expect(rules[user].filter((rule) => rule.includes(':audit:'))).toEqual([selector]);
+    }
+    expect(aclFileText('{tierflow}')).toContain(`&{tierflow}:control ${selector}\n`);
+  });
+
   it('gives the trace record to the Monitor alone, and lets the client only read it', () => {
     const rules = aclPermissions('{tierflow}');
     expect(rules.monitor).toContain('~{tierflow}:trace:*');

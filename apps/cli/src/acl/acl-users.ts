@@ -1,6 +1,7 @@
 import { beadsAclKeyRules, escapeRedisGlob, tierOfSlug } from '@tierflow/beads';
 import { controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions, type TierSlug } from '@tierflow/runtime';
 import { TIER_SLUGS } from '../tiers.js';
+import { auditAclSelector } from './audit-acl.js';
 
 /** The Redis users of a deployment: one per tier, `client` for the CLI and enqueuers, `admin` for operators. */
 export const ACL_USERS = ['admin', 'client', ...TIER_SLUGS] as const;
@@ -67,11 +68,13 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`] : []),
     ...beadsAclKeyRules(tierOfSlug(slug)!, prefix),
     channel,
+    // Append-only: the audit streams are reachable through this selector alone.
+    auditAclSelector(p),
   ];
   return {
     admin: [...reset, '+@all', '~*', '&*'],
-    // Enqueues, waits, reads trees and results, cancels anywhere, replays dead letters.
-    client: [...reset, ...APP_COMMANDS, ...queues, deadLetters, cancelMarks, `%R~${keys.trace('*')}`, `%R~${p}:beads:*`, channel],
+    // Enqueues, waits, reads trees, results and audit trails, cancels anywhere, replays dead letters.
+    client: [...reset, ...APP_COMMANDS, ...queues, deadLetters, cancelMarks, `%R~${keys.trace('*')}`, `%R~${p}:beads:*`, channel, auditAclSelector(p)],
     monitor: tier('monitor'),
     architect: tier('architect'),
     dispatcher: tier('dispatcher'),

@@ -1,9 +1,14 @@
-import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { resignForReplay, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 
-/** `tierflow dlq list|show <id>|replay <id> [--file F]|purge`: the jobs a tier refused, and their reasons. */
-export async function dlqCommand(action: string, id: string | undefined, options: { file?: string }, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+/** `tierflow dlq list|show <id>|replay <id> [--file F] [--sign]|purge`: the jobs a tier refused, and their reasons. */
+export async function dlqCommand(action: string, id: string | undefined, options: { file?: string; sign?: boolean }, io: CliIo): Promise<number> {
+  const runtime = runtimeOptionsFromEnv();
+  if (options.sign && !runtime.signing) {
+    io.stderr('--sign needs TIERFLOW_SIGNING_KEY\n');
+    return EXIT.unusable;
+  }
+  const client = new TierflowClient(runtime);
   const letters = client.deadLetters();
   try {
     switch (action) {
@@ -29,6 +34,12 @@ export async function dlqCommand(action: string, id: string | undefined, options
             return EXIT.unusable;
           }
           data = parsed.value;
+        }
+        if (options.sign && runtime.signing) {
+          // A deployment that signs refuses an unsigned message, or one signed long ago.
+          const letter = data === undefined ? await letters.get(id) : null;
+          if (data === undefined && !letter) return missing(id, io);
+          data = resignForReplay(data ?? letter?.data, runtime.signing, Date.now());
         }
         const replayed = await letters.replay(id, data);
         if (!replayed) return missing(id, io);

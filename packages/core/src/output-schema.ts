@@ -1,0 +1,66 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
+
+/**
+ * Seed 001's `expected_output_schema`: a JSON Schema a delegation's result must match. Schemas
+ * are compiled once and kept (by their JSON text), so checking a result is one function call;
+ * compiling is what costs, and a tier sees the same few schemas again and again.
+ */
+
+/** How a result fared against its schema. */
+export type OutputCheck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly kind: 'format_mismatch'; readonly mismatches: readonly string[] }
+  | { readonly ok: false; readonly kind: 'invalid_output_schema'; readonly reason: string };
+
+type Compiled = { readonly ok: true; readonly validate: ValidateFunction } | { readonly ok: false; readonly reason: string };
+
+// Every error, not the first; unknown keywords and formats pass (strict: false), as a sender's
+// schema may carry annotations of its own; `$id`s are not registered, so two senders' schemas never clash.
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
+// 2020-12 is the default; a schema that names draft-07 (common in tooling) is read too.
+ajv.addMetaSchema(draft07);
+
+/** Compiled schemas (or why they would not compile), by JSON text; the oldest goes past the bound. */
+const cache = new Map<string, Compiled>();
+export const OUTPUT_SCHEMA_CACHE_SIZE = 256;
+
+/** Compiles a schema, or answers from the cache. */
+export function compileOutputSchema(schema: Readonly<Record<string, unknown>>): Compiled {
+  const key = JSON.stringify(schema);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let compiled: Compiled;
+  try {
+    compiled = { ok: true, validate: ajv.compile(schema) };
+  } catch (error) {
+    compiled = { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+  if (cache.size >= OUTPUT_SCHEMA_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, compiled);
+  return compiled;
+}
+
+/** Checks `value` against `schema`: ok, every mismatch (`$.path: message`), or why the schema itself is unusable. */
+export function checkOutput(schema: Readonly<Record<string, unknown>>, value: unknown): OutputCheck {
+  const compiled = compileOutputSchema(schema);
+  if (!compiled.ok) return { ok: false, kind: 'invalid_output_schema', reason: compiled.reason };
+  if (compiled.validate(value)) return { ok: true };
+  return { ok: false, kind: 'format_mismatch', mismatches: (compiled.validate.errors ?? []).map(describeMismatch) };
+}
+
+/** `$.artifacts[0].artifact_type: must be equal to constant "code"`, in the protocol's own path style. */
+export function describeMismatch(error: ErrorObject): string {
+  const path = `$${error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .join('')}`;
+  const params = error.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[]; allowedValue?: unknown };
+  if (error.keyword === 'required') return `${path}: ${params.missingProperty ?? '?'} is required`;
+  if (error.keyword === 'additionalProperties') return `${path}: ${params.additionalProperty ?? '?'} is not allowed`;
+  if (error.keyword === 'enum') return `${path}: must be one of ${JSON.stringify(params.allowedValues)}`;
+  if (error.keyword === 'const') return `${path}: must be ${JSON.stringify(params.allowedValue)}`;
+  return `${path}: ${error.message ?? error.keyword}`;
+}

@@ -1,0 +1,65 @@
+import type { ChainableCommander } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { appendAudit, auditFields, auditKey, parseAuditFields, type AuditEntry } from './audit-entry.js';
+
+const entry: AuditEntry = {
+  time: '2026-01-01T00:00:00.000Z',
+  from: 'ROUTING_DISPATCHER',
+  to: 'SPECIALIZED_FLEET',
+  kind: 'delegation',
+  direction: 'received',
+  id: 'r.0-0.0-0.0-0',
+  correlation_id: 'r.0-0.0-0',
+  status: '',
+  confidence: null,
+  by: 'SPECIALIZED_FLEET',
+  attempt: 2,
+  detail: 'execute_code',
+};
+
+/** A pipeline that records what is queued on it. */
+function recorder(): { pipeline: ChainableCommander; calls: unknown[][] } {
+  const calls: unknown[][] = [];
+  const pipeline = {
+    xadd: (...args: unknown[]) => calls.push(['xadd', ...args]),
+    pexpire: (...args: unknown[]) => calls.push(['pexpire', ...args]),
+  } as unknown as ChainableCommander;
+  return { pipeline, calls };
+}
+
+describe('audit entries', () => {
+  it('round-trip through the flat string fields of a stream entry', () => {
+    const fields = auditFields(entry);
+    expect(fields.slice(0, 4)).toEqual(['time', entry.time, 'from', 'ROUTING_DISPATCHER']);
+    expect(fields).toContain('confidence');
+    expect(parseAuditFields('1-0', fields)).toEqual({ ...entry, stream_id: '1-0' });
+    expect(parseAuditFields('2-0', auditFields({ ...entry, kind: 'outcome', status: 'success', confidence: 0.92, attempt: null }))).toMatchObject({ confidence: 0.92, attempt: null });
+  });
+
+  it('read back leave unknown fields out and missing ones empty', () => {
+    expect(parseAuditFields('3-0', ['id', 'x', 'future', 'y'])).toMatchObject({ id: 'x', from: '', confidence: null, attempt: null });
+  });
+
+  it('live in one stream per run, under the deployment prefix', () => {
+    expect(auditKey('{tierflow}', 'r')).toBe('{tierflow}:audit:r');
+  });
+});
+
+describe('appendAudit', () => {
+  it('queues one XADD per entry and one PEXPIRE for them all', () => {
+    const { pipeline, calls } = recorder();
+    appendAudit(pipeline, 'k', [entry, entry], 1000);
+    expect(calls.map((call) => call[0])).toEqual(['xadd', 'xadd', 'pexpire']);
+    expect(calls[0]!.slice(1, 3)).toEqual(['k', '*']);
+    expect(calls[2]).toEqual(['pexpire', 'k', 1000]);
+  });
+
+  it('leaves the TTL alone when told to, sets it only where there is none with onlyIfNoTtl, and queues nothing for no entries', () => {
+    const { pipeline, calls } = recorder();
+    appendAudit(pipeline, 'k', [entry], null);
+    appendAudit(pipeline, 'k', [entry], 1000, true);
+    appendAudit(pipeline, 'k', [], 1000);
+    expect(calls.map((call) => call[0])).toEqual(['xadd', 'xadd', 'pexpire']);
+    expect(calls[2]).toEqual(['pexpire', 'k', 1000, 'NX']);
+  });
+});

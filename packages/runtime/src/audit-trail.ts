@@ -1,0 +1,102 @@
+import { isCancellation, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { appendAudit, AUDIT_CLIENT, auditKey, type AuditEntry } from './audit-entry.js';
+import { controlKeys } from './control-keys.js';
+import type { Assignment, SettledChild, TierLogger } from './handler.js';
+
+/**
+ * What one tier worker appends to the audit trail. Sending rides the MULTI the worker runs
+ * anyway (the step write of a delegation, the record of an outcome), so it costs no round trip.
+ * Receiving is written the moment it happens, pipelined on the worker's connection without
+ * waiting for the reply: no latency, and work that never finishes is still on record. Commands
+ * on one connection run in order, so an entry always lands before what the worker does next.
+ * The TTL is refreshed with what a tier sends, and with the root's receipt, which opens the
+ * stream: a message is always on record as sent before anyone can receive it.
+ */
+export class AuditTrail {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly tier: TierName,
+    private readonly ttlMs: number,
+    private readonly log: TierLogger,
+  ) {}
+
+  /** Delegations sent, on the MULTI that saves the parent's step. */
+  delegationsSent(pipeline: ChainableCommander, rootId: string, messages: readonly DelegationMessage[]): void {
+    const entries = messages.map((message) => this.entry(message.timestamp, message.source_tier, message.target_tier, 'delegation', 'sent', message, message.payload.task_type));
+    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.ttlMs);
+  }
+
+  /** A delegation taken up (the root objective, for the Monitor); a retry is a new delivery, with its attempt. */
+  received(assignment: Assignment, attempt: number): void {
+    const { message } = assignment;
+    const from = message?.source_tier ?? AUDIT_CLIENT;
+    const entry = { ...this.entry(now(), from, this.tier, 'delegation', 'received', message ?? { id: assignment.id, correlation_id: null }, assignment.payload.task_type), attempt };
+    this.appendNow(assignment.rootId, [entry], message === null);
+  }
+
+  /** The outcomes of a settled round, as this parent reads them (those it made up for silent children included). */
+  outcomesReceived(assignment: Assignment, children: readonly SettledChild[]): void {
+    const at = now();
+    this.appendNow(
+      assignment.rootId,
+      children.map(({ outcome }) => this.outcomeEntry(at, outcome.source_tier, this.tier, 'received', outcome)),
+      false,
+    );
+  }
+
+  /**
+   * The outcome sent, on the MULTI that records it. The Monitor's goes to the client. An answer
+   * to a cancellation records the cancellation received first, from its mark (one read, only then).
+   */
+  async outcomeSent(pipeline: ChainableCommander, assignment: Assignment, outcome: OutcomeMessage): Promise<void> {
+    const entries: AuditEntry[] = [];
+    if (outcome.payload.status === 'cancelled') {
+      const cancellation = await this.cancellationOf(assignment.id);
+      if (cancellation) entries.push(this.entry(now(), cancellation.source_tier, this.tier, 'cancellation', 'received', cancellation, cancellation.payload.reason));
+    }
+    const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
+    entries.push(this.outcomeEntry(outcome.timestamp, this.tier, to, 'sent', outcome));
+    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.ttlMs);
+  }
+
+  private async cancellationOf(messageId: string): Promise<CancellationMessage | null> {
+    const mark = await this.redis.get(controlKeys(this.prefix).cancel(messageId));
+    const parsed = mark === null ? null : validate(mark);
+    return parsed?.ok && isCancellation(parsed.value) ? parsed.value : null;
+  }
+
+  private outcomeEntry(time: string, from: string, to: string, direction: AuditEntry['direction'], outcome: OutcomeMessage): AuditEntry {
+    return { ...this.entry(time, from, to, 'outcome', direction, outcome, outcome.payload.error_type ?? ''), status: outcome.payload.status, confidence: outcome.payload.confidence };
+  }
+
+  private entry(
+    time: string,
+    from: string,
+    to: string,
+    kind: AuditEntry['kind'],
+    direction: AuditEntry['direction'],
+    message: { readonly id: string; readonly correlation_id: string | null },
+    detail: string,
+  ): AuditEntry {
+    return { time, from, to, kind, direction, id: message.id, correlation_id: message.correlation_id ?? '', status: '', confidence: null, by: this.tier, attempt: null, detail };
+  }
+
+  private appendNow(rootId: string, entries: readonly AuditEntry[], opensStream: boolean): void {
+    const pipeline = this.redis.pipeline();
+    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, opensStream ? this.ttlMs : null);
+    // Not awaited: the entry is on the wire before the worker's next command; a failure is logged, never fatal.
+    void pipeline.exec().then(
+      (replies) => {
+        const failed = replies?.find(([error]) => error !== null)?.[0];
+        if (failed) this.log.warn('audit append failed', { root: rootId, error: failed.message });
+      },
+      (error: unknown) => this.log.warn('audit append failed', { root: rootId, error: String(error) }),
+    );
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,134 @@
+import { auditKey, type AuditRecord, type RunNode } from '@tierflow/runtime';
+import { redisClient, waitFor } from '@tierflow/testing';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tierflow } from '../security/tier-processes.js';
+import { startDeployment, type Deployment } from '../support/deployment.js';
+import { simPlan, treeNodes } from '../support/runs.js';
+
+// Four worker processes write a run's audit trail; `tierflow audit` reads it back.
+const AUDIT_TTL_MS = 3_600_000;
+let deployment: Deployment;
+let redis: Redis;
+
+beforeAll(async () => {
+  deployment = await startDeployment('audit', { TIERFLOW_LOG: 'silent', TIERFLOW_AUDIT_TTL_MS: String(AUDIT_TTL_MS), TIERFLOW_RETRY_BASE_MS: '50' });
+  redis = redisClient(deployment.redis.url);
+}, 60_000);
+
+afterAll(async () => {
+  redis?.disconnect();
+  await deployment?.stop();
+});
+
+const env = (): NodeJS.ProcessEnv => ({ REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix });
+
+async function audit(rootId: string): Promise<AuditRecord[]> {
+  const result = await tierflow(['audit', rootId, '--json'], env());
+  expect(result, result.stderr).toMatchObject({ code: 0 });
+  return JSON.parse(result.stdout) as AuditRecord[];
+}
+
+const hop = (record: AuditRecord): string => `${record.kind} ${record.direction} ${record.from}→${record.to}`;
+
+/** Each message is on record as sent before it is on record as received. */
+function expectSentBeforeReceived(records: readonly AuditRecord[]): void {
+  records.forEach((record, index) => {
+    if (record.direction !== 'received' || record.from === 'client') return;
+    const sent = records.findIndex((other) => other.id === record.id && other.direction === 'sent' && (record.kind !== 'cancellation' || other.correlation_id === record.correlation_id));
+    expect(sent, `${hop(record)} ${record.id}`).toBeGreaterThanOrEqual(0);
+    expect(sent).toBeLessThan(index);
+  });
+}
+
+describe('the audit trail of a run', () => {
+  it('shows every handoff in order, as the tierflow command prints it', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{}, { confidence: 0.85 }]));
+    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
+    const records = await audit(rootId);
+
+    // Two Fleet children: 10 + 4 × 2 entries, each handoff sent then received.
+    expect(records).toHaveLength(18);
+    expect(records.map((record) => record.stream_id)).toEqual([...records.map((record) => record.stream_id)].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })));
+    expect(records[0]).toMatchObject({ from: 'client', to: 'PROGRESS_MONITOR', kind: 'delegation', direction: 'received', id: rootId, attempt: 1, detail: 'objective' });
+    expect(records.at(-1)).toMatchObject({ from: 'PROGRESS_MONITOR', to: 'client', kind: 'outcome', direction: 'sent', id: `${rootId}.out`, status: 'success' });
+    expectSentBeforeReceived(records);
+    const hops = records.map(hop);
+    expect(hops.slice(0, 5)).toEqual([
+      'delegation received client→PROGRESS_MONITOR',
+      'delegation sent PROGRESS_MONITOR→ABSTRACT_ARCHITECT',
+      'delegation received PROGRESS_MONITOR→ABSTRACT_ARCHITECT',
+      'delegation sent ABSTRACT_ARCHITECT→ROUTING_DISPATCHER',
+      'delegation received ABSTRACT_ARCHITECT→ROUTING_DISPATCHER',
+    ]);
+    // The Dispatcher reads both Fleet outcomes at once, when its round settles.
+    expect(hops.slice(-7)).toEqual([
+      'outcome received SPECIALIZED_FLEET→ROUTING_DISPATCHER',
+      'outcome received SPECIALIZED_FLEET→ROUTING_DISPATCHER',
+      'outcome sent ROUTING_DISPATCHER→ABSTRACT_ARCHITECT',
+      'outcome received ROUTING_DISPATCHER→ABSTRACT_ARCHITECT',
+      'outcome sent ABSTRACT_ARCHITECT→PROGRESS_MONITOR',
+      'outcome received ABSTRACT_ARCHITECT→PROGRESS_MONITOR',
+      'outcome sent PROGRESS_MONITOR→client',
+    ]);
+    const fleetOutcomes = records.filter((record) => record.kind === 'outcome' && record.from === 'SPECIALIZED_FLEET');
+    expect(fleetOutcomes.map((record) => [record.direction, record.confidence]).sort()).toEqual([
+      ['received', 0.85],
+      ['received', 0.9],
+      ['sent', 0.85],
+      ['sent', 0.9],
+    ]);
+    // Retention by age: the stream lives TIERFLOW_AUDIT_TTL_MS past its last append.
+    const ttl = await redis.pttl(auditKey(deployment.runtime.prefix, rootId));
+    expect(ttl).toBeGreaterThan(AUDIT_TTL_MS - 60_000);
+    expect(ttl).toBeLessThanOrEqual(AUDIT_TTL_MS);
+
+    const text = await tierflow(['audit', rootId], env());
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(19);
+    expect(lines[0]).toMatch(/^TIME\s+FROM\s+TO\s+KIND\s+DIRECTION\s+ID\s+STATUS\s+CONFIDENCE\s+DETAIL$/);
+    expect(lines[1]).toMatch(new RegExp(`client\\s+monitor\\s+delegation\\s+received\\s+${rootId}\\s+-\\s+-\\s+objective$`));
+    expect(lines.at(-1)).toMatch(new RegExp(`monitor\\s+client\\s+outcome\\s+sent\\s+${rootId}\\.out\\s+success\\s+0\\.88`));
+  });
+
+  it('records a retry as a second delivery of the same message', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ fail_times: 1 }]));
+    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
+    const fleet = (await audit(rootId)).filter((record) => record.to === 'SPECIALIZED_FLEET' || record.from === 'SPECIALIZED_FLEET');
+    expect(fleet.map((record) => `${hop(record)} ${record.attempt ?? ''}`)).toEqual([
+      'delegation sent ROUTING_DISPATCHER→SPECIALIZED_FLEET ',
+      'delegation received ROUTING_DISPATCHER→SPECIALIZED_FLEET 1',
+      'delegation received ROUTING_DISPATCHER→SPECIALIZED_FLEET 2',
+      'outcome sent SPECIALIZED_FLEET→ROUTING_DISPATCHER ',
+      'outcome received SPECIALIZED_FLEET→ROUTING_DISPATCHER ',
+    ]);
+  });
+
+  it('records a cancellation as sent by the client and received by every node it stopped', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 30_000 }]));
+    await waitFor(async () => treeNodes((await deployment.client.tree(rootId)) ?? ({ children: [] } as unknown as RunNode), 'SPECIALIZED_FLEET')[0]?.status === 'active', {
+      description: 'the leaf to run',
+    });
+    await deployment.client.cancel(rootId, { reason: 'audit drill' });
+    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 10_000 })).payload.status).toBe('cancelled');
+    const records = await audit(rootId);
+    const cancellations = records.filter((record) => record.kind === 'cancellation');
+    expect(cancellations.filter((record) => record.direction === 'sent')).toHaveLength(4);
+    expect(cancellations.every((record) => record.id === `${rootId}.cancel` && record.detail === 'audit drill')).toBe(true);
+    expect(cancellations.filter((record) => record.direction === 'sent').every((record) => record.by === 'client')).toBe(true);
+    expect(cancellations.filter((record) => record.direction === 'received').map((record) => record.to).sort()).toEqual([
+      'ABSTRACT_ARCHITECT',
+      'PROGRESS_MONITOR',
+      'ROUTING_DISPATCHER',
+      'SPECIALIZED_FLEET',
+    ]);
+    expectSentBeforeReceived(records);
+    expect(records.at(-1)).toMatchObject({ kind: 'outcome', direction: 'sent', to: 'client', status: 'cancelled' });
+  });
+
+  it('says so for a root it has no trail of', async () => {
+    const result = await tierflow(['audit', 'no-such-root'], env());
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toContain('no audit trail for no-such-root');
+  });
+});
