@@ -1,5 +1,6 @@
 // Redis memory over a long run: 10 waves of 1,000 roots with short retention (finished jobs,
-// Beads entries and de-duplication records kept 10 s), used_memory printed after each wave.
+// Beads entries, de-duplication records and audit trails kept 10 s), used_memory printed after
+// each wave, then what is left once retention has lapsed.
 //   npm run build && node test/dist/bench/memory.js [waves=10] [roots-per-wave=1000]
 import type { ObjectiveFile } from '@tierflow/runtime';
 import { redisClient } from '@tierflow/testing';
@@ -17,6 +18,7 @@ const deployment = await startDeployment('bench-memory', {
   TIERFLOW_KEEP_FINISHED_MS: '10000',
   TIERFLOW_BEADS_TTL_MS: '10000',
   TIERFLOW_DEDUP_TTL_MS: '10000',
+  TIERFLOW_AUDIT_TTL_MS: '10000',
 });
 const redis = redisClient(deployment.redis.url);
 const usedMemory = async (): Promise<string> => {

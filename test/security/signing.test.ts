@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DelegationDraft } from '@tierflow/runtime';
-import { buildDelegation, parseSigningKey, resolveRuntimeOptions, signingFromEnv, TierflowClient, type SigningConfig } from '@tierflow/runtime';
+import { buildDelegation, controlKeys, parseSigningKey, resolveRuntimeOptions, signingFromEnv, TierflowClient, type SigningConfig } from '@tierflow/runtime';
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
@@ -139,5 +139,39 @@ describe('a deployment that signs', () => {
     } finally {
       await fleet.close();
     }
+  });
+});
+
+describe('signed control records', () => {
+  const runningLeaf = async (rootId: string): Promise<string> => {
+    let leaf: string | undefined;
+    await waitFor(async () => {
+      const tree = await deployment.client.tree(rootId);
+      leaf = tree ? treeNodes(tree, 'SPECIALIZED_FLEET').find((node) => node.status === 'active')?.id : undefined;
+      return leaf !== undefined;
+    }, { description: 'the leaf running' });
+    return leaf!;
+  };
+
+  it('a cancellation mark and notice written by someone without the key stop nothing', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]));
+    const leaf = await runningLeaf(rootId);
+    const keys = controlKeys(deployment.runtime.prefix);
+    const forged = { version: '1.0', id: `${leaf}.cancel`, payload: { target_message_id: leaf, reason: 'forged', cascade: true } };
+    await redis.set(keys.cancel(leaf), JSON.stringify(forged));
+    await redis.publish(keys.channel, JSON.stringify({ kind: 'cancel', ids: [leaf], reason: 'forged', status: 'cancelled' }));
+    const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    expect(outcome.payload.status).toBe('success');
+  });
+
+  it('a signed cancellation from the client stops the run', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 10_000 }]));
+    await runningLeaf(rootId);
+    expect(await deployment.client.cancel(rootId, { reason: 'operator' })).toMatchObject({ outcome: 'cancelled' });
+    const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    expect(outcome.payload.status).toBe('cancelled');
+    const mark = JSON.parse((await redis.get(controlKeys(deployment.runtime.prefix).cancel(rootId))) ?? 'null') as { signature?: unknown } | null;
+    // The mark is removed once the root has answered; while it lived it was signed (checked by the run stopping at all).
+    expect(mark === null || mark.signature !== undefined).toBe(true);
   });
 });

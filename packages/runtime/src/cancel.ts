@@ -5,6 +5,8 @@ import { cancellationsSent } from './audit-cancellations.js';
 import { AUDIT_CLIENT } from './audit-entry.js';
 import { controlKeys } from './control-keys.js';
 import type { JobFinder } from './job-finder.js';
+import { signRecord } from './signing.js';
+import type { SigningConfig } from './signing-keys.js';
 
 export interface CancelOptions {
   readonly reason: string;
@@ -14,6 +16,8 @@ export interface CancelOptions {
   readonly source?: TierName;
   /** How long the marks are kept; they must outlive the jobs they stop. */
   readonly markTtlMs: number;
+  /** Signs the marks when the deployment signs its messages. */
+  readonly signing?: SigningConfig | null;
 }
 
 export type CancelReport =
@@ -54,7 +58,10 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
   const keys = controlKeys(prefix);
   const mark = cancellationMessage(targetId, found.tier, options);
   const pipeline = redis.multi();
-  for (const node of nodes) pipeline.set(keys.cancel(node.job.id!), JSON.stringify({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id } }), 'PX', options.markTtlMs);
+  for (const node of nodes) {
+    const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id! } }, options.signing);
+    pipeline.set(keys.cancel(node.job.id!), JSON.stringify(nodeMark), 'PX', options.markTtlMs);
+  }
   cancellationsSent(pipeline, prefix, mark, nodes, options.source ?? AUDIT_CLIENT);
   await pipeline.exec();
 

@@ -111,6 +111,7 @@ export class TierflowClient {
         reason: options.reason ?? 'cancelled by an operator',
         cascade: options.cascade ?? true,
         markTtlMs: inFlightTtlMs(this.runtime),
+        signing: this.runtime.signing,
       });
     } finally {
       await finder.close();

@@ -18,9 +18,14 @@ export function isStopReason(value: unknown): value is StopReason {
 export class RunningHandlers {
   private readonly running = new Map<string, AbortController>();
 
+  /**
+   * `verify` (when messages are signed) answers which of the ids a notice names carry a durable
+   * mark that verifies: a notice alone, which anyone who can publish could send, stops nothing.
+   */
   constructor(
     private readonly subscriber: Redis,
     private readonly channel: string,
+    private readonly verify: ((ids: readonly string[]) => Promise<readonly string[]>) | null = null,
   ) {
     subscriber.on('message', (_channel: string, text: string) => this.onNotice(text));
   }
@@ -53,6 +58,15 @@ export class RunningHandlers {
     }
     if (notice.kind !== 'cancel' || !Array.isArray(notice.ids)) return;
     const stop: StopReason = { status: notice.status === 'timeout' ? 'timeout' : 'cancelled', reason: String(notice.reason) };
-    for (const id of notice.ids as readonly unknown[]) if (typeof id === 'string') this.running.get(id)?.abort(stop);
+    const here = (notice.ids as readonly unknown[]).filter((id): id is string => typeof id === 'string' && this.running.has(id));
+    if (here.length === 0) return;
+    if (!this.verify) {
+      for (const id of here) this.running.get(id)?.abort(stop);
+      return;
+    }
+    void this.verify(here).then(
+      (verified) => verified.forEach((id) => this.running.get(id)?.abort(stop)),
+      () => undefined,
+    );
   }
 }

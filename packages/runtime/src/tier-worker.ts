@@ -11,6 +11,7 @@ import { childJobs } from './child-jobs.js';
 import { collectRound, isPending, type CollectMode } from './collect-round.js';
 import { connect } from './connection.js';
 import { controlKeys, roundKeyOf, type ControlKeys } from './control-keys.js';
+import { checkControlRecord } from './control-records.js';
 import { isStopReason, RunningHandlers, type StopReason } from './control-listener.js';
 import { DeadLetters } from './dead-letters.js';
 import { DedupCache } from './dedup.js';
@@ -103,7 +104,7 @@ export class TierWorker {
     this.keys = controlKeys(runtime.prefix);
     const below = tierBelow(this.tier);
     this.lowerQueue = below ? this.finder.queue(below) : null;
-    this.running = new RunningHandlers(subscriber, this.keys.channel);
+    this.running = new RunningHandlers(subscriber, this.keys.channel, runtime.signing ? (ids) => this.verifiedCancels(ids) : null);
     this.worker = new Worker(QUEUE_OF[this.tier], (job, token, signal) => this.process(job, token, signal), {
       connection: workerRedis,
       prefix: runtime.prefix,
@@ -275,7 +276,9 @@ export class TierWorker {
 
   /** One round trip: the cached answer, the cancellation mark, the watchdog's timeout record, the step state. */
   private async facts(jobId: string): Promise<JobFacts> {
-    const [cached, cancel, timeout, step] = await this.redis.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId));
+    const [cached, storedCancel, storedTimeout, step] = await this.redis.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId));
+    const cancel = this.trusted(storedCancel ?? null, jobId, 'cancellation mark');
+    const timeout = this.trusted(storedTimeout ?? null, jobId, 'timeout record');
     const stop: StopReason | null = cancel ? { status: 'cancelled', reason: cancelReason(cancel) } : timeout ? { status: 'timeout', reason: 'ran out of time' } : null;
     return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null };
   }
@@ -283,7 +286,22 @@ export class TierWorker {
   private async timedOut(ids: readonly string[]): Promise<ReadonlySet<string>> {
     if (ids.length === 0) return new Set();
     const records = await this.redis.mget(...ids.map((id) => this.keys.timeout(id)));
-    return new Set(ids.filter((_, index) => records[index] !== null));
+    return new Set(ids.filter((id, index) => this.trusted(records[index] ?? null, id, 'timeout record') !== null));
+  }
+
+  /** A control record to act on, or null; one that does not verify (when signing) is ignored and logged. */
+  private trusted(record: string | null, messageId: string, what: string): string | null {
+    if (record === null) return null;
+    const check = checkControlRecord(record, messageId, this.options.runtime.signing);
+    if (check.ok) return record;
+    this.log.warn(`ignored a ${what} that does not verify`, { id: messageId, reason: check.reason });
+    return null;
+  }
+
+  /** The ids among these whose cancellation mark verifies. */
+  private async verifiedCancels(ids: readonly string[]): Promise<readonly string[]> {
+    const marks = await this.redis.mget(...ids.map((id) => this.keys.cancel(id)));
+    return ids.filter((id, index) => this.trusted(marks[index] ?? null, id, 'cancellation mark') !== null);
   }
 
   /** When this job must answer: its deadline (sent time + timeout_ms) less the receiver's margin. */
@@ -441,6 +459,7 @@ export class TierWorker {
           reason: `${assignment.id} succeeded first (first_success)`,
           source,
           markTtlMs: inFlightTtlMs(this.options.runtime),
+          signing: this.options.runtime.signing,
         }),
       ),
     );
@@ -452,13 +471,15 @@ export class TierWorker {
         reason: `${assignment.id} was stopped`,
         source: this.tier,
         markTtlMs: inFlightTtlMs(this.options.runtime),
+        signing: this.options.runtime.signing,
       });
     }
   }
 
   private async watch(watch: WatchdogJob): Promise<number | null> {
     const { redis, finder, steps } = this;
-    return runWatchdog({ redis, finder, steps, prefix: this.options.runtime.prefix, markTtlMs: inFlightTtlMs(this.options.runtime) }, watch, Date.now());
+    const { prefix, signing } = this.options.runtime;
+    return runWatchdog({ redis, finder, steps, prefix, markTtlMs: inFlightTtlMs(this.options.runtime), signing }, watch, Date.now());
   }
 
   private contextFor(job: Job, assignment: Assignment, signal: AbortSignal): TierContext {

@@ -3,6 +3,8 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelMessage, releaseChildren } from './cancel.js';
 import { controlKeys } from './control-keys.js';
+import { timeoutRecord } from './control-records.js';
+import type { SigningConfig } from './signing-keys.js';
 import type { JobFinder } from './job-finder.js';
 import type { StepStore, StepState } from './step-store.js';
 import { TIMEOUT_GRACE_MS } from './timing.js';
@@ -38,6 +40,7 @@ export interface WatchdogDeps {
   readonly finder: JobFinder;
   readonly steps: StepStore;
   readonly markTtlMs: number;
+  readonly signing: SigningConfig | null;
 }
 
 const FINISHED = new Set(['completed', 'failed']);
@@ -67,7 +70,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   const keys = controlKeys(deps.prefix);
 
   if (state.answer_by !== null && now >= state.answer_by) {
-    await deps.redis.set(keys.timeout(watch.parentId), String(now), 'PX', deps.markTtlMs);
+    await deps.redis.set(keys.timeout(watch.parentId), timeoutRecord(watch.parentId, now, deps.signing), 'PX', deps.markTtlMs);
     await stopChildren(deps, unfinished.map((entry) => entry.child.id), watch.parentTier, `${watch.parentId} ran out of time`);
     await releaseChildren(deps.finder, parent, watch.parentTier);
     return null;
@@ -75,7 +78,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   const overdue = unfinished.filter((entry) => entry.child.deadline !== null && now >= entry.child.deadline + TIMEOUT_GRACE_MS);
   if (overdue.length > 0) {
     const pipeline = deps.redis.multi();
-    for (const { child } of overdue) pipeline.set(keys.timeout(child.id), String(now), 'PX', deps.markTtlMs);
+    for (const { child } of overdue) pipeline.set(keys.timeout(child.id), timeoutRecord(child.id, now, deps.signing), 'PX', deps.markTtlMs);
     await pipeline.exec();
     await stopChildren(deps, overdue.map((entry) => entry.child.id), watch.parentTier, 'no outcome by its deadline');
     for (const { job } of overdue) await job?.removeChildDependency().catch(() => false);
@@ -87,6 +90,6 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
 
 async function stopChildren(deps: WatchdogDeps, ids: readonly string[], source: TierName, reason: string): Promise<void> {
   for (const id of ids) {
-    await cancelMessage(deps.redis, deps.finder, deps.prefix, id, { reason, cascade: true, source, markTtlMs: deps.markTtlMs });
+    await cancelMessage(deps.redis, deps.finder, deps.prefix, id, { reason, cascade: true, source, markTtlMs: deps.markTtlMs, signing: deps.signing });
   }
 }
