@@ -60,6 +60,7 @@ function runFleet(
       message: null,
     },
     attempt,
+    redelivered: attempt > 1,
     maxAttempts: 3,
     signal,
     beads,

@@ -46,7 +46,8 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
       const name = payload.target_agent?.agent_id ?? payload.specialist_hint;
       const specialist = name === null ? undefined : registry.get(name);
       if (specialist === undefined) return unavailable(context, name, 'no specialist_hint in the delegation', registry);
-      const recorded = await context.beads.get<{ outcome?: FleetOutcome }>(completionKey(context.assignment.id));
+      // Only a repeated delivery can find a finished run's record: a first one skips the read.
+      const recorded = context.redelivered ? await context.beads.get<{ outcome?: FleetOutcome }>(completionKey(context.assignment.id)) : null;
       if (recorded?.outcome) {
         context.log.info('answering from the recorded outcome of a run that finished before its worker died', { id: context.assignment.id });
         return { kind: 'outcome', outcome: recorded.outcome };

@@ -34,11 +34,13 @@ export async function collectRound(
   signing: SigningConfig | null = null,
 ): Promise<SettledRound | PendingRound> {
   const childTier = tierBelow(tier)!;
-  const [values, failures, late] = await Promise.all([
-    job.getChildrenValues<unknown>(),
-    job.getIgnoredChildrenFailures(),
-    timedOut(state.children.map((child) => child.id)),
-  ]);
+  const values = await job.getChildrenValues<unknown>();
+  // Usually every child has answered: only then are failures and timeout records worth a read.
+  const unanswered = state.children.filter((child) => !(`${lowerQueue.qualifiedName}:${child.id}` in values));
+  const [failures, late] =
+    unanswered.length === 0
+      ? [{} as Record<string, string>, new Set<string>()]
+      : await Promise.all([job.getIgnoredChildrenFailures(), timedOut(unanswered.map((child) => child.id))]);
   const now = Date.now();
   const settled: SettledChild[] = [];
   const missing: StepState['children'][number][] = [];

@@ -32,6 +32,12 @@ export interface TierContext {
   readonly assignment: Assignment;
   /** 1 for the first try, 2 for the first retry, … */
   readonly attempt: number;
+  /**
+   * Whether this delivery may repeat an earlier one that got as far as running: a retry, or a
+   * job taken back from a worker that died. Work that records its results can look for them
+   * only then.
+   */
+  readonly redelivered: boolean;
   readonly maxAttempts: number;
   /** Fires when the work is cancelled or runs out of time; stop promptly when it does. */
   readonly signal: AbortSignal;

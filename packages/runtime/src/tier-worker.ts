@@ -487,6 +487,7 @@ export class TierWorker {
       tier: this.tier,
       assignment,
       attempt: job.attemptsMade + 1,
+      redelivered: job.attemptsMade > 0 || (job.attemptsStarted ?? 1) > 1,
       maxAttempts: job.opts.attempts ?? 1,
       signal,
       beads: this.beads,

@@ -84,6 +84,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     tier: beads.tier,
     assignment,
     attempt: 1,
+    redelivered: false,
     maxAttempts: 3,
     signal: new AbortController().signal,
     beads: beads.asStore(),
