@@ -1,28 +1,13 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { buildDelegation, jobOptions, type ObjectiveFile } from '@tierflow/runtime';
 import { redisClient } from '@tierflow/testing';
-import { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeployment, type Deployment } from '../support/deployment.js';
+import { QueueEvents } from 'bullmq';
+import { describe, expect, it } from 'vitest';
+import { useDeployment } from '../support/shared-deployment.js';
 import { simPlan, treeNodes } from '../support/runs.js';
 
 // Seed 001's expected_output_schema over real processes: the Fleet's outcome is held to the schema its subtask named.
-let deployment: Deployment;
-let redis: Redis;
-let fleet: Queue;
-
-beforeAll(async () => {
-  deployment = await startDeployment('expected-output', { TIERFLOW_LOG: 'silent' });
-  redis = redisClient(deployment.redis.url);
-  fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
-}, 60_000);
-
-afterAll(async () => {
-  await fleet?.close();
-  redis?.disconnect();
-  await deployment?.stop();
-});
+const shared = useDeployment('expected-output', { TIERFLOW_LOG: 'silent' });
 
 /** A text artifact of some bytes, and a confidence of at least 0.8. */
 const SCHEMA = {
@@ -39,21 +24,21 @@ function withSchema(sim: Record<string, unknown>, schema: Record<string, unknown
 }
 
 async function leafOutcome(rootId: string): Promise<OutcomeMessage> {
-  const [leaf] = treeNodes((await deployment.client.tree(rootId))!, 'SPECIALIZED_FLEET');
+  const [leaf] = treeNodes((await shared.deployment.client.tree(rootId))!, 'SPECIALIZED_FLEET');
   expect(leaf?.attempts).toBe(1);
-  return (await fleet.getJob(leaf!.id))!.returnvalue as OutcomeMessage;
+  return (await shared.fleet.getJob(leaf!.id))!.returnvalue as OutcomeMessage;
 }
 
 describe('an expected output schema', () => {
   it('lets a result that matches it through', async () => {
-    const rootId = await deployment.client.enqueue(withSchema({ output_bytes: 10, confidence: 0.9 }, SCHEMA));
-    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
+    const rootId = await shared.deployment.client.enqueue(withSchema({ output_bytes: 10, confidence: 0.9 }, SCHEMA));
+    expect((await shared.deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
     expect((await leafOutcome(rootId)).payload).toMatchObject({ status: 'success', error_type: null });
   });
 
   it('turns a result that does not match into failed/format_mismatch, naming every mismatch, not retried', async () => {
-    const rootId = await deployment.client.enqueue(withSchema({ confidence: 0.7 }, SCHEMA));
-    const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    const rootId = await shared.deployment.client.enqueue(withSchema({ confidence: 0.7 }, SCHEMA));
+    const outcome = await shared.deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     const leaf = await leafOutcome(rootId);
     expect(leaf.payload).toMatchObject({ status: 'failed', error_type: 'format_mismatch', recoverable: false, confidence: 0 });
     expect(leaf.payload.error_detail).toBe('$.confidence: must be >= 0.8; $.artifacts: must NOT have fewer than 1 items');
@@ -63,7 +48,7 @@ describe('an expected output schema', () => {
   });
 
   it('is refused at enqueue when it is not a usable JSON Schema', async () => {
-    await expect(deployment.client.enqueue(withSchema({}, { type: 'no-such-type' }))).rejects.toThrow(/expected_output_schema: not a usable JSON Schema/);
+    await expect(shared.deployment.client.enqueue(withSchema({}, { type: 'no-such-type' }))).rejects.toThrow(/expected_output_schema: not a usable JSON Schema/);
   });
 
   it('makes a delegation that slips an unusable one past the objective file answer invalid_output_schema', async () => {
@@ -74,11 +59,11 @@ describe('an expected output schema', () => {
       { task_type: 'general', objective: 'x', specialist_hint: 'sim', expected_output_schema: { minimum: 'zero' } },
       Date.now(),
     );
-    const eventsConnection = redisClient(deployment.redis.url);
-    const events = new QueueEvents('fleet', { connection: eventsConnection, prefix: deployment.runtime.prefix });
+    const eventsConnection = redisClient(shared.deployment.redis.url);
+    const events = new QueueEvents('fleet', { connection: eventsConnection, prefix: shared.deployment.runtime.prefix });
     await events.waitUntilReady();
     try {
-      const job = await fleet.add('general', message, jobOptions(message.id, 2, deployment.runtime));
+      const job = await shared.fleet.add('general', message, jobOptions(message.id, 2, shared.deployment.runtime));
       const outcome = (await job.waitUntilFinished(events, 10_000)) as OutcomeMessage;
       expect(outcome.payload).toMatchObject({ status: 'failed', error_type: 'invalid_output_schema', recoverable: false });
     } finally {

@@ -2,36 +2,21 @@ import { BeadsStore } from '@tierflow/beads';
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { buildDelegation, jobOptions, type ObjectiveFile, type RunNode } from '@tierflow/runtime';
 import { redisClient } from '@tierflow/testing';
-import { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeployment, type Deployment } from '../support/deployment.js';
+import { QueueEvents } from 'bullmq';
+import { describe, expect, it } from 'vitest';
+import { useDeployment } from '../support/shared-deployment.js';
 import { simPlan, treeNodes } from '../support/runs.js';
 
 // Four worker processes on a private Redis, driven as a user drives them: objectives in, outcomes out.
-let deployment: Deployment;
-let redis: Redis;
-let fleet: Queue;
-
-beforeAll(async () => {
-  deployment = await startDeployment('four-tiers', { TIERFLOW_LOG: 'silent' });
-  redis = redisClient(deployment.redis.url);
-  fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
-}, 60_000);
-
-afterAll(async () => {
-  await fleet?.close();
-  redis?.disconnect();
-  await deployment?.stop();
-});
+const shared = useDeployment('four-tiers', { TIERFLOW_LOG: 'silent' });
 
 type Sim = Record<string, unknown>;
 
 
 async function run(objective: ObjectiveFile): Promise<{ id: string; outcome: OutcomeMessage; tree: RunNode }> {
-  const id = await deployment.client.enqueue(objective);
-  const outcome = await deployment.client.waitForResult(id, { timeoutMs: 20_000 });
-  const tree = await deployment.client.tree(id);
+  const id = await shared.deployment.client.enqueue(objective);
+  const outcome = await shared.deployment.client.waitForResult(id, { timeoutMs: 20_000 });
+  const tree = await shared.deployment.client.tree(id);
   if (!tree) throw new Error(`no tree for ${id}`);
   return { id, outcome, tree };
 }
@@ -78,7 +63,7 @@ describe('one objective through four worker processes', () => {
     expect(outcome.payload).toMatchObject({ status: 'failed' });
     const [leaf] = treeNodes(tree, 'SPECIALIZED_FLEET');
     expect(leaf).toMatchObject({ status: 'failed', attempts: 1 });
-    const leafOutcome = (await fleet.getJob(leaf!.id))?.returnvalue as OutcomeMessage;
+    const leafOutcome = (await shared.fleet.getJob(leaf!.id))?.returnvalue as OutcomeMessage;
     expect(leafOutcome.payload).toMatchObject({ status: 'failed', recoverable: false, error_type: 'sim_permanent' });
   });
 
@@ -114,29 +99,29 @@ describe('one objective through four worker processes', () => {
     const inline = texts.find((artifact) => artifact.inline_content !== null);
     expect(inline?.inline_content).toHaveLength(100);
     expect(byRef?.content_ref).toMatch(/^beads:execution\/outputs\//);
-    const beads = new BeadsStore(redis, { tier: 'PROGRESS_MONITOR', prefix: deployment.runtime.prefix });
+    const beads = new BeadsStore(shared.redis, { tier: 'PROGRESS_MONITOR', prefix: shared.deployment.runtime.prefix });
     expect(await beads.get<string>(byRef!.content_ref!)).toHaveLength(2048);
   });
 });
 
 describe('de-duplication', () => {
   it('runs the handler once for a message delivered twice, answering the second from the cache', async () => {
-    const prefix = deployment.runtime.prefix;
-    const eventsConnection = redisClient(deployment.redis.url);
+    const prefix = shared.deployment.runtime.prefix;
+    const eventsConnection = redisClient(shared.deployment.redis.url);
     const events = new QueueEvents('fleet', { connection: eventsConnection, prefix });
     await events.waitUntilReady();
     try {
       const message = buildDelegation('ROUTING_DISPATCHER', 'dup-check-1', null, { task_type: 'general', objective: 'once', specialist_hint: 'sim' }, Date.now());
-      const first = await fleet.add('general', message, jobOptions(message.id, 2, deployment.runtime));
+      const first = await shared.fleet.add('general', message, jobOptions(message.id, 2, shared.deployment.runtime));
       const firstOutcome = (await first.waitUntilFinished(events, 10_000)) as OutcomeMessage;
-      const log = await redis.get(`${prefix}:beads:execution/logs/${message.id}`);
+      const log = await shared.redis.get(`${prefix}:beads:execution/logs/${message.id}`);
       // Deliver the same message again, as a redelivery after the first job was cleaned up would.
       await first.remove();
-      const second = await fleet.add('general', message, jobOptions(message.id, 2, deployment.runtime));
+      const second = await shared.fleet.add('general', message, jobOptions(message.id, 2, shared.deployment.runtime));
       const secondOutcome = (await second.waitUntilFinished(events, 10_000)) as OutcomeMessage;
       expect(secondOutcome).toEqual(firstOutcome);
       // The handler did not run again: its execution log is the first run's.
-      expect(await redis.get(`${prefix}:beads:execution/logs/${message.id}`)).toBe(log);
+      expect(await shared.redis.get(`${prefix}:beads:execution/logs/${message.id}`)).toBe(log);
     } finally {
       await events.close();
       eventsConnection.disconnect();
