@@ -10,8 +10,10 @@ import type { Assignment, SettledChild, TierLogger } from './handler.js';
  * Receiving is written the moment it happens, pipelined on the worker's connection without
  * waiting for the reply: no latency, and work that never finishes is still on record. Commands
  * on one connection run in order, so an entry always lands before what the worker does next.
- * The TTL is refreshed with what a tier sends, and with the root's receipt, which opens the
- * stream: a message is always on record as sent before anyone can receive it.
+ * The TTL is set by the Monitor alone: with the root's receipt, which opens the stream, and with
+ * what it sends, the final outcome last, so a run's trail lives the TTL past its end. (A message
+ * is always on record as sent before anyone can receive it.) Lower tiers append without it,
+ * which saves a command per append.
  */
 export class AuditTrail {
   constructor(
@@ -25,7 +27,7 @@ export class AuditTrail {
   /** Delegations sent, on the MULTI that saves the parent's step. */
   delegationsSent(pipeline: ChainableCommander, rootId: string, messages: readonly DelegationMessage[]): void {
     const entries = messages.map((message) => this.entry(message.timestamp, message.source_tier, message.target_tier, 'delegation', 'sent', message, message.payload.task_type));
-    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.ttlMs);
+    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
   }
 
   /** A delegation taken up (the root objective, for the Monitor); a retry is a new delivery, with its attempt. */
@@ -58,7 +60,11 @@ export class AuditTrail {
     }
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
     entries.push(this.outcomeEntry(outcome.timestamp, this.tier, to, 'sent', outcome));
-    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.ttlMs);
+    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.refreshTtl());
+  }
+
+  private refreshTtl(): number | null {
+    return this.tier === 'PROGRESS_MONITOR' ? this.ttlMs : null;
   }
 
   private async cancellationOf(messageId: string): Promise<CancellationMessage | null> {
