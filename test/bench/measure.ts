@@ -52,3 +52,23 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
     redis.disconnect();
   }
 }
+
+/** One line of a half's latency, throughput and Redis commands, for the scripts that compare settings. */
+export function describeHalf(label: string, figures: HalfFigures, options: MeasureOptions): string {
+  return (
+    `${label.padEnd(12)} single root (${options.sequential} sequential): p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms; ` +
+    `${options.inFlight} in flight: ${figures.rootsPerSecond.toFixed(0)} roots/s, ${figures.commandsPerRoot.toFixed(1)} Redis commands/root`
+  );
+}
+
+/** Starts a Tierflow half with `env`, measures it, prints its line, and stops it. */
+export async function measureTierflow(label: string, env: NodeJS.ProcessEnv, options: MeasureOptions, start: (env: NodeJS.ProcessEnv) => Promise<BenchHalf>): Promise<HalfFigures> {
+  const half = await start(env);
+  try {
+    const figures = await measureHalf(half, options);
+    console.log(describeHalf(label, figures, options));
+    return figures;
+  } finally {
+    await half.stop();
+  }
+}

@@ -2,56 +2,15 @@
 // key and with one (every hop signed and verified, replay records written), alternated.
 //   npm run build && node test/dist/bench/signing.js [sequential=100] [in-flight=1000] [rounds=2]
 import { buildDelegation, checkSignature, signingFromEnv } from '@tierflow/runtime';
-import { redisClient } from '@tierflow/testing';
-import { startDeployment } from '../support/deployment.js';
-import { countersSince, redisCounters } from './redis-stats.js';
-import { benchObjective as objective, median, percentile } from './shape.js';
+import { measureTierflow, type HalfFigures, type MeasureOptions } from './measure.js';
+import { median } from './shape.js';
+import { startTierflowShape } from './tierflow-shape.js';
 
-const sequential = Number(process.argv[2] ?? 100);
-const inFlight = Number(process.argv[3] ?? 1000);
+const options: MeasureOptions = { warmUp: 10, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
 const rounds = Number(process.argv[4] ?? 2);
 const KEY = `bench:${'s'.repeat(64)}`;
-
-interface Figures {
-  readonly p50: number;
-  readonly p99: number;
-  readonly rootsPerSecond: number;
-  readonly commandsPerRoot: number;
-}
-
-async function measure(label: string, env: NodeJS.ProcessEnv): Promise<Figures> {
-  const deployment = await startDeployment(`bench-${label}`, { TIERFLOW_LOG: 'silent', OTEL_TRACES_EXPORTER: 'none', ...env });
-  try {
-    const { client } = deployment;
-    // Warm up connections and script caches.
-    for (let i = 0; i < 10; i++) await client.waitForResult(await client.enqueue(objective), { timeoutMs: 30_000 });
-    const latencies: number[] = [];
-    for (let i = 0; i < sequential; i++) {
-      const started = performance.now();
-      await client.waitForResult(await client.enqueue(objective), { timeoutMs: 30_000 });
-      latencies.push(performance.now() - started);
-    }
-    latencies.sort((a, b) => a - b);
-    const redis = redisClient(deployment.redis.url);
-    const before = await redisCounters(redis);
-    const started = performance.now();
-    const ids = await Promise.all(Array.from({ length: inFlight }, () => client.enqueue(objective)));
-    const outcomes = await Promise.all(ids.map((id) => client.waitForResult(id, { timeoutMs: 300_000 })));
-    const seconds = (performance.now() - started) / 1000;
-    const used = countersSince(before, await redisCounters(redis));
-    redis.disconnect();
-    const failed = outcomes.filter((outcome) => outcome.payload.status !== 'success' || (env.TIERFLOW_SIGNING_KEY && !outcome.signature)).length;
-    if (failed > 0) throw new Error(`${failed} roots did not succeed${env.TIERFLOW_SIGNING_KEY ? ' signed' : ''}`);
-    const figures = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rootsPerSecond: inFlight / seconds, commandsPerRoot: used.commands / inFlight };
-    console.log(
-      `${label.padEnd(12)} single root (${sequential} sequential): p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms; ` +
-        `${inFlight} in flight: ${figures.rootsPerSecond.toFixed(0)} roots/s, ${figures.commandsPerRoot.toFixed(1)} Redis commands/root`,
-    );
-    return figures;
-  } finally {
-    await deployment.stop();
-  }
-}
+const measure = (label: string, env: NodeJS.ProcessEnv): Promise<HalfFigures> =>
+  measureTierflow(label, { OTEL_TRACES_EXPORTER: 'none', ...env }, options, startTierflowShape);
 
 // The CPU of one hop, in process: build a Fleet delegation, store and read it back (JSON), with
 // and without signing it and verifying it; each loop run twice, the first to warm up.
@@ -73,8 +32,8 @@ const plain = hopMicros(false);
 const signed = hopMicros(true);
 console.log(`one hop in process: ${plain.toFixed(1)} µs unsigned, ${signed.toFixed(1)} µs signed and verified (+${(signed - plain).toFixed(1)} µs)`);
 
-const off: Figures[] = [];
-const on: Figures[] = [];
+const off: HalfFigures[] = [];
+const on: HalfFigures[] = [];
 for (let round = 0; round < rounds; round++) {
   off.push(await measure('signing off', {}));
   on.push(await measure('signing on', { TIERFLOW_SIGNING_KEY: KEY }));
