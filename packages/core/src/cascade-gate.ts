@@ -1,16 +1,11 @@
-import type { CASCADE_ACTION_NAMES, CascadeCheck, OutcomePayload, TierName } from '@tierflow/protocol';
+import type { CascadeCheck, OutcomePayload, TierName } from '@tierflow/protocol';
 import {
   CASCADE_SEVERITY,
   cascadeCheck,
   DEFAULT_CASCADE_THRESHOLDS,
   resolveCascadeThresholds,
-  type CascadeAction,
   type CascadeThresholds,
 } from './confidence-cascade.js';
-
-// The wire's action names and the core's are one list; this fails to compile if they drift.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _sameActions: Same<CascadeAction, (typeof CASCADE_ACTION_NAMES)[number]> = true;
 
 /** The error_type of upstream work held for review, and of work refused for its low confidence. */
 export const CASCADE_ERROR_TYPES = { needsReview: 'needs_review', rejected: 'low_confidence' } as const;

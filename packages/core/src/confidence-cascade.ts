@@ -1,4 +1,4 @@
-import { TierflowError } from '@tierflow/protocol';
+import { TierflowError, type CASCADE_ACTION_NAMES } from '@tierflow/protocol';
 import { isConfidence } from './mean-confidence.js';
 
 /** What a receiver does with upstream work, by the confidence it came with (seed 003 "Cascade Check Protocol"). */
@@ -11,8 +11,9 @@ export const CASCADE_ACTIONS = {
   needsReview: 'needs_review',
   /** Refuse it and escalate to its owner. */
   rejectAndEscalate: 'reject_and_escalate',
-} as const;
-export type CascadeAction = (typeof CASCADE_ACTIONS)[keyof typeof CASCADE_ACTIONS];
+} as const satisfies Record<string, CascadeAction>;
+/** The wire's action names (the protocol's schema is their one source). */
+export type CascadeAction = (typeof CASCADE_ACTION_NAMES)[number];
 
 /** Lower bounds: at least `proceed` proceeds, at least `flag` flags, at least `review` asks for review, below it rejects. */
 export interface CascadeThresholds {
