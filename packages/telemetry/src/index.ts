@@ -11,4 +11,5 @@
  * ```
  */
 export { DEFAULT_OTLP_ENDPOINT, startTelemetry } from './start-telemetry.js';
+export { SyncContextManager } from './sync-context-manager.js';
 export type { Telemetry, TelemetryOptions } from './start-telemetry.js';
