@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { canWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
 import { delegationPayloadSchema, outcomePayloadSchema, TierflowError, type DelegationPayloadInput } from '@tierflow/protocol';
 import type { Step, TierContext, TierLogger } from '@tierflow/runtime';
@@ -65,6 +66,7 @@ function runFleet(
     signal,
     beads,
     log,
+    traceContext: ROOT_CONTEXT,
     now: () => (clock += 250) - 250, // 250 ms per reading: started, then finished
   };
   return { step: fleetHandler(registry, options).start(context), batches, warnings };
@@ -241,6 +243,7 @@ describe('fleetHandler: outcomes', () => {
         taskData: { language: 'python' },
         attempt: 2,
         signal,
+        traceContext: ROOT_CONTEXT,
       },
     ]);
   });

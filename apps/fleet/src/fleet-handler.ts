@@ -110,6 +110,7 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
       taskData: assignment.payload.task_data,
       attempt: context.attempt,
       signal: context.signal,
+      traceContext: context.traceContext,
     });
   } catch (error) {
     if (isSpecialistUnavailable(error)) return unavailable(context, specialist.name, error.message, registry);

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import { canonicalJson, isTierflowError, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 
@@ -19,6 +20,8 @@ export interface SpecialistInput {
   readonly attempt: number;
   /** Fires on cancellation or timeout: stop at once and throw (its `reason` will do). */
   readonly signal: AbortSignal;
+  /** The OpenTelemetry context of this hop: the parent for spans the specialist starts (a model call, say). */
+  readonly traceContext: Context;
 }
 
 /** One output of a specialist; the Fleet decides whether it travels inline or through Beads. */

@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { SpecialistInput } from './specialist.js';
 
 /** A specialist input for tests: the sim script in `taskData.sim`, attempt 1, a signal that never fires. */
@@ -13,6 +14,7 @@ export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: un
     taskData: sim === undefined ? {} : { sim },
     attempt: 1,
     signal: new AbortController().signal,
+    traceContext: ROOT_CONTEXT,
     ...rest,
   };
 }

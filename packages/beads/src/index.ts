@@ -24,6 +24,7 @@ export { BeadsPermissionError, canWrite, checkWrite, SEEN_MESSAGES_PATH, seenMes
 export type { TierSlug } from './permissions.js';
 export { beadsAclKeyRules } from './beads-acl.js';
 export { BeadsStore } from './store.js';
+export { DeferredBeadsStore } from './deferred-store.js';
 export type { BeadsEntry, BeadsSetOptions } from './store.js';
 export { DEFAULT_BEADS_PREFIX, DEFAULT_BEADS_TTL_MS, resolveBeadsStoreOptions, resolveTtl } from './store-options.js';
 export type { BeadsStoreOptions, ResolvedBeadsStoreOptions } from './store-options.js';

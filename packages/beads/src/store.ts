@@ -1,5 +1,5 @@
 import { type TierName } from '@tierflow/protocol';
-import { type Redis } from 'ioredis';
+import { type ChainableCommander, type Redis } from 'ioredis';
 import { beadsRef, parseBeadsKey } from './beads-key.js';
 import { checkWrite } from './permissions.js';
 import { escapeRedisGlob } from './redis-glob.js';
@@ -31,8 +31,8 @@ export class BeadsStore {
   readonly tier: TierName;
   readonly prefix: string;
   readonly defaultTtlMs: number | null;
-  private readonly redis: Redis;
-  private readonly base: string;
+  protected readonly redis: Redis;
+  protected readonly base: string;
 
   /** @throws TierflowError (code `invalid_config`) for bad options. */
   constructor(redis: Redis, options: BeadsStoreOptions) {
@@ -103,10 +103,7 @@ export class BeadsStore {
     const writes = entries.map((entry) => this.prepare(entry));
     if (writes.length === 0) return;
     const multi = this.redis.multi();
-    for (const write of writes) {
-      if (write.ttlMs === null) multi.set(write.redisKey, write.text);
-      else multi.set(write.redisKey, write.text, 'PX', write.ttlMs);
-    }
+    queueWrites(multi, writes);
     const results = await multi.exec();
     const failed = results?.find(([error]) => error !== null)?.[0];
     if (failed) throw failed;
@@ -159,12 +156,27 @@ export class BeadsStore {
     return [...found].sort();
   }
 
-  private prepare(entry: BeadsEntry): { redisKey: string; text: string; ttlMs: number | null } {
+  protected prepare(entry: BeadsEntry): PreparedWrite {
     const parsed = checkWrite(this.tier, entry.key);
     return {
       redisKey: this.base + parsed.key,
       text: encodeBeadsValue(parsed.key, entry.value),
       ttlMs: resolveTtl(entry.ttlMs, this.defaultTtlMs),
     };
+  }
+}
+
+/** A checked write: the full key, the JSON text, and the expiry (null for none). */
+export interface PreparedWrite {
+  readonly redisKey: string;
+  readonly text: string;
+  readonly ttlMs: number | null;
+}
+
+/** Queues one `SET … [PX]` per write on a MULTI or pipeline. */
+export function queueWrites(pipeline: ChainableCommander, writes: Iterable<PreparedWrite>): void {
+  for (const write of writes) {
+    if (write.ttlMs === null) pipeline.set(write.redisKey, write.text);
+    else pipeline.set(write.redisKey, write.text, 'PX', write.ttlMs);
   }
 }

@@ -1,14 +1,15 @@
 import { isCancellation, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import type { ChainableCommander, Redis } from 'ioredis';
-import { appendAudit, AUDIT_CLIENT, auditKey, type AuditEntry } from './audit-entry.js';
+import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
 import { controlKeys } from './control-keys.js';
 import type { Assignment, SettledChild, TierLogger } from './handler.js';
 
 /**
  * What one tier worker appends to the audit trail. Sending rides the MULTI the worker runs
- * anyway (the step write of a delegation, the record of an outcome), so it costs no round trip.
- * Receiving is written the moment it happens, pipelined on the worker's connection without
- * waiting for the reply: no latency, and work that never finishes is still on record. Commands
+ * anyway (the step write of a delegation, the record of an outcome), so it costs no round trip;
+ * so does a parent's receipt of its children's outcomes. A delegation's receipt is written the
+ * moment it happens, without waiting for the reply: no latency, and work that never finishes
+ * (a long specialist run, a crash) is still on record. Commands
  * on one connection run in order, so an entry always lands before what the worker does next.
  * The TTL is set by the Monitor alone: with the root's receipt, which opens the stream, and with
  * what it sends, the final outcome last, so a run's trail lives the TTL past its end. (A message
@@ -35,17 +36,18 @@ export class AuditTrail {
     const { message } = assignment;
     const from = message?.source_tier ?? AUDIT_CLIENT;
     const entry = { ...this.entry(now(), from, this.tier, 'delegation', 'received', message ?? { id: assignment.id, correlation_id: null }, assignment.payload.task_type), attempt };
-    this.appendNow(assignment.rootId, [entry], message === null);
+    this.appendNow(assignment.rootId, entry, message === null);
   }
 
-  /** The outcomes of a settled round, as this parent reads them (those it made up for silent children included). */
-  outcomesReceived(assignment: Assignment, children: readonly SettledChild[]): void {
+  /**
+   * The outcomes of a settled round, as this parent reads them (those it made up for silent
+   * children included), on the MULTI that sends what the parent does next: the parent decides in
+   * a moment, and a crash before then reads the round, and records it, again.
+   */
+  outcomesReceived(pipeline: ChainableCommander, assignment: Assignment, children: readonly SettledChild[]): void {
     const at = now();
-    this.appendNow(
-      assignment.rootId,
-      children.map(({ outcome }) => this.outcomeEntry(at, outcome.source_tier, this.tier, 'received', outcome)),
-      false,
-    );
+    const entries = children.map(({ outcome }) => this.outcomeEntry(at, outcome.source_tier, this.tier, 'received', outcome));
+    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, null);
   }
 
   /**
@@ -89,17 +91,20 @@ export class AuditTrail {
     return { time, from, to, kind, direction, id: message.id, correlation_id: message.correlation_id ?? '', status: '', confidence: null, by: this.tier, attempt: null, detail };
   }
 
-  private appendNow(rootId: string, entries: readonly AuditEntry[], opensStream: boolean): void {
-    const pipeline = this.redis.pipeline();
-    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, opensStream ? this.ttlMs : null);
+  private appendNow(rootId: string, entry: AuditEntry, opensStream: boolean): void {
+    const key = auditKey(this.prefix, rootId);
+    const failed = (error: unknown): void => this.log.warn('audit append failed', { root: rootId, error: error instanceof Error ? error.message : String(error) });
     // Not awaited: the entry is on the wire before the worker's next command; a failure is logged, never fatal.
-    void pipeline.exec().then(
-      (replies) => {
-        const failed = replies?.find(([error]) => error !== null)?.[0];
-        if (failed) this.log.warn('audit append failed', { root: rootId, error: failed.message });
-      },
-      (error: unknown) => this.log.warn('audit append failed', { root: rootId, error: String(error) }),
-    );
+    if (!opensStream) {
+      this.redis.xadd(key, '*', ...auditFields(entry)).catch(failed);
+      return;
+    }
+    const pipeline = this.redis.pipeline();
+    appendAudit(pipeline, key, [entry], this.ttlMs);
+    void pipeline.exec().then((replies) => {
+      const error = replies?.find(([problem]) => problem !== null)?.[0];
+      if (error) failed(error);
+    }, failed);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { BeadsStore } from '@tierflow/beads';
 import type {
   AggregationStrategy,
@@ -44,6 +45,12 @@ export interface TierContext {
   /** Beads, with this tier's write permissions. */
   readonly beads: BeadsStore;
   readonly log: TierLogger;
+  /**
+   * The OpenTelemetry context of this pass's span. A policy that traces its own work passes it
+   * as the parent, `tracer.startSpan('call model', {}, ctx.traceContext)`, and its spans nest
+   * under the hop whether or not the process carries context across awaits.
+   */
+  readonly traceContext: Context;
   /** Milliseconds since the epoch; the one clock policies use, so tests can pin it. */
   now(): number;
 }

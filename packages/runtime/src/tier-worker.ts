@@ -1,8 +1,8 @@
-import { BeadsStore } from '@tierflow/beads';
+import { DeferredBeadsStore } from '@tierflow/beads';
 import { backoffDelay, checkDelegation } from '@tierflow/core';
 import { tierBelow, TierflowError, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { UnrecoverableError, WaitingChildrenError, Worker, type Job, type Queue } from 'bullmq';
-import type { Link, Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, type Context, type Link, type Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import { InvalidJobError, readAssignment } from './assignment.js';
 import { AuditTrail } from './audit-trail.js';
@@ -15,9 +15,10 @@ import { checkControlRecord } from './control-records.js';
 import { isStopReason, RunningHandlers, type StopReason } from './control-listener.js';
 import { DeadLetters } from './dead-letters.js';
 import { DedupCache } from './dedup.js';
+import { eitherSignal } from './either-signal.js';
 import { withExpectedOutput } from './expected-output.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
-import type { Assignment, DelegationDraft, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
+import type { Assignment, DelegationDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
 import { childMessageId, outcomeMessageId } from './ids.js';
 import { JobFinder } from './job-finder.js';
 import { consoleLogger } from './logger.js';
@@ -43,6 +44,12 @@ export interface TierWorkerOptions {
   /** BullMQ lock duration; a crashed worker's jobs are reclaimed after about this long. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+}
+
+/** What a pass has yet to write when it sends its delegations or its outcome. */
+interface PassWrites {
+  readonly beads: DeferredBeadsStore;
+  readonly received: readonly SettledChild[];
 }
 
 /** What a job knows of itself when it starts: its cached answer, whether it is stopped, its step. */
@@ -74,7 +81,6 @@ export class TierWorker {
   private readonly audit: AuditTrail;
   /** Signature, clock and replay checks of each job; null when the deployment does not sign. */
   private readonly gate: MessageGate | null;
-  private readonly beads: BeadsStore;
   private readonly finder: JobFinder;
   private readonly deadLetters: DeadLetters;
   private readonly keys: ControlKeys;
@@ -94,7 +100,6 @@ export class TierWorker {
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
     this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log);
     this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, this.tier, runtime.signing, runtime.dedupTtlMs) : null;
-    this.beads = new BeadsStore(redis, { tier: this.tier, prefix: runtime.prefix, defaultTtlMs: runtime.beadsTtlMs });
     // BullMQ's queues get a connection of their own: it loads BullMQ's scripts onto the connection,
     // and every MULTI on a connection copies all its scripts, which is costly on the hot path.
     const [queueRedis, workerRedis, subscriber] = [connect(runtime.redisUrl), connect(runtime.redisUrl), connect(runtime.redisUrl)];
@@ -215,8 +220,13 @@ export class TierWorker {
   ): Promise<OutcomeMessage> {
     const answerBy = this.answerBy(job, assignment);
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - Date.now()));
-    const signal = bullSignal ? AbortSignal.any([controller.signal, bullSignal]) : controller.signal;
-    const context = this.contextFor(job, assignment, signal);
+    // BullMQ's own signal (a lost lock, a forced close) stops the policy too, but is not a stop reason.
+    const signal = eitherSignal(controller.signal, bullSignal);
+    // What the policy writes to Beads waits for the MULTI that sends its delegations or its outcome.
+    const beads = new DeferredBeadsStore(this.redis, { tier: this.tier, prefix: this.options.runtime.prefix, defaultTtlMs: this.options.runtime.beadsTtlMs });
+    const context = this.contextFor(job, assignment, signal.signal, trace.setSpan(ROOT_CONTEXT, span), beads);
+    /** Outcomes this pass has read and not yet recorded in the audit trail. */
+    let received: readonly SettledChild[] = [];
     let state = facts.state;
     let stop = facts.stop ?? (answerBy !== null && Date.now() >= answerBy ? timeUp(assignment) : null);
     let mode: CollectMode = 'wait';
@@ -225,7 +235,7 @@ export class TierWorker {
         let step: Step;
         try {
           if (stop && state === null) step = { kind: 'outcome', outcome: stoppedDraft(stop) };
-          else if (state === null) step = await this.options.handler.start(context);
+          else if (state === null) step = await withHop(context, () => this.options.handler.start(context));
           else {
             const round = await collectRound(job, this.lowerQueue!, state, this.tier, stop ? 'settled-only' : mode, (ids) => this.timedOut(ids), this.options.runtime.signing);
             if (isPending(round)) {
@@ -235,7 +245,7 @@ export class TierWorker {
               mode = 'give-up';
               continue;
             }
-            this.audit.outcomesReceived(assignment, round.children);
+            received = round.children;
             step = stop ? { kind: 'outcome', outcome: stoppedDraft(stop, round.children, state.children.length) } : await this.resumeChecked(context, round, span);
           }
         } catch (error) {
@@ -258,8 +268,10 @@ export class TierWorker {
         }
         const refusal = step.kind === 'delegate' ? this.refusal(step) : null;
         if (refusal) step = { kind: 'outcome', outcome: failureDraft(refusal, context.attempt) };
-        if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt);
-        state = await this.delegate(job, assignment, state, step, answerBy, span);
+        const writes: PassWrites = { beads, received };
+        received = [];
+        if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt, writes);
+        state = await this.delegate(job, assignment, state, step, answerBy, span, writes);
         mode = 'wait';
         // A cancellation that walked the tree while these children were being added missed them.
         if (controller.signal.aborted) await this.stopChildren(state, assignment);
@@ -271,6 +283,7 @@ export class TierWorker {
       }
     } finally {
       clearTimeout(timer);
+      signal.release();
     }
   }
 
@@ -323,7 +336,7 @@ export class TierWorker {
   private async resumeChecked(context: TierContext, round: SettledRound, span: Span): Promise<Step> {
     const checked = checkUpstream(round, this.tier, this.options.runtime.cascade);
     reportChecks(span, this.log, checked);
-    return withCascadeCheck(await this.resumePolicy(context, checked.round), checked.carried);
+    return withCascadeCheck(await withHop(context, () => this.resumePolicy(context, checked.round)), checked.carried);
   }
 
   private async delegate(
@@ -333,6 +346,7 @@ export class TierWorker {
     step: Extract<Step, { kind: 'delegate' }>,
     answerBy: number | null,
     span: Span,
+    writes: PassWrites,
   ): Promise<StepState> {
     if (!this.lowerQueue) throw new UnrecoverableError(`${this.tier} has no tier below`);
     const round = previous === null ? 0 : previous.round + 1;
@@ -365,6 +379,9 @@ export class TierWorker {
     // State first: a crash after this write re-adds the same children (same ids) on the next try.
     const pipeline = this.redis.multi();
     this.steps.write(pipeline, job.id!, state);
+    // The policy's Beads writes land with its delegations, before any child can read them.
+    writes.beads.writeInto(pipeline);
+    this.audit.outcomesReceived(pipeline, assignment, writes.received);
     this.audit.delegationsSent(pipeline, assignment.rootId, messages);
     if (previous?.watchdog) pipeline.zrem(this.keys.watchdogs, previous.watchdog);
     if (watchAt !== null) pipeline.zadd(this.keys.watchdogs, watchAt, watchMember(watch));
@@ -406,6 +423,7 @@ export class TierWorker {
     state: StepState | null,
     step: Extract<Step, { kind: 'outcome' }>,
     startedAt: number,
+    writes: PassWrites,
   ): Promise<OutcomeMessage> {
     const now = Date.now();
     const built =
@@ -418,6 +436,8 @@ export class TierWorker {
     const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
     const pipeline = this.redis.multi();
     this.dedup.record(pipeline, assignment.id, outcome);
+    writes.beads.writeInto(pipeline);
+    this.audit.outcomesReceived(pipeline, assignment, writes.received);
     await this.audit.outcomeSent(pipeline, assignment, outcome);
     pipeline.del(this.steps.key(job.id!), ...this.settledRecords(job.id!, state));
     // The round settled: its watchdog has nothing left to do.
@@ -482,7 +502,7 @@ export class TierWorker {
     return runWatchdog({ redis, finder, steps, prefix, markTtlMs: inFlightTtlMs(this.options.runtime), signing }, watch, Date.now());
   }
 
-  private contextFor(job: Job, assignment: Assignment, signal: AbortSignal): TierContext {
+  private contextFor(job: Job, assignment: Assignment, signal: AbortSignal, traceContext: Context, beads: DeferredBeadsStore): TierContext {
     return {
       tier: this.tier,
       assignment,
@@ -490,8 +510,9 @@ export class TierWorker {
       redelivered: job.attemptsMade > 0 || (job.attemptsStarted ?? 1) > 1,
       maxAttempts: job.opts.attempts ?? 1,
       signal,
-      beads: this.beads,
+      beads,
       log: this.log,
+      traceContext,
       now: () => Date.now(),
     };
   }
@@ -499,6 +520,11 @@ export class TierWorker {
 
 /** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
 const WATCHDOG_SWEEP_MS = 250;
+
+/** Runs a policy in its hop's context: with an async context manager, spans it starts without a parent nest there. */
+function withHop<T>(context: TierContext, policy: () => Promise<T>): Promise<T> {
+  return otelContext.with(context.traceContext, policy);
+}
 
 function timeUp(assignment: Assignment): StopReason {
   return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };

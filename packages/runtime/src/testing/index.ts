@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 /**
  * Testing a tier policy without Redis: an in-memory Beads that enforces the tier's write
  * permissions, a {@link TierContext} around it with a pinned clock, and {@link settle}, which hands
@@ -89,6 +90,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     signal: new AbortController().signal,
     beads: beads.asStore(),
     log: { info: () => undefined, warn: () => undefined },
+    traceContext: ROOT_CONTEXT,
     now,
   };
 }
