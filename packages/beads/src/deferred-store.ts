@@ -88,7 +88,7 @@ export class DeferredBeadsStore extends BeadsStore {
       }
       return Promise.resolve();
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 }
