@@ -7,11 +7,12 @@ import { startTierflowShape } from './tierflow-shape.js';
 
 const options: MeasureOptions = { warmUp: 10, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
 
-const receiver = await startOtlpReceiver();
+const receiver = await startOtlpReceiver({ decodeLater: true });
 try {
   const off = await measureTierflow('tracing off', { OTEL_TRACES_EXPORTER: 'none' }, options, startTierflowShape);
   const tracing = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' };
   const on = await measureTierflow('tracing on', tracing, options, startTierflowShape);
+  receiver.decodePending();
   console.log(`spans received: ${receiver.spans.length}`);
   console.log(`tracing on/off roots/s ratio: ${(on.rootsPerSecond / off.rootsPerSecond).toFixed(2)}`);
 } finally {

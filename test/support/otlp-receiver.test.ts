@@ -195,4 +195,18 @@ describe('startOtlpReceiver', () => {
     expect(receiver.requests).toBe(1);
     expect(receiver.spans).toEqual([]);
   });
+  it('with decodeLater, answers at once and decodes only when asked', async () => {
+    const later = await startOtlpReceiver({ decodeLater: true });
+    try {
+      const { parent } = await sendTwoSpans(new ProtoTraceExporter({ url: `${later.url}/v1/traces` }));
+      expect(later.requests).toBeGreaterThan(0);
+      expect(later.spans).toEqual([]);
+      later.decodePending();
+      expect(later.spans.filter((span) => span.traceId === parent.traceId)).toHaveLength(2);
+      later.decodePending(); // nothing left: the spans are not added twice
+      expect(later.spans).toHaveLength(2);
+    } finally {
+      await later.close();
+    }
+  });
 });
