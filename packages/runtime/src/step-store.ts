@@ -47,12 +47,52 @@ export class StepStore {
     return text === null ? null : this.parse(text);
   }
 
+  /**
+   * The state as this runtime wrote it. Only its outline is checked: every part of it was valid
+   * when written (the children's requests are the delegations sent), and a full parse on every
+   * resume was a hot-path cost. Anything that does not look like a step state gets the full
+   * parse, and its errors.
+   */
   parse(text: string): StepState {
-    return stepStateSchema.parse(JSON.parse(text));
+    const value: unknown = JSON.parse(text);
+    return hasStepStateOutline(value) ? value : stepStateSchema.parse(value);
   }
 
   /** Queues the write of a job's state on a pipeline. */
   write(pipeline: ChainableCommander, jobId: string, state: StepState): void {
     pipeline.set(this.key(jobId), JSON.stringify(state), 'PX', this.ttlMs);
   }
+}
+
+const STRATEGIES: ReadonlySet<unknown> = new Set(aggregationStrategySchema.options);
+
+/** The fields a resuming parent reads, with their types; defaults already written out. */
+function hasStepStateOutline(value: unknown): value is StepState {
+  if (typeof value !== 'object' || value === null) return false;
+  const state = value as Record<string, unknown>;
+  return (
+    Number.isSafeInteger(state.round) &&
+    STRATEGIES.has(state.strategy) &&
+    isPlainObject(state.memo) &&
+    (state.answer_by === null || typeof state.answer_by === 'number') &&
+    Array.isArray(state.children) &&
+    state.children.every(isChildOutline)
+  );
+}
+
+function isChildOutline(child: unknown): boolean {
+  if (!isPlainObject(child)) return false;
+  const request = child.request;
+  return (
+    typeof child.id === 'string' &&
+    Number.isSafeInteger(child.index) &&
+    (child.deadline === null || typeof child.deadline === 'number') &&
+    isPlainObject(request) &&
+    typeof request.task_type === 'string' &&
+    typeof request.objective === 'string'
+  );
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,7 +4,8 @@ import { tierBelow, TierflowError, type DelegationMessage, type OutcomeMessage, 
 import { UnrecoverableError, WaitingChildrenError, Worker, type Job, type Queue } from 'bullmq';
 import { ROOT_CONTEXT, type Context, type Link, type Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
-import { InvalidJobError, readAssignment } from './assignment.js';
+import { InvalidJobError } from './assignment.js';
+import { AssignmentMemo } from './assignment-memo.js';
 import { AuditTrail } from './audit-trail.js';
 import { cancelMessage } from './cancel.js';
 import { childJobs } from './child-jobs.js';
@@ -77,6 +78,8 @@ export class TierWorker {
   private readonly lowerQueue: Queue | null;
   private readonly steps: StepStore;
   private readonly dedup: DedupCache;
+  /** Assignments already validated, for parents resuming in this process. */
+  private readonly assignments: AssignmentMemo;
   /** Every message this tier sends or receives, appended to its run's audit stream. */
   private readonly audit: AuditTrail;
   /** Signature, clock and replay checks of each job; null when the deployment does not sign. */
@@ -98,6 +101,7 @@ export class TierWorker {
     this.log = options.log ?? consoleLogger(QUEUE_OF[this.tier]);
     this.steps = new StepStore(redis, runtime.prefix, inFlightTtlMs(runtime));
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
+    this.assignments = new AssignmentMemo(this.tier);
     this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log);
     this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, this.tier, runtime.signing, runtime.dedupTtlMs) : null;
     // BullMQ's queues get a connection of their own: it loads BullMQ's scripts onto the connection,
@@ -155,9 +159,10 @@ export class TierWorker {
     const startedAt = Date.now();
     let assignment: Assignment;
     try {
-      assignment = readAssignment(this.tier, job.data);
+      assignment = this.assignments.read(job);
       await this.gate?.admit(job, assignment);
     } catch (error) {
+      this.assignments.forget(job.id!);
       if (!(error instanceof InvalidJobError)) throw error;
       // Refused for good: kept in the dead-letter queue first, then failed without a retry.
       const letter = await this.deadLetters.keep(job, error.message);
@@ -167,6 +172,7 @@ export class TierWorker {
     // Listen for aborts before reading the cancellation mark: a canceller sets the mark, then
     // publishes, so one of the two always reaches this job.
     const controller = this.running.start(job.id!);
+    let parked = false;
     try {
       const facts = await this.facts(job.id!);
       // A pass with no step state is a delivery (a first try or a retry), not a parent resuming.
@@ -179,12 +185,15 @@ export class TierWorker {
         endWithOutcome(span, outcome, facts.state?.strategy ?? null);
         return outcome;
       } catch (error) {
-        if (error instanceof WaitingChildrenError) span.end();
+        parked = error instanceof WaitingChildrenError;
+        if (parked) span.end();
         else endForRetry(span, error, job.attemptsMade + 1);
         throw error;
       }
     } finally {
       this.running.finish(job.id!);
+      // A parked parent resumes here, most likely; anything else is done with this pass's reading.
+      if (!parked) this.assignments.forget(job.id!);
     }
   }
 
