@@ -16,7 +16,6 @@ import { checkControlRecord } from './control-records.js';
 import { isStopReason, RunningHandlers, type StopReason } from './control-listener.js';
 import { DeadLetters } from './dead-letters.js';
 import { DedupCache } from './dedup.js';
-import { eitherSignal } from './either-signal.js';
 import { withExpectedOutput } from './expected-output.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 import type { Assignment, DelegationDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
@@ -114,7 +113,7 @@ export class TierWorker {
     const below = tierBelow(this.tier);
     this.lowerQueue = below ? this.finder.queue(below) : null;
     this.running = new RunningHandlers(subscriber, this.keys.channel, runtime.signing ? (ids) => this.verifiedCancels(ids) : null);
-    this.worker = new Worker(QUEUE_OF[this.tier], (job, token, signal) => this.process(job, token, signal), {
+    this.worker = new Worker(QUEUE_OF[this.tier], (job, token) => this.process(job, token), {
       connection: workerRedis,
       prefix: runtime.prefix,
       concurrency: options.concurrency ?? 8,
@@ -155,7 +154,7 @@ export class TierWorker {
     this.redis.disconnect();
   }
 
-  private async process(job: Job, token: string | undefined, bullSignal: AbortSignal | undefined): Promise<OutcomeMessage> {
+  private async process(job: Job, token: string | undefined): Promise<OutcomeMessage> {
     const startedAt = Date.now();
     let assignment: Assignment;
     try {
@@ -181,7 +180,7 @@ export class TierWorker {
       if (cached) return cached;
       const span = this.processSpan(job, assignment, facts.state);
       try {
-        const outcome = await this.run(job, token, assignment, facts, controller, bullSignal, startedAt, span);
+        const outcome = await this.run(job, token, assignment, facts, controller, startedAt, span);
         endWithOutcome(span, outcome, facts.state?.strategy ?? null);
         return outcome;
       } catch (error) {
@@ -223,17 +222,16 @@ export class TierWorker {
     assignment: Assignment,
     facts: JobFacts,
     controller: AbortController,
-    bullSignal: AbortSignal | undefined,
     startedAt: number,
     span: Span,
   ): Promise<OutcomeMessage> {
     const answerBy = this.answerBy(job, assignment);
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - Date.now()));
-    // BullMQ's own signal (a lost lock, a forced close) stops the policy too, but is not a stop reason.
-    const signal = eitherSignal(controller.signal, bullSignal);
+    // BullMQ's own per-job signal is left alone: it fires only on Worker.cancelJob, which Tierflow
+    // never calls; cancellation and deadlines come through `controller`.
     // What the policy writes to Beads waits for the MULTI that sends its delegations or its outcome.
     const beads = new DeferredBeadsStore(this.redis, { tier: this.tier, prefix: this.options.runtime.prefix, defaultTtlMs: this.options.runtime.beadsTtlMs });
-    const context = this.contextFor(job, assignment, signal.signal, trace.setSpan(ROOT_CONTEXT, span), beads);
+    const context = this.contextFor(job, assignment, controller.signal, trace.setSpan(ROOT_CONTEXT, span), beads);
     /** Outcomes this pass has read and not yet recorded in the audit trail. */
     let received: readonly SettledChild[] = [];
     let state = facts.state;
@@ -292,7 +290,6 @@ export class TierWorker {
       }
     } finally {
       clearTimeout(timer);
-      signal.release();
     }
   }
 
