@@ -1,13 +1,19 @@
 import {
-  parseMessage,
+  delegationPayloadSchema,
+  InvalidMessageError,
+  messageIdSchema,
+  outcomePayloadSchema,
   PROTOCOL_VERSION,
   tierAbove,
   tierBelow,
   TierflowError,
+  validateWith,
   type DelegationMessage,
   type OutcomeMessage,
   type TierName,
+  type ValidationError,
 } from '@tierflow/protocol';
+import type { z } from 'zod';
 import type { DelegationDraft, OutcomeDraft } from './handler.js';
 import { outcomeMessageId } from './ids.js';
 import { signRecord } from './signing.js';
@@ -24,15 +30,15 @@ export function buildDelegation(
 ): DelegationMessage {
   const target = tierBelow(tier);
   if (!target) throw TierflowError.permanent(`${tier} cannot delegate: it is the lowest tier`, { code: 'delegation_refused' });
-  const message = parseMessage({
+  const message: DelegationMessage = {
     version: PROTOCOL_VERSION,
     id,
     timestamp: new Date(now).toISOString(),
     source_tier: tier,
     target_tier: target,
     correlation_id: correlationId,
-    payload: draft,
-  }) as DelegationMessage;
+    payload: checkedPayload(delegationPayloadSchema, draft, id, correlationId),
+  };
   return signRecord(message, signing);
 }
 
@@ -43,15 +49,35 @@ export function buildDelegation(
 export function buildOutcome(from: TierName, delegationId: string, draft: OutcomeDraft, elapsedMs: number, now: number): OutcomeMessage {
   const target = tierAbove(from);
   if (!target) throw TierflowError.permanent(`${from} has no tier above to report to`, { code: 'invalid_outcome' });
-  return parseMessage({
+  const id = outcomeMessageId(delegationId);
+  return {
     version: PROTOCOL_VERSION,
-    id: outcomeMessageId(delegationId),
+    id,
     timestamp: new Date(now).toISOString(),
     source_tier: from,
     target_tier: target,
     correlation_id: delegationId,
-    payload: { execution_time_ms: Math.max(0, Math.round(elapsedMs)), ...draft },
-  }) as OutcomeMessage;
+    payload: checkedPayload(outcomePayloadSchema, { execution_time_ms: Math.max(0, Math.round(elapsedMs)), ...draft }, id, delegationId),
+  };
+}
+
+/**
+ * The policy's payload, validated (defaults filled in), or InvalidMessageError with every error,
+ * with paths into the message as the receiver would report them. The rest of the envelope is
+ * made here from the tier table and the clock, so it is right by construction; only the ids,
+ * which grow with each level and round, are checked against the protocol's limit.
+ */
+function checkedPayload<S extends z.ZodType>(schema: S, draft: unknown, id: string, correlationId: string | null): z.output<S> {
+  const errors: ValidationError[] = [];
+  for (const [path, value] of [['$.id', id], ['$.correlation_id', correlationId]] as const) {
+    if (value === null) continue;
+    const checked = messageIdSchema.safeParse(value);
+    if (!checked.success) errors.push({ path, code: 'invalid_format', message: checked.error.issues[0]?.message ?? 'not a message id' });
+  }
+  const payload = validateWith(schema, draft);
+  if (!payload.ok) errors.push(...payload.errors.map((error) => ({ ...error, path: `$.payload${error.path.slice(1)}` })));
+  if (errors.length > 0 || !payload.ok) throw new InvalidMessageError(errors);
+  return payload.value;
 }
 
 /** A failed outcome for a child whose job failed for good (or vanished), so its parent never waits forever. */
