@@ -6,6 +6,17 @@ import { TIER_SLUGS } from './tiers.js';
 
 const BIN = fileURLToPath(new URL('../bin/tierflow.js', import.meta.url));
 
+/**
+ * V8's young generation capped at 4 MB per semi-space. A busy worker's RSS is mostly garbage not
+ * yet collected; with the cap a worker stays under 200 MB with 10,000 roots in flight, at the
+ * same throughput (test/bench/RESULTS.md). A NODE_OPTIONS that sets its own size wins.
+ */
+export const WORKER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
+
+function workerFlags(env: NodeJS.ProcessEnv): readonly string[] {
+  return /--max-semi-space-size/.test(env.NODE_OPTIONS ?? '') ? [] : WORKER_NODE_FLAGS;
+}
+
 export interface TierProcesses {
   readonly children: ReadonlyMap<TierSlug, ChildProcess>;
   /** Resolves when every process has exited. */
@@ -23,7 +34,7 @@ export function spawnTiers(
   const children = new Map<TierSlug, ChildProcess>();
   const exits: Promise<void>[] = [];
   for (const tier of tiers) {
-    const child = spawn(process.execPath, [BIN, 'worker', tier], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...workerFlags(env), BIN, 'worker', tier], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => onLine(tier, line));
     exits.push(new Promise((resolve) => child.once('exit', () => resolve())));
     children.set(tier, child);

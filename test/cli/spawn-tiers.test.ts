@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { spawnTiers } from '@tierflow/cli';
+import { describe, expect, it } from 'vitest';
+
+/** The command line a process was started with (Linux). */
+function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+// Nothing listens on port 9: the worker keeps retrying its connection, which is all this needs.
+const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ ...process.env, REDIS_URL: 'redis://127.0.0.1:9', TIERFLOW_LOG: 'silent', ...extra });
+
+describe('spawnTiers', () => {
+  it("caps each worker's young generation, so a busy worker stays under 200 MB", async () => {
+    const tiers = spawnTiers(env({ NODE_OPTIONS: '' }), () => undefined, ['fleet']);
+    try {
+      expect(commandLine(tiers.children.get('fleet')!.pid!)).toContain('--max-semi-space-size=4');
+    } finally {
+      await tiers.stop();
+    }
+  });
+
+  it('leaves the size to NODE_OPTIONS when it sets one', async () => {
+    const tiers = spawnTiers(env({ NODE_OPTIONS: '--max-semi-space-size=8' }), () => undefined, ['fleet']);
+    try {
+      expect(commandLine(tiers.children.get('fleet')!.pid!).join(' ')).not.toContain('--max-semi-space-size');
+    } finally {
+      await tiers.stop();
+    }
+  });
+});
