@@ -36,7 +36,14 @@ export class TierflowClient {
   private readonly redis: Redis;
   private readonly monitor: Queue;
   private events: { queueEvents: QueueEvents; redis: Redis } | null = null;
+  /** The listener being started, so that callers racing to start it share one. */
+  private starting: Promise<QueueEvents> | null = null;
   private readonly waiters = new Map<string, Set<(result: { outcome: OutcomeMessage } | { error: Error }) => void>>();
+  /**
+   * Roots this client enqueued after its event listener took its place in the stream, whose end
+   * it has not yet seen: their completion cannot be missed, so waiting for one needs no lookup.
+   */
+  private readonly announced = new Set<string>();
 
   constructor(private readonly runtime: RuntimeOptions) {
     this.redis = connect(runtime.redisUrl);
@@ -54,7 +61,9 @@ export class TierflowClient {
     const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
     const metadata = serialiseContext(trace.setSpan(context.active(), span));
     span.end();
+    const listening = this.events !== null;
     await this.monitor.add('objective', root, { ...jobOptions(rootId, parsed.value.priority ?? 2, this.runtime), ...(metadata ? { telemetry: { metadata } } : {}) });
+    if (listening) this.announced.add(rootId);
     return rootId;
   }
 
@@ -87,6 +96,8 @@ export class TierflowClient {
       if (options.timeoutMs !== undefined) {
         timer = setTimeout(() => settle({ error: new Error(`timed out after ${options.timeoutMs} ms waiting for root ${rootId}`) }), options.timeoutMs);
       }
+      // Its end is still to come on the stream, and the waiter is in place to hear it.
+      if (this.announced.has(rootId)) return;
       this.monitor.getJob(rootId).then(
         async (job) => {
           if (!job) return settle({ error: new Error(`no root objective ${rootId}`) });
@@ -141,19 +152,26 @@ export class TierflowClient {
   }
 
   private notify(rootId: string, result: { outcome: OutcomeMessage } | { error: Error }): void {
+    this.announced.delete(rootId);
     for (const settle of [...(this.waiters.get(rootId) ?? [])]) settle(result);
   }
 
-  private async queueEvents(): Promise<QueueEvents> {
-    if (!this.events) {
-      const redis = connect(this.runtime.redisUrl);
-      const queueEvents = new QueueEvents(QUEUE_OF.PROGRESS_MONITOR, { connection: redis, prefix: this.runtime.prefix });
-      this.events = { queueEvents, redis };
-      queueEvents.on('completed', ({ jobId, returnvalue }) => this.notify(jobId, outcomeOrError(jobId, returnvalue, this.runtime.signing)));
-      queueEvents.on('failed', ({ jobId, failedReason }) => this.notify(jobId, { error: new Error(`root ${jobId} failed: ${failedReason}`) }));
-      await queueEvents.waitUntilReady();
-    }
-    return this.events.queueEvents;
+  private queueEvents(): Promise<QueueEvents> {
+    this.starting ??= this.startListening();
+    return this.starting;
+  }
+
+  private async startListening(): Promise<QueueEvents> {
+    // Read from the stream's end as it is now: every event from here on is heard, even those
+    // before the listener's first read.
+    const [last] = await this.redis.xrevrange(this.monitor.toKey('events'), '+', '-', 'COUNT', 1);
+    const redis = connect(this.runtime.redisUrl);
+    const queueEvents = new QueueEvents(QUEUE_OF.PROGRESS_MONITOR, { connection: redis, prefix: this.runtime.prefix, lastEventId: last?.[0] ?? '0-0' });
+    this.events = { queueEvents, redis };
+    queueEvents.on('completed', ({ jobId, returnvalue }) => this.notify(jobId, outcomeOrError(jobId, returnvalue, this.runtime.signing)));
+    queueEvents.on('failed', ({ jobId, failedReason }) => this.notify(jobId, { error: new Error(`root ${jobId} failed: ${failedReason}`) }));
+    await queueEvents.waitUntilReady();
+    return queueEvents;
   }
 }
 
