@@ -9,7 +9,7 @@ import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import type { BenchHalf } from './bench-half.js';
 import { startBullmqShape } from './bullmq-shape.js';
 import { runCancelBench } from './cancel-latency.js';
-import { measureHalf, type HalfFigures } from './measure.js';
+import { measureHalf, WARM_UP_ROOTS, type HalfFigures } from './measure.js';
 import { runRssCheck } from './rss-check.js';
 import { mb } from './rss.js';
 import { median } from './shape.js';
@@ -32,7 +32,7 @@ type Side = 'BullMQ' | 'Tierflow';
 async function half(side: Side, sequential: number, inFlight: number): Promise<HalfFigures> {
   const target: BenchHalf = side === 'BullMQ' ? await startBullmqShape() : await startTierflowShape(tracing);
   try {
-    const figures = await measureHalf(target, { warmUp: 10, sequential, inFlight });
+    const figures = await measureHalf(target, { warmUp: WARM_UP_ROOTS, sequential, inFlight });
     receiver.decodePending();
     console.log(
       `${side.padEnd(9)} p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, ${figures.rootsPerSecond.toFixed(0)} roots/s, ` +

@@ -14,10 +14,18 @@ export interface HalfFigures {
 }
 
 export interface MeasureOptions {
+  /**
+   * Roots run one at a time before measuring. A long-running worker is warm: its code compiled
+   * and, with tracing on, its exporter past its first batches (sent every 5 s), so warm-up runs
+   * a few seconds' worth ({@link WARM_UP_ROOTS}).
+   */
   readonly warmUp: number;
   readonly sequential: number;
   readonly inFlight: number;
 }
+
+/** Enough roots, one at a time, to span a few seconds and the tracing exporter's first batches. */
+export const WARM_UP_ROOTS = 200;
 
 /** Sequential single-root latency, then throughput with `inFlight` roots enqueued at once. */
 export async function measureHalf(half: BenchHalf, options: MeasureOptions): Promise<HalfFigures> {

@@ -2,11 +2,11 @@
 // key and with one (every hop signed and verified, replay records written), alternated.
 //   npm run build && node test/dist/bench/signing.js [sequential=100] [in-flight=1000] [rounds=2]
 import { buildDelegation, checkSignature, signingFromEnv } from '@tierflow/runtime';
-import { measureTierflow, type HalfFigures, type MeasureOptions } from './measure.js';
+import { measureTierflow, WARM_UP_ROOTS, type HalfFigures, type MeasureOptions } from './measure.js';
 import { median } from './shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
-const options: MeasureOptions = { warmUp: 10, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
+const options: MeasureOptions = { warmUp: WARM_UP_ROOTS, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
 const rounds = Number(process.argv[4] ?? 2);
 const KEY = `bench:${'s'.repeat(64)}`;
 const measure = (label: string, env: NodeJS.ProcessEnv): Promise<HalfFigures> =>
