@@ -36,7 +36,7 @@ async function half(side: Side, sequential: number, inFlight: number): Promise<H
     receiver.decodePending();
     console.log(
       `${side.padEnd(9)} p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, ${figures.rootsPerSecond.toFixed(0)} roots/s, ` +
-        `${figures.commandsPerRoot.toFixed(0)} cmds/root, ${figures.cpuMicrosPerRoot.toFixed(0)} µs Redis CPU/root, ` +
+        `${figures.commandsPerRoot.toFixed(0)} cmds/root, ${figures.cpuMicrosPerRoot.toFixed(0)} µs Redis CPU/root, ${figures.workerCpuMicrosPerRoot.toFixed(0)} µs worker CPU/root, ` +
         `worker RSS ${mb(figures.rss.sum).toFixed(0)} MB (max ${mb(figures.rss.max).toFixed(0)}, peak ${mb(figures.rss.peakMax).toFixed(0)})` +
         (side === 'Tierflow' ? `, ${receiver.spans.length} spans received` : ''),
     );
@@ -55,6 +55,7 @@ function table(bullmq: HalfFigures[], tierflow: HalfFigures[]): string[] {
     ['single p99 (ms)', (f) => f.p99, 1],
     ['Redis cmds/root', (f) => f.commandsPerRoot, 0],
     ['Redis CPU µs/root', (f) => f.cpuMicrosPerRoot, 0],
+    ['worker CPU µs/root', (f) => f.workerCpuMicrosPerRoot, 0],
     ['worker RSS sum (MB)', (f) => mb(f.rss.sum), 0],
     ['worker RSS max (MB)', (f) => mb(f.rss.max), 0],
     ['worker RSS peak max (MB)', (f) => mb(f.rss.peakMax), 0],

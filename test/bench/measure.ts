@@ -1,5 +1,6 @@
 import { redisClient } from '@tierflow/testing';
 import type { BenchHalf } from './bench-half.js';
+import { totalCpuMicros } from './process-cpu.js';
 import { countersSince, redisCounters } from './redis-stats.js';
 import { rssOf, type RssFigures } from './rss.js';
 import { percentile } from './shape.js';
@@ -10,6 +11,8 @@ export interface HalfFigures {
   readonly p99: number;
   readonly commandsPerRoot: number;
   readonly cpuMicrosPerRoot: number;
+  /** CPU time of the worker processes together (user + system), per root. */
+  readonly workerCpuMicrosPerRoot: number;
   readonly rss: RssFigures;
 }
 
@@ -43,10 +46,12 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
   const redis = redisClient(half.redisUrl);
   try {
     const before = await redisCounters(redis);
+    const workersBefore = totalCpuMicros(half.workerPids);
     const started = performance.now();
     const ids = await Promise.all(Array.from({ length: options.inFlight }, () => half.enqueue()));
     await Promise.all(ids.map((id) => half.finished(id, 600_000)));
     const seconds = (performance.now() - started) / 1000;
+    const workerCpu = totalCpuMicros(half.workerPids) - workersBefore;
     const used = countersSince(before, await redisCounters(redis));
     return {
       rootsPerSecond: options.inFlight / seconds,
@@ -54,6 +59,7 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
       p99: percentile(latencies, 99),
       commandsPerRoot: used.commands / options.inFlight,
       cpuMicrosPerRoot: used.cpuMicros / options.inFlight,
+      workerCpuMicrosPerRoot: workerCpu / options.inFlight,
       rss: rssOf(half.workerPids),
     };
   } finally {
