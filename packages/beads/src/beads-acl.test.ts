@@ -1,23 +1,11 @@
 import { TIER_NAMES } from '@tierflow/protocol';
-import { redisClient, startRedisServer, type RedisServer } from '@tierflow/testing';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import { BEADS_NAMESPACES } from './beads-key.js';
 import { beadsAclKeyRules } from './beads-acl.js';
 import { canWrite, TIER_SLUGS } from './permissions.js';
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedisServer();
-  redis = redisClient(server.url);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = usePrivateRedis();
 
 // Valid Beads keys near every boundary of the permissions table.
 const KEYS = [
@@ -30,7 +18,7 @@ const KEYS = [
 
 /** Asks Redis itself whether `user` may run the command, without running it. */
 async function allowed(user: string, ...command: string[]): Promise<boolean> {
-  const answer = String(await redis.call('ACL', 'DRYRUN', user, ...command));
+  const answer = String(await db.redis.call('ACL', 'DRYRUN', user, ...command));
   if (answer !== 'OK' && !answer.includes('no permissions')) throw new Error(`unexpected ACL DRYRUN answer: ${answer}`);
   return answer === 'OK';
 }
@@ -49,7 +37,7 @@ describe('beadsAclKeyRules', () => {
   it.each(TIER_NAMES)('lets Redis refuse exactly the writes the store refuses: %s', async (tier) => {
     const prefix = '{acl-[x]*}';
     const user = `beads-${TIER_SLUGS[tier]}`;
-    await redis.call('ACL', 'SETUSER', user, 'reset', 'on', 'nopass', '+get', '+set', ...beadsAclKeyRules(tier, prefix));
+    await db.redis.call('ACL', 'SETUSER', user, 'reset', 'on', 'nopass', '+get', '+set', ...beadsAclKeyRules(tier, prefix));
     for (const key of KEYS) {
       const redisKey = `${prefix}:beads:${key}`;
       expect([key, await allowed(user, 'SET', redisKey, 'v')]).toEqual([key, canWrite(tier, key)]);

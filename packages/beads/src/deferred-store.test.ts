@@ -1,27 +1,16 @@
-import { redisClient, startRedisServer, uniquePrefix, type RedisServer } from '@tierflow/testing';
-import { type Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniquePrefix } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import { DeferredBeadsStore } from './deferred-store.js';
 import { BeadsPermissionError } from './permissions.js';
 import { BeadsStore } from './store.js';
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedisServer();
-  redis = redisClient(server.url);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = usePrivateRedis();
 
 /** A deferred store for the Fleet, and a plain one on the same prefix to see what Redis holds. */
 function stores(label: string): { deferred: DeferredBeadsStore; stored: BeadsStore } {
   const prefix = uniquePrefix(label);
-  return { deferred: new DeferredBeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix }), stored: new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix }) };
+  return { deferred: new DeferredBeadsStore(db.redis, { tier: 'SPECIALIZED_FLEET', prefix }), stored: new BeadsStore(db.redis, { tier: 'SPECIALIZED_FLEET', prefix }) };
 }
 
 describe('DeferredBeadsStore', () => {
@@ -32,13 +21,13 @@ describe('DeferredBeadsStore', () => {
     expect(deferred.pendingWrites).toBe(3);
     expect(await stored.getMany(['execution/outputs/a', 'execution/logs/a', 'execution/outputs/b'])).toEqual([null, null, null]);
 
-    const multi = redis.multi();
+    const multi = db.redis.multi();
     deferred.writeInto(multi);
     multi.set(`${stored.prefix}:other`, 'x');
     await multi.exec();
     expect(deferred.pendingWrites).toBe(0);
     expect(await stored.getMany(['execution/outputs/a', 'execution/logs/a', 'execution/outputs/b'])).toEqual([{ n: 1 }, 'log', 2]);
-    const ttl = await redis.pttl(stored.redisKey('execution/outputs/b'));
+    const ttl = await db.redis.pttl(stored.redisKey('execution/outputs/b'));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(5_000);
   });

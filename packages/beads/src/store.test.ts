@@ -1,28 +1,17 @@
 import { TIER_NAMES, type TierName } from '@tierflow/protocol';
-import { redisClient, startRedisServer, uniquePrefix, type RedisServer } from '@tierflow/testing';
-import { type Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniquePrefix } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import { type BeadsNamespace } from './beads-key.js';
 import { BeadsPermissionError, TIER_SLUGS } from './permissions.js';
 import { BeadsStore } from './store.js';
 import { DEFAULT_BEADS_TTL_MS } from './store-options.js';
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedisServer();
-  redis = redisClient(server.url);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = usePrivateRedis();
 
 /** A store on its own prefix, so tests never see each other's keys. */
 function storeFor(tier: TierName, label: string, options: { defaultTtlMs?: number | null } = {}): BeadsStore {
-  return new BeadsStore(redis, { tier, prefix: uniquePrefix(label), ...options });
+  return new BeadsStore(db.redis, { tier, prefix: uniquePrefix(label), ...options });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -56,16 +45,16 @@ describe('BeadsStore', () => {
     const beads = storeFor('ABSTRACT_ARCHITECT', 'layout');
     await beads.set('task/current-objective', { objective: 'ship' });
     expect(beads.redisKey('beads:task/current-objective')).toBe(`${beads.prefix}:beads:task/current-objective`);
-    expect(await redis.get(`${beads.prefix}:beads:task/current-objective`)).toBe('{"objective":"ship"}');
+    expect(await db.redis.get(`${beads.prefix}:beads:task/current-objective`)).toBe('{"objective":"ship"}');
     expect(beads.ref('task/current-objective')).toBe('beads:task/current-objective');
   });
 
   it('uses {tierflow} and a 24 h TTL unless told otherwise', () => {
-    const beads = new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET' });
+    const beads = new BeadsStore(db.redis, { tier: 'SPECIALIZED_FLEET' });
     expect(beads.prefix).toBe('{tierflow}');
     expect(beads.defaultTtlMs).toBe(DEFAULT_BEADS_TTL_MS);
     expect(beads.redisKey('execution/x')).toBe('{tierflow}:beads:execution/x');
-    expect(() => new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', defaultTtlMs: 0 })).toThrow(expect.objectContaining({ code: 'invalid_config' }));
+    expect(() => new BeadsStore(db.redis, { tier: 'SPECIALIZED_FLEET', defaultTtlMs: 0 })).toThrow(expect.objectContaining({ code: 'invalid_config' }));
   });
 
   it('applies the default TTL, a TTL of its own, or none', async () => {
@@ -73,7 +62,7 @@ describe('BeadsStore', () => {
     await beads.set('routing/default', 1);
     await beads.set('routing/own', 1, { ttlMs: 5_000 });
     await beads.set('routing/forever', 1, { ttlMs: null });
-    const pttl = (key: string): Promise<number> => redis.pttl(beads.redisKey(key));
+    const pttl = (key: string): Promise<number> => db.redis.pttl(beads.redisKey(key));
     expect(await pttl('routing/default')).toBeGreaterThan(55_000);
     expect(await pttl('routing/default')).toBeLessThanOrEqual(60_000);
     expect(await pttl('routing/own')).toBeGreaterThan(0);
@@ -89,7 +78,7 @@ describe('BeadsStore', () => {
   it('keeps values forever with defaultTtlMs null', async () => {
     const beads = storeFor('ROUTING_DISPATCHER', 'persistent', { defaultTtlMs: null });
     await beads.set('routing/task-graph', { nodes: [] });
-    expect(await redis.pttl(beads.redisKey('routing/task-graph'))).toBe(-1);
+    expect(await db.redis.pttl(beads.redisKey('routing/task-graph'))).toBe(-1);
   });
 
   it('refuses a Fleet write to task/current-objective and writes nothing', async () => {
@@ -97,10 +86,10 @@ describe('BeadsStore', () => {
     const error = await rejection(beads.set('task/current-objective', 'take over'));
     expect(error).toBeInstanceOf(BeadsPermissionError);
     expect(error).toMatchObject({ code: 'beads_write_denied', retryable: false, tier: 'SPECIALIZED_FLEET', key: 'task/current-objective' });
-    expect(await redis.exists(beads.redisKey('task/current-objective'))).toBe(0);
+    expect(await db.redis.exists(beads.redisKey('task/current-objective'))).toBe(0);
     await expect(beads.setIfAbsent('beads:task/current-objective', 'x')).rejects.toBeInstanceOf(BeadsPermissionError);
     await expect(beads.delete('task/current-objective')).rejects.toBeInstanceOf(BeadsPermissionError);
-    expect(await redis.keys(`${beads.prefix}*`)).toEqual([]);
+    expect(await db.redis.keys(`${beads.prefix}*`)).toEqual([]);
   });
 
   it.each(TIER_NAMES)('%s writes its own namespace and reads every one', async (tier) => {
@@ -152,8 +141,8 @@ describe('BeadsStore', () => {
     ]);
     await beads.setMany([]);
     expect(await beads.getMany(['task/constraints', 'task/progress-summary'])).toEqual([['none'], 'half']);
-    expect(await redis.pttl(beads.redisKey('task/constraints'))).toBeGreaterThan(0);
-    expect(await redis.pttl(beads.redisKey('task/progress-summary'))).toBe(-1);
+    expect(await db.redis.pttl(beads.redisKey('task/constraints'))).toBeGreaterThan(0);
+    expect(await db.redis.pttl(beads.redisKey('task/progress-summary'))).toBe(-1);
   });
 
   it('setIfAbsent writes once', async () => {
@@ -161,9 +150,9 @@ describe('BeadsStore', () => {
     expect(await beads.setIfAbsent('execution/lock', 'first', { ttlMs: 10_000 })).toBe(true);
     expect(await beads.setIfAbsent('execution/lock', 'second')).toBe(false);
     expect(await beads.get('execution/lock')).toBe('first');
-    expect(await redis.pttl(beads.redisKey('execution/lock'))).toBeLessThanOrEqual(10_000);
+    expect(await db.redis.pttl(beads.redisKey('execution/lock'))).toBeLessThanOrEqual(10_000);
     expect(await beads.setIfAbsent('execution/forever', 1, { ttlMs: null })).toBe(true);
-    expect(await redis.pttl(beads.redisKey('execution/forever'))).toBe(-1);
+    expect(await db.redis.pttl(beads.redisKey('execution/forever'))).toBe(-1);
   });
 
   it('delete and exists', async () => {
@@ -177,7 +166,7 @@ describe('BeadsStore', () => {
 
   it('names the key of a corrupt value', async () => {
     const beads = storeFor('ABSTRACT_ARCHITECT', 'corrupt');
-    await redis.set(beads.redisKey('task/broken'), 'not json {');
+    await db.redis.set(beads.redisKey('task/broken'), 'not json {');
     await expect(beads.get('task/broken')).rejects.toMatchObject({ code: 'beads_corrupt', retryable: false, message: expect.stringContaining('beads:task/broken') as unknown });
     await expect(beads.getMany(['task/fine', 'task/broken'])).rejects.toMatchObject({ code: 'beads_corrupt' });
   });
@@ -211,9 +200,9 @@ describe('BeadsStore', () => {
 
   it('matches its prefix literally, glob characters and all', async () => {
     const prefix = `${uniquePrefix('glob')}[a]*`;
-    const beads = new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix });
+    const beads = new BeadsStore(db.redis, { tier: 'SPECIALIZED_FLEET', prefix });
     await beads.set('execution/x', 1);
-    await redis.set(`${prefix.replace('[a]*', 'a-lookalike')}:beads:execution/y`, '1');
+    await db.redis.set(`${prefix.replace('[a]*', 'a-lookalike')}:beads:execution/y`, '1');
     expect(await beads.keys('execution/*')).toEqual(['execution/x']);
   });
 

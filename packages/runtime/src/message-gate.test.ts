@@ -1,7 +1,7 @@
-import { redisClient, startRedisServer, uniquePrefix, type RedisServer } from '@tierflow/testing';
+import { uniquePrefix } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readAssignment } from './assignment.js';
 import { MessageGate } from './message-gate.js';
 import { buildDelegation } from './messages.js';
@@ -10,18 +10,7 @@ import { signRecord } from './signing.js';
 import { parseSigningKey, type SigningConfig } from './signing-keys.js';
 
 const signing: SigningConfig = { current: parseSigningKey('k1:secret-secret-secret-secret-secret-1', 'k'), previous: null, maxClockSkewMs: 300_000 };
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedisServer();
-  redis = redisClient(server.url);
-});
-
-afterAll(async () => {
-  redis.disconnect();
-  await server.stop();
-});
+const db = usePrivateRedis();
 
 /** What the gate reads of a BullMQ job: its id, its enqueue time, its data as stored. */
 function job(id: string, data: unknown, timestamp: number): Job {
@@ -43,7 +32,7 @@ async function refusal(gate: MessageGate, candidate: Job, now?: number): Promise
 
 function gateFor(label: string): { gate: MessageGate; prefix: string } {
   const prefix = uniquePrefix(label);
-  return { gate: new MessageGate(redis, prefix, 'SPECIALIZED_FLEET', signing, 3600_000), prefix };
+  return { gate: new MessageGate(db.redis, prefix, 'SPECIALIZED_FLEET', signing, 3600_000), prefix };
 }
 
 describe('the message gate of a tier that signs', () => {
@@ -78,7 +67,7 @@ describe('the message gate of a tier that signs', () => {
     const message = JSON.parse(JSON.stringify(fleetMessage('m4', now))) as Record<string, unknown>;
     mutate(message);
     expect(await refusal(gate, job('m4', message, now))).toMatch(reason);
-    expect(await redis.exists(new ReplayGuard(redis, prefix, 'SPECIALIZED_FLEET').key('m4'))).toBe(0);
+    expect(await db.redis.exists(new ReplayGuard(db.redis, prefix, 'SPECIALIZED_FLEET').key('m4'))).toBe(0);
   });
 
   it('refuses a signed message under another job id', async () => {
@@ -91,14 +80,14 @@ describe('the message gate of a tier that signs', () => {
     const { gate, prefix } = gateFor('gate-ttl');
     const now = Date.now();
     await gate.admit(job('m6', fleetMessage('m6', now, signing, 7_200_000), now), readAssignment('SPECIALIZED_FLEET', fleetMessage('m6', now, signing, 7_200_000)), now);
-    const ttl = await redis.pttl(new ReplayGuard(redis, prefix, 'SPECIALIZED_FLEET').key('m6'));
+    const ttl = await db.redis.pttl(new ReplayGuard(db.redis, prefix, 'SPECIALIZED_FLEET').key('m6'));
     expect(ttl).toBeGreaterThan(7_200_000 + 3_500_000);
     expect(ttl).toBeLessThanOrEqual(7_200_000 + 3_600_000);
   });
 
   it('admits a signed root objective on the Monitor, timed by submitted_at', async () => {
     const prefix = uniquePrefix('gate-root');
-    const gate = new MessageGate(redis, prefix, 'PROGRESS_MONITOR', signing, 3600_000);
+    const gate = new MessageGate(db.redis, prefix, 'PROGRESS_MONITOR', signing, 3600_000);
     const now = Date.now();
     const root = signRecord({ kind: 'root', root_id: 'r1', submitted_at: new Date(now).toISOString(), objective: { objective: 'o' } }, signing);
     const candidate = job('r1', root, now + 1);

@@ -17,6 +17,8 @@
  *   redis.disconnect();
  * });
  * ```
+ *
+ * In a vitest file, `usePrivateRedis()` from `@tierflow/testing/vitest` does the start and stop.
  */
 export { makeTestCertificates } from './certificates.js';
 export type { TestCertificates } from './certificates.js';
