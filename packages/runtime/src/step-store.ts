@@ -1,4 +1,4 @@
-import { aggregationStrategySchema, delegationPayloadSchema, jsonObjectSchema } from '@tierflow/protocol';
+import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema } from '@tierflow/protocol';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { z } from 'zod';
 
@@ -67,13 +67,12 @@ export class StepStore {
 const STRATEGIES: ReadonlySet<unknown> = new Set(aggregationStrategySchema.options);
 
 /** The fields a resuming parent reads, with their types; defaults already written out. */
-function hasStepStateOutline(value: unknown): value is StepState {
-  if (typeof value !== 'object' || value === null) return false;
-  const state = value as Record<string, unknown>;
+function hasStepStateOutline(state: unknown): state is StepState {
   return (
+    isJsonObject(state) &&
     Number.isSafeInteger(state.round) &&
     STRATEGIES.has(state.strategy) &&
-    isPlainObject(state.memo) &&
+    isJsonObject(state.memo) &&
     (state.answer_by === null || typeof state.answer_by === 'number') &&
     Array.isArray(state.children) &&
     state.children.every(isChildOutline)
@@ -81,18 +80,14 @@ function hasStepStateOutline(value: unknown): value is StepState {
 }
 
 function isChildOutline(child: unknown): boolean {
-  if (!isPlainObject(child)) return false;
+  if (!isJsonObject(child)) return false;
   const request = child.request;
   return (
     typeof child.id === 'string' &&
     Number.isSafeInteger(child.index) &&
     (child.deadline === null || typeof child.deadline === 'number') &&
-    isPlainObject(request) &&
+    isJsonObject(request) &&
     typeof request.task_type === 'string' &&
     typeof request.objective === 'string'
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
