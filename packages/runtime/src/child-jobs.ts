@@ -1,5 +1,5 @@
 import type { DelegationMessage } from '@tierflow/protocol';
-import type { Job, JobsOptions } from 'bullmq';
+import type { Job, JobsOptions, Queue } from 'bullmq';
 import type { RuntimeOptions } from './options.js';
 import { bullPriority } from './queues.js';
 
@@ -42,4 +42,13 @@ export function childJobs(
       ...(traces.get(message.id) ? { telemetry: { metadata: traces.get(message.id)! } } : {}),
     } satisfies JobsOptions,
   }));
+}
+
+/**
+ * Adds a parent's child jobs, each with its own call. BullMQ's addBulk sends them on a pipeline,
+ * and ioredis copies every BullMQ script onto each pipeline it creates, which cost more than the
+ * calls it saves; addBulk is not atomic either, and a parent re-adds any child a crash left out.
+ */
+export async function addChildJobs(queue: Queue, jobs: ReturnType<typeof childJobs>): Promise<void> {
+  await Promise.all(jobs.map((job) => queue.add(job.name, job.data, job.opts)));
 }

@@ -32,9 +32,11 @@ export async function collectRound(
   mode: CollectMode,
   timedOut: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
   signing: SigningConfig | null = null,
+  /** The children's return values when the caller has read them already (with its own first read). */
+  preread: Record<string, unknown> | null = null,
 ): Promise<SettledRound | PendingRound> {
   const childTier = tierBelow(tier)!;
-  const values = await job.getChildrenValues<unknown>();
+  const values = preread ?? (await job.getChildrenValues<unknown>());
   // Usually every child has answered: only then are failures and timeout records worth a read.
   const unanswered = state.children.filter((child) => !(`${lowerQueue.qualifiedName}:${child.id}` in values));
   const [failures, late] =

@@ -8,7 +8,7 @@ import { InvalidJobError } from './assignment.js';
 import { AssignmentMemo } from './assignment-memo.js';
 import { AuditTrail } from './audit-trail.js';
 import { cancelMessage } from './cancel.js';
-import { childJobs } from './child-jobs.js';
+import { addChildJobs, childJobs } from './child-jobs.js';
 import { collectRound, isPending, type CollectMode } from './collect-round.js';
 import { connect } from './connection.js';
 import { controlKeys, roundKeyOf, type ControlKeys } from './control-keys.js';
@@ -57,6 +57,10 @@ interface JobFacts {
   readonly cached: string | null;
   readonly stop: StopReason | null;
   readonly state: StepState | null;
+  /** A parent's children's answers so far (BullMQ's processed values), read with the rest; null at the Fleet. */
+  readonly childValues: Record<string, unknown> | null;
+  /** Whether this read also recorded the job's receipt (only a first start is surely a delivery). */
+  readonly receiptRecorded: boolean;
 }
 
 /**
@@ -173,9 +177,9 @@ export class TierWorker {
     const controller = this.running.start(job.id!);
     let parked = false;
     try {
-      const facts = await this.facts(job.id!);
+      const facts = await this.facts(job, assignment);
       // A pass with no step state is a delivery (a first try or a retry), not a parent resuming.
-      if (facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
+      if (facts.state === null && !facts.receiptRecorded) this.audit.received(assignment, job.attemptsMade + 1);
       const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
       if (cached) return cached;
       const span = this.processSpan(job, assignment, facts.state);
@@ -237,6 +241,8 @@ export class TierWorker {
     let state = facts.state;
     let stop = facts.stop ?? (answerBy !== null && Date.now() >= answerBy ? timeUp(assignment) : null);
     let mode: CollectMode = 'wait';
+    /** The children's answers read with the pass's facts, for its first collect; later ones read again. */
+    let preread = facts.childValues;
     try {
       for (;;) {
         let step: Step;
@@ -244,7 +250,8 @@ export class TierWorker {
           if (stop && state === null) step = { kind: 'outcome', outcome: stoppedDraft(stop) };
           else if (state === null) step = await withHop(context, () => this.options.handler.start(context));
           else {
-            const round = await collectRound(job, this.lowerQueue!, state, this.tier, stop ? 'settled-only' : mode, (ids) => this.timedOut(ids), this.options.runtime.signing);
+            const round = await collectRound(job, this.lowerQueue!, state, this.tier, stop ? 'settled-only' : mode, (ids) => this.timedOut(ids), this.options.runtime.signing, preread);
+            preread = null;
             if (isPending(round)) {
               // A crash between saving a round and adding its children leaves some never added.
               if (round.absent.length > 0) await this.addChildren(job, assignment, round.absent);
@@ -293,13 +300,35 @@ export class TierWorker {
     }
   }
 
-  /** One round trip: the cached answer, the cancellation mark, the watchdog's timeout record, the step state. */
-  private async facts(jobId: string): Promise<JobFacts> {
-    const [cached, storedCancel, storedTimeout, step] = await this.redis.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId));
+  /**
+   * One round trip opens a pass: the cached answer, the cancellation mark, the watchdog's timeout
+   * record, the step state and, for a parent, its children's answers so far. A first start is
+   * surely a delivery, so its receipt rides along; any later start may be a parent resuming.
+   */
+  private async facts(job: Job, assignment: Assignment): Promise<JobFacts> {
+    const jobId = job.id!;
+    const pipeline = this.redis.pipeline();
+    const receiptRecorded = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
+    if (receiptRecorded) this.audit.received(assignment, 1, pipeline);
+    const receiptCommands = pipeline.length;
+    pipeline.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId));
+    if (this.lowerQueue) pipeline.hgetall(processedKey(job));
+    const replies = (await pipeline.exec()) ?? [];
+    const receiptError = replies.slice(0, receiptCommands).find(([error]) => error !== null)?.[0];
+    if (receiptError) this.audit.appendFailed(assignment.rootId, receiptError);
+    const [readError, read] = replies[receiptCommands] ?? [new Error('no reply to the pass read')];
+    if (readError) throw readError;
+    const [cached, storedCancel, storedTimeout, step] = read as (string | null)[];
     const cancel = this.trusted(storedCancel ?? null, jobId, 'cancellation mark');
     const timeout = this.trusted(storedTimeout ?? null, jobId, 'timeout record');
     const stop: StopReason | null = cancel ? { status: 'cancelled', reason: cancelReason(cancel) } : timeout ? { status: 'timeout', reason: 'ran out of time' } : null;
-    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null };
+    let childValues: Record<string, unknown> | null = null;
+    if (this.lowerQueue) {
+      const [valuesError, values] = replies[receiptCommands + 1] ?? [new Error('no reply to the children read')];
+      if (valuesError) throw valuesError;
+      childValues = parseChildValues(values as Record<string, string>);
+    }
+    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null, childValues, receiptRecorded };
   }
 
   private async timedOut(ids: readonly string[]): Promise<ReadonlySet<string>> {
@@ -399,7 +428,7 @@ export class TierWorker {
       pipeline.set(this.keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', this.options.runtime.keepFinishedMs, 'NX');
     }
     await pipeline.exec();
-    await this.lowerQueue.addBulk(childJobs(messages, job, this.options.runtime, step.delayMs ?? 0, traces));
+    await addChildJobs(this.lowerQueue, childJobs(messages, job, this.options.runtime, step.delayMs ?? 0, traces));
     return state;
   }
 
@@ -414,7 +443,7 @@ export class TierWorker {
 
   private async addChildren(job: Job, assignment: Assignment, children: readonly StepState['children'][number][]): Promise<void> {
     const traces = new Map(children.map((child) => [child.id, child.trace]));
-    await this.lowerQueue!.addBulk(childJobs(this.childMessages(assignment, children, Date.now()), job, this.options.runtime, 0, traces));
+    await addChildJobs(this.lowerQueue!, childJobs(this.childMessages(assignment, children, Date.now()), job, this.options.runtime, 0, traces));
   }
 
   /** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */
@@ -530,6 +559,18 @@ const WATCHDOG_SWEEP_MS = 250;
 /** Runs a policy in its hop's context: with an async context manager, spans it starts without a parent nest there. */
 function withHop<T>(context: TierContext, policy: () => Promise<T>): Promise<T> {
   return otelContext.with(context.traceContext, policy);
+}
+
+/** BullMQ's hash of a parent's processed children's return values (what `Job.getChildrenValues` reads). */
+function processedKey(job: Job): string {
+  return `${job.queueQualifiedName}:${job.id}:processed`;
+}
+
+/** The processed values as `Job.getChildrenValues` gives them: each parsed from JSON. */
+function parseChildValues(raw: Record<string, string>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) values[key] = JSON.parse(value) as unknown;
+  return values;
 }
 
 function timeUp(assignment: Assignment): StopReason {
