@@ -45,10 +45,12 @@ export function childJobs(
 }
 
 /**
- * Adds a parent's child jobs, each with its own call. BullMQ's addBulk sends them on a pipeline,
- * and ioredis copies every BullMQ script onto each pipeline it creates, which cost more than the
- * calls it saves; addBulk is not atomic either, and a parent re-adds any child a crash left out.
+ * Adds a parent's child jobs in one call. A single child goes by `add`: BullMQ's addBulk sends on a
+ * pipeline, and ioredis copies every BullMQ script onto each pipeline it creates, which costs more
+ * than the one call it saves. (addBulk is not atomic either; a parent re-adds any child a crash left out.)
  */
 export async function addChildJobs(queue: Queue, jobs: ReturnType<typeof childJobs>): Promise<void> {
-  await Promise.all(jobs.map((job) => queue.add(job.name, job.data, job.opts)));
+  const [only] = jobs;
+  if (jobs.length === 1 && only) await queue.add(only.name, only.data, only.opts);
+  else await queue.addBulk(jobs);
 }
