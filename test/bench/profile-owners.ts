@@ -1,0 +1,71 @@
+import type { Profiler } from 'node:inspector';
+
+/** A share of busy samples (0–1), with what it is charged to. */
+export interface Share {
+  readonly name: string;
+  readonly share: number;
+}
+
+export interface ProfileShares {
+  /** By the package that owns the sampled frame: an npm package, a Tierflow workspace, Node itself. */
+  readonly owners: readonly Share[];
+  /** By function (self time), named with its file and line. */
+  readonly functions: readonly Share[];
+  readonly busySamples: number;
+}
+
+/** Samples the profiler takes while nothing runs; not work. */
+const NOT_BUSY = new Set(['(idle)', '(program)']);
+
+/**
+ * Who owns a frame: `node_modules/<package>` (scoped too), a Tierflow workspace
+ * (`packages/<name>`, `apps/<name>`), a `node:` module, the garbage collector, or native code.
+ */
+export function ownerOf(frame: Profiler.ProfileNode['callFrame']): string {
+  const { url, functionName } = frame;
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (dependency) return dependency[1]!;
+  const workspace = /\/(packages|apps)\/([^/]+)\//.exec(url);
+  if (workspace) return `tierflow ${workspace[1] === 'apps' ? 'app ' : ''}${workspace[2]}`;
+  if (url.startsWith('node:')) return 'node:' + url.slice('node:'.length).replace(/^internal\//, '').split('/')[0]!;
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  return url === '' ? 'native (socket writes, microtask queue, builtins)' : url;
+}
+
+/**
+ * The frame a sample is charged to: its own, unless it is code made at run time (no file, no
+ * name: zod compiles its object parsers with `new Function`), which is charged to its caller's.
+ */
+function ownFrame(id: number, nodes: ReadonlyMap<number, Profiler.ProfileNode>, callers: ReadonlyMap<number, number>): Profiler.ProfileNode['callFrame'] | undefined {
+  let node = nodes.get(id);
+  while (node && node.callFrame.url === '' && node.callFrame.functionName === '') node = nodes.get(callers.get(node.id) ?? -1);
+  return node?.callFrame;
+}
+
+function functionLabel(frame: Profiler.ProfileNode['callFrame']): string {
+  const file = frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/((packages|apps)\/)/, '$1');
+  return `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+}
+
+/** Self samples of one or more profiles, charged to owners and to functions, largest first. */
+export function profileShares(profiles: readonly Profiler.Profile[]): ProfileShares {
+  const owners = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let busySamples = 0;
+  for (const profile of profiles) {
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    const callers = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) callers.set(child, node.id);
+    for (const id of profile.samples ?? []) {
+      const frame = nodes.get(id)?.callFrame;
+      if (!frame || NOT_BUSY.has(frame.functionName)) continue;
+      busySamples += 1;
+      const owner = ownerOf(ownFrame(id, nodes, callers) ?? frame);
+      owners.set(owner, (owners.get(owner) ?? 0) + 1);
+      functions.set(functionLabel(frame), (functions.get(functionLabel(frame)) ?? 0) + 1);
+    }
+  }
+  const ranked = (counts: Map<string, number>): Share[] =>
+    [...counts].map(([name, count]) => ({ name, share: busySamples === 0 ? 0 : count / busySamples })).sort((a, b) => b.share - a.share || a.name.localeCompare(b.name));
+  return { owners: ranked(owners), functions: ranked(functions), busySamples };
+}

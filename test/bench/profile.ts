@@ -1,0 +1,54 @@
+// Where the workers' CPU goes on the bench shape (tracing on, roots in flight at once): an
+// inspector CPU profile in each of the four worker processes, taken after the warm-up, and each
+// sample charged to the package that owns its frame (self time).
+//   npm run build && node test/dist/bench/profile.js [in-flight=1000] [functions=25]
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { Profiler } from 'node:inspector';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from '@tierflow/testing';
+import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { WARM_UP_ROOTS } from './measure.js';
+import { totalCpuMicros } from './process-cpu.js';
+import { profileShares, type Share } from './profile-owners.js';
+import { startTierflowShape } from './tierflow-shape.js';
+
+const [inFlight = 1000, functionCount = 25] = process.argv.slice(2).map(Number);
+const preload = fileURLToPath(new URL('./cpu-profile-preload.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'tierflow-profile-'));
+const receiver = await startOtlpReceiver({ decodeLater: true });
+const half = await startTierflowShape({
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+  NODE_OPTIONS: `--import ${preload}`,
+  TIERFLOW_BENCH_PROFILE_DIR: dir,
+});
+const profiles = (): string[] => readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'));
+const toggleProfilers = (): void => {
+  for (const pid of half.workerPids) process.kill(pid, 'SIGUSR2');
+};
+const line = ({ name, share }: Share): string => `${(100 * share).toFixed(1).padStart(6)} %  ${name}`;
+
+try {
+  const runOne = async (): Promise<void> => half.finished(await half.enqueue(), 30_000);
+  for (let i = 0; i < WARM_UP_ROOTS; i++) await runOne();
+  toggleProfilers();
+  const cpuBefore = totalCpuMicros(half.workerPids);
+  const ids = await Promise.all(Array.from({ length: inFlight }, () => half.enqueue()));
+  await Promise.all(ids.map((id) => half.finished(id, 600_000)));
+  const cpuPerRoot = (totalCpuMicros(half.workerPids) - cpuBefore) / inFlight;
+  toggleProfilers();
+  await waitFor(() => profiles().length === half.workerPids.length, { timeoutMs: 30_000, description: 'a CPU profile from each worker' });
+  const shares = profileShares(profiles().map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Profiler.Profile));
+  console.log(`${inFlight} roots in flight after ${WARM_UP_ROOTS} warm-up roots; worker CPU ${cpuPerRoot.toFixed(0)} µs per root (four processes, profilers running)`);
+  console.log(`\nShare of busy samples (${shares.busySamples}), four workers together, by owner:`);
+  for (const owner of shares.owners.filter((owner) => owner.share >= 0.002)) console.log(line(owner));
+  console.log(`\nThe ${functionCount} functions with the most self time:`);
+  for (const fn of shares.functions.slice(0, functionCount)) console.log(line(fn));
+} finally {
+  await half.stop();
+  await receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+}
