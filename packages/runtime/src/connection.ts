@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { TierflowError } from '@tierflow/protocol';
 import { Redis } from 'ioredis';
+import { coalesceWrites } from './coalesce-writes.js';
 
 /** The variables naming PEM files for TLS to Redis (`rediss://`): a private CA, and a client certificate for mutual TLS. */
 export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDIS_TLS_CERT', key: 'TIERFLOW_REDIS_TLS_KEY' } as const;
 
 /**
  * An ioredis client as BullMQ needs it: commands wait through reconnects instead of failing.
+ * Its socket sends each burst of commands in one write ({@link coalesceWrites}).
  * While Redis is unreachable ioredis retries on its own; we say so once per outage rather than on
  * every retry. A `rediss://` URL gets the TLS files named in the environment (see
  * {@link redisTlsFromEnv}); every connection is made here, so workers and clients alike use them.
@@ -27,8 +29,10 @@ export function connect(
   client.on('ready', () => {
     down = false;
   });
+  client.on('connect', () => coalesceWrites(client.stream));
   return client;
 }
+
 
 export function isTlsUrl(redisUrl: string): boolean {
   return /^rediss:\/\//i.test(redisUrl);
