@@ -8,9 +8,9 @@ import type { Assignment, SettledChild, TierLogger } from './handler.js';
  * What one tier worker appends to the audit trail. Sending rides the MULTI the worker runs
  * anyway (the step write of a delegation, the record of an outcome), so it costs no round trip;
  * so does a parent's receipt of its children's outcomes. A delegation's receipt is written the
- * moment it is taken up, with the pass's first read or, when that read cannot know it is a
- * delivery, right after it: work that never finishes (a long specialist run, a crash) is still on
- * record. Commands
+ * moment it is taken up (with the pass's first read when it is surely a delivery, else right
+ * after it), without waiting for the reply: work that never finishes (a long specialist run, a
+ * crash) is still on record. Commands
  * on one connection run in order, so an entry always lands before what the worker does next.
  * The TTL is set by the Monitor alone: with the root's receipt, which opens the stream, and with
  * what it sends, the final outcome last, so a run's trail lives the TTL past its end. (A message
@@ -32,22 +32,12 @@ export class AuditTrail {
     appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
   }
 
-  /**
-   * A delegation taken up (the root objective, for the Monitor); a retry is a new delivery, with its attempt.
-   * With a pipeline, the entry rides it (the worker's first read of the pass); without, it is sent at once.
-   */
-  received(assignment: Assignment, attempt: number, pipeline: ChainableCommander | null = null): void {
+  /** A delegation taken up (the root objective, for the Monitor); a retry is a new delivery, with its attempt. */
+  received(assignment: Assignment, attempt: number): void {
     const { message } = assignment;
     const from = message?.source_tier ?? AUDIT_CLIENT;
     const entry = { ...this.entry(now(), from, this.tier, 'delegation', 'received', message ?? { id: assignment.id, correlation_id: null }, assignment.payload.task_type), attempt };
-    const opensStream = message === null;
-    if (pipeline) appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), [entry], opensStream ? this.ttlMs : null);
-    else this.appendNow(assignment.rootId, entry, opensStream);
-  }
-
-  /** Logs a failed append found among a pipeline's replies; an audit append is never fatal. */
-  appendFailed(rootId: string, error: unknown): void {
-    this.log.warn('audit append failed', { root: rootId, error: error instanceof Error ? error.message : String(error) });
+    this.appendNow(assignment.rootId, entry, message === null);
   }
 
   /**
@@ -104,7 +94,7 @@ export class AuditTrail {
 
   private appendNow(rootId: string, entry: AuditEntry, opensStream: boolean): void {
     const key = auditKey(this.prefix, rootId);
-    const failed = (error: unknown): void => this.appendFailed(rootId, error);
+    const failed = (error: unknown): void => this.log.warn('audit append failed', { root: rootId, error: error instanceof Error ? error.message : String(error) });
     // Not awaited: the entry is on the wire before the worker's next command; a failure is logged, never fatal.
     if (!opensStream) {
       this.redis.xadd(key, '*', ...auditFields(entry)).catch(failed);

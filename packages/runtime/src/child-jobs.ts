@@ -45,12 +45,11 @@ export function childJobs(
 }
 
 /**
- * Adds a parent's child jobs in one call. A single child goes by `add`: BullMQ's addBulk sends on a
- * pipeline, and ioredis copies every BullMQ script onto each pipeline it creates, which costs more
- * than the one call it saves. (addBulk is not atomic either; a parent re-adds any child a crash left out.)
+ * Adds a parent's child jobs, all at once: sent together, the calls go in one write (see
+ * coalesceWrites). Not BullMQ's addBulk, whose pipeline costs more than the calls: ioredis copies
+ * every BullMQ script onto each pipeline it creates. (addBulk is not atomic either; a parent
+ * re-adds any child a crash left out.)
  */
 export async function addChildJobs(queue: Queue, jobs: ReturnType<typeof childJobs>): Promise<void> {
-  const [only] = jobs;
-  if (jobs.length === 1 && only) await queue.add(only.name, only.data, only.opts);
-  else await queue.addBulk(jobs);
+  await Promise.all(jobs.map((job) => queue.add(job.name, job.data, job.opts)));
 }

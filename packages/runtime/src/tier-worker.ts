@@ -255,7 +255,7 @@ export class TierWorker {
             if (isPending(round)) {
               // A crash between saving a round and adding its children leaves some never added.
               if (round.absent.length > 0) await this.addChildren(job, assignment, round.absent);
-              if (await job.moveToWaitingChildren(token!)) throw new WaitingChildrenError();
+              if (await job.moveToWaitingChildren(token!)) throw PARKED;
               mode = 'give-up';
               continue;
             }
@@ -292,7 +292,7 @@ export class TierWorker {
         if (await job.moveToWaitingChildren(token!)) {
           span.setAttribute('tierflow.strategy', state.strategy);
           span.addEvent('waiting for children', { children: state.children.length, round: state.round });
-          throw new WaitingChildrenError();
+          throw PARKED;
         }
       }
     } finally {
@@ -307,28 +307,17 @@ export class TierWorker {
    */
   private async facts(job: Job, assignment: Assignment): Promise<JobFacts> {
     const jobId = job.id!;
-    const pipeline = this.redis.pipeline();
+    // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
     const receiptRecorded = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
-    if (receiptRecorded) this.audit.received(assignment, 1, pipeline);
-    const receiptCommands = pipeline.length;
-    pipeline.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId));
-    if (this.lowerQueue) pipeline.hgetall(processedKey(job));
-    const replies = (await pipeline.exec()) ?? [];
-    const receiptError = replies.slice(0, receiptCommands).find(([error]) => error !== null)?.[0];
-    if (receiptError) this.audit.appendFailed(assignment.rootId, receiptError);
-    const [readError, read] = replies[receiptCommands] ?? [new Error('no reply to the pass read')];
-    if (readError) throw readError;
-    const [cached, storedCancel, storedTimeout, step] = read as (string | null)[];
+    if (receiptRecorded) this.audit.received(assignment, 1);
+    const [[cached, storedCancel, storedTimeout, step], values] = await Promise.all([
+      this.redis.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId)),
+      this.lowerQueue ? this.redis.hgetall(processedKey(job)) : null,
+    ]);
     const cancel = this.trusted(storedCancel ?? null, jobId, 'cancellation mark');
     const timeout = this.trusted(storedTimeout ?? null, jobId, 'timeout record');
     const stop: StopReason | null = cancel ? { status: 'cancelled', reason: cancelReason(cancel) } : timeout ? { status: 'timeout', reason: 'ran out of time' } : null;
-    let childValues: Record<string, unknown> | null = null;
-    if (this.lowerQueue) {
-      const [valuesError, values] = replies[receiptCommands + 1] ?? [new Error('no reply to the children read')];
-      if (valuesError) throw valuesError;
-      childValues = parseChildValues(values as Record<string, string>);
-    }
-    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null, childValues, receiptRecorded };
+    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null, childValues: values && parseChildValues(values), receiptRecorded };
   }
 
   private async timedOut(ids: readonly string[]): Promise<ReadonlySet<string>> {
@@ -552,6 +541,12 @@ export class TierWorker {
     };
   }
 }
+
+/**
+ * What a parked pass throws: BullMQ only checks its type, so one instance serves every pass and
+ * no stack trace is captured each time (with async stack traces, a costly part of parking).
+ */
+const PARKED = new WaitingChildrenError();
 
 /** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
 const WATCHDOG_SWEEP_MS = 250;
