@@ -33,7 +33,6 @@ export function connect(
   return client;
 }
 
-
 export function isTlsUrl(redisUrl: string): boolean {
   return /^rediss:\/\//i.test(redisUrl);
 }

@@ -59,8 +59,6 @@ interface JobFacts {
   readonly state: StepState | null;
   /** A parent's children's answers so far (BullMQ's processed values), read with the rest; null at the Fleet. */
   readonly childValues: Record<string, unknown> | null;
-  /** Whether this read also recorded the job's receipt (only a first start is surely a delivery). */
-  readonly receiptRecorded: boolean;
 }
 
 /**
@@ -177,9 +175,12 @@ export class TierWorker {
     const controller = this.running.start(job.id!);
     let parked = false;
     try {
-      const facts = await this.facts(job, assignment);
-      // A pass with no step state is a delivery (a first try or a retry), not a parent resuming.
-      if (facts.state === null && !facts.receiptRecorded) this.audit.received(assignment, job.attemptsMade + 1);
+      // A delivery's receipt: a first start is surely one, and its receipt goes out in the same
+      // write as the read below; a later start is one only if it has no step state (not a parent resuming).
+      const firstStart = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
+      if (firstStart) this.audit.received(assignment, 1);
+      const facts = await this.facts(job);
+      if (!firstStart && facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
       const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
       if (cached) return cached;
       const span = this.processSpan(job, assignment, facts.state);
@@ -302,14 +303,11 @@ export class TierWorker {
 
   /**
    * One round trip opens a pass: the cached answer, the cancellation mark, the watchdog's timeout
-   * record, the step state and, for a parent, its children's answers so far. A first start is
-   * surely a delivery, so its receipt rides along; any later start may be a parent resuming.
+   * record, the step state and, for a parent, its children's answers so far.
    */
-  private async facts(job: Job, assignment: Assignment): Promise<JobFacts> {
+  private async facts(job: Job): Promise<JobFacts> {
     const jobId = job.id!;
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
-    const receiptRecorded = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
-    if (receiptRecorded) this.audit.received(assignment, 1);
     const [[cached, storedCancel, storedTimeout, step], values] = await Promise.all([
       this.redis.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId)),
       this.lowerQueue ? this.redis.hgetall(processedKey(job)) : null,
@@ -317,7 +315,7 @@ export class TierWorker {
     const cancel = this.trusted(storedCancel ?? null, jobId, 'cancellation mark');
     const timeout = this.trusted(storedTimeout ?? null, jobId, 'timeout record');
     const stop: StopReason | null = cancel ? { status: 'cancelled', reason: cancelReason(cancel) } : timeout ? { status: 'timeout', reason: 'ran out of time' } : null;
-    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null, childValues: values && parseChildValues(values), receiptRecorded };
+    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null, childValues: values && parseChildValues(values) };
   }
 
   private async timedOut(ids: readonly string[]): Promise<ReadonlySet<string>> {
