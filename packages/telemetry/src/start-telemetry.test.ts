@@ -1,6 +1,8 @@
-import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { context, createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTelemetry, type Telemetry } from './start-telemetry.js';
+import { otlpHttpProtocol, SHUTDOWN_TIMEOUT_MS, startTelemetry, type Telemetry } from './start-telemetry.js';
 
 const key = createContextKey('test');
 const hop = ROOT_CONTEXT.setValue(key, 'hop');
@@ -46,5 +48,77 @@ describe('startTelemetry and the active context', () => {
     const chosen = env({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512', OTEL_BSP_SCHEDULE_DELAY: '5000' });
     await startTelemetry({ serviceName: 'test', env: chosen, warn: () => undefined }).shutdown();
     expect([chosen.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, chosen.OTEL_BSP_SCHEDULE_DELAY]).toEqual(['512', '5000']);
+  });
+});
+
+describe('otlpHttpProtocol', () => {
+  it('exports OTLP over HTTP itself, protobuf unless told JSON, and leaves other exporters to the SDK', () => {
+    expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: 'otlp' })).toBe('http/protobuf');
+    expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
+    expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toBe('http/protobuf');
+    expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toBeUndefined();
+    for (const exporter of ['console', 'zipkin', 'otlp,console', undefined]) expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: exporter })).toBeUndefined();
+  });
+});
+
+describe('shutting down with spans still buffered', () => {
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    // The SDK registers its tracer provider globally, once; the next test registers its own.
+    trace.disable();
+    if (endpoint === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
+    for (const close of closers.splice(0)) await close();
+  });
+
+  /** A collector at OTEL_EXPORTER_OTLP_ENDPOINT (the SDK reads it from the process), answering with `answer`. */
+  async function collector(answer: (response: ServerResponse) => void): Promise<{ requests: number; port: number }> {
+    const seen = { requests: 0, port: 0 };
+    const server = createServer((request, response) => {
+      seen.requests += 1;
+      request.resume().on('end', () => answer(response));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    seen.port = (server.address() as AddressInfo).port;
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${seen.port}`;
+    closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    return seen;
+  }
+
+  async function traceAndShutDown(): Promise<{ tookMs: number; warnings: string[]; telemetry: Telemetry }> {
+    const warnings: string[] = [];
+    const telemetry = startTelemetry({ serviceName: 'test', env: { OTEL_BSP_SCHEDULE_DELAY: '60000' }, warn: (message) => warnings.push(message) });
+    for (let i = 0; i < 3; i++) trace.getTracer('test').startSpan(`span ${i}`).end();
+    const started = Date.now();
+    await telemetry.shutdown();
+    return { tookMs: Date.now() - started, warnings, telemetry };
+  }
+
+  it('sends them to a listening collector', async () => {
+    const seen = await collector((response) => response.writeHead(200).end());
+    const { warnings, telemetry } = await traceAndShutDown();
+    expect(seen.requests).toBe(1);
+    expect(warnings).toEqual([]);
+    expect(telemetry.unexportedSpans).toBe(0);
+  });
+
+  it('stops at once when the connection is refused, warning once and counting them', async () => {
+    const seen = await collector(() => undefined);
+    await closers.pop()!(); // nothing listens on that port any more
+    const { tookMs, warnings, telemetry } = await traceAndShutDown();
+    expect(tookMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expect(warnings).toEqual([`telemetry: spans could not be exported to http://127.0.0.1:${seen.port}/v1/traces (connect ECONNREFUSED 127.0.0.1:${seen.port})`]);
+    expect(telemetry.unexportedSpans).toBe(3);
+  });
+
+  it('gives up on a collector that does not answer', async () => {
+    const seen = await collector(() => undefined);
+    const { tookMs, warnings, telemetry } = await traceAndShutDown();
+    expect(seen.requests).toBe(1);
+    expect(tookMs).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 5);
+    expect(tookMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 500);
+    expect(warnings).toEqual([`telemetry: the collector at http://127.0.0.1:${seen.port}/v1/traces did not take the last spans within ${SHUTDOWN_TIMEOUT_MS} ms; exiting without them`]);
+    await expect.poll(() => telemetry.unexportedSpans).toBe(3);
   });
 });

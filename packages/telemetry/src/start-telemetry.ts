@@ -1,6 +1,7 @@
-import { context, diag, DiagLogLevel } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OtlpHttpSpanExporter, type OtlpHttpProtocol } from './otlp-http-span-exporter.js';
 import { SyncContextManager } from './sync-context-manager.js';
 
 export interface TelemetryOptions {
@@ -21,8 +22,13 @@ export interface TelemetryOptions {
 export interface Telemetry {
   /** False when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none: nothing is recorded or sent. */
   readonly enabled: boolean;
-  /** Flushes the spans still buffered, then stops. Never throws. */
+  /**
+   * Sends the spans still buffered, then stops; gives up on a collector that has not taken them
+   * within {@link SHUTDOWN_TIMEOUT_MS}, so a process never waits on telemetry. Never throws.
+   */
   shutdown(): Promise<void>;
+  /** Spans the OTLP/HTTP exporter could not deliver (refused, failed, or dropped while the collector was down). */
+  readonly unexportedSpans: number;
 }
 
 export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
@@ -32,16 +38,24 @@ export const EXPORT_BATCH_SIZE = 64;
 export const EXPORT_DELAY_MS = 1000;
 
 /**
+ * The longest shutdown waits for the last spans to be taken. A listening collector takes them in
+ * milliseconds; this only cuts short one that is hanging. No standard OTEL_* variable bounds it.
+ */
+export const SHUTDOWN_TIMEOUT_MS = 500;
+
+/**
  * Starts the OpenTelemetry Node SDK for a Tierflow process: traces over OTLP/HTTP (protobuf,
  * or JSON with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json) to OTEL_EXPORTER_OTLP_ENDPOINT
  * (default http://localhost:4318, Jaeger's OTLP port), batched; resource attributes for the
  * service, host and process. Every standard OTEL_* variable works, since the SDK reads them.
- * When no collector listens, nothing breaks: export errors become one warning, not one per span.
+ * When no collector listens, nothing breaks: export errors become one warning, not one per span,
+ * a refused connection is not retried (spans are dropped until a cool-down has passed), and
+ * shutdown does not wait.
  */
 export function startTelemetry(options: TelemetryOptions): Telemetry {
   const env = options.env ?? process.env;
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') {
-    return { enabled: false, shutdown: () => Promise.resolve() };
+    return { enabled: false, shutdown: () => Promise.resolve(), unexportedSpans: 0 };
   }
   env.OTEL_EXPORTER_OTLP_ENDPOINT ??= DEFAULT_OTLP_ENDPOINT;
   env.OTEL_TRACES_EXPORTER ??= 'otlp';
@@ -54,30 +68,62 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   env.OTEL_LOGS_EXPORTER ??= 'none';
   const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
   let warned = false;
-  setGlobalErrorHandler((error) => {
+  const warnOnce = (message: string): void => {
     if (warned) return;
     warned = true;
-    warn(`telemetry: spans could not be exported to ${env.OTEL_EXPORTER_OTLP_ENDPOINT} (${errorText(error)}); carrying on without them`);
-  });
+    warn(`telemetry: ${message}`);
+  };
   diag.disable();
   diag.setLogger({ error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.NONE);
   const asyncContext = options.asyncContext ?? env.TIERFLOW_OTEL_ASYNC_CONTEXT === 'true';
   // Left undefined, the SDK registers its AsyncLocalStorage manager.
   const contextManager = asyncContext ? undefined : new SyncContextManager();
-  const sdk = new NodeSDK({ serviceName: env.OTEL_SERVICE_NAME ?? options.serviceName, instrumentations: [], ...(contextManager ? { contextManager } : {}) });
+  const protocol = otlpHttpProtocol(env);
+  // Other exporters (console, zipkin, OTLP over gRPC) are the SDK's own, chosen from the environment.
+  const exporter = protocol ? new OtlpHttpSpanExporter(protocol) : undefined;
+  const collector = exporter?.url ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  setGlobalErrorHandler((error) => warnOnce(`spans could not be exported to ${collector} (${errorText(error)}); carrying on without them`));
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME ?? options.serviceName,
+    instrumentations: [],
+    ...(contextManager ? { contextManager } : {}),
+    ...(exporter ? { traceExporter: exporter } : {}),
+  });
   sdk.start();
   return {
     enabled: true,
+    get unexportedSpans() {
+      return exporter?.unexported ?? 0;
+    },
     shutdown: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SHUTDOWN_TIMEOUT_MS)));
+      const done = sdk.shutdown().then(
+        () => null,
+        (error: unknown) => error,
+      );
       try {
-        await sdk.shutdown();
-      } catch (error) {
-        if (!warned) warn(`telemetry: shutdown failed (${errorText(error)})`);
+        const result = await Promise.race([done, late]);
+        if (result === 'late') warnOnce(`the collector at ${collector} did not take the last spans within ${SHUTDOWN_TIMEOUT_MS} ms; exiting without them`);
+        else if (result !== null) warnOnce(`spans could not be exported to ${collector} (${errorText(result)})`);
       } finally {
+        clearTimeout(timer);
+        // Ends what is still in flight (a hanging request), so nothing keeps the process alive.
+        exporter?.abort();
+        // Unregistered, so that the process can start telemetry again.
+        trace.disable();
+        propagation.disable();
         context.disable();
       }
     },
   };
+}
+
+/** The OTLP/HTTP encoding to export with, or undefined when the SDK should pick the exporter itself. */
+export function otlpHttpProtocol(env: NodeJS.ProcessEnv): OtlpHttpProtocol | undefined {
+  if (env.OTEL_TRACES_EXPORTER?.trim() !== 'otlp') return undefined;
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+  return protocol === 'http/protobuf' || protocol === 'http/json' ? protocol : undefined;
 }
 
 function errorText(error: unknown): string {
