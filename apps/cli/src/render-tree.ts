@@ -7,7 +7,11 @@ const SHORT_TIER: Record<RunNode['tier'], string> = {
   SPECIALIZED_FLEET: 'fleet',
 };
 
-/** A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 1`. */
+/**
+ * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`.
+ * A status the node did not give itself says where it came from: `timeout  0.00  (recorded by
+ * its parent; job still waiting)` for a child the watchdog gave up on.
+ */
 export function renderTree(node: RunNode): string {
   const lines: string[] = [];
   const walk = (current: RunNode, lead: string, childLead: string): void => {
@@ -19,6 +23,7 @@ export function renderTree(node: RunNode): string {
       current.status,
       current.confidence === null ? '' : current.confidence.toFixed(2),
       current.attempts > 1 ? `attempts ${current.attempts}` : '',
+      noteOf(current),
     ].filter((part) => part !== '');
     lines.push(`${lead}${parts.join('  ')}`);
     current.children.forEach((child, index) => {
@@ -28,4 +33,20 @@ export function renderTree(node: RunNode): string {
   };
   walk(node, '', '');
   return `${lines.join('\n')}\n`;
+}
+
+const FINISHED = new Set(['completed', 'failed']);
+
+/** Where a status came from, when not from the node itself (its outcome or its job's state). */
+function noteOf(node: RunNode): string {
+  switch (node.source) {
+    case 'parent':
+      return `(recorded by its parent; ${node.job_state === null ? 'no job retained' : FINISHED.has(node.job_state) ? `job ${node.job_state}` : `job still ${node.job_state}`})`;
+    case 'cancellation':
+      return '(cancellation sent; no job, no outcome on record)';
+    case 'none':
+      return '(delegation sent; no job, no outcome on record)';
+    default:
+      return '';
+  }
 }

@@ -1,0 +1,53 @@
+import type { RunNode } from '@tierflow/runtime';
+import { describe, expect, it } from 'vitest';
+import { renderTree } from './render-tree.js';
+
+const leaf = (index: number, overrides: Partial<RunNode>): RunNode => ({
+  id: `r.0-0.0-0.0-${index}`,
+  tier: 'SPECIALIZED_FLEET',
+  task_type: 'general',
+  specialist: 'sim',
+  status: 'success',
+  source: 'outcome',
+  job_state: 'completed',
+  confidence: 0.9,
+  attempts: 1,
+  started_at: null,
+  finished_at: null,
+  children: [],
+  ...overrides,
+});
+
+describe('renderTree', () => {
+  it('marks a status the node did not give itself with where it came from', () => {
+    const dispatcher: RunNode = {
+      ...leaf(0, {}),
+      id: 'r.0-0.0-0',
+      tier: 'ROUTING_DISPATCHER',
+      task_type: 'decompose_and_solve',
+      specialist: null,
+      status: 'waiting-children',
+      source: 'queue',
+      job_state: 'waiting-children',
+      confidence: null,
+      children: [
+        leaf(0, { attempts: 2 }),
+        leaf(1, { status: 'timeout', source: 'parent', job_state: 'waiting', confidence: 0, attempts: 0 }),
+        leaf(2, { status: 'failed', source: 'parent', job_state: 'failed', confidence: 0 }),
+        leaf(3, { specialist: null, status: 'timeout', source: 'parent', job_state: null, confidence: 0 }),
+        leaf(4, { specialist: null, status: 'cancelled', source: 'cancellation', job_state: null, confidence: null }),
+        leaf(5, { specialist: null, status: 'missing', source: 'none', job_state: null, confidence: null, attempts: 0 }),
+      ],
+    };
+    expect(renderTree(dispatcher).split('\n')).toEqual([
+      'dispatcher  r.0-0.0-0  decompose_and_solve  waiting-children',
+      '├─ fleet       r.0-0.0-0.0-0  general  sim  success  0.90  attempts 2',
+      '├─ fleet       r.0-0.0-0.0-1  general  sim  timeout  0.00  (recorded by its parent; job still waiting)',
+      '├─ fleet       r.0-0.0-0.0-2  general  sim  failed  0.00  (recorded by its parent; job failed)',
+      '├─ fleet       r.0-0.0-0.0-3  general  timeout  0.00  (recorded by its parent; no job retained)',
+      '├─ fleet       r.0-0.0-0.0-4  general  cancelled  (cancellation sent; no job, no outcome on record)',
+      '└─ fleet       r.0-0.0-0.0-5  general  missing  (delegation sent; no job, no outcome on record)',
+      '',
+    ]);
+  });
+});
