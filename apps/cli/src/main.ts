@@ -61,7 +61,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description('validate an objective file and enqueue it; prints the root id')
     .argument('<file>', 'objective file, or - for standard input')
     .option('--wait', 'wait and print the final outcome message; exit 0 only on success')
-    .option('--timeout-ms <n>', 'with --wait: give up after this long', positiveInt)
+    .option('--timeout-ms <n>', "with --wait: give up after this long (default: the objective's timeout_ms + 5 s, or 1 h without one)", positiveInt)
     .action(async (file: string, options: { wait?: boolean; timeoutMs?: number }) => {
       exit.code = await enqueueCommand(file, options, io);
     });

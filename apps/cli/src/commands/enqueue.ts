@@ -1,4 +1,4 @@
-import { formatValidationError, validateWith } from '@tierflow/protocol';
+import { formatValidationError, isTierflowError, validateWith } from '@tierflow/protocol';
 import { objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
@@ -10,7 +10,9 @@ export interface EnqueueOptions {
 
 /**
  * `tierflow enqueue <file|->`: validates an objective file, enqueues it and prints the root id.
- * With --wait, prints the final outcome message as JSON and exits 0 only when it succeeded.
+ * With --wait, prints the final outcome message as JSON and exits 0 only when it succeeded; with
+ * no outcome (past the limit, which defaults from the objective's timeout_ms, or a root that no
+ * longer exists) it says why and exits 1.
  */
 export async function enqueueCommand(source: string, options: EnqueueOptions, io: CliIo): Promise<number> {
   let text: string;
@@ -44,7 +46,8 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
       io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
       return outcome.payload.status === 'success' ? EXIT.ok : EXIT.invalid;
     } catch (error) {
-      io.stderr(`no outcome for ${rootId}: ${(error as Error).message}\n`);
+      // A timeout, a vanished root, a failed one: each says so, with its code (RootWaitError).
+      io.stderr(`no outcome for ${rootId}: ${(error as Error).message}${isTierflowError(error) ? ` [${error.code}]` : ''}\n`);
       return EXIT.invalid;
     }
   } finally {
