@@ -47,16 +47,32 @@ describe('an expected output schema', () => {
     expect(outcome.payload.error_detail).toContain('$.confidence: must be >= 0.8');
   });
 
-  it('is refused at enqueue when it is not a usable JSON Schema', async () => {
-    await expect(shared.deployment.client.enqueue(withSchema({}, { type: 'no-such-type' }))).rejects.toThrow(/expected_output_schema: not a usable JSON Schema/);
+  it('with a pattern that backtracks for hours on the result still gets its outcome, promptly', async () => {
+    // 60 bytes of sim output that never end in X: a backtracking engine tries about 10^12 splits.
+    const schema = { properties: { artifacts: { items: { properties: { inline_content: { pattern: '^(.|..)+X$' } } } } } };
+    const rootId = await shared.deployment.client.enqueue(withSchema({ output_bytes: 60 }, schema));
+    await shared.deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    const leaf = await leafOutcome(rootId);
+    expect(leaf.payload).toMatchObject({ status: 'failed', error_type: 'format_mismatch' });
+    expect(leaf.payload.error_detail).toBe('$.artifacts[0].inline_content: must match pattern "^(.|..)+X$"');
   });
 
-  it('makes a delegation that slips an unusable one past the objective file answer invalid_output_schema', async () => {
+  it.each([
+    ['not a JSON Schema', { type: 'no-such-type' }, /expected_output_schema: not a usable JSON Schema/],
+    ['with a pattern a linear-time engine cannot run', { properties: { s: { pattern: '(a)\\1' } } }, /pattern "\(a\)\\\\1" cannot be used: .*without backreferences or lookaround/],
+  ])('is refused at enqueue when it is %s', async (_what, schema, reason) => {
+    await expect(shared.deployment.client.enqueue(withSchema({}, schema))).rejects.toThrow(reason);
+  });
+
+  it.each([
+    ['bad-schema-1', { minimum: 'zero' }],
+    ['bad-schema-2', { properties: { summary: { pattern: '^(?!x)' } } }],
+  ])('makes a delegation that slips an unusable one past the objective file answer invalid_output_schema (%s)', async (id, schema) => {
     const message = buildDelegation(
       'ROUTING_DISPATCHER',
-      'bad-schema-1',
+      id,
       null,
-      { task_type: 'general', objective: 'x', specialist_hint: 'sim', expected_output_schema: { minimum: 'zero' } },
+      { task_type: 'general', objective: 'x', specialist_hint: 'sim', expected_output_schema: schema },
       Date.now(),
     );
     const eventsConnection = redisClient(shared.deployment.redis.url);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { checkOutput, compileOutputSchema, OUTPUT_SCHEMA_CACHE_SIZE } from './output-schema.js';
 
@@ -58,5 +59,52 @@ describe('compileOutputSchema', () => {
     const oldest = compileOutputSchema({ const: 'oldest' });
     for (let i = 0; i < OUTPUT_SCHEMA_CACHE_SIZE; i++) compileOutputSchema({ const: i });
     expect(compileOutputSchema({ const: 'oldest' })).not.toBe(oldest);
+  });
+});
+
+/**
+ * Runs `checkOutput` of the built package in a child process killed after `deadlineMs`: with a
+ * backtracking engine the check below takes hours, and a hung event loop cannot time itself out.
+ */
+function checkInChild(schema: unknown, value: unknown, deadlineMs: number): { check: unknown; ms: number } {
+  const core = new URL('../dist/index.js', import.meta.url).href;
+  const script = `
+    const { checkOutput } = await import(${JSON.stringify(core)});
+    const [schema, value] = JSON.parse(process.argv[1]);
+    const started = performance.now();
+    const check = checkOutput(schema, value);
+    process.stdout.write(JSON.stringify({ check, ms: performance.now() - started }));`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify([schema, value])], { timeout: deadlineMs, encoding: 'utf8' });
+  return JSON.parse(output) as { check: unknown; ms: number };
+}
+
+describe('patterns', () => {
+  const CATASTROPHIC = '^(a|aa)+$';
+  const LONG = `${'a'.repeat(50)}b`;
+
+  it('match in linear time: a catastrophic pattern against a long string answers at once', () => {
+    const { check, ms } = checkInChild({ properties: { s: { pattern: CATASTROPHIC } } }, { s: LONG }, 10_000);
+    expect(check).toEqual({ ok: false, kind: 'format_mismatch', mismatches: [`$.s: must match pattern "${CATASTROPHIC}"`] });
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('in patternProperties too', () => {
+    const { check, ms } = checkInChild({ patternProperties: { [CATASTROPHIC]: { type: 'number' } } }, { [LONG]: 'x', aaaa: 'y' }, 10_000);
+    expect(check).toEqual({ ok: false, kind: 'format_mismatch', mismatches: ['$.aaaa: must be number'] });
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('keep the meaning JSON Schema gives them: found anywhere, ECMAScript escapes and named groups', () => {
+    const schema = { type: 'string', pattern: '^\\u00e9(?<rest>\\d{2,})\\/$' };
+    expect(checkOutput(schema, 'é42/')).toEqual({ ok: true });
+    expect(checkOutput(schema, 'é4/')).toMatchObject({ ok: false, kind: 'format_mismatch' });
+    expect(checkOutput({ pattern: 'b+' }, 'abbbc')).toEqual({ ok: true });
+    expect(checkOutput({ properties: { s: { pattern: 'x' }, t: { pattern: 'y' } } }, { s: 'x', t: 'y' })).toEqual({ ok: true });
+  });
+
+  it.each(['(a)\\1', '(?=a)b', '(?!a)b', '(?<=a)b'])('that need backtracking (%s) make the schema unusable, saying why', (pattern) => {
+    const check = checkOutput({ properties: { s: { pattern } } }, { s: 'ab' });
+    expect(check).toMatchObject({ ok: false, kind: 'invalid_output_schema' });
+    expect(check.ok === false && check.kind === 'invalid_output_schema' && check.reason).toContain('without backreferences or lookaround');
   });
 });

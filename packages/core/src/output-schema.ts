@@ -1,5 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
+import { RE2JS } from 're2js';
 
 /**
  * Seed 001's `expected_output_schema`: a JSON Schema a delegation's result must match. Schemas
@@ -15,9 +17,31 @@ export type OutputCheck =
 
 type Compiled = { readonly ok: true; readonly validate: ValidateFunction } | { readonly ok: false; readonly reason: string };
 
+/**
+ * `pattern` and `patternProperties` run on RE2 (re2js), whose matching time is linear in the input:
+ * a pattern such as `^(a|aa)+$`, which JavaScript's backtracking engine takes hours over on a
+ * long string, cannot hold a worker's event loop. RE2 has no backreferences and no lookaround, so
+ * a schema that uses them does not compile: it is refused with the reason. (Formats are not
+ * checked at all, so `format: "regex"` runs nothing.)
+ */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    let compiled: RE2JS;
+    try {
+      compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`pattern ${JSON.stringify(pattern)} cannot be used: patterns are matched in linear time (RE2), without backreferences or lookaround (${reason})`, { cause: error });
+    }
+    // Ajv keys its compiled patterns by toString(): it must name the pattern.
+    return { test: (text: string) => compiled.test(text), toString: () => pattern };
+  },
+  { code: 're2js' },
+);
+
 // Every error, not the first; unknown keywords and formats pass (strict: false), as a sender's
 // schema may carry annotations of its own; `$id`s are not registered, so two senders' schemas never clash.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, code: { regExp: linearRegExp } });
 // 2020-12 is the default; a schema that names draft-07 (common in tooling) is read too.
 ajv.addMetaSchema(draft07);
 

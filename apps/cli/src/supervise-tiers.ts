@@ -1,0 +1,95 @@
+import type { TierSlug } from '@tierflow/runtime';
+import { DEFAULT_RESTART_POLICY, describeExit, exitVerdict, restartDelayMs, restartsInARow, type RestartPolicy } from './restart-policy.js';
+import { spawnTiers, type TierProcesses } from './spawn-tiers.js';
+import { TIER_SLUGS } from './tiers.js';
+
+/** What a supervisor reports. */
+export interface SupervisorOutput {
+  /** Each line a tier process prints. */
+  readonly line: (tier: TierSlug, line: string) => void;
+  /** What the supervisor itself has to say: exits, restarts, a configuration error. */
+  readonly note: (text: string) => void;
+}
+
+export interface SupervisedTiers {
+  /** The process of each tier now running (none while a tier waits to be restarted). */
+  readonly current: (tier: TierSlug) => TierProcesses | null;
+  /**
+   * Resolves once everything has stopped: 0 when every process stopped cleanly, 1 when one did
+   * not, 2 when a tier exited with a configuration error.
+   */
+  readonly done: Promise<number>;
+  /** Stops restarting, and asks every process to stop (SIGTERM); `done` resolves when they have. */
+  stop(): void;
+}
+
+interface Slot {
+  readonly tier: TierSlug;
+  processes: TierProcesses | null;
+  restart: NodeJS.Timeout | null;
+  /** Restarts in a row, each after the process died young. */
+  restarts: number;
+}
+
+/**
+ * Runs each tier as its own `tierflow worker <tier>` process and keeps it running: a process
+ * that exits on its own (a crash, a signal, any status) is started again after a back-off that
+ * doubles while it keeps dying young ({@link RestartPolicy}). Exit status 2 is a configuration
+ * error, which a restart would only repeat: everything stops.
+ */
+export function superviseTiers(
+  env: NodeJS.ProcessEnv,
+  output: SupervisorOutput,
+  tiers: readonly TierSlug[] = TIER_SLUGS,
+  policy: RestartPolicy = DEFAULT_RESTART_POLICY,
+): SupervisedTiers {
+  const slots = tiers.map((tier): Slot => ({ tier, processes: null, restart: null, restarts: 0 }));
+  let stopping = false;
+  let configError = false;
+  let finish: (code: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => (finish = resolve));
+
+  const start = (slot: Slot): void => {
+    const startedAt = Date.now();
+    const processes = spawnTiers(env, output.line, [slot.tier]);
+    slot.processes = processes;
+    processes.children.get(slot.tier)!.once('exit', (code, signal) => {
+      if (stopping) return;
+      if (exitVerdict(code) === 'config-error') {
+        output.note(`${slot.tier} worker exited with status 2 (it cannot run as configured): stopping the others\n`);
+        configError = true;
+        stop();
+        return;
+      }
+      const upMs = Date.now() - startedAt;
+      slot.restarts = restartsInARow(slot.restarts, upMs, policy);
+      const delayMs = restartDelayMs(slot.restarts, policy);
+      output.note(
+        `${slot.tier} worker exited (${describeExit(code, signal)}) after ${seconds(upMs)}; restarting it in ${seconds(delayMs)} (restart ${slot.restarts} in a row)\n`,
+      );
+      slot.processes = null;
+      slot.restart = setTimeout(() => {
+        slot.restart = null;
+        if (!stopping) start(slot);
+      }, delayMs);
+    });
+  };
+
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    for (const slot of slots) if (slot.restart) clearTimeout(slot.restart);
+    const running = slots.map((slot) => slot.processes).filter((processes): processes is TierProcesses => processes !== null);
+    void Promise.all(running.map((processes) => processes.stop())).then(() => {
+      const clean = running.every((processes) => [...processes.children.values()].every((child) => child.exitCode === 0));
+      finish(configError ? 2 : clean ? 0 : 1);
+    });
+  };
+
+  for (const slot of slots) start(slot);
+  return { current: (tier) => slots.find((slot) => slot.tier === tier)?.processes ?? null, done, stop };
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';
+import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../security/tier-processes.js';
+import { simPlan } from '../support/runs.js';
+
+/** `tierflow up` as a user runs it, with every line it prints. */
+interface Up {
+  readonly process: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<number | null>;
+  /** The pid each tier's process announced when it was ready, latest last. */
+  pids(tier: string): number[];
+}
+
+function startUp(env: NodeJS.ProcessEnv): Up {
+  const child = spawn(process.execPath, [BIN, 'up'], { env: { ...process.env, OTEL_TRACES_EXPORTER: 'none', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const pids = (tier: string): number[] =>
+    lines.flatMap((line) => {
+      const ready = new RegExp(`^${tier} +\\| ${tier} worker ready on .* \\(pid (\\d+)\\)$`).exec(line);
+      return ready ? [Number(ready[1])] : [];
+    });
+  return { process: child, lines, exited, pids };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const TIERS = ['monitor', 'architect', 'dispatcher', 'fleet'];
+let redis: RedisServer | undefined;
+let up: Up | undefined;
+
+afterEach(async () => {
+  if (up && up.process.exitCode === null && up.process.signalCode === null) {
+    up.process.kill('SIGTERM');
+    await up.exited;
+  }
+  await redis?.stop();
+  up = redis = undefined;
+});
+
+describe('tierflow up', () => {
+  it('restarts a tier process that was killed, with the restart logged, and a run still completes; SIGTERM stops everything', async () => {
+    redis = await startRedisServer();
+    const prefix = uniquePrefix('up');
+    up = startUp({ REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, TIERFLOW_LOG: 'silent' });
+    const current = up;
+    await waitFor(() => TIERS.every((tier) => current.pids(tier).length === 1), { timeoutMs: 30_000, description: `four workers ready:\n${current.lines.join('\n')}` });
+    const [killed] = current.pids('fleet');
+
+    process.kill(killed!, 'SIGKILL');
+    await waitFor(() => current.pids('fleet').length === 2, { timeoutMs: 20_000, description: `the Fleet restarted:\n${current.lines.join('\n')}` });
+    expect(current.lines).toContainEqual(expect.stringMatching(/^up: fleet worker exited \(signal SIGKILL\) after [\d.]+ s; restarting it in 1 s \(restart 1 in a row\)$/));
+    expect(current.pids('fleet')[1]).not.toBe(killed);
+
+    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
+    try {
+      const rootId = await client.enqueue(simPlan('all_success', [{}, {}]));
+      expect((await client.waitForResult(rootId, { timeoutMs: 30_000 })).payload.status).toBe('success');
+    } finally {
+      await client.close();
+    }
+
+    const running = TIERS.map((tier) => current.pids(tier).at(-1)!);
+    current.process.kill('SIGTERM');
+    expect(await current.exited).toBe(0);
+    expect(running.filter(alive)).toEqual([]);
+    // Stopped, not restarted.
+    expect(current.lines.filter((line) => line.startsWith('up: ')).length).toBe(1);
+  }, 90_000);
+
+  it('stops everything and exits 2 when a worker cannot run as configured, without restarting it', async () => {
+    // A prefix with no hash tag: every worker refuses it at start, with exit status 2.
+    up = startUp({ REDIS_URL: 'redis://127.0.0.1:9', TIERFLOW_PREFIX: 'no-hash-tag', TIERFLOW_LOG: 'silent' });
+    expect(await up.exited).toBe(2);
+    expect(up.lines.join('\n')).toMatch(/worker exited with status 2 \(it cannot run as configured\): stopping the others/);
+    expect(up.lines.filter((line) => line.includes('restarting it'))).toEqual([]);
+  }, 30_000);
+});

@@ -1,0 +1,38 @@
+// A Fleet process for tests of poison work. Besides `sim` it serves two specialists:
+// - `crash` kills its own process (SIGKILL, as the OOM killer or a native fault would) on every run;
+// - `finish-then-crash` succeeds, and its process dies after the run's outcome is recorded
+//   (`execution/completions/<id>`) but before the job answers, on every try.
+// Run as `node test/dist/support/crashing-fleet.js` with the usual worker environment.
+import { BeadsStore, DeferredBeadsStore } from '@tierflow/beads';
+import { defaultRegistry, defineSpecialist, fleetHandler, fleetOptionsFromEnv, publishAgents } from '@tierflow/fleet';
+import { connect, consoleLogger, TierWorker, type TierHandler } from '@tierflow/runtime';
+
+const die = (): never => {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+};
+
+const registry = defaultRegistry()
+  .register(defineSpecialist({ name: 'crash', version: '1.0.0', run: () => Promise.resolve(die()) }))
+  .register(defineSpecialist({ name: 'finish-then-crash', version: '1.0.0', run: () => Promise.resolve({ summary: 'finished', confidence: 0.9 }) }));
+
+const inner = fleetHandler(registry, { trackCompletions: true });
+const handler: TierHandler = {
+  ...inner,
+  start: async (context) => {
+    const step = await inner.start(context);
+    if (context.assignment.payload.specialist_hint === 'finish-then-crash' && context.beads instanceof DeferredBeadsStore) {
+      await context.beads.flush();
+      die();
+    }
+    return step;
+  },
+};
+
+const { runtime } = fleetOptionsFromEnv();
+const redis = connect(runtime.redisUrl);
+await publishAgents(new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix: runtime.prefix }), registry, Date.now());
+redis.disconnect();
+const worker = await TierWorker.start({ handler, runtime, log: consoleLogger('fleet') });
+process.stderr.write('fleet worker ready\n');
+process.once('SIGTERM', () => void worker.close().then(() => process.exit(0)));
