@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { simPlan, treeNodes } from '../support/runs.js';
 
+const TIERS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet'];
+
 // Short locks, so a crashed worker's jobs are reclaimed in about lock + stalled interval (3 s).
 const FAST_RECLAIM = { TIERFLOW_LOG: 'silent', TIERFLOW_LOCK_DURATION_MS: '2000', TIERFLOW_STALLED_INTERVAL_MS: '1000' };
 
@@ -102,7 +104,7 @@ describe('retention', () => {
       const duplicates = await redis.keys(`${runtime.prefix}:beads:execution/duplicates/*`);
       expect({ finished: finished.length, duplicates: duplicates.length }).toEqual({ finished: 2, duplicates: 0 });
       // A parent that lost its state would delegate again and leave a second watchdog behind.
-      await waitFor(async () => (await redis.zcard(controlKeys(runtime.prefix).watchdogs)) === 0, { timeoutMs: 5_000, description: 'no watchdog left' });
+      await waitFor(async () => (await Promise.all(TIERS.map((tier) => redis.zcard(controlKeys(runtime.prefix).watchdogs(tier))))).every((count) => count === 0), { timeoutMs: 5_000, description: 'no watchdog left' });
     } finally {
       redis.disconnect();
     }

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BeadsStore } from '@tierflow/beads';
-import { auditKey, readAuditTrail, resolveRuntimeOptions, TierflowClient, type RunNode } from '@tierflow/runtime';
+import { auditKey, controlKeys, readAuditTrail, resolveRuntimeOptions, TierflowClient, type RunNode } from '@tierflow/runtime';
 import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -130,6 +130,23 @@ describe('what Redis itself refuses', () => {
     // Its own namespaces it writes.
     expect(await fleet.set(`${prefix}:beads:execution/acl-test`, '1')).toBe('OK');
     expect(await fleet.set(`${prefix}:beads:system/seen-messages/fleet/acl-test`, '1')).toBe('OK');
+  });
+
+  it("refuses the Fleet another tier's step state, watchdogs, timeout records, marks and races; its own it writes, the others' it reads", async () => {
+    const keys = controlKeys(prefix);
+    const fleet = as('fleet');
+    for (const key of [keys.step('dispatcher', 'x'), keys.cancel('dispatcher', 'x'), keys.cancel('client', 'x'), keys.timeout('dispatcher', 'x'), keys.race('dispatcher', 'x'), keys.raceWinner('dispatcher', 'x')]) {
+      expect(await refusal(fleet.set(key, 'forged')), key).toMatch(/^NOPERM/);
+      expect(await refusal(fleet.del(key)), key).toMatch(/^NOPERM/);
+    }
+    expect(await refusal(fleet.zadd(keys.watchdogs('dispatcher'), 0, 'forged'))).toMatch(/^NOPERM/);
+    expect(await refusal(fleet.zrem(keys.watchdogs('dispatcher'), 'x'))).toMatch(/^NOPERM/);
+    for (const key of [keys.step('fleet', 'acl-x'), keys.cancel('fleet', 'acl-x'), keys.timeout('fleet', 'acl-x')]) expect(await fleet.set(key, '1')).toBe('OK');
+    expect(await fleet.mget(keys.cancel('dispatcher', 'x'), keys.timeout('dispatcher', 'x'), keys.race('dispatcher', 'x'))).toEqual([null, null, null]);
+    expect(await refusal(fleet.get(keys.step('dispatcher', 'x')))).toMatch(/^NOPERM/);
+    // The client writes its own marks only.
+    expect(await refusal(as('client').set(keys.cancel('monitor', 'x'), 'forged'))).toMatch(/^NOPERM/);
+    expect(await as('client').set(keys.cancel('client', 'acl-x'), '1')).toBe('OK');
   });
 
   it('lets every tier read Beads it does not own', async () => {

@@ -158,7 +158,7 @@ describe('signed control records', () => {
     const leaf = await runningLeaf(rootId);
     const keys = controlKeys(deployment.runtime.prefix);
     const forged = { version: '1.0', id: `${leaf}.cancel`, payload: { target_message_id: leaf, reason: 'forged', cascade: true } };
-    await redis.set(keys.cancel(leaf), JSON.stringify(forged));
+    await redis.set(keys.cancel('client', leaf), JSON.stringify(forged));
     await redis.publish(keys.channel, JSON.stringify({ kind: 'cancel', ids: [leaf], reason: 'forged', status: 'cancelled' }));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('success');
@@ -170,7 +170,7 @@ describe('signed control records', () => {
     expect(await deployment.client.cancel(rootId, { reason: 'operator' })).toMatchObject({ outcome: 'cancelled' });
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('cancelled');
-    const mark = JSON.parse((await redis.get(controlKeys(deployment.runtime.prefix).cancel(rootId))) ?? 'null') as { signature?: unknown } | null;
+    const mark = JSON.parse((await redis.get(controlKeys(deployment.runtime.prefix).cancel('client', rootId))) ?? 'null') as { signature?: unknown } | null;
     // The mark is removed once the root has answered; while it lived it was signed (checked by the run stopping at all).
     expect(mark === null || mark.signature !== undefined).toBe(true);
   });

@@ -19,6 +19,8 @@ export interface DeploymentOptions {
   /** The tiers to start, one process each (default: all four). */
   readonly tiers?: readonly TierSlug[];
   readonly redis?: RedisServerOptions;
+  /** More environment for some tiers' processes only (a skewed clock, say), over `env`. */
+  readonly tierEnv?: Partial<Record<TierSlug, NodeJS.ProcessEnv>>;
 }
 
 export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}, options: DeploymentOptions = {}): Promise<Deployment> {
@@ -29,15 +31,17 @@ export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}
   const runtime = resolveRuntimeOptions({ redisUrl: redis.url, prefix, signing: signingFromEnv({ ...process.env, ...env }) });
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
-  const processes = spawnTiers(
-    // No spans unless a test asks for them: nothing listens on the default OTLP port here.
-    { ...process.env, OTEL_TRACES_EXPORTER: 'none', REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env },
-    (tier, line) => {
-      logs.push(`${tier} | ${line}`);
-      if (line.includes('worker ready')) ready.add(tier);
-    },
-    tiers,
-  );
+  // No spans unless a test asks for them: nothing listens on the default OTLP port here.
+  const base = { ...process.env, OTEL_TRACES_EXPORTER: 'none', REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env };
+  const onLine = (tier: TierSlug, line: string): void => {
+    logs.push(`${tier} | ${line}`);
+    if (line.includes('worker ready')) ready.add(tier);
+  };
+  const own = options.tierEnv ?? {};
+  const processes = joinProcesses([
+    spawnTiers(base, onLine, tiers.filter((tier) => !own[tier])),
+    ...tiers.filter((tier) => own[tier]).map((tier) => spawnTiers({ ...base, ...own[tier] }, onLine, [tier])),
+  ]);
   const client = new TierflowClient(runtime);
   const stop = async (): Promise<void> => {
     await client.close();
@@ -51,4 +55,16 @@ export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}
     throw error;
   }
   return { redis, runtime, client, tiers: processes, logs, stop };
+}
+
+/** Several groups of tier processes as one. */
+function joinProcesses(groups: readonly TierProcesses[]): TierProcesses {
+  const exited = Promise.all(groups.map((group) => group.exited)).then(() => undefined);
+  return {
+    children: new Map(groups.flatMap((group) => [...group.children])),
+    exited,
+    stop: async () => {
+      await Promise.all(groups.map((group) => group.stop()));
+    },
+  };
 }

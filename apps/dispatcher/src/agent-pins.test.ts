@@ -1,10 +1,11 @@
-import { type AgentIdentity, type DelegationPayloadInput } from '@tierflow/protocol';
+import { TierflowError, type AgentIdentity, type DelegationPayloadInput } from '@tierflow/protocol';
 import type { Plan } from '@tierflow/runtime';
 import { FakeBeads, delegated, delegationTo, fakeContext, settle } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 import { dispatcherHandler } from './handler.js';
 
+const silent = { info: () => undefined, warn: () => undefined };
 const sim: AgentIdentity = { agent_id: 'sim', agent_version: '1.0.0', prompt_hash: 'a'.repeat(64) };
 const gpu: AgentIdentity = { agent_id: 'gpu-lora', agent_version: '2.0.0', prompt_hash: 'b'.repeat(64) };
 
@@ -25,8 +26,20 @@ describe('agent pins', () => {
   it('reads the published registry, identity fields only, skipping what is missing or malformed', async () => {
     const beads = beadsWith(sim);
     beads.values.set('execution/agents/bad', { agent_id: 'bad' });
-    const found = await registeredAgents({ beads: beads.asStore() }, ['sim', 'sim', 'bad', 'none']);
+    const found = await registeredAgents({ beads: beads.asStore(), log: silent }, ['sim', 'sim', 'bad', 'none']);
     expect([...found.entries()]).toEqual([['sim', sim]]);
+  });
+
+  it('leaves out an entry that is not JSON, saying so, rather than failing the dispatch', async () => {
+    const store = beadsWith(sim).asStore();
+    const warnings: unknown[] = [];
+    const corrupt = TierflowError.permanent('beads:execution/agents/bad holds a value that is not JSON', { code: 'beads_corrupt' });
+    const beads = Object.assign(Object.create(store) as typeof store, {
+      get: (key: string) => (key.endsWith('/bad') ? Promise.reject(corrupt) : store.get(key)),
+    });
+    const found = await registeredAgents({ beads, log: { info: () => undefined, warn: (_message, fields) => warnings.push(fields) } }, ['sim', 'bad']);
+    expect([...found.keys()]).toEqual(['sim']);
+    expect(warnings).toEqual([{ key: 'execution/agents/bad' }]);
   });
 
   it("routes a pinned subtask to its agent only, and pins the plan's own identity over the registry's", () => {

@@ -1,5 +1,5 @@
 import { agentKey } from '@tierflow/beads';
-import { agentIdentitySchema, type AgentIdentity } from '@tierflow/protocol';
+import { agentIdentitySchema, isTierflowError, type AgentIdentity } from '@tierflow/protocol';
 import type { Subtask, TierContext } from '@tierflow/runtime';
 import { routeSubtask, type Route } from './route.js';
 
@@ -11,17 +11,28 @@ export function routeOf(subtask: Subtask, routing: Readonly<Record<string, reado
 
 /**
  * The agents the Fleet published to Beads (`execution/agents/<id>`), for the given specialists;
- * a specialist without a readable entry is left out.
+ * a specialist without a readable entry is left out (and the Fleet still checks what it runs).
  */
-export async function registeredAgents(context: Pick<TierContext, 'beads'>, specialists: readonly string[]): Promise<ReadonlyMap<string, AgentIdentity>> {
+export async function registeredAgents(context: Pick<TierContext, 'beads' | 'log'>, specialists: readonly string[]): Promise<ReadonlyMap<string, AgentIdentity>> {
   const names = [...new Set(specialists)];
-  const entries = await Promise.all(names.map((name) => context.beads.get(agentKey(name))));
+  const entries = await Promise.all(names.map((name) => readEntry(context, agentKey(name))));
   const found = new Map<string, AgentIdentity>();
   names.forEach((name, index) => {
     const parsed = agentIdentitySchema.safeParse(entries[index]);
     if (parsed.success && parsed.data.agent_id === name) found.set(name, identity(parsed.data));
   });
   return found;
+}
+
+/** An entry as stored; one that is not JSON counts as none, and is logged. */
+async function readEntry(context: Pick<TierContext, 'beads' | 'log'>, key: string): Promise<unknown> {
+  try {
+    return await context.beads.get(key);
+  } catch (error) {
+    if (!isTierflowError(error) || error.code !== 'beads_corrupt') throw error;
+    context.log.warn('ignored an agent registry entry that is not JSON', { key });
+    return null;
+  }
 }
 
 /**

@@ -19,7 +19,16 @@ function fakeBeads(stored = new Map<string, unknown>()) {
   const fake = {
     tier: 'SPECIALIZED_FLEET',
     ref: (key: string) => (key.startsWith('beads:') ? key : `beads:${key}`),
-    get: (key: string) => Promise.resolve(stored.get(key) ?? null),
+    // As the real store does: a value its schema refuses is a permanent `beads_invalid_value`.
+    get: (key: string, schema?: { parse(value: unknown): unknown }) => {
+      const value = stored.get(key) ?? null;
+      if (value === null || !schema) return Promise.resolve(value);
+      try {
+        return Promise.resolve(schema.parse(value));
+      } catch (cause) {
+        return Promise.reject(TierflowError.permanent(`beads:${key} holds a value its schema refuses`, { code: 'beads_invalid_value', cause }));
+      }
+    },
     setMany: (entries: readonly BeadsEntry[]) => {
       for (const entry of entries) stored.set(entry.key, entry.value);
       // The recorded outcome rides in every batch; the tests below look at the rest.
@@ -104,6 +113,14 @@ describe('fleetHandler: a run that finished before its worker died', () => {
     const again = await outcomeOf(runFleet({ specialist_hint: 'counting' }, { specialists: [counting], stored, attempt: 2 }));
     expect(again).toEqual(first);
     expect(runs).toBe(1);
+  });
+
+  it('runs again, saying so, when the record it finds is not an outcome', async () => {
+    const stored = new Map<string, unknown>([[`execution/completions/${ID}`, { outcome: { status: 'exploded' }, attempt: 1 }]]);
+    const harness = runFleet({ task_data: { sim: {} } }, { stored, attempt: 2 });
+    const outcome = await outcomeOf(harness);
+    expect(outcome.status).toBe('success');
+    expect(harness.warnings).toContain('ignored a completion record that cannot be read; running again');
   });
 });
 

@@ -1,4 +1,5 @@
-import { TierflowError } from '@tierflow/protocol';
+import { isJsonObject, isTierflowError, outcomePayloadSchema, TierflowError } from '@tierflow/protocol';
+import { z } from 'zod';
 import type { Step, TierContext, TierHandler } from '@tierflow/runtime';
 import { agentRefusal, type AgentRefusal } from './agent-check.js';
 import type { SpecialistRegistry } from './registry.js';
@@ -47,10 +48,10 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
       const specialist = name === null ? undefined : registry.get(name);
       if (specialist === undefined) return unavailable(context, name, 'no specialist_hint in the delegation', registry);
       // Only a repeated delivery can find a finished run's record: a first one skips the read.
-      const recorded = context.redelivered ? await context.beads.get<{ outcome?: FleetOutcome }>(completionKey(context.assignment.id)) : null;
-      if (recorded?.outcome) {
+      const recorded = context.redelivered ? await recordedOutcome(context) : null;
+      if (recorded) {
         context.log.info('answering from the recorded outcome of a run that finished before its worker died', { id: context.assignment.id });
-        return { kind: 'outcome', outcome: recorded.outcome };
+        return { kind: 'outcome', outcome: recorded };
       }
       const running = inFlight.get(specialist.name) ?? 0;
       if (specialist.maxConcurrent !== undefined && running >= specialist.maxConcurrent) return throttled(specialist);
@@ -63,12 +64,35 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
         inFlight.set(specialist.name, (inFlight.get(specialist.name) ?? 1) - 1);
       }
     },
+    // Poison work that had finished before its worker's last death answers from its record.
+    recorded: recordedOutcome,
   };
 }
 
 /** Where a finished run's outcome is recorded, beside its outputs. */
 export function completionKey(messageId: string): string {
   return `execution/completions/${messageId}`;
+}
+
+/** What a completion record must hold to be answered from: an outcome payload, less what the runtime adds. */
+const completionSchema = z.looseObject({
+  outcome: z.custom<FleetOutcome>((value) => isJsonObject(value) && outcomePayloadSchema.safeParse({ execution_time_ms: 0, ...value }).success, 'not an outcome'),
+});
+
+/**
+ * The outcome a finished run recorded, or null. A record that cannot be read (not JSON, or not an
+ * outcome) is logged and ignored: the specialist runs again rather than the Fleet answering garbage.
+ */
+async function recordedOutcome(context: TierContext): Promise<FleetOutcome | null> {
+  const key = completionKey(context.assignment.id);
+  try {
+    const record = await context.beads.get(key, completionSchema);
+    return record ? record.outcome : null;
+  } catch (error) {
+    if (!isTierflowError(error) || (error.code !== 'beads_corrupt' && error.code !== 'beads_invalid_value')) throw error;
+    context.log.warn('ignored a completion record that cannot be read; running again', { key, reason: error.message });
+    return null;
+  }
 }
 
 async function trackCompletion(context: TierContext): Promise<void> {

@@ -1,6 +1,13 @@
-import type { ChainableCommander } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { parseBeadsKey } from './beads-key.js';
-import { BeadsStore, queueWrites, type BeadsEntry, type BeadsSetOptions, type PreparedWrite } from './store.js';
+import { BeadsStore, queueWrites, type BeadsEntry, type BeadsSetOptions, type BeadsWrites, type PreparedWrite } from './store.js';
+import type { BeadsStoreOptions } from './store-options.js';
+
+/**
+ * How waiting writes are sent when they cannot wait for their owner's transaction: `queue`
+ * puts them on the batch the committer sends. By default, a MULTI of their own.
+ */
+export type BeadsCommit = (queue: (batch: BeadsWrites) => void) => Promise<void>;
 import { decodeBeadsValue, type BeadsValueSchema } from './value-codec.js';
 
 /**
@@ -13,6 +20,21 @@ import { decodeBeadsValue, type BeadsValueSchema } from './value-codec.js';
 export class DeferredBeadsStore extends BeadsStore {
   /** Waiting writes by full key; a later write of a key replaces an earlier one. */
   private readonly pending = new Map<string, PreparedWrite>();
+
+  constructor(
+    redis: Redis,
+    options: BeadsStoreOptions,
+    /** Sends what is waiting before a write that cannot wait (the runtime fences it by the job's lock). */
+    private readonly commit: BeadsCommit = async (queue) => {
+      const multi = redis.multi();
+      queue(multi);
+      const results = await multi.exec();
+      const failed = results?.find(([error]) => error !== null)?.[0];
+      if (failed) throw failed;
+    },
+  ) {
+    super(redis, options);
+  }
 
   /** How many writes are waiting. */
   get pendingWrites(): number {
@@ -63,20 +85,16 @@ export class DeferredBeadsStore extends BeadsStore {
     return super.keys(pattern);
   }
 
-  /** Queues the waiting writes on `pipeline` (the caller's MULTI) and forgets them. */
-  writeInto(pipeline: ChainableCommander): void {
+  /** Queues the waiting writes on `pipeline` (the caller's MULTI, or another batch) and forgets them. */
+  writeInto(pipeline: BeadsWrites): void {
     queueWrites(pipeline, this.pending.values());
     this.pending.clear();
   }
 
-  /** Sends the waiting writes now, in one MULTI. */
+  /** Sends the waiting writes now, in one batch (see the constructor's `commit`). */
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const multi = this.redis.multi();
-    this.writeInto(multi);
-    const results = await multi.exec();
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
+    await this.commit((batch) => this.writeInto(batch));
   }
 
   /** Holds the checked writes; a refusal rejects, as the store's own writes do. */

@@ -1,5 +1,5 @@
 import { type TierName } from '@tierflow/protocol';
-import { type ChainableCommander, type Redis } from 'ioredis';
+import { type Redis } from 'ioredis';
 import { beadsRef, parseBeadsKey } from './beads-key.js';
 import { checkWrite } from './permissions.js';
 import { escapeRedisGlob } from './redis-glob.js';
@@ -173,8 +173,17 @@ export interface PreparedWrite {
   readonly ttlMs: number | null;
 }
 
-/** Queues one `SET … [PX]` per write on a MULTI or pipeline. */
-export function queueWrites(pipeline: ChainableCommander, writes: Iterable<PreparedWrite>): void {
+/**
+ * What a batch of Beads writes is queued on: an ioredis MULTI or pipeline, or any batch with
+ * these `SET` forms (the runtime's lock-fenced batch, say).
+ */
+export interface BeadsWrites {
+  set(key: string, value: string): unknown;
+  set(key: string, value: string, px: 'PX', milliseconds: number): unknown;
+}
+
+/** Queues one `SET … [PX]` per write on a MULTI, pipeline or other batch. */
+export function queueWrites(pipeline: BeadsWrites, writes: Iterable<PreparedWrite>): void {
   for (const write of writes) {
     if (write.ttlMs === null) pipeline.set(write.redisKey, write.text);
     else pipeline.set(write.redisKey, write.text, 'PX', write.ttlMs);

@@ -1,5 +1,5 @@
 import type { CancellationMessage, TierName } from '@tierflow/protocol';
-import type { ChainableCommander } from 'ioredis';
+import type { RedisWrites } from './fenced-batch.js';
 import { appendAudit, auditKey, DEFAULT_AUDIT_TTL_MS, type AuditEntry } from './audit-entry.js';
 import { rootIdOf } from './ids.js';
 
@@ -9,13 +9,13 @@ import { rootIdOf } from './ids.js';
  * deployment's audit retention, so this sets a TTL only on a stream that has none.
  */
 export function cancellationsSent(
-  pipeline: ChainableCommander,
+  pipeline: RedisWrites,
   prefix: string,
   mark: CancellationMessage,
   nodes: readonly { readonly job: { readonly id?: string | undefined }; readonly tier: TierName }[],
   by: string,
+  time: string,
 ): void {
-  const time = new Date().toISOString();
   const entries = nodes.map(
     (node): AuditEntry => ({
       time,

@@ -1,4 +1,4 @@
-import type { ChainableCommander } from 'ioredis';
+import type { RedisWrites } from './fenced-batch.js';
 
 /**
  * One line of a run's audit trail: a message a tier sent or received. Kept in a Redis stream per
@@ -84,7 +84,7 @@ export function parseAuditFields(streamId: string, fields: readonly string[]): A
  * before); `onlyIfNoTtl` (PEXPIRE NX) sets one on a stream that has none and otherwise leaves
  * the deployment's own, for writers that do not know it.
  */
-export function appendAudit(pipeline: ChainableCommander, key: string, entries: readonly AuditEntry[], ttlMs: number | null, onlyIfNoTtl = false): void {
+export function appendAudit(pipeline: RedisWrites, key: string, entries: readonly AuditEntry[], ttlMs: number | null, onlyIfNoTtl = false): void {
   if (entries.length === 0) return;
   for (const entry of entries) pipeline.xadd(key, '*', ...auditFields(entry));
   if (ttlMs === null) return;

@@ -1,7 +1,10 @@
 import { isCancellation, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import type { RedisWrites } from './fenced-batch.js';
 import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
 import { controlKeys } from './control-keys.js';
+import { cancellersOf } from './party.js';
+import { systemClock, type Clock } from './clock.js';
 import type { Assignment, SettledChild, TierLogger } from './handler.js';
 
 /**
@@ -24,10 +27,12 @@ export class AuditTrail {
     private readonly tier: TierName,
     private readonly ttlMs: number,
     private readonly log: TierLogger,
+    /** Entries are timed on the deployment's clock, so a trail's times agree across hosts. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Delegations sent, on the MULTI that saves the parent's step. */
-  delegationsSent(pipeline: ChainableCommander, rootId: string, messages: readonly DelegationMessage[]): void {
+  delegationsSent(pipeline: RedisWrites, rootId: string, messages: readonly DelegationMessage[]): void {
     const entries = messages.map((message) => this.entry(message.timestamp, message.source_tier, message.target_tier, 'delegation', 'sent', message, message.payload.task_type));
     appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
   }
@@ -36,7 +41,7 @@ export class AuditTrail {
   received(assignment: Assignment, attempt: number): void {
     const { message } = assignment;
     const from = message?.source_tier ?? AUDIT_CLIENT;
-    const entry = { ...this.entry(now(), from, this.tier, 'delegation', 'received', message ?? { id: assignment.id, correlation_id: null }, assignment.payload.task_type), attempt };
+    const entry = { ...this.entry(this.time(), from, this.tier, 'delegation', 'received', message ?? { id: assignment.id, correlation_id: null }, assignment.payload.task_type), attempt };
     this.appendNow(assignment.rootId, entry, message === null);
   }
 
@@ -45,8 +50,8 @@ export class AuditTrail {
    * children included), on the MULTI that sends what the parent does next: the parent decides in
    * a moment, and a crash before then reads the round, and records it, again.
    */
-  outcomesReceived(pipeline: ChainableCommander, assignment: Assignment, children: readonly SettledChild[]): void {
-    const at = now();
+  outcomesReceived(pipeline: RedisWrites, assignment: Assignment, children: readonly SettledChild[]): void {
+    const at = this.time();
     const entries = children.map(({ outcome }) => this.outcomeEntry(at, outcome.source_tier, this.tier, 'received', outcome));
     appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, null);
   }
@@ -55,25 +60,34 @@ export class AuditTrail {
    * The outcome sent, on the MULTI that records it. The Monitor's goes to the client. An answer
    * to a cancellation records the cancellation received first, from its mark (one read, only then).
    */
-  async outcomeSent(pipeline: ChainableCommander, assignment: Assignment, outcome: OutcomeMessage): Promise<void> {
+  async outcomeSent(pipeline: RedisWrites, assignment: Assignment, outcome: OutcomeMessage): Promise<void> {
     const entries: AuditEntry[] = [];
     if (outcome.payload.status === 'cancelled') {
       const cancellation = await this.cancellationOf(assignment.id);
-      if (cancellation) entries.push(this.entry(now(), cancellation.source_tier, this.tier, 'cancellation', 'received', cancellation, cancellation.payload.reason));
+      if (cancellation) entries.push(this.entry(this.time(), cancellation.source_tier, this.tier, 'cancellation', 'received', cancellation, cancellation.payload.reason));
     }
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
     entries.push(this.outcomeEntry(outcome.timestamp, this.tier, to, 'sent', outcome));
     appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.refreshTtl());
   }
 
+  private time(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
   private refreshTtl(): number | null {
     return this.tier === 'PROGRESS_MONITOR' ? this.ttlMs : null;
   }
 
+  /** The cancellation a job answered: the first mark on it, of those who may cancel its tier, that reads as one. */
   private async cancellationOf(messageId: string): Promise<CancellationMessage | null> {
-    const mark = await this.redis.get(controlKeys(this.prefix).cancel(messageId));
-    const parsed = mark === null ? null : validate(mark);
-    return parsed?.ok && isCancellation(parsed.value) ? parsed.value : null;
+    const keys = controlKeys(this.prefix);
+    const marks = await this.redis.mget(...cancellersOf(this.tier).map((writer) => keys.cancel(writer, messageId)));
+    for (const mark of marks) {
+      const parsed = mark ? validate(mark) : null;
+      if (parsed?.ok && isCancellation(parsed.value)) return parsed.value;
+    }
+    return null;
   }
 
   private outcomeEntry(time: string, from: string, to: string, direction: AuditEntry['direction'], outcome: OutcomeMessage): AuditEntry {
@@ -107,8 +121,4 @@ export class AuditTrail {
       if (error) failed(error);
     }, failed);
   }
-}
-
-function now(): string {
-  return new Date().toISOString();
 }

@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import { cancellationsSent } from './audit-cancellations.js';
 import { AUDIT_CLIENT } from './audit-entry.js';
 import { controlKeys } from './control-keys.js';
+import { CLIENT, type Party } from './party.js';
+import { MAX_NOTICE_IDS, MAX_NOTICE_REASON, type AbortNotice } from './control-notice.js';
 import type { JobFinder } from './job-finder.js';
 import { signRecord } from './signing.js';
 import type { SigningConfig } from './signing-keys.js';
@@ -12,12 +14,18 @@ export interface CancelOptions {
   readonly reason: string;
   /** Cancel every descendant too (the default), or only the target. */
   readonly cascade?: boolean;
-  /** Who cancels; an operator acts through the Monitor. */
+  /** The tier the cancellation comes from on the wire; an operator acts through the Monitor. */
   readonly source?: TierName;
+  /** Who writes (and, when signing, signs) the marks: a tier, or the client (the default) for an operator. */
+  readonly writer?: Party;
+  /** For a first_success round: the winner cancelling its siblings. A tier's mark on its own tier's work holds only then. */
+  readonly winner?: string;
   /** How long the marks are kept; they must outlive the jobs they stop. */
   readonly markTtlMs: number;
   /** Signs the marks when the deployment signs its messages. */
   readonly signing?: SigningConfig | null;
+  /** Now, on the deployment's clock (the marks' time); this host's clock when left out. */
+  readonly now?: number;
 }
 
 export type CancelReport =
@@ -26,15 +34,6 @@ export type CancelReport =
   | { readonly outcome: 'unknown'; readonly target: string };
 
 const FINISHED = new Set(['completed', 'failed']);
-
-/** The control message every worker process hears: abort these running handlers. */
-export interface AbortNotice {
-  readonly kind: 'cancel';
-  readonly ids: readonly string[];
-  readonly reason: string;
-  /** What the aborted handlers answer: `cancelled`, or `timeout` when a deadline ran out. */
-  readonly status: 'cancelled' | 'timeout';
-}
 
 /**
  * Cancels a message's work wherever it stands. The order matters:
@@ -56,31 +55,41 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
   const cascade = options.cascade ?? true;
   const nodes = cascade ? await unfinishedTree(finder, found.job, found.tier, state) : [{ job: found.job, tier: found.tier, state }];
   const keys = controlKeys(prefix);
+  const writer = options.writer ?? CLIENT;
   const mark = cancellationMessage(targetId, found.tier, options);
   const pipeline = redis.multi();
   for (const node of nodes) {
     const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id! } }, options.signing);
-    pipeline.set(keys.cancel(node.job.id!), JSON.stringify(nodeMark), 'PX', options.markTtlMs);
+    pipeline.set(keys.cancel(writer, node.job.id!), JSON.stringify(nodeMark), 'PX', options.markTtlMs);
   }
-  cancellationsSent(pipeline, prefix, mark, nodes, options.source ?? AUDIT_CLIENT);
+  cancellationsSent(pipeline, prefix, mark, nodes, writer === CLIENT ? AUDIT_CLIENT : mark.source_tier, mark.timestamp);
   await pipeline.exec();
 
   await Promise.all(nodes.map((node) => hurry(node.job, node.state)));
-  const notice: AbortNotice = { kind: 'cancel', ids: nodes.map((node) => node.job.id!), reason: options.reason, status: 'cancelled' };
-  await redis.publish(keys.channel, JSON.stringify(notice));
+  const ids = nodes.map((node) => node.job.id!);
+  await publishAbort(redis, keys.channel, ids, options.reason);
   if (!cascade && state === 'waiting-children') await releaseChildren(finder, found.job, found.tier);
-  return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: notice.ids };
+  return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: ids };
+}
+
+/** Tells every process to abort these running handlers, in notices the listeners accept (bounded ids and reason). */
+async function publishAbort(redis: Redis, channel: string, ids: readonly string[], reason: string): Promise<void> {
+  const shortReason = reason.length > MAX_NOTICE_REASON ? `${reason.slice(0, MAX_NOTICE_REASON - 1)}…` : reason;
+  for (let start = 0; start < ids.length; start += MAX_NOTICE_IDS) {
+    const notice: AbortNotice = { kind: 'cancel', ids: ids.slice(start, start + MAX_NOTICE_IDS), reason: shortReason, status: 'cancelled' };
+    await redis.publish(channel, JSON.stringify(notice));
+  }
 }
 
 function cancellationMessage(targetId: string, target: TierName, options: CancelOptions): CancellationMessage {
   return parseMessage({
     version: PROTOCOL_VERSION,
     id: `${targetId}.cancel`,
-    timestamp: new Date().toISOString(),
+    timestamp: new Date(options.now ?? Date.now()).toISOString(),
     source_tier: options.source ?? 'PROGRESS_MONITOR',
     target_tier: target,
     correlation_id: targetId,
-    payload: { target_message_id: targetId, reason: options.reason, cascade: options.cascade ?? true },
+    payload: { target_message_id: targetId, reason: options.reason, cascade: options.cascade ?? true, ...(options.winner ? { winner: options.winner } : {}) },
   }) as CancellationMessage;
 }
 
@@ -112,10 +121,16 @@ async function unfinishedTree(finder: JobFinder, root: Job, tier: TierName, stat
   return nodes;
 }
 
-async function pendingChildren(finder: JobFinder, parent: Job, childTier: TierName): Promise<Job[]> {
+/** The ids of a parent's children that BullMQ still counts as pending. */
+export async function pendingChildIds(finder: JobFinder, parent: Job, childTier: TierName): Promise<string[]> {
   const queue = finder.queue(childTier);
   const { unprocessed = [] } = await parent.getDependencies();
-  const ids = unprocessed.filter((key) => key.startsWith(`${queue.qualifiedName}:`)).map((key) => key.slice(queue.qualifiedName.length + 1));
+  return unprocessed.filter((key) => key.startsWith(`${queue.qualifiedName}:`)).map((key) => key.slice(queue.qualifiedName.length + 1));
+}
+
+async function pendingChildren(finder: JobFinder, parent: Job, childTier: TierName): Promise<Job[]> {
+  const queue = finder.queue(childTier);
+  const ids = await pendingChildIds(finder, parent, childTier);
   const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
   return jobs.filter((job): job is Job => job !== undefined);
 }

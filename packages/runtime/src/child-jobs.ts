@@ -10,9 +10,11 @@ export const BACKOFF_TYPE = 'tierflow';
  * Job options every Tierflow job shares: id = message id, and retries. Retention is not here: the
  * workers apply their own (`keepFinishedMs`), so the deployment decides it, not whoever enqueued.
  */
-export function jobOptions(id: string, priority: number, runtime: RuntimeOptions): JobsOptions {
+export function jobOptions(id: string, priority: number, runtime: RuntimeOptions, timestamp?: number): JobsOptions {
   return {
     jobId: id,
+    // When it was enqueued, on the deployment's clock rather than the adding host's.
+    ...(timestamp === undefined ? {} : { timestamp }),
     priority: bullPriority(priority),
     attempts: runtime.retry.attempts,
     backoff: { type: BACKOFF_TYPE },
@@ -34,7 +36,7 @@ export function childJobs(
     name: message.payload.task_type,
     data: message,
     opts: {
-      ...jobOptions(message.id, message.payload.priority, runtime),
+      ...jobOptions(message.id, message.payload.priority, runtime, Date.parse(message.timestamp)),
       parent: { id: parent.id!, queue: parent.queueQualifiedName },
       ignoreDependencyOnFailure: true,
       ...(delayMs > 0 ? { delay: delayMs } : {}),

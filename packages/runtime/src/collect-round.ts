@@ -24,26 +24,35 @@ export interface PendingRound {
  */
 export type CollectMode = 'wait' | 'give-up' | 'settled-only';
 
-export async function collectRound(
-  job: Job,
-  lowerQueue: Queue,
-  state: StepState,
-  tier: TierName,
-  mode: CollectMode,
-  timedOut: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
-  signing: SigningConfig | null = null,
-  /** The children's return values when the caller has read them already (with its own first read). */
-  preread: Record<string, unknown> | null = null,
-): Promise<SettledRound | PendingRound> {
+/** What {@link collectRound} reads a round with. */
+export interface CollectInput {
+  /** The parent's job. */
+  readonly job: Job;
+  /** The queue of the tier below, where the children are. */
+  readonly lowerQueue: Queue;
+  readonly state: StepState;
+  /** The parent's tier. */
+  readonly tier: TierName;
+  readonly mode: CollectMode;
+  /** The ids among these the sender's watchdog recorded as timed out. */
+  readonly timedOut: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
+  readonly signing: SigningConfig | null;
+  /** The children's return values (BullMQ's processed values, parsed without throwing). */
+  readonly childValues: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Now, on the deployment's clock: the time of the outcomes made up for silent children. */
+  readonly now: number;
+}
+
+export async function collectRound(input: CollectInput): Promise<SettledRound | PendingRound> {
+  const { job, lowerQueue, state, tier, mode, timedOut, signing, childValues, now } = input;
   const childTier = tierBelow(tier)!;
-  const values = preread ?? (await job.getChildrenValues<unknown>());
+  const values = await childValues();
   // Usually every child has answered: only then are failures and timeout records worth a read.
   const unanswered = state.children.filter((child) => !(`${lowerQueue.qualifiedName}:${child.id}` in values));
   const [failures, late] =
     unanswered.length === 0
       ? [{} as Record<string, string>, new Set<string>()]
       : await Promise.all([job.getIgnoredChildrenFailures(), timedOut(unanswered.map((child) => child.id))]);
-  const now = Date.now();
   const settled: SettledChild[] = [];
   const missing: StepState['children'][number][] = [];
   for (const child of state.children) {

@@ -1,15 +1,25 @@
-/** Keys and channels of the control path: cancellation marks, timeout records, races. */
+import type { TierSlug } from '@tierflow/beads';
+import type { Party } from './party.js';
+
+/**
+ * Keys and channels of the control path. Each record is written by one party only, and its key
+ * names that party, so a Redis ACL can give each tier's user its own records and no one else's:
+ * a Fleet user cannot rewrite a Dispatcher's step state, or put a cancellation in its name.
+ */
 export const controlKeys = (prefix: string) => ({
-  /** Durable mark that a message is cancelled: a job picked up later, or retried, sees it. */
-  cancel: (messageId: string) => `${prefix}:cancel:${messageId}`,
-  /** Record that a child had no outcome by its deadline (written by the sender's watchdog). */
-  timeout: (messageId: string) => `${prefix}:timeout:${messageId}`,
-  /** A first_success round's siblings; its first winner cancels the rest. */
-  race: (roundKey: string) => `${prefix}:race:${roundKey}`,
-  raceWinner: (roundKey: string) => `${prefix}:race-won:${roundKey}`,
-  /** Due watchdogs: a sorted set of parent rounds by when their children's deadlines fall. */
-  watchdogs: `${prefix}:watchdogs`,
-  /** A root's trace id, for `tierflow trace`. */
+  /** A tier's state of a job between its passes (written and read by that tier alone). */
+  step: (tier: TierSlug, jobId: string) => `${prefix}:step:${tier}:${jobId}`,
+  /** Durable mark, by `writer`, that a message is cancelled: a job picked up later, or retried, sees it. */
+  cancel: (writer: Party, messageId: string) => `${prefix}:cancel:${writer}:${messageId}`,
+  /** Record, by `writer`'s watchdog, that a message had no outcome by its deadline. */
+  timeout: (writer: TierSlug, messageId: string) => `${prefix}:timeout:${writer}:${messageId}`,
+  /** A first_success round's members, written by the parent's tier; its first winner cancels the rest. */
+  race: (parent: TierSlug, roundKey: string) => `${prefix}:race:${parent}:${roundKey}`,
+  /** A first_success round's winner, written by the children's tier. */
+  raceWinner: (child: TierSlug, roundKey: string) => `${prefix}:race-won:${child}:${roundKey}`,
+  /** A tier's due watchdogs: a sorted set of its parent rounds by when their children's deadlines fall. */
+  watchdogs: (tier: TierSlug) => `${prefix}:watchdogs:${tier}`,
+  /** A root's trace id, for `tierflow trace` (written by the Monitor). */
   trace: (rootId: string) => `${prefix}:trace:${rootId}`,
   /** Pub/sub channel every worker process listens on, to abort running handlers. */
   channel: `${prefix}:control`,
@@ -21,10 +31,4 @@ export function roundKeyOf(childId: string): string | null {
   const dash = childId.lastIndexOf('-');
   const dot = childId.lastIndexOf('.');
   return dash > dot && dot > 0 ? childId.slice(0, dash) : null;
-}
-
-/** A child's parent id: its id without the last `.round-index` segment. */
-export function parentIdOf(childId: string): string | null {
-  const dot = childId.lastIndexOf('.');
-  return dot > 0 ? childId.slice(0, dot) : null;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { AbortNotice } from './cancel.js';
+import { readAbortNotice } from './control-notice.js';
 
 /** Why a running handler was stopped; the runtime answers with this status. */
 export interface StopReason {
@@ -11,23 +11,38 @@ export function isStopReason(value: unknown): value is StopReason {
   return typeof value === 'object' && value !== null && 'status' in value && 'reason' in value;
 }
 
+export interface RunningHandlersOptions {
+  /**
+   * When messages are signed: which of the ids a notice names carry a durable mark that
+   * verifies. A notice alone, which anyone who can publish could send, then stops nothing.
+   */
+  readonly verify?: ((ids: readonly string[]) => Promise<readonly string[]>) | null;
+  /** Told of every notice dropped as malformed, with why; it must not throw. */
+  readonly onRefused?: (reason: string) => void;
+}
+
 /**
  * The handlers running in this process, by job id, and the subscription that aborts them when a
- * cancellation reaches the control channel from any process.
+ * cancellation reaches the control channel from any process. Whatever arrives on the channel is
+ * parsed first: a malformed notice is dropped and reported, never thrown into the connection's
+ * event handler, where it would end the process.
  */
 export class RunningHandlers {
   private readonly running = new Map<string, AbortController>();
 
-  /**
-   * `verify` (when messages are signed) answers which of the ids a notice names carry a durable
-   * mark that verifies: a notice alone, which anyone who can publish could send, stops nothing.
-   */
   constructor(
     private readonly subscriber: Redis,
     private readonly channel: string,
-    private readonly verify: ((ids: readonly string[]) => Promise<readonly string[]>) | null = null,
+    private readonly options: RunningHandlersOptions = {},
   ) {
-    subscriber.on('message', (_channel: string, text: string) => this.onNotice(text));
+    subscriber.on('message', (_channel: string, text: unknown) => {
+      try {
+        this.onNotice(text);
+      } catch (error) {
+        // Nothing here should throw; if it ever does, it must not reach ioredis's socket handler.
+        this.options.onRefused?.(`notice handling failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
   }
 
   async listen(): Promise<void> {
@@ -49,22 +64,22 @@ export class RunningHandlers {
     this.subscriber.disconnect();
   }
 
-  private onNotice(text: string): void {
-    let notice: AbortNotice;
-    try {
-      notice = JSON.parse(text) as AbortNotice;
-    } catch {
+  private onNotice(text: unknown): void {
+    const read = readAbortNotice(typeof text === 'string' ? text : String(text));
+    if (!read.ok) {
+      this.options.onRefused?.(read.reason);
       return;
     }
-    if (notice.kind !== 'cancel' || !Array.isArray(notice.ids)) return;
-    const stop: StopReason = { status: notice.status === 'timeout' ? 'timeout' : 'cancelled', reason: String(notice.reason) };
-    const here = (notice.ids as readonly unknown[]).filter((id): id is string => typeof id === 'string' && this.running.has(id));
+    const { notice } = read;
+    const here = notice.ids.filter((id) => this.running.has(id));
     if (here.length === 0) return;
-    if (!this.verify) {
+    const stop: StopReason = { status: notice.status, reason: notice.reason };
+    const verify = this.options.verify;
+    if (!verify) {
       for (const id of here) this.running.get(id)?.abort(stop);
       return;
     }
-    void this.verify(here).then(
+    void verify(here).then(
       (verified) => verified.forEach((id) => this.running.get(id)?.abort(stop)),
       () => undefined,
     );

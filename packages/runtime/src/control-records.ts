@@ -1,30 +1,81 @@
+import { formatValidationError, isCancellation, messageIdSchema, messageSignatureSchema, validate, type CancellationMessage } from '@tierflow/protocol';
+import { z } from 'zod';
+import { preview } from './control-notice.js';
 import { checkSignature, signRecord } from './signing.js';
 import type { SigningConfig } from './signing-keys.js';
 
 /**
- * The control path's durable records, signed like messages when the deployment signs: a
- * cancellation mark (a CancellationMessage) and a watchdog's timeout record. Without signing,
- * any record counts, as before; with it, a record that does not verify is ignored, so a process
- * that can write Redis but holds no key cannot stop work.
+ * The control path's durable records: a cancellation mark (a CancellationMessage) and a
+ * watchdog's timeout record, signed like messages when the deployment signs. Anyone who can
+ * write Redis can write one, so each is read as input: a record of the wrong shape, for another
+ * message, or (when signing) one that does not verify is ignored, and the reader logs why.
  */
+export const timeoutRecordSchema = z.looseObject({
+  kind: z.literal('timeout'),
+  message_id: messageIdSchema,
+  /** When the watchdog gave up (ms since the epoch). */
+  at: z.number(),
+  signature: messageSignatureSchema.optional(),
+});
+export type TimeoutRecord = z.infer<typeof timeoutRecordSchema>;
+
 export function timeoutRecord(messageId: string, at: number, signing: SigningConfig | null): string {
   return JSON.stringify(signRecord({ kind: 'timeout', message_id: messageId, at }, signing));
 }
 
-export type RecordCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+/** A first_success round's members, as its parent wrote them. */
+export const raceRecordSchema = z.looseObject({
+  kind: z.literal('race'),
+  members: z.array(messageIdSchema).min(1),
+  signature: messageSignatureSchema.optional(),
+});
 
-/** Whether a stored control record for `messageId` may be acted on. */
-export function checkControlRecord(text: string, messageId: string, signing: SigningConfig | null): RecordCheck {
-  if (!signing) return { ok: true };
-  let record: unknown;
+export function raceRecord(members: readonly string[], signing: SigningConfig | null): string {
+  return JSON.stringify(signRecord({ kind: 'race', members: [...members] }, signing));
+}
+
+/** A round's members, or null for a record of any other shape (or, when signing, one that does not verify). */
+export function readRace(text: string, signing: SigningConfig | null): string[] | null {
+  let value: unknown;
   try {
-    record = JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    return { ok: false, reason: 'not JSON, so not signed' };
+    return null;
   }
-  const check = checkSignature(record, signing);
-  if (!check.ok) return check;
-  const target = record as { message_id?: unknown; payload?: { target_message_id?: unknown } };
-  const names = target.message_id ?? target.payload?.target_message_id;
-  return names === messageId ? { ok: true } : { ok: false, reason: `signed for ${String(names)}, not for ${messageId}` };
+  const parsed = raceRecordSchema.safeParse(value);
+  if (!parsed.success) return null;
+  return verified(text, parsed.data, signing).ok ? parsed.data.members : null;
+}
+
+export type RecordRead<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+
+/** A stored cancellation mark for `messageId`, or why it is ignored; never throws. */
+export function readCancelMark(text: string, messageId: string, signing: SigningConfig | null): RecordRead<CancellationMessage> {
+  const result = validate(text);
+  if (!result.ok) return { ok: false, reason: `not a cancellation message: ${result.errors.map(formatValidationError).join('; ')}` };
+  const mark = result.value;
+  if (!isCancellation(mark)) return { ok: false, reason: `message ${mark.id} is not a cancellation` };
+  if (mark.payload.target_message_id !== messageId) return { ok: false, reason: `it cancels ${mark.payload.target_message_id}, not ${messageId}` };
+  return verified(text, mark, signing);
+}
+
+/** A stored timeout record for `messageId`, or why it is ignored; never throws. */
+export function readTimeoutRecord(text: string, messageId: string, signing: SigningConfig | null): RecordRead<TimeoutRecord> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: `not JSON: ${preview(text)}` };
+  }
+  const parsed = timeoutRecordSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, reason: `not a timeout record: ${preview(text)}` };
+  if (parsed.data.message_id !== messageId) return { ok: false, reason: `it is for ${parsed.data.message_id}, not ${messageId}` };
+  return verified(text, parsed.data, signing);
+}
+
+function verified<T>(text: string, record: T, signing: SigningConfig | null): RecordRead<T> {
+  if (!signing) return { ok: true, value: record };
+  // The signature covers the record as stored, before any defaults were filled in.
+  const check = checkSignature(JSON.parse(text), signing);
+  return check.ok ? { ok: true, value: record } : { ok: false, reason: check.reason };
 }

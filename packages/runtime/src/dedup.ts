@@ -1,6 +1,7 @@
 import { TIER_SLUGS } from '@tierflow/beads';
 import { validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import type { RedisWrites } from './fenced-batch.js';
 
 /**
  * Seed 000's de-duplication: each tier caches the outcome it sent for a message id under
@@ -35,7 +36,7 @@ export class DedupCache {
   }
 
   /** Queues the write of `outcome` as the answer to `messageId` on a pipeline. */
-  record(pipeline: ChainableCommander, messageId: string, outcome: OutcomeMessage): void {
+  record(pipeline: RedisWrites, messageId: string, outcome: OutcomeMessage): void {
     pipeline.set(this.key(messageId), JSON.stringify(outcome), 'PX', this.ttlMs);
   }
 }

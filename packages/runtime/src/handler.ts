@@ -99,4 +99,10 @@ export interface TierHandler {
   start(context: TierContext): Promise<Step>;
   /** Children settled: answer, or delegate again (a revision or a re-route). */
   resume?(context: TierContext, round: SettledRound): Promise<Step>;
+  /**
+   * The answer this policy recorded for the assignment before its worker died, if any (the
+   * Fleet's completion record). Read when a job's workers died too often to run it again
+   * (poison), so work that had finished still answers as it finished, not as `worker_crashed`.
+   */
+  recorded?(context: TierContext): Promise<OutcomeDraft | null>;
 }

@@ -23,7 +23,7 @@ function fleetMessage(id: string, now: number, config: SigningConfig | null = si
 
 async function refusal(gate: MessageGate, candidate: Job, now?: number): Promise<string> {
   try {
-    await gate.admit(candidate, readAssignment('SPECIALIZED_FLEET', candidate.data), now);
+    await gate.admit(candidate, readAssignment('SPECIALIZED_FLEET', candidate.data), now ?? Date.now());
   } catch (error) {
     return (error as Error).message;
   }
@@ -91,8 +91,8 @@ describe('the message gate of a tier that signs', () => {
     const now = Date.now();
     const root = signRecord({ kind: 'root', root_id: 'r1', submitted_at: new Date(now).toISOString(), objective: { objective: 'o' } }, signing);
     const candidate = job('r1', root, now + 1);
-    await expect(gate.admit(candidate, readAssignment('PROGRESS_MONITOR', candidate.data))).resolves.toBeUndefined();
+    await expect(gate.admit(candidate, readAssignment('PROGRESS_MONITOR', candidate.data), now + 2)).resolves.toBeUndefined();
     const unsigned = job('r2', { ...root, root_id: 'r2', signature: undefined }, now);
-    await expect(gate.admit(unsigned, readAssignment('PROGRESS_MONITOR', unsigned.data))).rejects.toThrow(/^signature_invalid: unsigned/);
+    await expect(gate.admit(unsigned, readAssignment('PROGRESS_MONITOR', unsigned.data), now + 2)).rejects.toThrow(/^signature_invalid: unsigned/);
   });
 });

@@ -32,7 +32,8 @@ export class MessageGate {
     this.guard = new ReplayGuard(redis, prefix, tier);
   }
 
-  async admit(job: Job, assignment: Assignment, now = Date.now()): Promise<void> {
+  /** `now` is on the deployment's clock (Redis's), as are the message's time and its job's enqueue time. */
+  async admit(job: Job, assignment: Assignment, now: number): Promise<void> {
     const signature = checkSignature(job.data, this.signing);
     if (!signature.ok) throw new InvalidJobError(`${SIGNATURE_INVALID}: ${signature.reason}`);
     if (job.id !== assignment.id) {

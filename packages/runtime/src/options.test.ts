@@ -25,6 +25,12 @@ describe('resolveRuntimeOptions', () => {
     expect(() => resolveRuntimeOptions({ redisUrl: 'http://x' })).toThrow(/REDIS_URL/);
   });
 
+  it('takes a job for poison after 3 crashes unless told, from TIERFLOW_MAX_CRASHES, and refuses a bad count', () => {
+    expect(resolveRuntimeOptions().maxCrashes).toBe(3);
+    expect(runtimeOptionsFromEnv({ TIERFLOW_MAX_CRASHES: '5' }).maxCrashes).toBe(5);
+    for (const bad of ['0', '-1', '1.5']) expect(() => runtimeOptionsFromEnv({ TIERFLOW_MAX_CRASHES: bad })).toThrow(/TIERFLOW_MAX_CRASHES/);
+  });
+
   it('reads REDIS_URL and TIERFLOW_PREFIX', () => {
     expect(runtimeOptionsFromEnv({ REDIS_URL: 'rediss://h:1', TIERFLOW_PREFIX: '{x}' })).toMatchObject({ redisUrl: 'rediss://h:1', prefix: '{x}' });
   });

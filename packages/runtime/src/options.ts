@@ -23,6 +23,12 @@ export interface RuntimeOptions {
    */
   readonly lockDurationMs: number;
   readonly stalledIntervalMs: number;
+  /**
+   * Poison work: a job whose worker died this many times while running it (BullMQ took it back
+   * from a dead worker that often) is answered `failed`, error_type `worker_crashed`, without
+   * running its handler again. Default 3.
+   */
+  readonly maxCrashes: number;
   /** Default lifetime of what tiers write to Beads (outputs, logs, run records). */
   readonly beadsTtlMs: number;
   /** How long a run's audit trail is kept past its last entry (default 30 days). */
@@ -35,6 +41,8 @@ export interface RuntimeOptions {
 
 export const DEFAULT_PREFIX = '{tierflow}';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** Three: a worker killed under a job once or twice may be bad luck (a lost node, a kill -9); three times running the same job rarely is. */
+export const DEFAULT_MAX_CRASHES = 3;
 
 export interface RuntimeOptionsInput {
   readonly redisUrl?: string;
@@ -44,6 +52,7 @@ export interface RuntimeOptionsInput {
   readonly dedupTtlMs?: number;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  readonly maxCrashes?: number;
   readonly beadsTtlMs?: number;
   readonly auditTtlMs?: number;
   readonly cascade?: Partial<CascadeThresholds> | null;
@@ -62,6 +71,10 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
   if (!/^rediss?:\/\//.test(redisUrl)) {
     throw TierflowError.permanent(`REDIS_URL ${JSON.stringify(redisUrl)} must start with redis:// or rediss://`, { code: 'invalid_config' });
   }
+  const maxCrashes = input.maxCrashes ?? DEFAULT_MAX_CRASHES;
+  if (!(Number.isSafeInteger(maxCrashes) && maxCrashes >= 1)) {
+    throw TierflowError.permanent(`TIERFLOW_MAX_CRASHES (${maxCrashes}) must be a whole number, 1 or more`, { code: 'invalid_config' });
+  }
   return {
     redisUrl,
     prefix,
@@ -70,6 +83,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     dedupTtlMs: input.dedupTtlMs ?? 3600_000,
     lockDurationMs: input.lockDurationMs ?? 30_000,
     stalledIntervalMs: input.stalledIntervalMs ?? 30_000,
+    maxCrashes,
     beadsTtlMs: input.beadsTtlMs ?? 24 * 3600_000,
     auditTtlMs: resolveAuditTtlMs(input.auditTtlMs),
     cascade: resolveCascade(input.cascade),
@@ -80,7 +94,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
 /**
  * Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX, and for retries
  * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS, and for crash recovery
- * TIERFLOW_LOCK_DURATION_MS and TIERFLOW_STALLED_INTERVAL_MS, and for retention
+ * TIERFLOW_LOCK_DURATION_MS, TIERFLOW_STALLED_INTERVAL_MS and TIERFLOW_MAX_CRASHES, and for retention
  * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS, TIERFLOW_DEDUP_TTL_MS and TIERFLOW_AUDIT_TTL_MS,
  * for the cascade check TIERFLOW_CASCADE_CHECK=off and TIERFLOW_CASCADE_PROCEED/_FLAG/_REVIEW, and for signing
  * TIERFLOW_SIGNING_KEY, TIERFLOW_SIGNING_KEY_PREVIOUS and TIERFLOW_MAX_CLOCK_SKEW_MS. For one tier's
@@ -100,6 +114,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     retry,
     ...numberFrom(env, 'TIERFLOW_LOCK_DURATION_MS', 'lockDurationMs'),
     ...numberFrom(env, 'TIERFLOW_STALLED_INTERVAL_MS', 'stalledIntervalMs'),
+    ...numberFrom(env, 'TIERFLOW_MAX_CRASHES', 'maxCrashes'),
     ...numberFrom(env, 'TIERFLOW_KEEP_FINISHED_MS', 'keepFinishedMs'),
     ...numberFrom(env, 'TIERFLOW_BEADS_TTL_MS', 'beadsTtlMs'),
     ...numberFrom(env, 'TIERFLOW_DEDUP_TTL_MS', 'dedupTtlMs'),

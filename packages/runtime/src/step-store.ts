@@ -1,6 +1,11 @@
 import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema } from '@tierflow/protocol';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import type { RedisWrites } from './fenced-batch.js';
 import { z } from 'zod';
+import type { TierSlug } from '@tierflow/beads';
+import { controlKeys, type ControlKeys } from './control-keys.js';
+import { preview } from './control-notice.js';
+import type { RecordRead } from './control-records.js';
 
 /** What a parent remembers between delegating and resuming: the round, its children, the policy's memo. */
 export const stepStateSchema = z.object({
@@ -32,34 +37,50 @@ export type StepState = z.output<typeof stepStateSchema>;
  * given. Kept until the job finishes, with a TTL as a backstop.
  */
 export class StepStore {
+  private readonly keys: ControlKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
+    /** The tier whose jobs these are: its records are its own. */
+    private readonly tier: TierSlug,
     private readonly ttlMs: number,
-  ) {}
-
-  key(jobId: string): string {
-    return `${this.prefix}:step:${jobId}`;
+  ) {
+    this.keys = controlKeys(prefix);
   }
 
-  async load(jobId: string): Promise<StepState | null> {
+  key(jobId: string): string {
+    return this.keys.step(this.tier, jobId);
+  }
+
+  /** The job's state, null when it has none, or why the stored one cannot be used. */
+  async load(jobId: string): Promise<RecordRead<StepState> | null> {
     const text = await this.redis.get(this.key(jobId));
-    return text === null ? null : this.parse(text);
+    return text === null ? null : this.read(text);
   }
 
   /**
-   * The state as this runtime wrote it. Only its outline is checked: every part of it was valid
-   * when written (the children's requests are the delegations sent), and a full parse on every
-   * resume was a hot-path cost. Anything that does not look like a step state gets the full
-   * parse, and its errors.
+   * The state as this runtime wrote it, or why it is not. Only its outline is checked: every
+   * part of it was valid when written (the children's requests are the delegations sent), and a
+   * full parse on every resume was a hot-path cost. Anything that does not look like a step
+   * state gets the full parse, whose first error is the reason. Never throws.
    */
-  parse(text: string): StepState {
-    const value: unknown = JSON.parse(text);
-    return hasStepStateOutline(value) ? value : stepStateSchema.parse(value);
+  read(text: string): RecordRead<StepState> {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { ok: false, reason: `not JSON: ${preview(text)}` };
+    }
+    if (hasStepStateOutline(value)) return { ok: true, value };
+    const parsed = stepStateSchema.safeParse(value);
+    if (parsed.success) return { ok: true, value: parsed.data };
+    const issue = parsed.error.issues[0];
+    return { ok: false, reason: `not a step state: ${issue ? `${issue.path.join('.') || '(the record)'}: ${issue.message}` : 'invalid'}` };
   }
 
   /** Queues the write of a job's state on a pipeline. */
-  write(pipeline: ChainableCommander, jobId: string, state: StepState): void {
+  write(pipeline: RedisWrites, jobId: string, state: StepState): void {
     pipeline.set(this.key(jobId), JSON.stringify(state), 'PX', this.ttlMs);
   }
 }

@@ -1,4 +1,4 @@
-import { DeferredBeadsStore } from '@tierflow/beads';
+import { DeferredBeadsStore, type TierSlug } from '@tierflow/beads';
 import { backoffDelay, checkDelegation } from '@tierflow/core';
 import { tierBelow, TierflowError, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { UnrecoverableError, WaitingChildrenError, Worker, type Job, type Queue } from 'bullmq';
@@ -7,12 +7,15 @@ import type { Redis } from 'ioredis';
 import { InvalidJobError } from './assignment.js';
 import { AssignmentMemo } from './assignment-memo.js';
 import { AuditTrail } from './audit-trail.js';
-import { cancelMessage } from './cancel.js';
+import { lockKey } from './bullmq-keys.js';
+import { cancelMessage, pendingChildIds } from './cancel.js';
 import { addChildJobs, childJobs } from './child-jobs.js';
 import { collectRound, isPending, type CollectMode } from './collect-round.js';
+import { RedisClock } from './clock.js';
 import { connect } from './connection.js';
+import { crashedDraft, crashesOf, isPoison, stalledLimit } from './crash-guard.js';
 import { controlKeys, roundKeyOf, type ControlKeys } from './control-keys.js';
-import { checkControlRecord } from './control-records.js';
+import { raceRecord, readRace } from './control-records.js';
 import { isStopReason, RunningHandlers, type StopReason } from './control-listener.js';
 import { DeadLetters } from './dead-letters.js';
 import { DedupCache } from './dedup.js';
@@ -20,8 +23,11 @@ import { withExpectedOutput } from './expected-output.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 import type { Assignment, DelegationDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './handler.js';
 import { childMessageId, outcomeMessageId } from './ids.js';
+import { FencedBatch, LockLostError } from './fenced-batch.js';
+import { JobFactsReader, type JobFacts } from './job-facts.js';
 import { JobFinder } from './job-finder.js';
-import { consoleLogger } from './logger.js';
+import { partyOf } from './party.js';
+import { consoleLogger, throttledWarning } from './logger.js';
 import { buildDelegation, buildOutcome } from './messages.js';
 import { MessageGate } from './message-gate.js';
 import { signRecord } from './signing.js';
@@ -50,15 +56,15 @@ export interface TierWorkerOptions {
 interface PassWrites {
   readonly beads: DeferredBeadsStore;
   readonly received: readonly SettledChild[];
+  /** The pass's hold on its job: every write it commits is fenced by it. */
+  readonly lock: PassLock;
 }
 
-/** What a job knows of itself when it starts: its cached answer, whether it is stopped, its step. */
-interface JobFacts {
-  readonly cached: string | null;
-  readonly stop: StopReason | null;
-  readonly state: StepState | null;
-  /** A parent's children's answers so far (BullMQ's processed values), read with the rest; null at the Fleet. */
-  readonly childValues: Record<string, unknown> | null;
+/** Which lock a pass holds: its job's, with the token BullMQ gave this pass. */
+interface PassLock {
+  readonly jobId: string;
+  readonly key: string;
+  readonly token: string;
 }
 
 /**
@@ -74,6 +80,8 @@ interface JobFacts {
  */
 export class TierWorker {
   readonly tier: TierName;
+  /** The tier as a party: the owner of its control records (and, when signing, its key). */
+  private readonly party: TierSlug;
   private readonly worker: Worker;
   private readonly watchdogs: WatchdogSweeper;
   private readonly lowerQueue: Queue | null;
@@ -88,6 +96,8 @@ export class TierWorker {
   private readonly finder: JobFinder;
   private readonly deadLetters: DeadLetters;
   private readonly keys: ControlKeys;
+  /** Reads (and parses, and logs what it must ignore of) what the runtime keeps beside each job. */
+  private readonly reader: JobFactsReader;
   private readonly running: RunningHandlers;
   private readonly log: TierLogger;
   /** Connections of our own: BullMQ leaves connections it was handed open, so we close them. */
@@ -96,14 +106,17 @@ export class TierWorker {
   private constructor(
     private readonly options: TierWorkerOptions,
     private readonly redis: Redis,
+    /** Redis's clock: every deadline this worker sets or checks is on it, whatever this host's clock says. */
+    private readonly clock: RedisClock,
   ) {
     const { handler, runtime } = options;
     this.tier = handler.tier;
     this.log = options.log ?? consoleLogger(QUEUE_OF[this.tier]);
-    this.steps = new StepStore(redis, runtime.prefix, inFlightTtlMs(runtime));
+    this.party = partyOf(this.tier);
+    this.steps = new StepStore(redis, runtime.prefix, this.party, inFlightTtlMs(runtime));
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
     this.assignments = new AssignmentMemo(this.tier);
-    this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log);
+    this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log, clock);
     this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, this.tier, runtime.signing, runtime.dedupTtlMs) : null;
     // BullMQ's queues get a connection of their own: it loads BullMQ's scripts onto the connection,
     // and every MULTI on a connection copies all its scripts, which is costly on the hot path.
@@ -112,9 +125,14 @@ export class TierWorker {
     this.finder = new JobFinder(queueRedis, runtime.prefix);
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     this.keys = controlKeys(runtime.prefix);
+    this.reader = new JobFactsReader({ redis, keys: this.keys, tier: this.tier, dedup: this.dedup, steps: this.steps, signing: runtime.signing, log: this.log });
     const below = tierBelow(this.tier);
     this.lowerQueue = below ? this.finder.queue(below) : null;
-    this.running = new RunningHandlers(subscriber, this.keys.channel, runtime.signing ? (ids) => this.verifiedCancels(ids) : null);
+    const refusedNotice = throttledWarning(this.log, `dropped a malformed notice on ${this.keys.channel}`);
+    this.running = new RunningHandlers(subscriber, this.keys.channel, {
+      verify: runtime.signing ? (ids) => this.reader.cancelled(ids) : null,
+      onRefused: (reason) => refusedNotice({ reason }),
+    });
     this.worker = new Worker(QUEUE_OF[this.tier], (job, token) => this.process(job, token), {
       connection: workerRedis,
       prefix: runtime.prefix,
@@ -122,16 +140,18 @@ export class TierWorker {
       autorun: false,
       lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
       stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
+      maxStalledCount: stalledLimit(runtime.maxCrashes),
       removeOnComplete: finishedJobRetention(runtime),
       removeOnFail: finishedJobRetention(runtime),
       settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
     });
     this.watchdogs = new WatchdogSweeper({
       redis,
-      key: this.keys.watchdogs,
+      key: this.keys.watchdogs(this.party),
       intervalMs: WATCHDOG_SWEEP_MS,
       run: (watch) => this.watch(watch),
       onError: (error) => this.log.warn('watchdog error', { error: String(error) }),
+      onMalformed: (member) => this.log.warn('dropped a malformed watchdog entry', { key: this.keys.watchdogs(this.party), member: member.slice(0, 200) }),
     });
     this.worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
     this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
@@ -139,7 +159,8 @@ export class TierWorker {
 
   /** Starts a worker and resolves once it is connected and taking jobs. */
   static async start(options: TierWorkerOptions): Promise<TierWorker> {
-    const tierWorker = new TierWorker(options, connect(options.runtime.redisUrl));
+    const redis = connect(options.runtime.redisUrl);
+    const tierWorker = new TierWorker(options, redis, await RedisClock.start(redis));
     await tierWorker.running.listen();
     void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
     await tierWorker.worker.waitUntilReady();
@@ -152,16 +173,17 @@ export class TierWorker {
     await Promise.all([this.worker.close(), this.watchdogs.stop()]);
     await Promise.all([this.finder.close(), this.deadLetters.close()]);
     this.running.close();
+    this.clock.stop();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
   }
 
   private async process(job: Job, token: string | undefined): Promise<OutcomeMessage> {
-    const startedAt = Date.now();
+    const startedAt = this.clock.now();
     let assignment: Assignment;
     try {
       assignment = this.assignments.read(job);
-      await this.gate?.admit(job, assignment);
+      await this.gate?.admit(job, assignment, this.clock.now());
     } catch (error) {
       this.assignments.forget(job.id!);
       if (!(error instanceof InvalidJobError)) throw error;
@@ -179,10 +201,11 @@ export class TierWorker {
       // write as the read below; a later start is one only if it has no step state (not a parent resuming).
       const firstStart = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
       if (firstStart) this.audit.received(assignment, 1);
-      const facts = await this.facts(job);
+      const facts = await this.reader.read(job, this.lowerQueue !== null);
       if (!firstStart && facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
-      const cached = facts.cached === null ? null : this.dedup.parse(facts.cached);
-      if (cached) return cached;
+      if (facts.cached) return facts.cached;
+      const crashes = crashesOf(job);
+      if (facts.stop === null && isPoison(crashes, this.options.runtime.maxCrashes)) return await this.answerPoison(job, token, assignment, facts.state, crashes, startedAt);
       const span = this.processSpan(job, assignment, facts.state);
       try {
         const outcome = await this.run(job, token, assignment, facts, controller, startedAt, span);
@@ -199,6 +222,23 @@ export class TierWorker {
       // A parked parent resumes here, most likely; anything else is done with this pass's reading.
       if (!parked) this.assignments.forget(job.id!);
     }
+  }
+
+  /**
+   * Poison work: its workers died `crashes` times running it. Answered without running the policy
+   * again, from the policy's own record of a finished run if it has one, else `worker_crashed`.
+   */
+  private async answerPoison(job: Job, token: string | undefined, assignment: Assignment, state: StepState | null, crashes: number, startedAt: number): Promise<OutcomeMessage> {
+    const span = this.processSpan(job, assignment, state);
+    const lock = this.lockOf(job, token);
+    const beads = this.beadsFor(lock);
+    const context = this.contextFor(job, assignment, new AbortController().signal, trace.setSpan(ROOT_CONTEXT, span), beads);
+    const recorded = state === null ? await this.options.handler.recorded?.(context) : null;
+    this.log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: job.id, crashes });
+    if (state) await this.stopChildren(state, assignment);
+    const outcome = await this.finish(job, assignment, state, { kind: 'outcome', outcome: recorded ?? crashedDraft(crashes) }, startedAt, { beads, received: [], lock });
+    endWithOutcome(span, outcome, state?.strategy ?? null);
+    return outcome;
   }
 
   /** A CONSUMER span per processing pass, child of the delegation's span; a resumed parent's pass links each child. */
@@ -231,16 +271,18 @@ export class TierWorker {
     span: Span,
   ): Promise<OutcomeMessage> {
     const answerBy = this.answerBy(job, assignment);
-    const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - Date.now()));
+    const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
     // BullMQ's own per-job signal is left alone: it fires only on Worker.cancelJob, which Tierflow
     // never calls; cancellation and deadlines come through `controller`.
     // What the policy writes to Beads waits for the MULTI that sends its delegations or its outcome.
-    const beads = new DeferredBeadsStore(this.redis, { tier: this.tier, prefix: this.options.runtime.prefix, defaultTtlMs: this.options.runtime.beadsTtlMs });
+    const lock = this.lockOf(job, token);
+    const beads = this.beadsFor(lock);
     const context = this.contextFor(job, assignment, controller.signal, trace.setSpan(ROOT_CONTEXT, span), beads);
     /** Outcomes this pass has read and not yet recorded in the audit trail. */
     let received: readonly SettledChild[] = [];
     let state = facts.state;
-    let stop = facts.stop ?? (answerBy !== null && Date.now() >= answerBy ? timeUp(assignment) : null);
+    let corrupt = facts.corrupt;
+    let stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
     let mode: CollectMode = 'wait';
     /** The children's answers read with the pass's facts, for its first collect; later ones read again. */
     let preread = facts.childValues;
@@ -248,14 +290,32 @@ export class TierWorker {
       for (;;) {
         let step: Step;
         try {
-          if (stop && state === null) step = { kind: 'outcome', outcome: stoppedDraft(stop) };
+          if (corrupt) {
+            // Its children are unknown to it now: stop whatever it had running, and answer.
+            await this.cancelChildren(job, assignment);
+            step = { kind: 'outcome', outcome: failureDraft(corrupt, context.attempt) };
+            corrupt = null;
+          } else if (stop && state === null) step = { kind: 'outcome', outcome: stoppedDraft(stop) };
           else if (state === null) step = await withHop(context, () => this.options.handler.start(context));
           else {
-            const round = await collectRound(job, this.lowerQueue!, state, this.tier, stop ? 'settled-only' : mode, (ids) => this.timedOut(ids), this.options.runtime.signing, preread);
+            const values = preread;
+            const round = await collectRound({
+              job,
+              lowerQueue: this.lowerQueue!,
+              state,
+              tier: this.tier,
+              mode: stop ? 'settled-only' : mode,
+              timedOut: (ids) => this.reader.timedOut(ids),
+              signing: this.options.runtime.signing,
+              childValues: () => values ?? this.reader.childValues(job),
+              now: this.clock.now(),
+            });
             preread = null;
             if (isPending(round)) {
               // A crash between saving a round and adding its children leaves some never added.
               if (round.absent.length > 0) await this.addChildren(job, assignment, round.absent);
+              // Parked again on the same round: its watchdog must be there (a sweep may have let go of it while this pass ran).
+              await this.keepWatch(job, state);
               if (await job.moveToWaitingChildren(token!)) throw PARKED;
               mode = 'give-up';
               continue;
@@ -283,7 +343,7 @@ export class TierWorker {
         }
         const refusal = step.kind === 'delegate' ? this.refusal(step) : null;
         if (refusal) step = { kind: 'outcome', outcome: failureDraft(refusal, context.attempt) };
-        const writes: PassWrites = { beads, received };
+        const writes: PassWrites = { beads, received, lock };
         received = [];
         if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt, writes);
         state = await this.delegate(job, assignment, state, step, answerBy, span, writes);
@@ -299,44 +359,6 @@ export class TierWorker {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /**
-   * One round trip opens a pass: the cached answer, the cancellation mark, the watchdog's timeout
-   * record, the step state and, for a parent, its children's answers so far.
-   */
-  private async facts(job: Job): Promise<JobFacts> {
-    const jobId = job.id!;
-    // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
-    const [[cached, storedCancel, storedTimeout, step], values] = await Promise.all([
-      this.redis.mget(this.dedup.key(jobId), this.keys.cancel(jobId), this.keys.timeout(jobId), this.steps.key(jobId)),
-      this.lowerQueue ? this.redis.hgetall(processedKey(job)) : null,
-    ]);
-    const cancel = this.trusted(storedCancel ?? null, jobId, 'cancellation mark');
-    const timeout = this.trusted(storedTimeout ?? null, jobId, 'timeout record');
-    const stop: StopReason | null = cancel ? { status: 'cancelled', reason: cancelReason(cancel) } : timeout ? { status: 'timeout', reason: 'ran out of time' } : null;
-    return { cached: cached ?? null, stop, state: step ? this.steps.parse(step) : null, childValues: values && parseChildValues(values) };
-  }
-
-  private async timedOut(ids: readonly string[]): Promise<ReadonlySet<string>> {
-    if (ids.length === 0) return new Set();
-    const records = await this.redis.mget(...ids.map((id) => this.keys.timeout(id)));
-    return new Set(ids.filter((id, index) => this.trusted(records[index] ?? null, id, 'timeout record') !== null));
-  }
-
-  /** A control record to act on, or null; one that does not verify (when signing) is ignored and logged. */
-  private trusted(record: string | null, messageId: string, what: string): string | null {
-    if (record === null) return null;
-    const check = checkControlRecord(record, messageId, this.options.runtime.signing);
-    if (check.ok) return record;
-    this.log.warn(`ignored a ${what} that does not verify`, { id: messageId, reason: check.reason });
-    return null;
-  }
-
-  /** The ids among these whose cancellation mark verifies. */
-  private async verifiedCancels(ids: readonly string[]): Promise<readonly string[]> {
-    const marks = await this.redis.mget(...ids.map((id) => this.keys.cancel(id)));
-    return ids.filter((id, index) => this.trusted(marks[index] ?? null, id, 'cancellation mark') !== null);
   }
 
   /** When this job must answer: its deadline (sent time + timeout_ms) less the receiver's margin. */
@@ -372,7 +394,7 @@ export class TierWorker {
   ): Promise<StepState> {
     if (!this.lowerQueue) throw new UnrecoverableError(`${this.tier} has no tier below`);
     const round = previous === null ? 0 : previous.round + 1;
-    const now = Date.now();
+    const now = this.clock.now();
     const messages = this.childMessages(
       assignment,
       step.children.map((request, index) => ({ id: childMessageId(assignment.id, round, index), request })),
@@ -399,24 +421,58 @@ export class TierWorker {
     const watch = { parentId: job.id!, parentTier: this.tier, round };
     if (watchAt !== null) state.watchdog = watchMember(watch);
     // State first: a crash after this write re-adds the same children (same ids) on the next try.
-    const pipeline = this.redis.multi();
+    const pipeline = new FencedBatch();
     this.steps.write(pipeline, job.id!, state);
     // The policy's Beads writes land with its delegations, before any child can read them.
     writes.beads.writeInto(pipeline);
     this.audit.outcomesReceived(pipeline, assignment, writes.received);
     this.audit.delegationsSent(pipeline, assignment.rootId, messages);
-    if (previous?.watchdog) pipeline.zrem(this.keys.watchdogs, previous.watchdog);
-    if (watchAt !== null) pipeline.zadd(this.keys.watchdogs, watchAt, watchMember(watch));
+    if (previous?.watchdog) pipeline.zrem(this.keys.watchdogs(this.party), previous.watchdog);
+    if (watchAt !== null) pipeline.zadd(this.keys.watchdogs(this.party), watchAt, watchMember(watch));
     const raceKey = roundKeyOf(messages[0]!.id);
     if (step.strategy === 'first_success' && raceKey) {
-      pipeline.set(this.keys.race(raceKey), JSON.stringify(messages.map((message) => message.id)), 'PX', inFlightTtlMs(this.options.runtime));
+      pipeline.set(this.keys.race(this.party, raceKey), raceRecord(messages.map((message) => message.id), this.options.runtime.signing), 'PX', inFlightTtlMs(this.options.runtime));
     }
     if (this.tier === 'PROGRESS_MONITOR' && span.isRecording()) {
       pipeline.set(this.keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', this.options.runtime.keepFinishedMs, 'NX');
     }
-    await pipeline.exec();
+    await this.commit(pipeline, writes.lock);
     await addChildJobs(this.lowerQueue, childJobs(messages, job, this.options.runtime, step.delayMs ?? 0, traces));
     return state;
+  }
+
+  /** Puts the round's watchdog back if it is not in the set; one already there (due, or leased by a sweep) is left as it is. */
+  private async keepWatch(job: Job, state: StepState): Promise<void> {
+    const watchAt = nextWatch(state, null);
+    if (watchAt === null) return;
+    await this.redis.zadd(this.keys.watchdogs(this.party), 'NX', watchAt, watchMember({ parentId: job.id!, parentTier: this.tier, round: state.round }));
+  }
+
+  private lockOf(job: Job, token: string | undefined): PassLock {
+    return { jobId: job.id!, key: lockKey(job), token: token ?? '' };
+  }
+
+  /**
+   * The Beads a pass's policy writes to: its writes wait for the pass's commit, and those that
+   * must go first (before a setIfAbsent or a delete) go out fenced by the pass's lock too.
+   */
+  private beadsFor(lock: PassLock): DeferredBeadsStore {
+    const { prefix, beadsTtlMs } = this.options.runtime;
+    return new DeferredBeadsStore(this.redis, { tier: this.tier, prefix, defaultTtlMs: beadsTtlMs }, async (queue) => {
+      const batch = new FencedBatch();
+      queue(batch);
+      await this.commit(batch, lock);
+    });
+  }
+
+  /** Sends a pass's writes, only while the pass still holds its job (see {@link FencedBatch}). */
+  private async commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]> {
+    try {
+      return await batch.commit(this.redis, lock.key, lock.token, lock.jobId);
+    } catch (error) {
+      if (error instanceof LockLostError) this.log.warn('lost its lock: another worker has the job; this pass wrote nothing', { id: lock.jobId });
+      throw error;
+    }
   }
 
   /** Seed 002's nested fan-out guard: only to the tier directly below, never from the Fleet, never nothing. */
@@ -430,7 +486,7 @@ export class TierWorker {
 
   private async addChildren(job: Job, assignment: Assignment, children: readonly StepState['children'][number][]): Promise<void> {
     const traces = new Map(children.map((child) => [child.id, child.trace]));
-    await addChildJobs(this.lowerQueue!, childJobs(this.childMessages(assignment, children, Date.now()), job, this.options.runtime, 0, traces));
+    await addChildJobs(this.lowerQueue!, childJobs(this.childMessages(assignment, children, this.clock.now()), job, this.options.runtime, 0, traces));
   }
 
   /** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */
@@ -447,7 +503,7 @@ export class TierWorker {
     startedAt: number,
     writes: PassWrites,
   ): Promise<OutcomeMessage> {
-    const now = Date.now();
+    const now = this.clock.now();
     const built =
       this.tier === 'PROGRESS_MONITOR'
         ? // The root's outcome is what the Monitor received from the Architect, as the Monitor evaluated it.
@@ -456,33 +512,33 @@ export class TierWorker {
     // Signed before it is cached, so a duplicate delivery answered from the cache is signed too.
     const outcome = signRecord(withExpectedOutput(assignment.payload, built), this.options.runtime.signing);
     const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
-    const pipeline = this.redis.multi();
+    const parentParty = assignment.message ? partyOf(assignment.message.source_tier) : null;
+    const pipeline = new FencedBatch();
     this.dedup.record(pipeline, assignment.id, outcome);
     writes.beads.writeInto(pipeline);
     this.audit.outcomesReceived(pipeline, assignment, writes.received);
     await this.audit.outcomeSent(pipeline, assignment, outcome);
     pipeline.del(this.steps.key(job.id!), ...this.settledRecords(job.id!, state));
     // The round settled: its watchdog has nothing left to do.
-    if (state?.watchdog) pipeline.zrem(this.keys.watchdogs, state.watchdog);
-    if (raceKey) pipeline.get(this.keys.race(raceKey));
-    const replies = await pipeline.exec();
-    const race = raceKey ? (replies?.at(-1)?.[1] as string | null) : null;
-    if (race && raceKey && outcome.payload.status === 'success') await this.winRace(assignment, raceKey, race);
+    if (state?.watchdog) pipeline.zrem(this.keys.watchdogs(this.party), state.watchdog);
+    if (raceKey && parentParty) pipeline.get(this.keys.race(parentParty, raceKey));
+    const replies = await this.commit(pipeline, writes.lock);
+    const race = raceKey ? replies.at(-1) : null;
+    if (typeof race === 'string' && raceKey && parentParty && outcome.payload.status === 'success') await this.winRace(assignment, raceKey, race, parentParty);
     return outcome;
   }
 
   /**
-   * What this job's work leaves behind once it has answered (beside its step state): its own cancellation mark, its
-   * children's timeout records and its races. Its own timeout record stays for its parent to
-   * read, unless it is the root.
+   * What this tier wrote for a job's work and can let go of once the job has answered (beside its
+   * step state): the job's own timeout record and a first_success sibling's mark on it, and for its
+   * children, the timeout records and cancellation marks this tier wrote, and its races. Records
+   * other parties wrote (a parent's mark, the parent's timeout record, which the parent reads)
+   * are theirs: they expire.
    */
   private settledRecords(jobId: string, state: StepState | null): string[] {
-    const keys = [this.keys.cancel(jobId)];
-    if (this.tier === 'PROGRESS_MONITOR') keys.push(this.keys.timeout(jobId));
-    for (const child of state?.children ?? []) keys.push(this.keys.timeout(child.id));
-    for (let round = 0; state && round <= state.round; round++) {
-      keys.push(this.keys.race(`${jobId}.${round}`), this.keys.raceWinner(`${jobId}.${round}`));
-    }
+    const keys = [this.keys.timeout(this.party, jobId), this.keys.cancel(this.party, jobId)];
+    for (const child of state?.children ?? []) keys.push(this.keys.timeout(this.party, child.id), this.keys.cancel(this.party, child.id));
+    for (let round = 0; state && round <= state.round; round++) keys.push(this.keys.race(this.party, `${jobId}.${round}`));
     return keys;
   }
 
@@ -490,38 +546,47 @@ export class TierWorker {
    * first_success: the first child to succeed cancels its siblings before it returns, so the
    * parent resumes as soon as they have answered, not when they would have finished.
    */
-  private async winRace(assignment: Assignment, raceKey: string, race: string): Promise<void> {
-    const won = await this.redis.set(this.keys.raceWinner(raceKey), assignment.id, 'PX', this.options.runtime.keepFinishedMs, 'NX');
+  private async winRace(assignment: Assignment, raceKey: string, race: string, parent: TierSlug): Promise<void> {
+    const won = await this.redis.set(this.keys.raceWinner(this.party, raceKey), assignment.id, 'PX', this.options.runtime.keepFinishedMs, 'NX');
     if (won !== 'OK') return;
-    const siblings = (JSON.parse(race) as string[]).filter((id) => id !== assignment.id);
-    const source = assignment.message?.source_tier ?? 'PROGRESS_MONITOR';
-    await Promise.all(
-      siblings.map((id) =>
-        cancelMessage(this.redis, this.finder, this.options.runtime.prefix, id, {
-          reason: `${assignment.id} succeeded first (first_success)`,
-          source,
-          markTtlMs: inFlightTtlMs(this.options.runtime),
-          signing: this.options.runtime.signing,
-        }),
-      ),
-    );
+    const members = readRace(race, this.options.runtime.signing);
+    if (!members) {
+      this.log.warn('ignored a first_success race record that is not its parent tier’s list of the round', { key: this.keys.race(parent, raceKey) });
+      return;
+    }
+    const siblings = members.filter((id) => id !== assignment.id);
+    // The mark names the winner: a sibling honours a mark by its own tier only from its round's winner.
+    await Promise.all(siblings.map((id) => this.cancel(id, `${assignment.id} succeeded first (first_success)`, assignment.id)));
+  }
+
+  /** Cancels the children BullMQ still counts as pending for this job, when its own record of them is lost. */
+  private async cancelChildren(job: Job, assignment: Assignment): Promise<void> {
+    const below = tierBelow(this.tier);
+    if (!below) return;
+    for (const id of await pendingChildIds(this.finder, job, below)) await this.cancel(id, `${assignment.id} cannot read its own state`);
   }
 
   private async stopChildren(state: StepState, assignment: Assignment): Promise<void> {
-    for (const child of state.children) {
-      await cancelMessage(this.redis, this.finder, this.options.runtime.prefix, child.id, {
-        reason: `${assignment.id} was stopped`,
-        source: this.tier,
-        markTtlMs: inFlightTtlMs(this.options.runtime),
-        signing: this.options.runtime.signing,
-      });
-    }
+    for (const child of state.children) await this.cancel(child.id, `${assignment.id} was stopped`);
+  }
+
+  /** Cancels a message's work (and all below it) in this tier's name. */
+  private cancel(messageId: string, reason: string, winner?: string): Promise<unknown> {
+    return cancelMessage(this.redis, this.finder, this.options.runtime.prefix, messageId, {
+      now: this.clock.now(),
+      reason,
+      source: this.tier,
+      writer: this.party,
+      markTtlMs: inFlightTtlMs(this.options.runtime),
+      signing: this.options.runtime.signing,
+      ...(winner ? { winner } : {}),
+    });
   }
 
   private async watch(watch: WatchdogJob): Promise<number | null> {
-    const { redis, finder, steps } = this;
+    const { redis, finder, steps, keys, party } = this;
     const { prefix, signing } = this.options.runtime;
-    return runWatchdog({ redis, finder, steps, prefix, markTtlMs: inFlightTtlMs(this.options.runtime), signing }, watch, Date.now());
+    return runWatchdog({ redis, prefix, finder, steps, keys, party, markTtlMs: inFlightTtlMs(this.options.runtime), signing }, watch, this.clock.now());
   }
 
   private contextFor(job: Job, assignment: Assignment, signal: AbortSignal, traceContext: Context, beads: DeferredBeadsStore): TierContext {
@@ -535,7 +600,7 @@ export class TierWorker {
       beads,
       log: this.log,
       traceContext,
-      now: () => Date.now(),
+      now: () => this.clock.now(),
     };
   }
 }
@@ -554,27 +619,6 @@ function withHop<T>(context: TierContext, policy: () => Promise<T>): Promise<T> 
   return otelContext.with(context.traceContext, policy);
 }
 
-/** BullMQ's hash of a parent's processed children's return values (what `Job.getChildrenValues` reads). */
-function processedKey(job: Job): string {
-  return `${job.queueQualifiedName}:${job.id}:processed`;
-}
-
-/** The processed values as `Job.getChildrenValues` gives them: each parsed from JSON. */
-function parseChildValues(raw: Record<string, string>): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) values[key] = JSON.parse(value) as unknown;
-  return values;
-}
-
 function timeUp(assignment: Assignment): StopReason {
   return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };
-}
-
-function cancelReason(mark: string): string {
-  try {
-    const reason = (JSON.parse(mark) as { payload?: { reason?: unknown } }).payload?.reason;
-    return typeof reason === 'string' ? reason : 'cancelled';
-  } catch {
-    return 'cancelled';
-  }
 }

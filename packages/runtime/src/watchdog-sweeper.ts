@@ -4,10 +4,17 @@ import { parseWatchMember, type WatchdogJob } from './watchdog.js';
 /**
  * Claims due watchdogs atomically: each due member is pushed a lease ahead, so exactly one
  * process runs it now, and a process that dies while running it leaves it to come due again.
+ * What is due is decided by Redis's clock, the one every deadline is set on, never the caller's.
+ *   KEYS[1]  the due-watchdogs sorted set (score: when to look, ms since the epoch)
+ *   ARGV[1]  the lease, in ms
+ *   ARGV[2]  the most members to claim
+ * Returns the claimed members.
  */
 const CLAIM_DUE = `
-local due = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[3]))
-for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local due = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), member) end
 return due`;
 
 /** How long a claimed watchdog is held before another process may take it over. */
@@ -21,6 +28,8 @@ export interface SweeperOptions {
   /** Runs one watchdog; answers when to look again, or null when it is done. */
   readonly run: (watch: WatchdogJob) => Promise<number | null>;
   readonly onError: (error: unknown) => void;
+  /** Told of a member of the wrong shape, which is dropped from the set. */
+  readonly onMalformed?: (member: string) => void;
 }
 
 /**
@@ -55,12 +64,12 @@ export class WatchdogSweeper {
 
   private async sweep(): Promise<void> {
     const { redis, key, run } = this.options;
-    const now = Date.now();
-    const due = (await redis.eval(CLAIM_DUE, 1, key, now, now + WATCH_LEASE_MS, 50)) as string[];
+    const due = (await redis.eval(CLAIM_DUE, 1, key, WATCH_LEASE_MS, 50)) as string[];
     await Promise.all(
       due.map(async (member) => {
         try {
           const watch = parseWatchMember(member);
+          if (!watch) this.options.onMalformed?.(member);
           const next = watch ? await run(watch) : null;
           if (next === null) await redis.zrem(key, member);
           else await redis.zadd(key, next, member);

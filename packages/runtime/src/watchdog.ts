@@ -1,8 +1,9 @@
-import { tierBelow, type TierName } from '@tierflow/protocol';
+import { messageIdSchema, tierBelow, tierNameSchema, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelMessage, releaseChildren } from './cancel.js';
-import { controlKeys } from './control-keys.js';
+import type { TierSlug } from '@tierflow/beads';
+import type { ControlKeys } from './control-keys.js';
 import { timeoutRecord } from './control-records.js';
 import type { SigningConfig } from './signing-keys.js';
 import type { JobFinder } from './job-finder.js';
@@ -27,16 +28,21 @@ export function watchMember(watch: WatchdogJob): string {
   return `${watch.round}|${watch.parentTier}|${watch.parentId}`;
 }
 
+/** A member of the set as stored, or null for one of any other shape (which the sweeper drops). */
 export function parseWatchMember(member: string): WatchdogJob | null {
   const [round, parentTier, ...rest] = member.split('|');
   const parentId = rest.join('|');
-  if (!round || !parentTier || !parentId || !/^\d+$/.test(round)) return null;
-  return { round: Number(round), parentTier: parentTier as TierName, parentId };
+  const tier = tierNameSchema.safeParse(parentTier);
+  if (!round || !tier.success || !messageIdSchema.safeParse(parentId).success || !/^\d{1,9}$/.test(round)) return null;
+  return { round: Number(round), parentTier: tier.data, parentId };
 }
 
 export interface WatchdogDeps {
   readonly redis: Redis;
   readonly prefix: string;
+  readonly keys: ControlKeys;
+  /** The parent tier whose watchdogs these are: it writes their timeout records and marks. */
+  readonly party: TierSlug;
   readonly finder: JobFinder;
   readonly steps: StepStore;
   readonly markTtlMs: number;
@@ -45,20 +51,37 @@ export interface WatchdogDeps {
 
 const FINISHED = new Set(['completed', 'failed']);
 
+/** How soon to look again at a round whose parent is not parked (running a pass, or taken back after a crash). */
+export const UNPARKED_RECHECK_MS = 1_000;
+
 /**
- * A sender's watchdog. It acts only while the parent still waits for this round's children:
+ * A sender's watchdog. It acts only while the parent waits for this round's children:
  * - past the parent's own answer-by time, it stops every unfinished child and lets the parent
  *   resume, which answers `timeout` with what it has;
  * - else, for each child past its deadline plus grace, it records `timeout` for it, cancels it
  *   and detaches it, so the parent never waits for a child whose worker is gone or absent;
  * - and it answers when to look again: the next deadline still ahead, or null when done.
+ * A parent that is not parked just now (running a pass, or taken back from a worker that died)
+ * is looked at again shortly: it may park again on the same round, and must not wait forever.
+ * A parent whose step state cannot be read is let go, so it resumes and answers `failed`.
  */
 export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: number): Promise<number | null> {
-  const parent = await deps.finder.queue(watch.parentTier).getJob(watch.parentId);
-  if (!parent || (await parent.getState()) !== 'waiting-children') return null;
-  const state = await deps.steps.load(watch.parentId);
   const childTier = tierBelow(watch.parentTier);
-  if (!state || state.round !== watch.round || !childTier) return null;
+  const parent = await deps.finder.queue(watch.parentTier).getJob(watch.parentId);
+  if (!parent || !childTier) return null;
+  const parentState = await parent.getState();
+  if (FINISHED.has(parentState) || parentState === 'unknown') return null;
+  const parked = parentState === 'waiting-children';
+  const stored = await deps.steps.load(watch.parentId);
+  if (stored === null) return null;
+  if (!stored.ok) {
+    if (!parked) return now + UNPARKED_RECHECK_MS;
+    await releaseChildren(deps.finder, parent, watch.parentTier);
+    return null;
+  }
+  const state = stored.value;
+  if (state.round !== watch.round) return null;
+  if (!parked) return Math.max(nextWatch(state, null) ?? now, now + UNPARKED_RECHECK_MS);
 
   const childQueue = deps.finder.queue(childTier);
   const children = await Promise.all(state.children.map(async (child) => ({ child, job: await childQueue.getJob(child.id) })));
@@ -67,20 +90,20 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
     if (!entry.job || !FINISHED.has(await entry.job.getState())) unfinished.push(entry);
   }
   if (unfinished.length === 0) return null;
-  const keys = controlKeys(deps.prefix);
+  const { keys, party } = deps;
 
   if (state.answer_by !== null && now >= state.answer_by) {
-    await deps.redis.set(keys.timeout(watch.parentId), timeoutRecord(watch.parentId, now, deps.signing), 'PX', deps.markTtlMs);
-    await stopChildren(deps, unfinished.map((entry) => entry.child.id), watch.parentTier, `${watch.parentId} ran out of time`);
+    await deps.redis.set(keys.timeout(party, watch.parentId), timeoutRecord(watch.parentId, now, deps.signing), 'PX', deps.markTtlMs);
+    await stopChildren(deps, unfinished.map((entry) => entry.child.id), watch.parentTier, `${watch.parentId} ran out of time`, now);
     await releaseChildren(deps.finder, parent, watch.parentTier);
     return null;
   }
   const overdue = unfinished.filter((entry) => entry.child.deadline !== null && now >= entry.child.deadline + TIMEOUT_GRACE_MS);
   if (overdue.length > 0) {
     const pipeline = deps.redis.multi();
-    for (const { child } of overdue) pipeline.set(keys.timeout(child.id), timeoutRecord(child.id, now, deps.signing), 'PX', deps.markTtlMs);
+    for (const { child } of overdue) pipeline.set(keys.timeout(party, child.id), timeoutRecord(child.id, now, deps.signing), 'PX', deps.markTtlMs);
     await pipeline.exec();
-    await stopChildren(deps, overdue.map((entry) => entry.child.id), watch.parentTier, 'no outcome by its deadline');
+    await stopChildren(deps, overdue.map((entry) => entry.child.id), watch.parentTier, 'no outcome by its deadline', now);
     for (const { job } of overdue) await job?.removeChildDependency().catch(() => false);
   }
   const still = new Set(unfinished.filter((entry) => !overdue.includes(entry)).map((entry) => entry.child.id));
@@ -88,8 +111,8 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   return next === null ? null : Math.max(next, now + 10);
 }
 
-async function stopChildren(deps: WatchdogDeps, ids: readonly string[], source: TierName, reason: string): Promise<void> {
+async function stopChildren(deps: WatchdogDeps, ids: readonly string[], source: TierName, reason: string, now: number): Promise<void> {
   for (const id of ids) {
-    await cancelMessage(deps.redis, deps.finder, deps.prefix, id, { reason, cascade: true, source, markTtlMs: deps.markTtlMs, signing: deps.signing });
+    await cancelMessage(deps.redis, deps.finder, deps.prefix, id, { reason, cascade: true, source, writer: deps.party, markTtlMs: deps.markTtlMs, signing: deps.signing, now });
   }
 }

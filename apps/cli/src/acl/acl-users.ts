@@ -35,10 +35,12 @@ const APP_COMMANDS = [
 
 /**
  * Each user's permission rules for a deployment's prefix, in Redis 7 ACL syntax (no state or
- * password: see acl-file.ts). The runtime's keys are not split by tier: a child's completion
- * writes its parent's queue, and every worker process runs watchdogs and cancellations for any
- * tier, so every tier reads and writes every queue and the control keys. Beads is where tiers
- * differ: each reads all of it and writes only what its Beads permissions allow.
+ * password: see acl-file.ts). The queues are shared (a child's completion writes its parent's
+ * queue; a forged job on a queue is refused by its signature, when the deployment signs). Every
+ * record of the control path is its writer's: a tier writes only its own step state, watchdogs,
+ * timeout records, cancellation marks and race records, and reads the others' (a child reads its
+ * parent's marks). Beads likewise: each tier reads all of it and writes only what its Beads
+ * permissions allow.
  *
  * @throws Error for a prefix the runtime refuses or that an ACL line cannot hold.
  */
@@ -49,21 +51,27 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
   const keys = controlKeys(p);
   const queues = Object.values(QUEUE_OF).map((queue) => `~${p}:${queue}:*`);
   const deadLetters = `~${p}:${DEAD_LETTER_QUEUE}:*`;
-  const cancelMarks = `~${keys.cancel('*')}`;
   const channel = `&${keys.channel}`;
   const reset = ['resetkeys', 'resetchannels'];
+  // Records of every party, for reading: `*` as a party matches them all.
+  const anyone = '*' as TierSlug;
   const tier = (slug: TierSlug): string[] => [
     ...reset,
     ...APP_COMMANDS,
     ...queues,
-    `~${keys.watchdogs}`,
     deadLetters,
-    // Step state lives at <prefix>:step:<job id> (the runtime's step store).
-    `~${p}:step:*`,
-    cancelMarks,
-    `~${keys.timeout('*')}`,
-    `~${keys.race('*')}`,
-    `~${keys.raceWinner('*')}`,
+    // The tier's own records, to write.
+    `~${keys.step(slug, '*')}`,
+    `~${keys.watchdogs(slug)}`,
+    `~${keys.cancel(slug, '*')}`,
+    `~${keys.timeout(slug, '*')}`,
+    `~${keys.race(slug, '*')}`,
+    `~${keys.raceWinner(slug, '*')}`,
+    // Everyone's marks, timeout records and races, to read.
+    `%R~${keys.cancel(anyone, '*')}`,
+    `%R~${keys.timeout(anyone, '*')}`,
+    `%R~${keys.race(anyone, '*')}`,
+    `%R~${keys.raceWinner(anyone, '*')}`,
     // Only the Monitor records a root's trace id.
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`] : []),
     ...beadsAclKeyRules(tierOfSlug(slug)!, prefix),
@@ -74,7 +82,7 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
   return {
     admin: [...reset, '+@all', '~*', '&*'],
     // Enqueues, waits, reads trees, results and audit trails, cancels anywhere, replays dead letters.
-    client: [...reset, ...APP_COMMANDS, ...queues, deadLetters, cancelMarks, `%R~${keys.trace('*')}`, `%R~${p}:beads:*`, channel, auditAclSelector(p)],
+    client: [...reset, ...APP_COMMANDS, ...queues, deadLetters, `~${keys.cancel('client', '*')}`, `%R~${keys.trace('*')}`, `%R~${p}:beads:*`, channel, auditAclSelector(p)],
     monitor: tier('monitor'),
     architect: tier('architect'),
     dispatcher: tier('dispatcher'),

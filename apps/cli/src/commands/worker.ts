@@ -30,11 +30,12 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
   const telemetry = startTelemetry({ serviceName: `tierflow-${tier}` });
   const worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, process.env);
-  io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}\n`);
+  io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier} (pid ${process.pid})\n`);
   const signal = await stop;
   io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);
   await worker.close();
   await telemetry.shutdown();
-  io.stderr(`${tier} worker stopped\n`);
+  const unexported = telemetry.unexportedSpans;
+  io.stderr(`${tier} worker stopped${unexported > 0 ? ` (${unexported} spans not exported)` : ''}\n`);
   return EXIT.ok;
 }

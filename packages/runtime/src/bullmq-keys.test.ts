@@ -1,0 +1,59 @@
+import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { FlowProducer, Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockKey, parseChildValues, processedKey } from './bullmq-keys.js';
+
+describe('BullMQ keys, against a real worker', () => {
+  let server: RedisServer;
+  let redis: Redis;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    redis = redisClient(server.url);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.stop();
+  });
+
+  it('a running job holds its lock token under lockKey, and a parent reads its children under processedKey', async () => {
+    const prefix = uniquePrefix('keys');
+    const seen: { key: string | null; token: string | undefined }[] = [];
+    let parent: Job | undefined;
+    const [workerRedis, flowRedis] = [redisClient(server.url), redisClient(server.url)];
+    const worker = new Worker(
+      'q',
+      async (job, token) => {
+        if (job.name === 'child') {
+          seen.push({ key: await redis.get(lockKey(job)), token });
+          return { answer: 42 };
+        }
+        parent = job;
+        return null;
+      },
+      { connection: workerRedis, prefix },
+    );
+    const flows = new FlowProducer({ connection: flowRedis, prefix });
+    try {
+      await flows.add({ name: 'parent', queueName: 'q', children: [{ name: 'child', queueName: 'q' }] });
+      await waitFor(() => parent !== undefined, { description: 'the parent to run' });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.key).toBe(seen[0]!.token);
+      const values = parseChildValues(await redis.hgetall(processedKey(parent!)));
+      expect(Object.values(values)).toEqual([{ answer: 42 }]);
+      expect(values).toEqual(await parent!.getChildrenValues());
+    } finally {
+      await worker.close();
+      await flows.close();
+      await new Queue('q', { connection: redis, prefix }).close();
+      workerRedis.disconnect();
+      flowRedis.disconnect();
+    }
+  });
+});
+
+describe('parseChildValues', () => {
+  it('keeps a value that is not JSON as its text instead of throwing', () => {
+    expect(parseChildValues({ a: '{"x":1}', b: '{"x":', c: 'null' })).toEqual({ a: { x: 1 }, b: '{"x":', c: null });
+  });
+});

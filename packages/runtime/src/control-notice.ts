@@ -1,0 +1,42 @@
+import { messageIdSchema } from '@tierflow/protocol';
+import { z } from 'zod';
+
+/** Ids one notice may name: a cascade over a very large tree is sent in several notices. */
+export const MAX_NOTICE_IDS = 10_000;
+/** Longest reason a notice may carry, in characters. */
+export const MAX_NOTICE_REASON = 2_000;
+
+/**
+ * The message every worker process hears on the control channel: abort these running handlers.
+ * Anyone who may publish can send one, so it is parsed like any other input; a notice alone
+ * never decides anything durable (the cancellation marks do), it only hurries a handler along.
+ */
+export const abortNoticeSchema = z.strictObject({
+  kind: z.literal('cancel'),
+  ids: z.array(messageIdSchema).max(MAX_NOTICE_IDS),
+  reason: z.string().max(MAX_NOTICE_REASON),
+  /** What the aborted handlers answer: `cancelled`, or `timeout` when a deadline ran out. */
+  status: z.enum(['cancelled', 'timeout']),
+});
+export type AbortNotice = z.infer<typeof abortNoticeSchema>;
+
+export type NoticeRead = { readonly ok: true; readonly notice: AbortNotice } | { readonly ok: false; readonly reason: string };
+
+/** Reads a notice as published; never throws. */
+export function readAbortNotice(text: string): NoticeRead {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: `not JSON: ${preview(text)}` };
+  }
+  const parsed = abortNoticeSchema.safeParse(value);
+  if (parsed.success) return { ok: true, notice: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, reason: `not an abort notice: ${issue ? `${issue.path.join('.') || '(the notice)'}: ${issue.message}` : 'invalid'} in ${preview(text)}` };
+}
+
+/** The start of a text, for a log line: bad input is shown, never in full. */
+export function preview(text: string, length = 80): string {
+  return JSON.stringify(text.length > length ? `${text.slice(0, length)}…` : text);
+}

@@ -1,0 +1,35 @@
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { FencedBatch, LockLostError } from './fenced-batch.js';
+
+describe('FencedBatch, on a real Redis', () => {
+  const db = usePrivateRedis();
+  const redis = () => db.redis;
+
+  it('writes everything, in order, while the lock is the pass token, and answers the replies', async () => {
+    await redis().set('{t}:job:lock', 'token-1');
+    await redis().set('{t}:old', 'x');
+    const batch = new FencedBatch().set('{t}:a', '1', 'PX', 60_000).del('{t}:old').xadd('{t}:stream', '*', 'f', 'v').zadd('{t}:set', 5, 'm').get('{t}:a').get('{t}:none');
+    const replies = await batch.commit(redis(), '{t}:job:lock', 'token-1', 'job');
+    expect(replies.slice(0, 2)).toEqual(['OK', 1]);
+    expect(replies.slice(3)).toEqual([1, '1', null]);
+    expect(await redis().pttl('{t}:a')).toBeGreaterThan(59_000);
+    expect(await redis().exists('{t}:old')).toBe(0);
+    expect(await redis().zscore('{t}:set', 'm')).toBe('5');
+  });
+
+  it('writes nothing, and says the lock was lost, once the lock is another worker token or gone', async () => {
+    await redis().set('{t}:job2:lock', 'someone-else');
+    await expect(new FencedBatch().set('{t}:b', '1').commit(redis(), '{t}:job2:lock', 'token-1', 'job2')).rejects.toBeInstanceOf(LockLostError);
+    await expect(new FencedBatch().set('{t}:b', '1').commit(redis(), '{t}:job3:lock', 'token-1', 'job3')).rejects.toMatchObject({ code: 'lock_lost' });
+    expect(await redis().exists('{t}:b')).toBe(0);
+  });
+
+  it('deletes any number of keys (in chunks the script can spread)', async () => {
+    await redis().set('{t}:job4:lock', 't');
+    const keys = Array.from({ length: 2_500 }, (_, index) => `{t}:k${index}`);
+    await redis().mset(...keys.flatMap((key) => [key, '1']));
+    await new FencedBatch().del(...keys).commit(redis(), '{t}:job4:lock', 't', 'job4');
+    expect(await redis().exists(...keys)).toBe(0);
+  });
+});
