@@ -126,8 +126,7 @@ describe('OtlpHttpTransport', () => {
     const sender = transport(hanging.url);
     cleanup.push(() => sender.shutdown());
     const answer = await sender.send(DATA, 200);
-    expect(answer.status).toBe('failure');
     // the attempt gets what is left of the 200 ms budget, so the figure may read a millisecond or two less
-    expect(String(answer.error)).toMatch(/no answer from the collector within \d+ ms$/);
+    expect(answer.status === 'failure' ? String(answer.error) : answer.status).toMatch(/no answer from the collector within \d+ ms$/);
   });
 });
