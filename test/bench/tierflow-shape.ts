@@ -13,7 +13,7 @@ export async function startTierflowShape(env: NodeJS.ProcessEnv): Promise<BenchH
     async finished(id, timeoutMs) {
       const outcome = await client.waitForResult(id, { timeoutMs });
       if (outcome.payload.status !== 'success') throw new Error(`root ${id} ended ${outcome.payload.status}`);
-      if (env.TIERFLOW_SIGNING_KEY && !outcome.signature) throw new Error(`root ${id} answered unsigned in a deployment that signs`);
+      if (env.TIERFLOW_KEYS_DIR && !outcome.signature) throw new Error(`root ${id} answered unsigned in a deployment that signs`);
     },
     stop: () => deployment.stop(),
   };

@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DelegationDraft } from '@tierflow/runtime';
-import { buildDelegation, controlKeys, parseSigningKey, resolveRuntimeOptions, signingFromEnv, TierflowClient, type SigningConfig } from '@tierflow/runtime';
+import { buildDelegation, controlKeys, signRecord, generateKeySet, resolveRuntimeOptions, rotateKey, signingFromEnv, TierflowClient, type Signer, type SigningConfig } from '@tierflow/runtime';
+import { memoryKeySet } from '@tierflow/runtime/testing';
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
@@ -12,33 +15,44 @@ import { startDeployment, type Deployment } from '../support/deployment.js';
 import { submitJob } from '../support/queue-jobs.js';
 import { simPlan, treeNodes } from '../support/runs.js';
 
-// Four worker processes that sign, mid-rotation: they sign with k2 and still accept k1.
-const NEW = `k2:${'n'.repeat(40)}`;
-const OLD = `k1:${'o'.repeat(40)}`;
+// Four worker processes that sign, each with its own key from one key directory.
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 const work: DelegationDraft = { task_type: 'general', objective: 'x', specialist_hint: 'sim' };
 
+let keysDir: string;
 let deployment: Deployment;
 let redis: Redis;
 let signing: SigningConfig;
+let dispatcher: Signer;
 
 beforeAll(async () => {
-  deployment = await startDeployment('signing', { TIERFLOW_LOG: 'silent', TIERFLOW_SIGNING_KEY: NEW, TIERFLOW_SIGNING_KEY_PREVIOUS: OLD });
+  keysDir = join(mkdtempSync(join(tmpdir(), 'tierflow-signing-')), 'keys');
+  generateKeySet(keysDir);
+  deployment = await startDeployment('signing', { TIERFLOW_LOG: 'silent', TIERFLOW_KEYS_DIR: keysDir });
   redis = redisClient(deployment.redis.url);
   signing = deployment.runtime.signing!;
+  dispatcher = signing.keys.signer('dispatcher');
 }, 60_000);
 
 afterAll(async () => {
   redis?.disconnect();
   await deployment?.stop();
+  if (keysDir) rmSync(dirname(keysDir), { recursive: true, force: true });
 });
 
 const submit = (queue: string, id: string, data: unknown) => submitJob(redis, deployment.runtime.prefix, queue, id, data);
-const fleetMessage = (id: string, config: SigningConfig | null = signing, at = Date.now()) => buildDelegation('ROUTING_DISPATCHER', id, null, work, at, config);
+const fleetMessage = (id: string, signer: Signer | null = dispatcher, at = Date.now()) => buildDelegation('ROUTING_DISPATCHER', id, null, work, at, signer);
+
+/** `message` as stored, with its signature's key id changed: a signature by one key claimed for another. */
+function forgedUnder(keyId: string, message: object): unknown {
+  const stored = JSON.parse(JSON.stringify(message)) as { signature: { key_id: string } };
+  stored.signature.key_id = keyId;
+  return stored;
+}
 
 function tierflow(args: string[], env: NodeJS.ProcessEnv = {}) {
   return spawnSync(process.execPath, [BIN, ...args], {
-    env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, ...env },
+    env: { ...process.env, TIERFLOW_KEYS_DIR: '', REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, ...env },
     encoding: 'utf8',
   });
 }
@@ -53,16 +67,16 @@ async function expectRefused(queue: string, id: string, data: unknown, reason: s
 }
 
 describe('a deployment that signs', () => {
-  it('runs a signed root through the four tiers, every hop signed, the root outcome too', async () => {
+  it('runs a signed root through the four tiers, every hop signed by its sender, the root outcome by the Monitor', async () => {
     const rootId = await deployment.client.enqueue(simPlan('all_success', [{}, {}]));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('success');
-    expect(outcome.signature).toMatchObject({ key_id: 'k2', alg: 'hmac-sha256' });
+    expect(outcome.signature).toMatchObject({ key_id: signing.keys.signer('monitor').keyId, alg: 'ed25519' });
     const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
     try {
       const job = await fleet.getJob(`${rootId}.0-0.0-0.0-0`);
-      expect(job?.data).toMatchObject({ signature: { key_id: 'k2' } });
-      expect((job?.returnvalue as OutcomeMessage).signature).toMatchObject({ key_id: 'k2' });
+      expect(job?.data).toMatchObject({ signature: { key_id: dispatcher.keyId } });
+      expect((job?.returnvalue as OutcomeMessage).signature).toMatchObject({ key_id: signing.keys.signer('fleet').keyId });
     } finally {
       await fleet.close();
     }
@@ -75,35 +89,19 @@ describe('a deployment that signs', () => {
     expect(treeNodes(tree!, 'SPECIALIZED_FLEET')).toMatchObject([{ status: 'success', attempts: 3 }]);
   });
 
-  it('accepts a delegation signed with the previous key while rotating', async () => {
-    const job = await submit('fleet', 'rotated', fleetMessage('rotated', signingFromEnv({ TIERFLOW_SIGNING_KEY: OLD })));
-    expect(await job.isCompleted()).toBe(true);
-    expect((job.returnvalue as OutcomeMessage).signature?.key_id).toBe('k2');
-  });
-
-  it('runs a root enqueued by a client still signing with the previous key', async () => {
-    const client = new TierflowClient(resolveRuntimeOptions({ ...deployment.runtime, signing: signingFromEnv({ TIERFLOW_SIGNING_KEY: OLD }) }));
-    try {
-      const rootId = await client.enqueue(simPlan('all_success', [{}]));
-      // Its client verifies the outcome with k1 only, so the deployment's client reads it.
-      await expect(deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).resolves.toMatchObject({ payload: { status: 'success' } });
-    } finally {
-      await client.close();
-    }
-  });
-
   it.each<[string, string, () => unknown, RegExp]>([
     ['unsigned', 'unsigned', () => fleetMessage('unsigned', null), /^signature_invalid: unsigned/],
-    ['forged with another key under a known id', 'forged', () => fleetMessage('forged', { ...signing, current: parseSigningKey(`k2:${'f'.repeat(40)}`, 'k') }), /^signature_invalid: signature does not match/],
-    ['signed with an unknown key', 'unknown-key', () => fleetMessage('unknown-key', { ...signing, current: parseSigningKey(`k9:${'f'.repeat(40)}`, 'k') }), /^signature_invalid: signed with unknown key "k9"/],
+    ['forged under the Dispatcher’s key id', 'forged', () => forgedUnder(dispatcher.keyId, fleetMessage('forged', memoryKeySet().signer('dispatcher'))), /^signature_invalid: signature does not match/],
+    ['signed with a key of another deployment', 'unknown-key', () => fleetMessage('unknown-key', memoryKeySet().signer('dispatcher')), /^signature_invalid: signed with unknown key "dispatcher-[0-9a-f]{12}"/],
+    ['signed by the Fleet, posing as the Dispatcher', 'posing', () => fleetMessage('posing', signing.keys.signer('fleet')), /^signature_invalid: signed by fleet \(key "fleet-[0-9a-f]{12}"\), but only dispatcher may sign this/],
     ['altered after signing', 'altered', () => ({ ...fleetMessage('altered'), payload: { ...fleetMessage('altered').payload, objective: 'something else' } }), /^signature_invalid: signature does not match/],
-    ['signed long ago', 'stale', () => fleetMessage('stale', signing, Date.now() - 10 * 60_000), /^message_stale: signed at/],
+    ['signed long ago', 'stale', () => fleetMessage('stale', dispatcher, Date.now() - 10 * 60_000), /^message_stale: signed at/],
     ['put under another job id', 'other-id', () => fleetMessage('the-real-id'), /^job_id_mismatch: job other-id carries message the-real-id/],
   ])('refuses a delegation %s: dead-lettered with the reason, never retried', async (_name, id, data, reason) => {
     await expectRefused('fleet', id, data(), reason);
   });
 
-  it('refuses a root objective from a client without the key', async () => {
+  it('refuses a root objective from a client without a key, and one signed by a tier', async () => {
     const client = new TierflowClient(resolveRuntimeOptions({ ...deployment.runtime, signing: null }));
     try {
       const rootId = await client.enqueue({ objective: 'unsigned root' });
@@ -112,6 +110,8 @@ describe('a deployment that signs', () => {
     } finally {
       await client.close();
     }
+    const root = { kind: 'root', root_id: 'by-a-tier', submitted_at: new Date().toISOString(), objective: { objective: 'posing as the client' } };
+    await expectRefused('monitor', 'by-a-tier', signRecord(root, signing.keys.signer('architect')), /^signature_invalid: signed by architect .* only client may sign this/);
   });
 
   it('refuses a replayed copy of a message already accepted, added again under its own id', async () => {
@@ -127,8 +127,9 @@ describe('a deployment that signs', () => {
     const list = tierflow(['dlq', 'list']);
     expect(list.stdout).toMatch(/fleet-to-resign {2}fleet {2}\S+ {2}signature_invalid: unsigned/);
     expect(list.stdout).toContain('message_replayed');
-    expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign']).stderr).toContain('--sign needs TIERFLOW_SIGNING_KEY');
-    expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign'], { TIERFLOW_SIGNING_KEY: NEW }).stdout).toContain('replayed fleet-to-resign onto fleet as to-resign');
+    expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign']).stderr).toContain('--sign needs TIERFLOW_KEYS_DIR');
+    // Re-signed as its sender, the Dispatcher: the operator's key directory holds that key.
+    expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign'], { TIERFLOW_KEYS_DIR: keysDir }).stdout).toContain('replayed fleet-to-resign onto fleet as to-resign');
     const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
     try {
       const job = await waitFor(async () => {
@@ -138,6 +139,32 @@ describe('a deployment that signs', () => {
       expect((job.returnvalue as OutcomeMessage).payload.status).toBe('success');
     } finally {
       await fleet.close();
+    }
+  });
+});
+
+describe('key rotation, with the workers running', () => {
+  it('accepts what a rotated-out key signed, and what the new key signs, without restarting anyone', async () => {
+    const before = signingFromEnv({ TIERFLOW_KEYS_DIR: keysDir })!.keys.signer('dispatcher');
+    const fresh = rotateKey(keysDir, 'dispatcher');
+    const after = signingFromEnv({ TIERFLOW_KEYS_DIR: keysDir })!.keys.signer('dispatcher');
+    expect(after.keyId).toBe(fresh.key_id);
+    for (const [id, signer] of [['by-old-key', before], ['by-new-key', after]] as const) {
+      const job = await submit('fleet', id, fleetMessage(id, signer));
+      expect(await job.isCompleted(), id).toBe(true);
+    }
+  });
+
+  it('runs a root enqueued by a client still holding its rotated-out key', async () => {
+    const started = signingFromEnv({ TIERFLOW_KEYS_DIR: keysDir })!;
+    started.keys.signer('client');
+    rotateKey(keysDir, 'client');
+    const client = new TierflowClient(resolveRuntimeOptions({ ...deployment.runtime, signing: started }));
+    try {
+      const rootId = await client.enqueue(simPlan('all_success', [{}]));
+      await expect(deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).resolves.toMatchObject({ payload: { status: 'success' } });
+    } finally {
+      await client.close();
     }
   });
 });

@@ -15,17 +15,17 @@ export interface RunningTiers {
   readonly logs: string[];
 }
 
-/** The four tiers as four `tierflow worker` processes with `env`; resolves once each says it is ready. */
-export async function startTiers(env: NodeJS.ProcessEnv): Promise<RunningTiers> {
+/** The four tiers (or `tiers`) as `tierflow worker` processes with `env`; resolves once each says it is ready. */
+export async function startTiers(env: NodeJS.ProcessEnv, tiers: readonly TierSlug[] = TIERS): Promise<RunningTiers> {
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
   // No spans: nothing listens on the default OTLP port here.
   const processes = spawnTiers({ ...process.env, OTEL_TRACES_EXPORTER: 'none', ...env }, (tier, line) => {
     logs.push(`${tier} | ${line}`);
     if (line.includes('worker ready')) ready.add(tier);
-  });
+  }, tiers);
   try {
-    await waitFor(() => ready.size === TIERS.length, { timeoutMs: 20_000, description: `four workers ready; output:\n${logs.join('\n')}` });
+    await waitFor(() => ready.size === tiers.length, { timeoutMs: 20_000, description: `${tiers.join(', ')} ready; output:\n${logs.join('\n')}` });
   } catch (error) {
     await processes.stop();
     throw error;

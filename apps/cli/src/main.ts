@@ -5,6 +5,7 @@ import { cancelCommand } from './commands/cancel.js';
 import { demoCommand } from './commands/demo.js';
 import { dlqCommand } from './commands/dlq.js';
 import { enqueueCommand } from './commands/enqueue.js';
+import { keysCommand, type KeysOptions } from './commands/keys.js';
 import { resultCommand } from './commands/result.js';
 import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
@@ -98,7 +99,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<action>', 'list | show | replay | purge')
     .argument('[id]', 'a dead letter id, for show and replay')
     .option('--file <file>', 'replay: put this message on the queue instead of the refused one')
-    .option('--sign', 'replay: date it now and sign it with TIERFLOW_SIGNING_KEY, for a deployment that signs')
+    .option('--sign', "replay: date it now and sign it as its sender (TIERFLOW_KEYS_DIR must hold the sender's private key), for a deployment that signs")
     .action(async (action: string, id: string | undefined, options: { file?: string; sign?: boolean }) => {
       exit.code = await dlqCommand(action, id, options, io);
     });
@@ -130,6 +131,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--save', 'apply: ACL SAVE afterwards, for a server started with an ACL file')
     .action(async (action: string, options: AclOptions) => {
       exit.code = await aclCommand(action, options, io);
+    });
+
+  cli
+    .command('keys')
+    .description('signing keys, one Ed25519 key pair per tier and for the client: generate | rotate <party> | retire <key-id> | list')
+    .argument('<action>', 'generate | rotate | retire | list')
+    .argument('[party-or-key]', 'rotate: monitor, architect, dispatcher, fleet or client; retire: a key id')
+    .option('--dir <dir>', 'the key directory (default: TIERFLOW_KEYS_DIR)')
+    .action((action: string, argument: string | undefined, options: KeysOptions) => {
+      exit.code = keysCommand(action, argument, options, io);
     });
 
   cli

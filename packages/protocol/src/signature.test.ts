@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { seedExample } from './test-fixtures.js';
 import { validate } from './validate.js';
 
-const signature = { key_id: 'k-2025', alg: 'hmac-sha256', value: 'a'.repeat(64) };
+const signature = { key_id: 'fleet-2025', alg: 'ed25519', value: 'a'.repeat(86) };
 const agent = { agent_id: 'python-lora', agent_version: '1.0.0', prompt_hash: 'b'.repeat(64) };
 
 describe('the signature and target_agent fields', () => {
@@ -23,7 +23,8 @@ describe('the signature and target_agent fields', () => {
 
   it.each<[string, (m: ReturnType<typeof seedExample>) => void, string]>([
     ['another algorithm', (m) => (m.signature = { ...signature, alg: 'none' }), '$.signature.alg'],
-    ['a short MAC', (m) => (m.signature = { ...signature, value: 'abc' }), '$.signature.value: must be 64 lowercase hex digits'],
+    ['a short signature', (m) => (m.signature = { ...signature, value: 'abc' }), '$.signature.value: must be 86 base64url characters'],
+    ['the old HMAC algorithm', (m) => (m.signature = { ...signature, alg: 'hmac-sha256' }), '$.signature.alg'],
     ['a key id with a colon', (m) => (m.signature = { ...signature, key_id: 'a:b' }), '$.signature.key_id'],
     ['a prompt hash that is not SHA-256', (m) => (m.payload.target_agent = { ...agent, prompt_hash: 'x' }), '$.payload.target_agent.prompt_hash: must be a SHA-256 hash'],
     ['a target agent without a version', (m) => (m.payload.target_agent = { agent_id: 'a', prompt_hash: 'b'.repeat(64) }), '$.payload.target_agent.agent_version'],

@@ -8,7 +8,7 @@ import { CLIENT, type Party } from './party.js';
 import { MAX_NOTICE_IDS, MAX_NOTICE_REASON, type AbortNotice } from './control-notice.js';
 import type { JobFinder } from './job-finder.js';
 import { signRecord } from './signing.js';
-import type { SigningConfig } from './signing-keys.js';
+import type { Signer } from './signing-keys.js';
 
 export interface CancelOptions {
   readonly reason: string;
@@ -22,8 +22,8 @@ export interface CancelOptions {
   readonly winner?: string;
   /** How long the marks are kept; they must outlive the jobs they stop. */
   readonly markTtlMs: number;
-  /** Signs the marks when the deployment signs its messages. */
-  readonly signing?: SigningConfig | null;
+  /** The writer's signer, when the deployment signs: the marks are signed by the party that writes them. */
+  readonly signer?: Signer | null;
   /** Now, on the deployment's clock (the marks' time); this host's clock when left out. */
   readonly now?: number;
 }
@@ -59,7 +59,7 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
   const mark = cancellationMessage(targetId, found.tier, options);
   const pipeline = redis.multi();
   for (const node of nodes) {
-    const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id! } }, options.signing);
+    const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id! } }, options.signer);
     pipeline.set(keys.cancel(writer, node.job.id!), JSON.stringify(nodeMark), 'PX', options.markTtlMs);
   }
   cancellationsSent(pipeline, prefix, mark, nodes, writer === CLIENT ? AUDIT_CLIENT : mark.source_tier, mark.timestamp);

@@ -21,6 +21,7 @@ import { asOutcome } from './root-outcome.js';
 import { readRunTree } from './run-tree.js';
 import type { RunNode } from './run-tree-merge.js';
 import { signRecord } from './signing.js';
+import { signerOf } from './signing-keys.js';
 
 export class ObjectiveFileError extends Error {
   override readonly name = 'ObjectiveFileError';
@@ -57,7 +58,7 @@ export class TierflowClient {
     const rootId = options.rootId ?? newRootId();
     // In a deployment that signs, the Monitor refuses a root record without a valid signature.
     const now = await this.now();
-    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: parsed.value }, this.runtime.signing);
+    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: parsed.value }, signerOf(this.runtime.signing, CLIENT));
     // With an SDK running (the CLI starts one), the run's trace starts here; without, at the Monitor.
     const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
     const metadata = serialiseContext(trace.setSpan(context.active(), span));
@@ -111,7 +112,7 @@ export class TierflowClient {
         cascade: options.cascade ?? true,
         writer: CLIENT,
         markTtlMs: inFlightTtlMs(this.runtime),
-        signing: this.runtime.signing,
+        signer: signerOf(this.runtime.signing, CLIENT),
         now: await this.now(),
       });
     } finally {

@@ -2,13 +2,15 @@ import { formatValidationError, isCancellation, messageIdSchema, messageSignatur
 import { z } from 'zod';
 import { preview } from './control-notice.js';
 import { checkSignature, signRecord } from './signing.js';
-import type { SigningConfig } from './signing-keys.js';
+import type { Party } from './party.js';
+import type { Signer, SigningConfig } from './signing-keys.js';
 
 /**
  * The control path's durable records: a cancellation mark (a CancellationMessage) and a
- * watchdog's timeout record, signed like messages when the deployment signs. Anyone who can
- * write Redis can write one, so each is read as input: a record of the wrong shape, for another
- * message, or (when signing) one that does not verify is ignored, and the reader logs why.
+ * watchdog's timeout record, signed like messages when the deployment signs, by the party whose
+ * key space holds it. Anyone who can write Redis can write one, so each is read as input: a record
+ * of the wrong shape, for another message, or (when signing) one that does not verify or that
+ * another party signed is ignored, and the reader logs why.
  */
 export const timeoutRecordSchema = z.looseObject({
   kind: z.literal('timeout'),
@@ -19,8 +21,8 @@ export const timeoutRecordSchema = z.looseObject({
 });
 export type TimeoutRecord = z.infer<typeof timeoutRecordSchema>;
 
-export function timeoutRecord(messageId: string, at: number, signing: SigningConfig | null): string {
-  return JSON.stringify(signRecord({ kind: 'timeout', message_id: messageId, at }, signing));
+export function timeoutRecord(messageId: string, at: number, signer: Signer | null): string {
+  return JSON.stringify(signRecord({ kind: 'timeout', message_id: messageId, at }, signer));
 }
 
 /** A first_success round's members, as its parent wrote them. */
@@ -30,12 +32,12 @@ export const raceRecordSchema = z.looseObject({
   signature: messageSignatureSchema.optional(),
 });
 
-export function raceRecord(members: readonly string[], signing: SigningConfig | null): string {
-  return JSON.stringify(signRecord({ kind: 'race', members: [...members] }, signing));
+export function raceRecord(members: readonly string[], signer: Signer | null): string {
+  return JSON.stringify(signRecord({ kind: 'race', members: [...members] }, signer));
 }
 
-/** A round's members, or null for a record of any other shape (or, when signing, one that does not verify). */
-export function readRace(text: string, signing: SigningConfig | null): string[] | null {
+/** A round's members, or null for a record of any other shape (or, when signing, one `parent` did not sign). */
+export function readRace(text: string, signing: SigningConfig | null, parent: Party): string[] | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -44,23 +46,23 @@ export function readRace(text: string, signing: SigningConfig | null): string[] 
   }
   const parsed = raceRecordSchema.safeParse(value);
   if (!parsed.success) return null;
-  return verified(text, parsed.data, signing).ok ? parsed.data.members : null;
+  return verified(text, parsed.data, signing, parent).ok ? parsed.data.members : null;
 }
 
 export type RecordRead<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
-/** A stored cancellation mark for `messageId`, or why it is ignored; never throws. */
-export function readCancelMark(text: string, messageId: string, signing: SigningConfig | null): RecordRead<CancellationMessage> {
+/** A stored cancellation mark for `messageId`, written by `writer`, or why it is ignored; never throws. */
+export function readCancelMark(text: string, messageId: string, signing: SigningConfig | null, writer: Party): RecordRead<CancellationMessage> {
   const result = validate(text);
   if (!result.ok) return { ok: false, reason: `not a cancellation message: ${result.errors.map(formatValidationError).join('; ')}` };
   const mark = result.value;
   if (!isCancellation(mark)) return { ok: false, reason: `message ${mark.id} is not a cancellation` };
   if (mark.payload.target_message_id !== messageId) return { ok: false, reason: `it cancels ${mark.payload.target_message_id}, not ${messageId}` };
-  return verified(text, mark, signing);
+  return verified(text, mark, signing, writer);
 }
 
-/** A stored timeout record for `messageId`, or why it is ignored; never throws. */
-export function readTimeoutRecord(text: string, messageId: string, signing: SigningConfig | null): RecordRead<TimeoutRecord> {
+/** A stored timeout record for `messageId`, written by `writer`, or why it is ignored; never throws. */
+export function readTimeoutRecord(text: string, messageId: string, signing: SigningConfig | null, writer: Party): RecordRead<TimeoutRecord> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -70,12 +72,12 @@ export function readTimeoutRecord(text: string, messageId: string, signing: Sign
   const parsed = timeoutRecordSchema.safeParse(value);
   if (!parsed.success) return { ok: false, reason: `not a timeout record: ${preview(text)}` };
   if (parsed.data.message_id !== messageId) return { ok: false, reason: `it is for ${parsed.data.message_id}, not ${messageId}` };
-  return verified(text, parsed.data, signing);
+  return verified(text, parsed.data, signing, writer);
 }
 
-function verified<T>(text: string, record: T, signing: SigningConfig | null): RecordRead<T> {
+function verified<T>(text: string, record: T, signing: SigningConfig | null, writer: Party): RecordRead<T> {
   if (!signing) return { ok: true, value: record };
   // The signature covers the record as stored, before any defaults were filled in.
-  const check = checkSignature(JSON.parse(text), signing);
+  const check = checkSignature(JSON.parse(text), signing, writer);
   return check.ok ? { ok: true, value: record } : { ok: false, reason: check.reason };
 }

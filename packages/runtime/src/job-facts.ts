@@ -76,7 +76,7 @@ export class JobFactsReader {
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
     const stop: StopReason | null = mark ? { status: 'cancelled', reason: mark.payload.reason } : timedOut ? { status: 'timeout', reason: 'ran out of time' } : null;
-    const state = step ? steps.read(step) : null;
+    const state = step ? steps.read(step, jobId) : null;
     const corrupt = state && !state.ok ? new CorruptRecordError(steps.key(jobId), state.reason) : null;
     if (corrupt) this.deps.log.warn('a step state cannot be read: the job answers failed', { key: corrupt.key, reason: corrupt.message });
     return {
@@ -115,7 +115,7 @@ export class JobFactsReader {
       if (text === null || text === undefined) continue;
       const writer = this.cancellers[index]!;
       const key = this.deps.keys.cancel(writer, jobId);
-      const mark = this.usable(readCancelMark(text, jobId, this.deps.signing), key, 'cancellation mark');
+      const mark = this.usable(readCancelMark(text, jobId, this.deps.signing, writer), key, 'cancellation mark');
       if (!mark) continue;
       if (writer !== this.own) return mark;
       const race = await this.lostRace(jobId, mark);
@@ -140,12 +140,12 @@ export class JobFactsReader {
     const { keys, redis } = this.deps;
     const [won, members] = await redis.mget(keys.raceWinner(this.own, round), keys.race(partyOf(parent), round));
     if (won !== winner) return `the round's winner is ${won ?? 'no one yet'}, not ${winner}`;
-    const race = members ? readRace(members, this.deps.signing) : null;
+    const race = members ? readRace(members, this.deps.signing, partyOf(parent)) : null;
     return race?.includes(jobId) && race.includes(winner) ? null : `the round's members (by its parent) do not list both ${winner} and ${jobId}`;
   }
 
   private timeoutRecord(text: string | null, jobId: string, writer: TierSlug) {
-    return text === null ? null : this.usable(readTimeoutRecord(text, jobId, this.deps.signing), this.deps.keys.timeout(writer, jobId), 'timeout record');
+    return text === null ? null : this.usable(readTimeoutRecord(text, jobId, this.deps.signing, writer), this.deps.keys.timeout(writer, jobId), 'timeout record');
   }
 
   /** A de-duplication record that is not a valid outcome is ignored: the work runs again rather than answering garbage. */

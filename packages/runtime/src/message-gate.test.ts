@@ -7,9 +7,12 @@ import { MessageGate } from './message-gate.js';
 import { buildDelegation } from './messages.js';
 import { ReplayGuard } from './replay-guard.js';
 import { signRecord } from './signing.js';
-import { parseSigningKey, type SigningConfig } from './signing-keys.js';
+import type { Signer } from './signing-keys.js';
+import { memoryKeySet } from './testing/keys.js';
 
-const signing: SigningConfig = { current: parseSigningKey('k1:secret-secret-secret-secret-secret-1', 'k'), previous: null, maxClockSkewMs: 300_000 };
+const keys = memoryKeySet();
+const signing = keys.signing;
+const dispatcher = keys.signer('dispatcher');
 const db = usePrivateRedis();
 
 /** What the gate reads of a BullMQ job: its id, its enqueue time, its data as stored. */
@@ -17,8 +20,8 @@ function job(id: string, data: unknown, timestamp: number): Job {
   return { id, timestamp, data: JSON.parse(JSON.stringify(data)) as unknown } as Job;
 }
 
-function fleetMessage(id: string, now: number, config: SigningConfig | null = signing, timeoutMs = 30_000) {
-  return buildDelegation('ROUTING_DISPATCHER', id, null, { task_type: 'general', objective: 'x', specialist_hint: 'sim', timeout_ms: timeoutMs }, now, config);
+function fleetMessage(id: string, now: number, signer: Signer | null = dispatcher, timeoutMs = 30_000) {
+  return buildDelegation('ROUTING_DISPATCHER', id, null, { task_type: 'general', objective: 'x', specialist_hint: 'sim', timeout_ms: timeoutMs }, now, signer);
 }
 
 async function refusal(gate: MessageGate, candidate: Job, now?: number): Promise<string> {
@@ -79,7 +82,7 @@ describe('the message gate of a tier that signs', () => {
   it('keeps the record past the deadline, at least the de-duplication TTL', async () => {
     const { gate, prefix } = gateFor('gate-ttl');
     const now = Date.now();
-    await gate.admit(job('m6', fleetMessage('m6', now, signing, 7_200_000), now), readAssignment('SPECIALIZED_FLEET', fleetMessage('m6', now, signing, 7_200_000)), now);
+    await gate.admit(job('m6', fleetMessage('m6', now, dispatcher, 7_200_000), now), readAssignment('SPECIALIZED_FLEET', fleetMessage('m6', now, dispatcher, 7_200_000)), now);
     const ttl = await db.redis.pttl(new ReplayGuard(db.redis, prefix, 'SPECIALIZED_FLEET').key('m6'));
     expect(ttl).toBeGreaterThan(7_200_000 + 3_500_000);
     expect(ttl).toBeLessThanOrEqual(7_200_000 + 3_600_000);
@@ -89,10 +92,21 @@ describe('the message gate of a tier that signs', () => {
     const prefix = uniquePrefix('gate-root');
     const gate = new MessageGate(db.redis, prefix, 'PROGRESS_MONITOR', signing, 3600_000);
     const now = Date.now();
-    const root = signRecord({ kind: 'root', root_id: 'r1', submitted_at: new Date(now).toISOString(), objective: { objective: 'o' } }, signing);
+    const root = signRecord({ kind: 'root', root_id: 'r1', submitted_at: new Date(now).toISOString(), objective: { objective: 'o' } }, keys.signer('client'));
     const candidate = job('r1', root, now + 1);
     await expect(gate.admit(candidate, readAssignment('PROGRESS_MONITOR', candidate.data), now + 2)).resolves.toBeUndefined();
     const unsigned = job('r2', { ...root, root_id: 'r2', signature: undefined }, now);
     await expect(gate.admit(unsigned, readAssignment('PROGRESS_MONITOR', unsigned.data), now + 2)).rejects.toThrow(/^signature_invalid: unsigned/);
+    const byTier = job('r3', signRecord({ ...root, root_id: 'r3' }, keys.signer('architect')), now);
+    await expect(gate.admit(byTier, readAssignment('PROGRESS_MONITOR', byTier.data), now + 2)).rejects.toThrow(/^signature_invalid: signed by architect .* only client may sign this/);
+  });
+
+  it("refuses a delegation signed by any party but the tier it names as its source: the Fleet's key cannot send the Fleet work", async () => {
+    const { gate } = gateFor('gate-party');
+    const now = Date.now();
+    for (const party of ['fleet', 'client', 'architect'] as const) {
+      const forged = fleetMessage(`p-${party}`, now, keys.signer(party));
+      expect(await refusal(gate, job(`p-${party}`, forged, now))).toMatch(new RegExp(`^signature_invalid: signed by ${party} .* only dispatcher may sign this`));
+    }
   });
 });

@@ -5,6 +5,7 @@ import { InvalidJobError } from './assignment.js';
 import type { Assignment } from './handler.js';
 import { checkMessageTime } from './message-window.js';
 import { ReplayGuard } from './replay-guard.js';
+import { CLIENT, partyOf, type Party } from './party.js';
 import { checkSignature, SIGNATURE_INVALID } from './signing.js';
 import type { SigningConfig } from './signing-keys.js';
 
@@ -12,7 +13,8 @@ import type { SigningConfig } from './signing-keys.js';
  * The checks a tier makes of each job in a deployment that signs, after the job has been read as
  * a valid assignment and before anything runs. Each refusal throws {@link InvalidJobError}, so the
  * job goes to the dead-letter queue with its reason and is never retried:
- * - `signature_invalid`: unsigned, signed with a key not accepted here, forged, or altered;
+ * - `signature_invalid`: unsigned, signed with a key not accepted here or by a party other than
+ *   its sender (the client for a root, the tier above for a delegation), forged, or altered;
  * - `job_id_mismatch`: the job's id is not the message's id (ids are what de-duplication and the
  *   replay records go by);
  * - `message_stale` / `message_from_future`: see {@link checkMessageTime};
@@ -34,7 +36,10 @@ export class MessageGate {
 
   /** `now` is on the deployment's clock (Redis's), as are the message's time and its job's enqueue time. */
   async admit(job: Job, assignment: Assignment, now: number): Promise<void> {
-    const signature = checkSignature(job.data, this.signing);
+    // A root comes from the client; a delegation from the tier it names as its source, which the
+    // assignment has already checked is the tier above this one.
+    const signer: Party = assignment.message ? partyOf(assignment.message.source_tier) : CLIENT;
+    const signature = checkSignature(job.data, this.signing, signer);
     if (!signature.ok) throw new InvalidJobError(`${SIGNATURE_INVALID}: ${signature.reason}`);
     if (job.id !== assignment.id) {
       throw new InvalidJobError(`job_id_mismatch: job ${job.id} carries message ${assignment.id}; a signed message runs only as the job of its own id`);

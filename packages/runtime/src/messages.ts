@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import type { DelegationDraft, OutcomeDraft } from './handler.js';
 import { outcomeMessageId } from './ids.js';
 import { signRecord } from './signing.js';
-import type { SigningConfig } from './signing-keys.js';
+import type { Signer } from './signing-keys.js';
 
 /** Builds and validates a delegation from `tier` to the tier below it; signed when `signing` is given. */
 export function buildDelegation(
@@ -26,7 +26,7 @@ export function buildDelegation(
   correlationId: string | null,
   draft: DelegationDraft,
   now: number,
-  signing: SigningConfig | null = null,
+  signer: Signer | null = null,
 ): DelegationMessage {
   const target = tierBelow(tier);
   if (!target) throw TierflowError.permanent(`${tier} cannot delegate: it is the lowest tier`, { code: 'delegation_refused' });
@@ -39,7 +39,7 @@ export function buildDelegation(
     correlation_id: correlationId,
     payload: checkedPayload(delegationPayloadSchema, draft, id, correlationId),
   };
-  return signRecord(message, signing);
+  return signRecord(message, signer);
 }
 
 /**

@@ -35,7 +35,7 @@ export interface RuntimeOptions {
   readonly auditTtlMs: number;
   /** The bounds of the confidence cascade check on upstream outcomes (seed 003); null: no check. */
   readonly cascade: CascadeThresholds | null;
-  /** Message signing (TIERFLOW_SIGNING_KEY); null: nothing is signed and nothing is checked. */
+  /** Message signing (TIERFLOW_KEYS_DIR): the key set; null: nothing is signed and nothing is checked. */
   readonly signing: SigningConfig | null;
 }
 
@@ -97,7 +97,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
  * TIERFLOW_LOCK_DURATION_MS, TIERFLOW_STALLED_INTERVAL_MS and TIERFLOW_MAX_CRASHES, and for retention
  * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS, TIERFLOW_DEDUP_TTL_MS and TIERFLOW_AUDIT_TTL_MS,
  * for the cascade check TIERFLOW_CASCADE_CHECK=off and TIERFLOW_CASCADE_PROCEED/_FLAG/_REVIEW, and for signing
- * TIERFLOW_SIGNING_KEY, TIERFLOW_SIGNING_KEY_PREVIOUS and TIERFLOW_MAX_CLOCK_SKEW_MS. For one tier's
+ * TIERFLOW_KEYS_DIR and TIERFLOW_MAX_CLOCK_SKEW_MS. For one tier's
  * worker (`tier`), the Redis URL may be its own: see {@link redisUrlFromEnv}.
  */
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scope: { readonly tier?: TierSlug } = {}): RuntimeOptions {

@@ -12,7 +12,7 @@ export function asOutcome(value: unknown, signing: SigningConfig | null): Outcom
     if (!result.ok || !isOutcome(result.value)) return null;
     // The signature covers the record as stored: JSON text when it comes as text.
     const raw: unknown = typeof value === 'string' ? JSON.parse(value) : value;
-    return signing && !checkSignature(raw, signing).ok ? null : result.value;
+    return signing && !checkSignature(raw, signing, 'monitor').ok ? null : result.value;
   } catch {
     return null;
   }

@@ -2,10 +2,22 @@ import { delegationPayloadSchema } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { RedisWrites } from './fenced-batch.js';
+import { signRecord } from './signing.js';
 import { StepStore, type StepState } from './step-store.js';
+import { memoryKeySet } from './testing/keys.js';
 
 // read() is pure; the store's connection is never used here.
 const store = new StepStore(null as unknown as Redis, '{t}', 'dispatcher', 60_000);
+const keys = memoryKeySet();
+const signed = new StepStore(null as unknown as Redis, '{t}', 'dispatcher', 60_000, keys.signing);
+
+/** What `write` would store for job `jobId`. */
+function written(by: StepStore, jobId: string, value: StepState = state): string {
+  let text = '';
+  by.write({ set: (_key: string, stored: string) => (text = stored) } as unknown as RedisWrites, jobId, value);
+  return text;
+}
 
 const state: StepState = {
   round: 1,
@@ -21,13 +33,13 @@ const state: StepState = {
 
 describe('StepStore.read', () => {
   it('reads back what the runtime wrote', () => {
-    expect(store.read(JSON.stringify(state))).toEqual({ ok: true, value: state });
+    expect(store.read(JSON.stringify(state), 'j-1')).toEqual({ ok: true, value: state });
   });
 
   it('gives a state written without later fields the full parse, which fills in their defaults', () => {
     const older = { ...state, children: state.children.map(({ deadline: _deadline, ...child }) => child) } as Record<string, unknown>;
     delete older.answer_by;
-    const read = store.read(JSON.stringify(older));
+    const read = store.read(JSON.stringify(older), 'j-1');
     if (!read.ok) throw new Error(read.reason);
     const parsed = read.value;
     expect(parsed.answer_by).toBeNull();
@@ -36,13 +48,13 @@ describe('StepStore.read', () => {
   });
 
   it('refuses what is not a step state, saying where', () => {
-    expect(store.read(JSON.stringify({ ...state, strategy: 'unanimous' }))).toMatchObject({ ok: false, reason: /strategy/ });
-    expect(store.read(JSON.stringify({ ...state, children: [{ id: 'x', index: 0, request: { objective: 'no task type' }, deadline: null }] }))).toMatchObject({
+    expect(store.read(JSON.stringify({ ...state, strategy: 'unanimous' }), 'j-1')).toMatchObject({ ok: false, reason: /strategy/ });
+    expect(store.read(JSON.stringify({ ...state, children: [{ id: 'x', index: 0, request: { objective: 'no task type' }, deadline: null }] }), 'j-1')).toMatchObject({
       ok: false,
       reason: /task_type/,
     });
-    expect(store.read('[]')).toMatchObject({ ok: false, reason: /not a step state/ });
-    expect(store.read('{"round":')).toMatchObject({ ok: false, reason: /not JSON/ });
+    expect(store.read('[]', 'j-1')).toMatchObject({ ok: false, reason: /not a step state/ });
+    expect(store.read('{"round":', 'j-1')).toMatchObject({ ok: false, reason: /not JSON/ });
   });
 
   it('never throws, whatever is stored (fuzzed)', () => {
@@ -55,9 +67,24 @@ describe('StepStore.read', () => {
     );
     fc.assert(
       fc.property(stored, (text) => {
-        expect(typeof store.read(text).ok).toBe('boolean');
+        expect(typeof store.read(text, 'j-1').ok).toBe('boolean');
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('signed step state', () => {
+  it("is the owning tier's, for its own job: read back as written", () => {
+    expect(signed.read(written(signed, 'j-1'), 'j-1')).toMatchObject({ ok: true, value: { ...state, job_id: 'j-1' } });
+  });
+
+  it("refuses state the tier did not sign, signed by another tier's key, moved to another job, or altered", () => {
+    expect(signed.read(written(store, 'j-1'), 'j-1')).toMatchObject({ ok: false, reason: /unsigned/ });
+    const byFleet = JSON.stringify(signRecord({ ...state, job_id: 'j-1' }, keys.signer('fleet')));
+    expect(signed.read(byFleet, 'j-1')).toMatchObject({ ok: false, reason: /signed by fleet .* only dispatcher may sign this/ });
+    expect(signed.read(written(signed, 'j-1'), 'j-2')).toMatchObject({ ok: false, reason: 'it is the state of j-1, not j-2' });
+    const altered = { ...(JSON.parse(written(signed, 'j-1')) as StepState), round: 7 };
+    expect(signed.read(JSON.stringify(altered), 'j-1')).toMatchObject({ ok: false, reason: /does not match/ });
   });
 });

@@ -1,4 +1,4 @@
-import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema } from '@tierflow/protocol';
+import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema, messageSignatureSchema } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import type { RedisWrites } from './fenced-batch.js';
 import { z } from 'zod';
@@ -6,6 +6,8 @@ import type { TierSlug } from '@tierflow/beads';
 import { controlKeys, type ControlKeys } from './control-keys.js';
 import { preview } from './control-notice.js';
 import type { RecordRead } from './control-records.js';
+import { checkSignature, signRecord } from './signing.js';
+import { signerOf, type Signer, type SigningConfig } from './signing-keys.js';
 
 /** What a parent remembers between delegating and resuming: the round, its children, the policy's memo. */
 export const stepStateSchema = z.object({
@@ -29,6 +31,10 @@ export const stepStateSchema = z.object({
   trace: z.string().optional(),
   /** When this job itself must answer (its deadline less the receiver's margin); null without a timeout. */
   answer_by: z.number().nullable().default(null),
+  /** The job this is the state of: signed with the state, so a record copied to another job's key is refused. */
+  job_id: z.string().optional(),
+  /** The owning tier's signature, when the deployment signs. */
+  signature: messageSignatureSchema.optional(),
 });
 export type StepState = z.output<typeof stepStateSchema>;
 
@@ -38,15 +44,18 @@ export type StepState = z.output<typeof stepStateSchema>;
  */
 export class StepStore {
   private readonly keys: ControlKeys;
+  private readonly signer: Signer | null;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
-    /** The tier whose jobs these are: its records are its own. */
+    /** The tier whose jobs these are: its records are its own, and signed by it when the deployment signs. */
     private readonly tier: TierSlug,
     private readonly ttlMs: number,
+    private readonly signing: SigningConfig | null = null,
   ) {
     this.keys = controlKeys(prefix);
+    this.signer = signerOf(signing, tier);
   }
 
   key(jobId: string): string {
@@ -56,21 +65,27 @@ export class StepStore {
   /** The job's state, null when it has none, or why the stored one cannot be used. */
   async load(jobId: string): Promise<RecordRead<StepState> | null> {
     const text = await this.redis.get(this.key(jobId));
-    return text === null ? null : this.read(text);
+    return text === null ? null : this.read(text, jobId);
   }
 
   /**
    * The state as this runtime wrote it, or why it is not. Only its outline is checked: every
    * part of it was valid when written (the children's requests are the delegations sent), and a
    * full parse on every resume was a hot-path cost. Anything that does not look like a step
-   * state gets the full parse, whose first error is the reason. Never throws.
+   * state gets the full parse, whose first error is the reason. In a deployment that signs, a
+   * state this tier did not sign for this job is refused. Never throws.
    */
-  read(text: string): RecordRead<StepState> {
+  read(text: string, jobId: string): RecordRead<StepState> {
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
       return { ok: false, reason: `not JSON: ${preview(text)}` };
+    }
+    if (this.signing) {
+      const check = checkSignature(value, this.signing, this.tier);
+      if (!check.ok) return { ok: false, reason: check.reason };
+      if (isJsonObject(value) && value.job_id !== jobId) return { ok: false, reason: `it is the state of ${String(value.job_id).slice(0, 80)}, not ${jobId}` };
     }
     if (hasStepStateOutline(value)) return { ok: true, value };
     const parsed = stepStateSchema.safeParse(value);
@@ -81,7 +96,8 @@ export class StepStore {
 
   /** Queues the write of a job's state on a pipeline. */
   write(pipeline: RedisWrites, jobId: string, state: StepState): void {
-    pipeline.set(this.key(jobId), JSON.stringify(state), 'PX', this.ttlMs);
+    const record = this.signer ? signRecord({ ...state, job_id: jobId }, this.signer) : state;
+    pipeline.set(this.key(jobId), JSON.stringify(record), 'PX', this.ttlMs);
   }
 }
 

@@ -31,6 +31,7 @@ import { consoleLogger, throttledWarning } from './logger.js';
 import { buildDelegation, buildOutcome } from './messages.js';
 import { MessageGate } from './message-gate.js';
 import { signRecord } from './signing.js';
+import { signerOf, type Signer } from './signing-keys.js';
 import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
 import { finishedJobRetention, inFlightTtlMs } from './retention.js';
@@ -82,6 +83,8 @@ export class TierWorker {
   readonly tier: TierName;
   /** The tier as a party: the owner of its control records (and, when signing, its key). */
   private readonly party: TierSlug;
+  /** Signs what this tier sends and writes, when the deployment signs: with this tier's own key. */
+  private readonly signer: Signer | null;
   private readonly worker: Worker;
   private readonly watchdogs: WatchdogSweeper;
   private readonly lowerQueue: Queue | null;
@@ -113,7 +116,8 @@ export class TierWorker {
     this.tier = handler.tier;
     this.log = options.log ?? consoleLogger(QUEUE_OF[this.tier]);
     this.party = partyOf(this.tier);
-    this.steps = new StepStore(redis, runtime.prefix, this.party, inFlightTtlMs(runtime));
+    this.signer = signerOf(runtime.signing, this.party);
+    this.steps = new StepStore(redis, runtime.prefix, this.party, inFlightTtlMs(runtime), runtime.signing);
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
     this.assignments = new AssignmentMemo(this.tier);
     this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log, clock);
@@ -431,7 +435,7 @@ export class TierWorker {
     if (watchAt !== null) pipeline.zadd(this.keys.watchdogs(this.party), watchAt, watchMember(watch));
     const raceKey = roundKeyOf(messages[0]!.id);
     if (step.strategy === 'first_success' && raceKey) {
-      pipeline.set(this.keys.race(this.party, raceKey), raceRecord(messages.map((message) => message.id), this.options.runtime.signing), 'PX', inFlightTtlMs(this.options.runtime));
+      pipeline.set(this.keys.race(this.party, raceKey), raceRecord(messages.map((message) => message.id), this.signer), 'PX', inFlightTtlMs(this.options.runtime));
     }
     if (this.tier === 'PROGRESS_MONITOR' && span.isRecording()) {
       pipeline.set(this.keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', this.options.runtime.keepFinishedMs, 'NX');
@@ -492,7 +496,7 @@ export class TierWorker {
   /** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */
   private childMessages(assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
     const correlation = assignment.message ? assignment.id : null;
-    return children.map((child) => buildDelegation(this.tier, child.id, correlation, child.request, now, this.options.runtime.signing));
+    return children.map((child) => buildDelegation(this.tier, child.id, correlation, child.request, now, this.signer));
   }
 
   private async finish(
@@ -510,7 +514,7 @@ export class TierWorker {
           { ...buildOutcome('ABSTRACT_ARCHITECT', state?.children.at(-1)?.id ?? assignment.id, step.outcome, now - startedAt, now), id: outcomeMessageId(assignment.id) }
         : buildOutcome(this.tier, assignment.id, step.outcome, now - startedAt, now);
     // Signed before it is cached, so a duplicate delivery answered from the cache is signed too.
-    const outcome = signRecord(withExpectedOutput(assignment.payload, built), this.options.runtime.signing);
+    const outcome = signRecord(withExpectedOutput(assignment.payload, built), this.signer);
     const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
     const parentParty = assignment.message ? partyOf(assignment.message.source_tier) : null;
     const pipeline = new FencedBatch();
@@ -549,7 +553,7 @@ export class TierWorker {
   private async winRace(assignment: Assignment, raceKey: string, race: string, parent: TierSlug): Promise<void> {
     const won = await this.redis.set(this.keys.raceWinner(this.party, raceKey), assignment.id, 'PX', this.options.runtime.keepFinishedMs, 'NX');
     if (won !== 'OK') return;
-    const members = readRace(race, this.options.runtime.signing);
+    const members = readRace(race, this.options.runtime.signing, parent);
     if (!members) {
       this.log.warn('ignored a first_success race record that is not its parent tier’s list of the round', { key: this.keys.race(parent, raceKey) });
       return;
@@ -578,15 +582,15 @@ export class TierWorker {
       source: this.tier,
       writer: this.party,
       markTtlMs: inFlightTtlMs(this.options.runtime),
-      signing: this.options.runtime.signing,
+      signer: this.signer,
       ...(winner ? { winner } : {}),
     });
   }
 
   private async watch(watch: WatchdogJob): Promise<number | null> {
-    const { redis, finder, steps, keys, party } = this;
-    const { prefix, signing } = this.options.runtime;
-    return runWatchdog({ redis, prefix, finder, steps, keys, party, markTtlMs: inFlightTtlMs(this.options.runtime), signing }, watch, this.clock.now());
+    const { redis, finder, steps, keys, party, signer } = this;
+    const { prefix } = this.options.runtime;
+    return runWatchdog({ redis, prefix, finder, steps, keys, party, markTtlMs: inFlightTtlMs(this.options.runtime), signer }, watch, this.clock.now());
   }
 
   private contextFor(job: Job, assignment: Assignment, signal: AbortSignal, traceContext: Context, beads: DeferredBeadsStore): TierContext {

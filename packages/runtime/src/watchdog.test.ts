@@ -39,7 +39,7 @@ describe('a watchdog whose parent is not parked when it falls due', () => {
     const workerRedis = redisClient(server.url);
     // A Dispatcher whose pass runs by hand: the parent is active (locked) until the test parks it.
     const dispatcher = new Worker('dispatcher', null, { connection: workerRedis, prefix, autorun: false });
-    const deps = { redis, prefix, keys, party: 'dispatcher' as const, finder, steps, markTtlMs: 60_000, signing: null };
+    const deps = { redis, prefix, keys, party: 'dispatcher' as const, finder, steps, markTtlMs: 60_000, signer: null };
     const sweeper = new WatchdogSweeper({ redis, key: keys.watchdogs('dispatcher'), intervalMs: 50, run: (watch) => runWatchdog(deps, watch, Date.now()), onError: () => undefined });
     try {
       await finder.queue('ROUTING_DISPATCHER').add('decompose', {}, { jobId: 'p1' });

@@ -5,7 +5,7 @@ import { cancelMessage, releaseChildren } from './cancel.js';
 import type { TierSlug } from '@tierflow/beads';
 import type { ControlKeys } from './control-keys.js';
 import { timeoutRecord } from './control-records.js';
-import type { SigningConfig } from './signing-keys.js';
+import type { Signer } from './signing-keys.js';
 import type { JobFinder } from './job-finder.js';
 import type { StepStore, StepState } from './step-store.js';
 import { TIMEOUT_GRACE_MS } from './timing.js';
@@ -46,7 +46,8 @@ export interface WatchdogDeps {
   readonly finder: JobFinder;
   readonly steps: StepStore;
   readonly markTtlMs: number;
-  readonly signing: SigningConfig | null;
+  /** The parent tier's signer, when the deployment signs. */
+  readonly signer: Signer | null;
 }
 
 const FINISHED = new Set(['completed', 'failed']);
@@ -93,7 +94,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   const { keys, party } = deps;
 
   if (state.answer_by !== null && now >= state.answer_by) {
-    await deps.redis.set(keys.timeout(party, watch.parentId), timeoutRecord(watch.parentId, now, deps.signing), 'PX', deps.markTtlMs);
+    await deps.redis.set(keys.timeout(party, watch.parentId), timeoutRecord(watch.parentId, now, deps.signer), 'PX', deps.markTtlMs);
     await stopChildren(deps, unfinished.map((entry) => entry.child.id), watch.parentTier, `${watch.parentId} ran out of time`, now);
     await releaseChildren(deps.finder, parent, watch.parentTier);
     return null;
@@ -101,7 +102,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   const overdue = unfinished.filter((entry) => entry.child.deadline !== null && now >= entry.child.deadline + TIMEOUT_GRACE_MS);
   if (overdue.length > 0) {
     const pipeline = deps.redis.multi();
-    for (const { child } of overdue) pipeline.set(keys.timeout(party, child.id), timeoutRecord(child.id, now, deps.signing), 'PX', deps.markTtlMs);
+    for (const { child } of overdue) pipeline.set(keys.timeout(party, child.id), timeoutRecord(child.id, now, deps.signer), 'PX', deps.markTtlMs);
     await pipeline.exec();
     await stopChildren(deps, overdue.map((entry) => entry.child.id), watch.parentTier, 'no outcome by its deadline', now);
     for (const { job } of overdue) await job?.removeChildDependency().catch(() => false);
@@ -113,6 +114,6 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
 
 async function stopChildren(deps: WatchdogDeps, ids: readonly string[], source: TierName, reason: string, now: number): Promise<void> {
   for (const id of ids) {
-    await cancelMessage(deps.redis, deps.finder, deps.prefix, id, { reason, cascade: true, source, writer: deps.party, markTtlMs: deps.markTtlMs, signing: deps.signing, now });
+    await cancelMessage(deps.redis, deps.finder, deps.prefix, id, { reason, cascade: true, source, writer: deps.party, markTtlMs: deps.markTtlMs, signer: deps.signer, now });
   }
 }

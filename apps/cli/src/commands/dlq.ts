@@ -5,7 +5,7 @@ import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 export async function dlqCommand(action: string, id: string | undefined, options: { file?: string; sign?: boolean }, io: CliIo): Promise<number> {
   const runtime = runtimeOptionsFromEnv();
   if (options.sign && !runtime.signing) {
-    io.stderr('--sign needs TIERFLOW_SIGNING_KEY\n');
+    io.stderr('--sign needs TIERFLOW_KEYS_DIR: the key set, with the private key of the party the letter comes from\n');
     return EXIT.unusable;
   }
   const client = new TierflowClient(runtime);

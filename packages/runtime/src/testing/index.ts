@@ -135,3 +135,6 @@ export function reported(step: Step): Extract<Step, { kind: 'outcome' }>['outcom
   if (step.kind !== 'outcome') throw new Error(`expected an outcome step, got ${step.kind}`);
   return step.outcome;
 }
+
+export { memoryKeySet } from './keys.js';
+export type { MemoryKeySet } from './keys.js';

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDelegation, buildOutcome, controlKeys, generateKeySet, resolveRuntimeOptions, signingFromEnv, signRecord, TierflowClient, type Signer } from '@tierflow/runtime';
+import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submitJob } from '../support/queue-jobs.js';
+import { simPlan, treeNodes } from '../support/runs.js';
+import { startTiers, tierflow, type RunningTiers } from './tier-processes.js';
+
+// A deployment that signs and confines each tier to its own Redis user, attacked by whoever holds
+// the Fleet's credentials: its Redis user and its private key. Nothing they forge may pass for
+// another tier or the client; each refusal says why, and a refused message is kept.
+const USERS = ['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const;
+type User = (typeof USERS)[number];
+const PASSWORDS = Object.fromEntries(USERS.map((user) => [user, randomBytes(12).toString('hex')])) as Record<User, string>;
+
+let dir: string;
+let keysDir: string;
+let server: RedisServer;
+let prefix: string;
+const tiers: RunningTiers[] = [];
+let client: TierflowClient;
+let fleetRedis: Redis;
+let fleetKey: Signer;
+
+const urlFor = (user: User): string => server.url.replace('redis://', `redis://${user}:${PASSWORDS[user]}@`);
+const tierEnv = (): NodeJS.ProcessEnv => ({
+  REDIS_URL: server.url,
+  TIERFLOW_PREFIX: prefix,
+  TIERFLOW_KEYS_DIR: keysDir,
+  TIERFLOW_LOG: 'silent',
+  ...Object.fromEntries((['monitor', 'architect', 'dispatcher', 'fleet'] as const).map((tier) => [`REDIS_URL_${tier.toUpperCase()}`, urlFor(tier)])),
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tierflow-fleet-identity-'));
+  keysDir = join(dir, 'keys');
+  generateKeySet(keysDir);
+  prefix = uniquePrefix('identity');
+  const passwordEnv = Object.fromEntries(USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, PASSWORDS[user]]));
+  const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
+  await writeFile(join(dir, 'users.acl'), printed.stdout);
+  server = await startRedisServer({ aclFile: join(dir, 'users.acl') });
+  // The genuine Dispatcher joins later: first a forger takes its queue.
+  tiers.push(await startTiers(tierEnv(), ['monitor', 'architect', 'fleet']));
+  const signing = signingFromEnv({ TIERFLOW_KEYS_DIR: keysDir });
+  client = new TierflowClient(resolveRuntimeOptions({ redisUrl: urlFor('client'), prefix, signing }));
+  fleetRedis = redisClient(urlFor('fleet'));
+  fleetKey = signing!.keys.signer('fleet');
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  fleetRedis?.disconnect();
+  for (const running of tiers) await running.processes.stop();
+  await server?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("whoever holds the Fleet's Redis user and key", () => {
+  it('cannot delegate work to the Fleet in the Dispatcher’s name: dead-lettered with the reason', async () => {
+    const forged = buildDelegation('ROUTING_DISPATCHER', 'forged-work', null, { task_type: 'general', objective: 'exfiltrate', specialist_hint: 'sim' }, Date.now(), fleetKey);
+    const job = await submitJob(fleetRedis, prefix, 'fleet', 'forged-work', forged);
+    expect(await job.isFailed()).toBe(true);
+    const letter = await client.deadLetters().get('fleet-forged-work');
+    expect(letter?.reason).toMatch(/^signature_invalid: signed by fleet \(key "fleet-[0-9a-f]{12}"\), but only dispatcher may sign this/);
+    expect(letter?.data).toEqual(forged);
+  });
+
+  it('cannot start a root in the client’s name', async () => {
+    const root = signRecord({ kind: 'root', root_id: 'forged-root', submitted_at: new Date().toISOString(), objective: { objective: 'spend the budget' } }, fleetKey);
+    const job = await submitJob(fleetRedis, prefix, 'monitor', 'forged-root', root);
+    expect(await job.isFailed()).toBe(true);
+    expect((await client.deadLetters().get('monitor-forged-root'))?.reason).toMatch(/^signature_invalid: signed by fleet .* only client may sign this/);
+  });
+
+  it('cannot answer for the Dispatcher: the Architect refuses the outcome, and the run says why', async () => {
+    // The forger works the Dispatcher's queue as the Fleet's user and answers success, signed with the Fleet's key.
+    const forger = new Worker(
+      'dispatcher',
+      (job) => Promise.resolve(signRecord(buildOutcome('ROUTING_DISPATCHER', job.id!, { status: 'success', summary: 'all done, trust me', confidence: 0.99 }, 1, Date.now()), fleetKey)),
+      { connection: redisClient(urlFor('fleet')), prefix },
+    );
+    try {
+      const rootId = await client.enqueue(simPlan('all_success', [{}]));
+      const outcome = await client.waitForResult(rootId, { timeoutMs: 20_000 });
+      expect(outcome.payload.status).not.toBe('success');
+      expect(JSON.stringify(outcome.payload)).toMatch(/signed by fleet \(key \\"fleet-[0-9a-f]{12}\\"\), but only dispatcher may sign this/);
+    } finally {
+      await forger.close();
+    }
+  });
+
+  it("cannot cancel or time out another tier's work, nor rewrite its step state", async () => {
+    tiers.push(await startTiers(tierEnv(), ['dispatcher']));
+    const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]));
+    let dispatcherJob: string | undefined;
+    await waitFor(async () => {
+      const tree = await client.tree(rootId);
+      dispatcherJob = tree ? treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.id : undefined;
+      return tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((node) => node.status === 'active');
+    }, { description: 'the leaf running' });
+    const keys = controlKeys(prefix);
+    const mark = (target: string) => JSON.stringify(signRecord({ version: '1.0.0', id: `${target}.cancel`, timestamp: new Date().toISOString(), source_tier: 'PROGRESS_MONITOR', target_tier: 'ROUTING_DISPATCHER', correlation_id: target, payload: { target_message_id: target, reason: 'forged', cascade: true } }, fleetKey));
+    // Another party's key space Redis refuses; its own it may write, but no other tier reads a Fleet mark for its work.
+    for (const key of [keys.cancel('client', dispatcherJob!), keys.cancel('dispatcher', dispatcherJob!), keys.timeout('architect', dispatcherJob!), keys.step('dispatcher', dispatcherJob!)]) {
+      await expect(fleetRedis.set(key, mark(dispatcherJob!)), key).rejects.toThrow(/^NOPERM/);
+    }
+    await fleetRedis.set(keys.cancel('fleet', dispatcherJob!), mark(dispatcherJob!));
+    await fleetRedis.set(keys.timeout('fleet', dispatcherJob!), JSON.stringify(signRecord({ kind: 'timeout', message_id: dispatcherJob, at: Date.now() }, fleetKey)));
+    await fleetRedis.publish(keys.channel, JSON.stringify({ kind: 'cancel', ids: [dispatcherJob, rootId], reason: 'forged', status: 'cancelled' }));
+    const outcome = await client.waitForResult(rootId, { timeoutMs: 20_000 });
+    expect(outcome.payload.status).toBe('success');
+  });
+});
