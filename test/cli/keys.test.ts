@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,5 +46,16 @@ describe('tierflow keys', () => {
     expect(started.code).toBe(2);
     expect(started.stderr).toContain('TIERFLOW_SIGNING_KEY: one shared key no longer signs for everyone');
     expect(started.stderr).toContain('tierflow keys generate');
+  });
+
+  it('stops a worker, and a client, that lack the private key they must sign with, before they connect', () => {
+    const dir = join(root, 'fleet-host');
+    tierflow(['keys', 'generate', '--dir', dir]);
+    for (const party of ['monitor', 'architect', 'dispatcher', 'client']) rmSync(join(dir, `${party}.key`));
+    const env = { TIERFLOW_KEYS_DIR: dir, REDIS_URL: 'redis://127.0.0.1:1' };
+    expect(tierflow(['worker', 'dispatcher'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('holds no private key for dispatcher: it cannot sign as dispatcher') as unknown });
+    const objective = join(root, 'objective.json');
+    writeFileSync(objective, JSON.stringify({ objective: 'x' }));
+    expect(tierflow(['enqueue', objective], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('holds no private key for client') as unknown });
   });
 });

@@ -56,9 +56,11 @@ export class TierflowClient {
     const parsed = validateWith(objectiveFileSchema, objective);
     if (!parsed.ok) throw new ObjectiveFileError(`invalid objective: ${parsed.errors.map(formatValidationError).join('; ')}`);
     const rootId = options.rootId ?? newRootId();
-    // In a deployment that signs, the Monitor refuses a root record without a valid signature.
+    // In a deployment that signs, the Monitor refuses a root record without a valid signature; a
+    // client without its key learns so before it waits on Redis.
+    const signer = signerOf(this.runtime.signing, CLIENT);
     const now = await this.now();
-    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: parsed.value }, signerOf(this.runtime.signing, CLIENT));
+    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: parsed.value }, signer);
     // With an SDK running (the CLI starts one), the run's trace starts here; without, at the Monitor.
     const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
     const metadata = serialiseContext(trace.setSpan(context.active(), span));

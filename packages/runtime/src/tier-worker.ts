@@ -163,6 +163,8 @@ export class TierWorker {
 
   /** Starts a worker and resolves once it is connected and taking jobs. */
   static async start(options: TierWorkerOptions): Promise<TierWorker> {
+    // A worker that cannot sign as its tier stops before it opens a connection that would keep it alive.
+    signerOf(options.runtime.signing, partyOf(options.handler.tier));
     const redis = connect(options.runtime.redisUrl);
     const tierWorker = new TierWorker(options, redis, await RedisClock.start(redis));
     await tierWorker.running.listen();
