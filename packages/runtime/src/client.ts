@@ -48,6 +48,8 @@ export class TierflowClient {
   constructor(private readonly runtime: RuntimeOptions) {
     this.redis = connect(runtime.redisUrl);
     this.monitor = new Queue(QUEUE_OF.PROGRESS_MONITOR, { connection: this.redis, prefix: runtime.prefix });
+    // connect() already says once that Redis is down; without a listener BullMQ prints every retry's error whole.
+    this.monitor.on('error', () => undefined);
   }
 
   /** Validates an objective (a parsed objective file) and enqueues it; returns the root id. */

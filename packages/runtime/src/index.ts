@@ -53,6 +53,7 @@ export { objectiveFileSchema, planSchema, rootObjectiveSchema, subtaskSchema } f
 export type { ObjectiveFile, Plan, RootObjective, Subtask } from './objective.js';
 export { DEFAULT_MAX_CRASHES, DEFAULT_PREFIX, DEFAULT_REDIS_URL, resolveRuntimeOptions, runtimeOptionsFromEnv } from './options.js';
 export type { RuntimeOptions, RuntimeOptionsInput } from './options.js';
+export { redactUrl, redisUrlProblem } from './redis-url.js';
 export { bullPriority, QUEUE_OF, tierFromSlug, TIER_OF_QUEUE } from './queues.js';
 export type { TierSlug } from './queues.js';
 export { readRunTree } from './run-tree.js';

@@ -1,8 +1,9 @@
 import { resolveRetryOptions, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
-import { isTlsUrl, REDIS_TLS_ENV, redisTlsFromEnv } from './connection.js';
+import { REDIS_TLS_ENV, redisTlsFromEnv } from './connection.js';
 import { cascadeFromEnv, resolveAuditTtlMs, resolveCascade } from './handoff-options.js';
 import type { TierSlug } from './queues.js';
+import { isTlsUrl, redactUrl, redisUrlProblem } from './redis-url.js';
 import { signingFromEnv, type SigningConfig } from './signing-keys.js';
 
 /** Where and how a Tierflow deployment keeps its queues. */
@@ -68,9 +69,8 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     });
   }
   const redisUrl = input.redisUrl ?? DEFAULT_REDIS_URL;
-  if (!/^rediss?:\/\//.test(redisUrl)) {
-    throw TierflowError.permanent(`REDIS_URL ${JSON.stringify(redisUrl)} must start with redis:// or rediss://`, { code: 'invalid_config' });
-  }
+  const urlProblem = redisUrlProblem(redisUrl);
+  if (urlProblem) throw TierflowError.permanent(`REDIS_URL ${redactUrl(redisUrl)} ${urlProblem}`, { code: 'invalid_config' });
   const maxCrashes = input.maxCrashes ?? DEFAULT_MAX_CRASHES;
   if (!(Number.isSafeInteger(maxCrashes) && maxCrashes >= 1)) {
     throw TierflowError.permanent(`TIERFLOW_MAX_CRASHES (${maxCrashes}) must be a whole number, 1 or more`, { code: 'invalid_config' });
