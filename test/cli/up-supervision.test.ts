@@ -87,4 +87,15 @@ describe('tierflow up', () => {
     expect(up.lines.join('\n')).toMatch(/worker exited with status 2 \(it cannot run as configured\): stopping the others/);
     expect(up.lines.filter((line) => line.includes('restarting it'))).toEqual([]);
   }, 30_000);
+
+  it("stops everything and exits 2 when Redis refuses the workers' password, without restarting them", async () => {
+    // A wrong password, which only Redis can judge: every worker exits 2 as it connects.
+    redis = await startRedisServer({ args: ['--requirepass', 'the-right-one'] });
+    up = startUp({ REDIS_URL: `redis://:the-wrong-one@127.0.0.1:${redis.port}`, TIERFLOW_PREFIX: uniquePrefix('up-auth'), TIERFLOW_LOG: 'silent' });
+    expect(await up.exited).toBe(2);
+    expect(up.lines.join('\n')).toMatch(/worker exited with status 2 \(it cannot run as configured\): stopping the others/);
+    expect(up.lines.join('\n')).toContain('WRONGPASS');
+    expect(up.lines.join('\n')).not.toContain('the-wrong-one');
+    expect(up.lines.filter((line) => line.includes('restarting it'))).toEqual([]);
+  }, 30_000);
 });

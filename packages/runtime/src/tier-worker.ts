@@ -157,16 +157,41 @@ export class TierWorker {
     this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
   }
 
-  /** Starts a worker and resolves once it is connected and taking jobs. */
+  /**
+   * Starts a worker and resolves once it is connected and taking jobs. If it cannot (Redis refuses
+   * its password, say), it leaves no connection open, so that its process can exit.
+   */
   static async start(options: TierWorkerOptions): Promise<TierWorker> {
     const redis = connect(options.runtime.redisUrl);
-    const tierWorker = new TierWorker(options, redis, await RedisClock.start(redis));
-    await tierWorker.running.listen();
-    void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
-    await tierWorker.worker.waitUntilReady();
+    let clock: RedisClock;
+    try {
+      clock = await RedisClock.start(redis);
+    } catch (error) {
+      redis.disconnect();
+      throw error;
+    }
+    const tierWorker = new TierWorker(options, redis, clock);
+    try {
+      await tierWorker.running.listen();
+      void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
+      await tierWorker.worker.waitUntilReady();
+    } catch (error) {
+      tierWorker.abandon();
+      throw error;
+    }
     tierWorker.watchdogs.start();
     return tierWorker;
   }
+
+  /** After a failed start: drops every connection without waiting for anything. */
+  private abandon(): void {
+    void this.worker.close(true).catch(() => undefined);
+    this.running.close();
+    this.clock.stop();
+    for (const connection of this.connections) connection.disconnect();
+    this.redis.disconnect();
+  }
+
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {

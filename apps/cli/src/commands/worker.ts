@@ -1,4 +1,4 @@
-import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, type CliIo } from '../io.js';
 import { isTierSlug, START_TIER, TIER_SLUGS } from '../tiers.js';
@@ -18,7 +18,9 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   }
   // REDIS_URL_<TIER> lets one environment give each tier its own Redis user.
   const runtime = runtimeOptionsFromEnv(process.env, { tier });
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
   const stop = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = resolve;
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
@@ -29,7 +31,16 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   }
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
   const telemetry = startTelemetry({ serviceName: `tierflow-${tier}` });
-  const worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, process.env);
+  let worker: TierWorker;
+  try {
+    worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, process.env);
+  } catch (error) {
+    // Failed to start: a signal must end the process again, and nothing may keep it alive.
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await telemetry.shutdown();
+    throw error;
+  }
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier} (pid ${process.pid})\n`);
   const signal = await stop;
   io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);
