@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { redactUrl, resolveRuntimeOptions, TierflowClient, type TierSlug } from '@tierflow/runtime';
+import { redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient, type TierSlug } from '@tierflow/runtime';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
 import { EXIT, type CliIo } from '../io.js';
@@ -39,6 +39,9 @@ async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
  * everything it started.
  */
 export async function demoCommand(dir: string | undefined, io: CliIo): Promise<number> {
+  // The workers get this environment, with a prefix of the demo's own: a bad variable stops the
+  // demo here (exit 2), before it starts Redis or a worker.
+  for (const tier of TIER_SLUGS) runtimeOptionsFromEnv({ ...process.env, TIERFLOW_PREFIX: '{tierflow-demo}' }, { tier });
   const folder = dir ?? EXAMPLES;
   const files = (await readdir(folder)).filter((file) => file.endsWith('.json')).sort();
   if (files.length === 0) {

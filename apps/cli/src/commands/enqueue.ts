@@ -15,6 +15,8 @@ export interface EnqueueOptions {
  * longer exists) it says why and exits 1.
  */
 export async function enqueueCommand(source: string, options: EnqueueOptions, io: CliIo): Promise<number> {
+  // Configuration first: a bad variable stops the command (exit 2) before it reads anything.
+  const runtime = runtimeOptionsFromEnv();
   let text: string;
   try {
     text = await readInput(source, io);
@@ -33,7 +35,7 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     return EXIT.unusable;
   }
   const telemetry = startTelemetry({ serviceName: 'tierflow-cli' });
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = new TierflowClient(runtime);
   try {
     const rootId = await client.enqueue(objective.value);
     if (!options.wait) {
