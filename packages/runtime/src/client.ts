@@ -13,6 +13,7 @@ import { JobFinder } from './job-finder.js';
 import { connect } from './connection.js';
 import { consoleLogger } from './logger.js';
 import { newRootId } from './ids.js';
+import { checkObjectiveSize } from './input-limits.js';
 import { objectiveFileSchema, type RootObjective } from './objective.js';
 import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
@@ -52,8 +53,14 @@ export class TierflowClient {
     this.monitor.on('error', () => undefined);
   }
 
-  /** Validates an objective (a parsed objective file) and enqueues it; returns the root id. */
+  /**
+   * Validates an objective (a parsed objective file) and enqueues it; returns the root id.
+   *
+   * @throws InputTooLargeError (code `input_too_large`) for more subtasks or bytes than the
+   *   deployment's limits ({@link RuntimeOptions.limits}); ObjectiveFileError for an invalid one.
+   */
   async enqueue(objective: unknown, options: { rootId?: string } = {}): Promise<string> {
+    checkObjectiveSize(objective, this.runtime.limits);
     const parsed = validateWith(objectiveFileSchema, objective);
     if (!parsed.ok) throw new ObjectiveFileError(`invalid objective: ${parsed.errors.map(formatValidationError).join('; ')}`);
     const rootId = options.rootId ?? newRootId();

@@ -59,6 +59,8 @@ export { ConfigError, configProblems, readEnv } from './config/read-env.js';
 export type { EnvProblem } from './config/read-env.js';
 export { readTierflowEnv, tierflowEnvSchema } from './config/tierflow-env.js';
 export type { TierflowEnv } from './config/tierflow-env.js';
+export { checkObjectiveSize, checkSubtaskCount, DEFAULT_INPUT_LIMITS, INPUT_LIMIT_ENV, INPUT_TOO_LARGE, InputTooLargeError, tooManyBytes } from './input-limits.js';
+export type { InputLimits } from './input-limits.js';
 export { redactUrl, redisUrlProblem } from './redis-url.js';
 export type { RuntimeOptions, RuntimeOptionsInput } from './options.js';
 export { bullPriority, QUEUE_OF, tierFromSlug, TIER_OF_QUEUE } from './queues.js';

@@ -8,6 +8,7 @@ import { DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUN
 import { readTierflowEnv, type TierflowEnv } from './config/tierflow-env.js';
 import { REDIS_TLS_ENV, redisTlsFromEnv } from './connection.js';
 import { resolveCascade } from './handoff-options.js';
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from './input-limits.js';
 import type { TierSlug } from './queues.js';
 import { isTlsUrl, redactUrl, redisUrlProblem } from './redis-url.js';
 import { signingFromEnv, type SigningConfig } from './signing-keys.js';
@@ -44,6 +45,8 @@ export interface RuntimeOptions {
   readonly cascade: CascadeThresholds | null;
   /** Message signing (TIERFLOW_SIGNING_KEY); null: nothing is signed and nothing is checked. */
   readonly signing: SigningConfig | null;
+  /** How much one objective may carry: clients refuse more, and so does the Monitor. */
+  readonly limits: InputLimits;
 }
 
 export interface RuntimeOptionsInput {
@@ -59,6 +62,7 @@ export interface RuntimeOptionsInput {
   readonly auditTtlMs?: number;
   readonly cascade?: Partial<CascadeThresholds> | null;
   readonly signing?: SigningConfig | null;
+  readonly limits?: Partial<InputLimits>;
 }
 
 const R = RUNTIME_RANGES;
@@ -72,6 +76,7 @@ const runtimeNumbersSchema = z.looseObject({
   maxCrashes: wholeNumber(R.maxCrashes).optional(),
   beadsTtlMs: wholeNumber(R.beadsTtlMs).optional(),
   auditTtlMs: wholeNumber(R.auditTtlMs).optional(),
+  limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
 });
 
 /**
@@ -102,6 +107,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     auditTtlMs: input.auditTtlMs ?? DEFAULT_AUDIT_TTL_MS,
     cascade: resolveCascade(input.cascade),
     signing: input.signing ?? null,
+    limits: { ...DEFAULT_INPUT_LIMITS, ...input.limits },
   };
 }
 
@@ -133,6 +139,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
         ? null
         : { proceed: config.TIERFLOW_CASCADE_PROCEED, flag: config.TIERFLOW_CASCADE_FLAG, review: config.TIERFLOW_CASCADE_REVIEW },
     signing: signingFromEnv(env),
+    limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
   });
 }
 

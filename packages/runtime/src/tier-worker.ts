@@ -115,7 +115,7 @@ export class TierWorker {
     this.party = partyOf(this.tier);
     this.steps = new StepStore(redis, runtime.prefix, this.party, inFlightTtlMs(runtime));
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
-    this.assignments = new AssignmentMemo(this.tier);
+    this.assignments = new AssignmentMemo(this.tier, undefined, runtime.limits);
     this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log, clock);
     this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, this.tier, runtime.signing, runtime.dedupTtlMs) : null;
     // BullMQ's queues get a connection of their own: it loads BullMQ's scripts onto the connection,
@@ -191,7 +191,6 @@ export class TierWorker {
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
   }
-
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {

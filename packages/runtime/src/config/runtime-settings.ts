@@ -39,6 +39,9 @@ export const RUNTIME_RANGES = {
   delegationTimeoutMs: ms(1, MAX_TIMER_MS),
   maxClockSkewMs: ms(1, MAX_TIMER_MS),
   concurrency: count(MAX_COUNT),
+  /** Redis keeps a string of at most 512 MiB. */
+  maxObjectiveBytes: { unit: 'bytes', min: 1024, max: 512 * 1024 * 1024 },
+  maxSubtasks: count(100_000),
 } as const satisfies Record<string, WholeRange>;
 
 /** Why `prefix` cannot be a key prefix, or null: it must carry one `{hash tag}` so flows work on Redis Cluster. */

@@ -21,6 +21,8 @@ const WHOLE: readonly (readonly [string, number])[] = [
   ['TIERFLOW_SIM_MAX_CONCURRENT', 1],
   ['FLEET_CONCURRENCY', 1],
   ['FLEET_OUTPUT_TTL_MS', 1],
+  ['TIERFLOW_MAX_OBJECTIVE_BYTES', 1_024],
+  ['TIERFLOW_MAX_SUBTASKS', 1],
 ];
 
 // 1e3, hex and padded numbers are refused: Number() reads them, but a setting is written as it is meant.
@@ -52,6 +54,7 @@ describe('whole-number variables', () => {
   it('says what each kind of number is', () => {
     expect(problemOf({ TIERFLOW_LOCK_DURATION_MS: '0' })).toContain('TIERFLOW_LOCK_DURATION_MS="0": must be a whole number of milliseconds, at least 1000');
     expect(problemOf({ TIERFLOW_MAX_CRASHES: '0' })).toContain('TIERFLOW_MAX_CRASHES="0": must be a whole number, at least 1');
+    expect(problemOf({ TIERFLOW_MAX_OBJECTIVE_BYTES: '10' })).toContain('TIERFLOW_MAX_OBJECTIVE_BYTES="10": must be a whole number of bytes, at least 1024');
   });
 
   it('keeps timers within what Node can wait for', () => {

@@ -1,6 +1,7 @@
 import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/core';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from '../audit-entry.js';
+import { DEFAULT_INPUT_LIMITS } from '../input-limits.js';
 import { DEFAULT_MAX_CLOCK_SKEW_MS } from '../signing-keys.js';
 import { envChoice, envProbability, envRedisUrl, envText, envWhole } from './env-values.js';
 import { readEnv, type EnvProblem } from './read-env.js';
@@ -56,6 +57,10 @@ export const tierflowEnvSchema = z.object({
 
   /** The clock window of a deployment that signs. */
   TIERFLOW_MAX_CLOCK_SKEW_MS: envWhole(R.maxClockSkewMs).default(DEFAULT_MAX_CLOCK_SKEW_MS),
+
+  // How much one objective may carry (see `checkObjectiveSize`).
+  TIERFLOW_MAX_OBJECTIVE_BYTES: envWhole(R.maxObjectiveBytes).default(DEFAULT_INPUT_LIMITS.maxObjectiveBytes),
+  TIERFLOW_MAX_SUBTASKS: envWhole(R.maxSubtasks).default(DEFAULT_INPUT_LIMITS.maxSubtasks),
 
   // A tier's worker (`tierflow worker <tier>`).
   /** Jobs per worker process; the worker's default (8) when unset. */
