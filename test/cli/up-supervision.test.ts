@@ -80,11 +80,21 @@ describe('tierflow up', () => {
     expect(current.lines.filter((line) => line.startsWith('up: ')).length).toBe(1);
   }, 90_000);
 
-  it('stops everything and exits 2 when a worker cannot run as configured, without restarting it', async () => {
-    // A prefix with no hash tag: every worker refuses it at start, with exit status 2.
+  it('refuses a bad environment itself, once, and starts no worker', async () => {
+    // A prefix with no hash tag: every worker would refuse it; `up` reads the environment first.
     up = startUp({ REDIS_URL: 'redis://127.0.0.1:9', TIERFLOW_PREFIX: 'no-hash-tag', TIERFLOW_LOG: 'silent' });
     expect(await up.exited).toBe(2);
+    expect(up.lines).toEqual(['tierflow: invalid configuration', expect.stringMatching(/^ {2}TIERFLOW_PREFIX="no-hash-tag": must be a key prefix with one \{hash tag\}/)]);
+  }, 30_000);
+
+  it("stops everything and exits 2 when Redis refuses the workers' password, without restarting them", async () => {
+    // A wrong password, which only Redis can judge: every worker exits 2 as it connects.
+    redis = await startRedisServer({ args: ['--requirepass', 'the-right-one'] });
+    up = startUp({ REDIS_URL: `redis://:the-wrong-one@127.0.0.1:${redis.port}`, TIERFLOW_PREFIX: uniquePrefix('up-auth'), TIERFLOW_LOG: 'silent' });
+    expect(await up.exited).toBe(2);
     expect(up.lines.join('\n')).toMatch(/worker exited with status 2 \(it cannot run as configured\): stopping the others/);
+    expect(up.lines.join('\n')).toContain('WRONGPASS');
+    expect(up.lines.join('\n')).not.toContain('the-wrong-one');
     expect(up.lines.filter((line) => line.includes('restarting it'))).toEqual([]);
   }, 30_000);
 });

@@ -57,6 +57,7 @@ async function submit(queueName: string, id: string, data: unknown) {
 }
 
 describe('bad input on a tier queue', () => {
+  const tooManySubtasks = { strategy: 'all_success', subtasks: Array.from({ length: 257 }, (_, index) => ({ objective: `s${index}` })) };
   const outcome = {
     version: '1.0.0',
     id: 'bad-outcome',
@@ -74,6 +75,8 @@ describe('bad input on a tier queue', () => {
     ['an upward delegation', 'dispatcher', 'upward', { ...fleetDelegation('upward'), source_tier: 'SPECIALIZED_FLEET', target_tier: 'ROUTING_DISPATCHER' }, 'a delegation must go down'],
     ['an oversized inline artifact', 'fleet', 'bad-outcome', outcome, 'inline_content is 2048 bytes'],
     ['a root objective with a misspelt field', 'monitor', 'bad-root', { kind: 'root', root_id: 'bad-root', submitted_at: '2025-01-15T10:30:00Z', objective: { objectiv: 'typo' } }, 'not a root objective'],
+    ['a root objective with more subtasks than the deployment takes', 'monitor', 'huge-root', { kind: 'root', root_id: 'huge-root', submitted_at: new Date().toISOString(), objective: { objective: 'x', task_data: { plan: tooManySubtasks } } }, 'input_too_large: the objective has 257 subtasks, more than the limit of 256'],
+    ['a delegation with more subtasks than the deployment takes', 'architect', 'huge-plan', buildDelegation('PROGRESS_MONITOR', 'huge-plan', null, { task_type: 'solve', objective: 'o', task_data: { plan: tooManySubtasks } }, Date.now()), 'input_too_large: the delegation has 257 subtasks, more than the limit of 256'],
   ])('%s is refused at once, not retried, and kept as a dead letter with its reason', async (_name, queue, id, data, reason) => {
     const job = await submit(queue, id, data);
     expect(await job.isFailed()).toBe(true);

@@ -1,4 +1,5 @@
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** Seed 000's recommended Dispatcher timeout. */
@@ -11,7 +12,8 @@ export const DEFAULT_MAX_REVISIONS = 1;
 export const architectOptionsSchema = z.strictObject({
   /** How many times the Architect re-delegates the subtasks that fell short; 0 never revises. */
   maxRevisions: z.int().nonnegative().optional(),
-  dispatcherTimeoutMs: z.int().positive().optional(),
+  /** The default timeout of what it delegates: bounded as TIERFLOW_DISPATCHER_TIMEOUT_MS is, for it becomes a timer. */
+  dispatcherTimeoutMs: wholeNumber(RUNTIME_RANGES.delegationTimeoutMs).optional(),
 });
 export type ArchitectOptionsInput = z.input<typeof architectOptionsSchema>;
 

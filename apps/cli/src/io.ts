@@ -1,28 +1,34 @@
 import { readFile } from 'node:fs/promises';
+import { tooManyBytes, type InputLimits } from '@tierflow/runtime';
+import { readFileWithin, readLimited } from './read-limited.js';
 
 /** Where a command reads and writes; tests pass their own. */
 export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-  readonly readStdin: () => Promise<string>;
+  /** Standard input as UTF-8; null once it is more than `maxBytes` long. */
+  readonly readStdin: (maxBytes?: number) => Promise<string | null>;
 }
 
 export const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  readStdin: async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  },
+  readStdin: (maxBytes = Number.POSITIVE_INFINITY) => readLimited(process.stdin, maxBytes),
 };
 
 /** Exit codes shared by the commands. */
 export const EXIT = { ok: 0, invalid: 1, unusable: 2 } as const;
 
-/** Reads a file, or standard input for `-`. */
-export async function readInput(source: string, io: CliIo): Promise<string> {
-  return source === '-' ? io.readStdin() : readFile(source, 'utf8');
+/**
+ * Reads a file, or standard input for `-`; with `limits`, no more than `limits.maxObjectiveBytes`.
+ *
+ * @throws InputTooLargeError (code `input_too_large`) past the limit.
+ */
+export async function readInput(source: string, io: CliIo, limits?: InputLimits): Promise<string> {
+  if (source !== '-') return limits ? readFileWithin(source, limits) : readFile(source, 'utf8');
+  const text = await io.readStdin(limits?.maxObjectiveBytes);
+  if (text === null) throw tooManyBytes('<stdin>', null, limits!);
+  return text;
 }
 
 export type ParsedJson = { ok: true; value: unknown } | { ok: false; reason: string };

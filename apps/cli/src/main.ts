@@ -1,3 +1,4 @@
+import { configProblems } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { aclCommand, type AclOptions } from './commands/acl.js';
 import { auditCommand } from './commands/audit.js';
@@ -168,6 +169,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return exit.code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.unusable;
+    const problems = configProblems(error);
+    if (problems) {
+      io.stderr(`tierflow: invalid configuration\n${problems.map((problem) => `  ${problem}\n`).join('')}`);
+      return EXIT.unusable;
+    }
     io.stderr(`tierflow: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT.unusable;
   }

@@ -1,5 +1,6 @@
 import { resolveRetryOptions, type RetryOptions } from '@tierflow/core';
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** The task_type key whose route list serves every task type without one of its own. */
@@ -17,7 +18,8 @@ const routeListSchema = z.array(z.string().min(1)).min(1, { message: 'a route ne
 export const dispatcherOptionsSchema = z.strictObject({
   /** task_type → [primary, ...alternates]; `'*'` is the fallback. Merged over {@link DEFAULT_ROUTING}. */
   routing: z.record(z.string().min(1), routeListSchema).optional(),
-  fleetTimeoutMs: z.int().positive().optional(),
+  /** The default timeout of what it delegates: bounded as TIERFLOW_FLEET_TIMEOUT_MS is, for it becomes a timer. */
+  fleetTimeoutMs: wholeNumber(RUNTIME_RANGES.delegationTimeoutMs).optional(),
   /** Back-off for a throttled subtask sent to the same specialist again: tries, base and cap. */
   throttleRetry: z.strictObject({ attempts: z.int().positive().optional(), baseDelayMs: z.int().nonnegative().optional(), maxDelayMs: z.int().nonnegative().optional() }).optional(),
 });

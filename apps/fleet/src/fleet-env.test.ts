@@ -16,11 +16,20 @@ describe('fleetOptionsFromEnv', () => {
     expect(fleetOptionsFromEnv({ FLEET_CONCURRENCY: '', FLEET_OUTPUT_TTL_MS: '' })).toEqual(fleetOptionsFromEnv({}));
   });
 
+  it('reads the drill settings, which the Fleet no longer takes from process.env itself', () => {
+    expect(fleetOptionsFromEnv({})).toMatchObject({ trackCompletions: false });
+    expect(fleetOptionsFromEnv({})).not.toHaveProperty('simMaxConcurrent');
+    expect(fleetOptionsFromEnv({ TIERFLOW_SIM_MAX_CONCURRENT: '2', TIERFLOW_TRACK_COMPLETIONS: '1' })).toMatchObject({ simMaxConcurrent: 2, trackCompletions: true });
+  });
+
   it.each([
     [{ FLEET_CONCURRENCY: '0' }, 'FLEET_CONCURRENCY'],
     [{ FLEET_CONCURRENCY: 'many' }, 'FLEET_CONCURRENCY'],
     [{ FLEET_OUTPUT_TTL_MS: '1.5' }, 'FLEET_OUTPUT_TTL_MS'],
     [{ TIERFLOW_PREFIX: 'no-hash-tag' }, 'prefix'],
+    [{ TIERFLOW_SIM_MAX_CONCURRENT: '0' }, 'TIERFLOW_SIM_MAX_CONCURRENT="0"'],
+    [{ TIERFLOW_TRACK_COMPLETIONS: 'yes' }, 'TIERFLOW_TRACK_COMPLETIONS="yes": must be one of 0, 1'],
+    [{ TIERFLOW_LOCK_DURATION_MS: '0' }, 'TIERFLOW_LOCK_DURATION_MS="0"'],
   ])('refuses %j, naming %s', (env, name) => {
     expect(() => fleetOptionsFromEnv(env)).toThrow(expect.objectContaining({ code: 'invalid_config' }));
     expect(() => fleetOptionsFromEnv(env)).toThrow(name);

@@ -1,41 +1,32 @@
-import { TierflowError } from '@tierflow/protocol';
-import { runtimeOptionsFromEnv, type RuntimeOptions } from '@tierflow/runtime';
-import { z } from 'zod';
+import { readTierflowEnv, runtimeOptionsFromEnv, tierflowEnvSchema, type RuntimeOptions } from '@tierflow/runtime';
 
-const positiveInt = z.coerce.number().int().min(1);
-
-/** The Fleet process's own environment variables, besides the runtime's REDIS_URL and TIERFLOW_PREFIX. */
-export const fleetEnvSchema = z.object({
-  /** Specialist runs this process handles at once. */
-  FLEET_CONCURRENCY: positiveInt.default(8),
-  /** Expiry of outputs and logs in Beads, in ms; the store's default when unset. */
-  FLEET_OUTPUT_TTL_MS: positiveInt.optional(),
-});
+/** The Fleet process's own environment variables, as the runtime's one schema of the environment defines them. */
+export const fleetEnvSchema = tierflowEnvSchema.pick({ FLEET_CONCURRENCY: true, FLEET_OUTPUT_TTL_MS: true, TIERFLOW_SIM_MAX_CONCURRENT: true, TIERFLOW_TRACK_COMPLETIONS: true });
 
 /** What the Fleet process is started with, read from the environment. */
 export interface FleetProcessOptions {
   readonly runtime: RuntimeOptions;
   readonly concurrency: number;
   readonly outputTtlMs?: number;
+  readonly simMaxConcurrent?: number;
+  readonly trackCompletions: boolean;
 }
 
 /**
- * Reads the Fleet's options from the environment: REDIS_URL, TIERFLOW_PREFIX, FLEET_CONCURRENCY,
- * FLEET_OUTPUT_TTL_MS. Empty variables count as unset.
+ * Reads the Fleet's options from the environment: the runtime's variables, FLEET_CONCURRENCY,
+ * FLEET_OUTPUT_TTL_MS, TIERFLOW_SIM_MAX_CONCURRENT and TIERFLOW_TRACK_COMPLETIONS. Empty
+ * variables count as unset.
  *
- * @throws TierflowError (permanent, code `invalid_config`) naming each bad variable.
+ * @throws ConfigError (code `invalid_config`) naming each bad variable.
  */
 export function fleetOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): FleetProcessOptions {
-  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = fleetEnvSchema.safeParse(set);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw TierflowError.permanent(`invalid Fleet environment: ${problems.join('; ')}`, { code: 'invalid_config' });
-  }
-  const { FLEET_CONCURRENCY, FLEET_OUTPUT_TTL_MS } = parsed.data;
+  const runtime = runtimeOptionsFromEnv(env);
+  const { FLEET_CONCURRENCY, FLEET_OUTPUT_TTL_MS, TIERFLOW_SIM_MAX_CONCURRENT, TIERFLOW_TRACK_COMPLETIONS } = readTierflowEnv(env);
   return {
-    runtime: runtimeOptionsFromEnv(env),
+    runtime,
     concurrency: FLEET_CONCURRENCY,
     ...(FLEET_OUTPUT_TTL_MS === undefined ? {} : { outputTtlMs: FLEET_OUTPUT_TTL_MS }),
+    ...(TIERFLOW_SIM_MAX_CONCURRENT === undefined ? {} : { simMaxConcurrent: TIERFLOW_SIM_MAX_CONCURRENT }),
+    trackCompletions: TIERFLOW_TRACK_COMPLETIONS,
   };
 }

@@ -1,6 +1,6 @@
 // The Fleet process: `node apps/fleet/dist/main.js`. Library users call startFleetWorker instead.
 import { isTierflowError } from '@tierflow/protocol';
-import { consoleLogger } from '@tierflow/runtime';
+import { configProblems, consoleLogger } from '@tierflow/runtime';
 import { fleetOptionsFromEnv } from './fleet-env.js';
 import { startFleetWorker } from './start-fleet.js';
 
@@ -22,6 +22,12 @@ try {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 } catch (error) {
+  const problems = configProblems(error);
+  if (problems) {
+    // Printed whatever TIERFLOW_LOG says, and exit 2 as `tierflow worker` does: it cannot run as configured.
+    process.stderr.write(`fleet: invalid configuration\n${problems.map((problem) => `  ${problem}\n`).join('')}`);
+    process.exit(2);
+  }
   log.warn('fleet failed to start', { error: isTierflowError(error) ? error.message : String(error) });
   process.exit(1);
 }

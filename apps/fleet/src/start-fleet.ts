@@ -17,20 +17,21 @@ export interface StartFleetOptions {
   readonly log?: TierLogger;
   /** Expiry of outputs and logs written to Beads, in ms. */
   readonly outputTtlMs?: number;
+  /** Caps the runs at once of the default registry's `sim`, to drill throttling (TIERFLOW_SIM_MAX_CONCURRENT). */
+  readonly simMaxConcurrent?: number;
+  /** Counts completions per message, for drills (TIERFLOW_TRACK_COMPLETIONS=1). */
+  readonly trackCompletions?: boolean;
 }
 
 /** Starts a Fleet worker on the `fleet` queue and resolves once it takes jobs; `close()` it to stop. */
 export async function startFleetWorker(options: StartFleetOptions): Promise<TierWorker> {
-  // TIERFLOW_SIM_MAX_CONCURRENT caps the built-in sim, to drill throttling.
-  const simMax = Number(process.env.TIERFLOW_SIM_MAX_CONCURRENT);
-  const registry = options.registry ?? defaultRegistry(Number.isSafeInteger(simMax) && simMax > 0 ? { simMaxConcurrent: simMax } : {});
+  const registry = options.registry ?? defaultRegistry(options.simMaxConcurrent === undefined ? {} : { simMaxConcurrent: options.simMaxConcurrent });
   const log = options.log ?? consoleLogger('fleet');
   await publishRegistry(options.runtime, registry);
   const worker = await TierWorker.start({
     handler: fleetHandler(registry, {
       ...(options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),
-      // TIERFLOW_TRACK_COMPLETIONS=1 counts completions per message, for drills.
-      trackCompletions: process.env.TIERFLOW_TRACK_COMPLETIONS === '1',
+      trackCompletions: options.trackCompletions ?? false,
     }),
     runtime: options.runtime,
     log,

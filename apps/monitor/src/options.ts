@@ -1,4 +1,5 @@
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** Seed 000's recommended Architect timeout. */
@@ -22,7 +23,8 @@ export const surpriseOptionsSchema = z.strictObject({
 export const monitorOptionsSchema = z.strictObject({
   /** How many fresh attempts a recoverable Architect failure gets; 0 never resets. */
   maxResets: z.int().nonnegative().optional(),
-  architectTimeoutMs: z.int().positive().optional(),
+  /** The default timeout of what it delegates: bounded as TIERFLOW_ARCHITECT_TIMEOUT_MS is, for it becomes a timer. */
+  architectTimeoutMs: wholeNumber(RUNTIME_RANGES.delegationTimeoutMs).optional(),
   surprise: surpriseOptionsSchema.optional(),
 });
 export type MonitorOptionsInput = z.input<typeof monitorOptionsSchema>;

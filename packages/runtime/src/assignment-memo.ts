@@ -1,6 +1,7 @@
 import type { TierName } from '@tierflow/protocol';
 import { readAssignment } from './assignment.js';
 import type { Assignment } from './handler.js';
+import type { InputLimits } from './input-limits.js';
 
 /** The part of a BullMQ job the memo reads. */
 export interface MemoJob {
@@ -23,6 +24,8 @@ export class AssignmentMemo {
   constructor(
     private readonly tier: TierName,
     private readonly limit = 2_000,
+    /** What a job may carry (see {@link readAssignment}); unchecked when left out. */
+    private readonly inputLimits?: InputLimits,
   ) {}
 
   /** The job's assignment; @throws InvalidJobError as {@link readAssignment} does. */
@@ -30,7 +33,7 @@ export class AssignmentMemo {
     const id = job.id;
     const known = id === undefined ? undefined : this.entries.get(id);
     if (known && known.timestamp === job.timestamp) return known.assignment;
-    const assignment = readAssignment(this.tier, job.data);
+    const assignment = readAssignment(this.tier, job.data, this.inputLimits);
     if (id !== undefined) {
       this.entries.delete(id);
       if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);

@@ -9,6 +9,7 @@ import {
 } from '@tierflow/protocol';
 import type { Assignment } from './handler.js';
 import { rootIdOf } from './ids.js';
+import { checkObjectiveSize, checkSubtaskCount, InputTooLargeError, type InputLimits } from './input-limits.js';
 import { rootObjectiveSchema } from './objective.js';
 
 /** The task_type the Monitor gives a root objective. */
@@ -22,9 +23,27 @@ export class InvalidJobError extends TierflowError {
   }
 }
 
-/** Reads a job's data as this tier's assignment, or throws {@link InvalidJobError} saying what is wrong. */
-export function readAssignment(tier: TierName, data: unknown): Assignment {
+/**
+ * Reads a job's data as this tier's assignment, or throws {@link InvalidJobError} saying what is
+ * wrong. With `limits`, a root objective over them, or a delegation whose plan has more subtasks
+ * than they allow, is refused too (`input_too_large: …`): a client checks them before it
+ * enqueues, but anyone who can write to the queue can skip the client.
+ */
+export function readAssignment(tier: TierName, data: unknown, limits?: InputLimits): Assignment {
+  if (limits) checkSize(tier, data, limits);
   return tier === 'PROGRESS_MONITOR' ? readRoot(data) : readDelegation(tier, data);
+}
+
+// Measured before validation, so an oversized job costs its measuring and no more.
+function checkSize(tier: TierName, data: unknown, limits: InputLimits): void {
+  const field = (value: unknown, key: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined);
+  try {
+    if (tier === 'PROGRESS_MONITOR') checkObjectiveSize(field(data, 'objective'), limits);
+    else checkSubtaskCount(field(field(data, 'payload'), 'task_data'), limits, 'the delegation');
+  } catch (error) {
+    if (error instanceof InputTooLargeError) throw new InvalidJobError(`${error.code}: ${error.message}`);
+    throw error;
+  }
 }
 
 function readRoot(data: unknown): Assignment {

@@ -13,6 +13,7 @@ import { JobFinder } from './job-finder.js';
 import { connect } from './connection.js';
 import { consoleLogger } from './logger.js';
 import { newRootId } from './ids.js';
+import { checkObjectiveSize } from './input-limits.js';
 import { objectiveFileSchema, type RootObjective } from './objective.js';
 import type { RuntimeOptions } from './options.js';
 import { QUEUE_OF } from './queues.js';
@@ -49,10 +50,18 @@ export class TierflowClient {
   constructor(private readonly runtime: RuntimeOptions) {
     this.redis = connect(runtime.redisUrl);
     this.monitor = new Queue(QUEUE_OF.PROGRESS_MONITOR, { connection: this.redis, prefix: runtime.prefix });
+    // connect() already says once that Redis is down; without a listener BullMQ prints every retry's error whole.
+    this.monitor.on('error', () => undefined);
   }
 
-  /** Validates an objective (a parsed objective file) and enqueues it; returns the root id. */
+  /**
+   * Validates an objective (a parsed objective file) and enqueues it; returns the root id.
+   *
+   * @throws InputTooLargeError (code `input_too_large`) for more subtasks or bytes than the
+   *   deployment's limits ({@link RuntimeOptions.limits}); ObjectiveFileError for an invalid one.
+   */
   async enqueue(objective: unknown, options: { rootId?: string } = {}): Promise<string> {
+    checkObjectiveSize(objective, this.runtime.limits);
     const parsed = validateWith(objectiveFileSchema, objective);
     if (!parsed.ok) throw new ObjectiveFileError(`invalid objective: ${parsed.errors.map(formatValidationError).join('; ')}`);
     const rootId = options.rootId ?? newRootId();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isTlsUrl, redactUrl, redisTlsFromEnv } from './connection.js';
+import { hideCommandSecrets, redisTlsFromEnv } from './connection.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tierflow-tls-env-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,13 +37,17 @@ describe('redisTlsFromEnv', () => {
   });
 });
 
-describe('URLs', () => {
-  it('knows rediss:// as TLS', () => {
-    expect([isTlsUrl('rediss://h:1'), isTlsUrl('REDISS://h:1'), isTlsUrl('redis://h:1')]).toEqual([true, true, false]);
-  });
-
-  it('hides the password in logs', () => {
-    expect(redactUrl('rediss://fleet:s3cret@h:6380/0')).toBe('rediss://fleet:***@h:6380/0');
-    expect(redactUrl('redis://h:6379')).toBe('redis://h:6379');
+describe('hideCommandSecrets', () => {
+  it("hides the arguments of a failed AUTH, which ioredis puts on its error, and leaves other commands' alone", () => {
+    const auth = Object.assign(new Error('WRONGPASS'), { command: { name: 'auth', args: ['fleet', 's3cret'] } });
+    hideCommandSecrets(auth);
+    expect(auth.command.args).toEqual(['***', '***']);
+    const hello = Object.assign(new Error('x'), { command: { name: 'HELLO', args: ['3', 'AUTH', 'fleet', 's3cret'] } });
+    hideCommandSecrets(hello);
+    expect(JSON.stringify(hello.command)).not.toContain('s3cret');
+    const get = Object.assign(new Error('x'), { command: { name: 'get', args: ['k'] } });
+    hideCommandSecrets(get);
+    expect(get.command.args).toEqual(['k']);
+    for (const odd of [null, undefined, 'text', new Error('plain'), { command: null }, { command: { name: 'auth', args: 'x' } }]) expect(() => hideCommandSecrets(odd)).not.toThrow();
   });
 });

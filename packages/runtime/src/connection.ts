@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { TierflowError } from '@tierflow/protocol';
 import { Redis } from 'ioredis';
 import { coalesceWrites } from './coalesce-writes.js';
+import { isTlsUrl, redactUrl, redisUrlProblem } from './redis-url.js';
 
 /** The variables naming PEM files for TLS to Redis (`rediss://`): a private CA, and a client certificate for mutual TLS. */
 export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDIS_TLS_CERT', key: 'TIERFLOW_REDIS_TLS_KEY' } as const;
@@ -13,15 +14,22 @@ export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDI
  * While Redis is unreachable ioredis retries on its own; we say so once per outage rather than on
  * every retry. A `rediss://` URL gets the TLS files named in the environment (see
  * {@link redisTlsFromEnv}); every connection is made here, so workers and clients alike use them.
+ *
+ * @throws TierflowError (code `invalid_config`) for a URL ioredis would misread, before it can:
+ *   a password cut short by an unencoded `/` or `#` would otherwise become a host, and be logged.
  */
 export function connect(
   redisUrl: string,
   warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`),
   tls: ConnectionOptions | undefined = isTlsUrl(redisUrl) ? redisTlsFromEnv() : undefined,
 ): Redis {
+  const problem = redisUrlProblem(redisUrl);
+  if (problem) throw TierflowError.permanent(`the Redis URL ${redactUrl(redisUrl)} ${problem}`, { code: 'invalid_config' });
   const client = new Redis(redisUrl, { maxRetriesPerRequest: null, ...(tls ? { tls } : {}) });
   let down = false;
+  // Registered first, so it runs before BullMQ's listener, which prints an error it cannot hand on whole.
   client.on('error', (error: Error) => {
+    hideCommandSecrets(error);
     if (down) return;
     down = true;
     warn(`redis ${redactUrl(redisUrl)} unreachable (${error.message}); retrying`);
@@ -31,10 +39,6 @@ export function connect(
   });
   client.on('connect', () => coalesceWrites(client.stream));
   return client;
-}
-
-export function isTlsUrl(redisUrl: string): boolean {
-  return /^rediss:\/\//i.test(redisUrl);
 }
 
 /**
@@ -66,7 +70,17 @@ function pem(name: string, path: string): Buffer {
   }
 }
 
-/** The URL without its password, for logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+// Commands whose arguments hold a password: ioredis sends AUTH (or HELLO … AUTH) as it connects.
+const SECRET_COMMANDS = new Set(['auth', 'hello', 'migrate', 'acl', 'config']);
+
+/**
+ * ioredis puts the command that failed on its error (`command: { name: 'auth', args: [user,
+ * password] }`), and a logger that prints errors whole (BullMQ's, for one) would print the
+ * password. Such a command's arguments are replaced, in place, before anyone else sees the error.
+ */
+export function hideCommandSecrets(error: unknown): void {
+  const command = (error as { command?: { name?: unknown; args?: unknown } } | null)?.command;
+  if (command && typeof command.name === 'string' && SECRET_COMMANDS.has(command.name.toLowerCase()) && Array.isArray(command.args)) {
+    command.args = command.args.map(() => '***');
+  }
 }

@@ -15,9 +15,10 @@ describe('audit and cascade options', () => {
   });
 
   it('refuse what cannot be meant', () => {
-    expect(() => runtimeOptionsFromEnv({ TIERFLOW_AUDIT_TTL_MS: '0' })).toThrow(/audit TTL \(0\)/);
-    expect(() => resolveRuntimeOptions({ auditTtlMs: 1.5 })).toThrow(/whole number/);
-    expect(() => runtimeOptionsFromEnv({ TIERFLOW_CASCADE_FLAG: 'high' })).toThrow(/TIERFLOW_CASCADE_FLAG="high" is not a number/);
-    expect(() => runtimeOptionsFromEnv({ TIERFLOW_CASCADE_FLAG: '0.9' })).toThrow(/proceed \(0.8, the default\) must be at least flag \(0.9\)/);
+    expect(() => runtimeOptionsFromEnv({ TIERFLOW_AUDIT_TTL_MS: '0' })).toThrow(/TIERFLOW_AUDIT_TTL_MS="0": must be a whole number of milliseconds, at least 1/);
+    expect(() => resolveRuntimeOptions({ auditTtlMs: 1.5 })).toThrow(/auditTtlMs: must be a whole number/);
+    expect(() => runtimeOptionsFromEnv({ TIERFLOW_CASCADE_FLAG: 'high' })).toThrow(/TIERFLOW_CASCADE_FLAG="high": must be a number from 0 to 1/);
+    expect(() => runtimeOptionsFromEnv({ TIERFLOW_CASCADE_FLAG: '0.9' })).toThrow(/TIERFLOW_CASCADE_FLAG="0.9": must be at most TIERFLOW_CASCADE_PROCEED \(0.8, the default\)/);
+    expect(() => resolveRuntimeOptions({ cascade: { flag: 0.9 } })).toThrow(/proceed \(0.8, the default\) must be at least flag \(0.9\)/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { childMessageId, outcomeMessageId, rootIdOf } from './ids.js';
+import { DEFAULT_REDIS_URL } from './config/runtime-settings.js';
 import { redisUrlFromEnv, resolveRuntimeOptions, runtimeOptionsFromEnv, withCredentials } from './options.js';
 import { bullPriority, QUEUE_OF, tierFromSlug } from './queues.js';
 
@@ -22,7 +23,7 @@ describe('resolveRuntimeOptions', () => {
   });
 
   it('refuses a URL that is not redis:// or rediss://', () => {
-    expect(() => resolveRuntimeOptions({ redisUrl: 'http://x' })).toThrow(/REDIS_URL/);
+    expect(() => resolveRuntimeOptions({ redisUrl: 'http://x' })).toThrow('Redis URL http://x/: must start with redis:// or rediss://');
   });
 
   it('takes a job for poison after 3 crashes unless told, from TIERFLOW_MAX_CRASHES, and refuses a bad count', () => {
@@ -47,7 +48,7 @@ describe('the Redis URL and its credentials', () => {
     expect(runtimeOptionsFromEnv({ ...env, TIERFLOW_REDIS_USERNAME: 'x' }, { tier: 'fleet' }).redisUrl).toBe('redis://fleet:f-secret@h:6379');
     expect(runtimeOptionsFromEnv(env, { tier: 'monitor' }).redisUrl).toBe('redis://h:6379');
     expect(runtimeOptionsFromEnv(env).redisUrl).toBe('redis://h:6379');
-    expect(redisUrlFromEnv({}, 'fleet')).toBeUndefined();
+    expect(redisUrlFromEnv({}, 'fleet')).toBe(DEFAULT_REDIS_URL);
   });
 
   it('puts TIERFLOW_REDIS_USERNAME and TIERFLOW_REDIS_PASSWORD into REDIS_URL, or the default URL', () => {

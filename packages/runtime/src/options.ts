@@ -1,8 +1,16 @@
 import { resolveRetryOptions, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
-import { TierflowError } from '@tierflow/protocol';
-import { isTlsUrl, REDIS_TLS_ENV, redisTlsFromEnv } from './connection.js';
-import { cascadeFromEnv, resolveAuditTtlMs, resolveCascade } from './handoff-options.js';
+import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { z } from 'zod';
+import { DEFAULT_AUDIT_TTL_MS } from './audit-entry.js';
+import { wholeNumber } from './config/env-values.js';
+import { ConfigError } from './config/read-env.js';
+import { DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './config/runtime-settings.js';
+import { readTierflowEnv, type TierflowEnv } from './config/tierflow-env.js';
+import { REDIS_TLS_ENV, redisTlsFromEnv } from './connection.js';
+import { resolveCascade } from './handoff-options.js';
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from './input-limits.js';
 import type { TierSlug } from './queues.js';
+import { isTlsUrl, redactUrl, redisUrlProblem } from './redis-url.js';
 import { signingFromEnv, type SigningConfig } from './signing-keys.js';
 
 /** Where and how a Tierflow deployment keeps its queues. */
@@ -37,12 +45,9 @@ export interface RuntimeOptions {
   readonly cascade: CascadeThresholds | null;
   /** Message signing (TIERFLOW_KEYS_DIR): the key set; null: nothing is signed and nothing is checked. */
   readonly signing: SigningConfig | null;
+  /** How much one objective may carry: clients refuse more, and so does the Monitor. */
+  readonly limits: InputLimits;
 }
-
-export const DEFAULT_PREFIX = '{tierflow}';
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-/** Three: a worker killed under a job once or twice may be bad luck (a lost node, a kill -9); three times running the same job rarely is. */
-export const DEFAULT_MAX_CRASHES = 3;
 
 export interface RuntimeOptionsInput {
   readonly redisUrl?: string;
@@ -57,88 +62,112 @@ export interface RuntimeOptionsInput {
   readonly auditTtlMs?: number;
   readonly cascade?: Partial<CascadeThresholds> | null;
   readonly signing?: SigningConfig | null;
+  readonly limits?: Partial<InputLimits>;
 }
 
-/** Fills defaults and checks the options; the prefix must carry a `{hash tag}` so flows work on Redis Cluster. */
+const R = RUNTIME_RANGES;
+
+// The numbers a library caller passes, bounded as the environment's are.
+const runtimeNumbersSchema = z.looseObject({
+  keepFinishedMs: wholeNumber(R.keepFinishedMs).optional(),
+  dedupTtlMs: wholeNumber(R.dedupTtlMs).optional(),
+  lockDurationMs: wholeNumber(R.lockDurationMs).optional(),
+  stalledIntervalMs: wholeNumber(R.stalledIntervalMs).optional(),
+  maxCrashes: wholeNumber(R.maxCrashes).optional(),
+  beadsTtlMs: wholeNumber(R.beadsTtlMs).optional(),
+  auditTtlMs: wholeNumber(R.auditTtlMs).optional(),
+  limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
+});
+
+/**
+ * Fills defaults and checks the options; the prefix must carry a `{hash tag}` so flows work on Redis Cluster.
+ *
+ * @throws ConfigError (code `invalid_config`) naming every bad option; the Redis URL is shown redacted.
+ */
 export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeOptions {
   const prefix = input.prefix ?? DEFAULT_PREFIX;
-  if (!/^[^:{}]*\{[^{}:]+\}[^:{}]*$/.test(prefix)) {
-    throw TierflowError.permanent(`prefix ${JSON.stringify(prefix)} must contain one {hash tag} and no ":", e.g. "{tierflow}"`, {
-      code: 'invalid_config',
-    });
-  }
   const redisUrl = input.redisUrl ?? DEFAULT_REDIS_URL;
-  if (!/^rediss?:\/\//.test(redisUrl)) {
-    throw TierflowError.permanent(`REDIS_URL ${JSON.stringify(redisUrl)} must start with redis:// or rediss://`, { code: 'invalid_config' });
-  }
-  const maxCrashes = input.maxCrashes ?? DEFAULT_MAX_CRASHES;
-  if (!(Number.isSafeInteger(maxCrashes) && maxCrashes >= 1)) {
-    throw TierflowError.permanent(`TIERFLOW_MAX_CRASHES (${maxCrashes}) must be a whole number, 1 or more`, { code: 'invalid_config' });
-  }
+  const numbers = validateWith(runtimeNumbersSchema, input);
+  const problems = [
+    ...[prefixProblem(prefix)].filter((problem) => problem !== null).map((problem) => `prefix ${JSON.stringify(prefix)}: ${problem}`),
+    ...[redisUrlProblem(redisUrl)].filter((problem) => problem !== null).map((problem) => `Redis URL ${redactUrl(redisUrl)}: ${problem}`),
+    ...(numbers.ok ? [] : numbers.errors.map(formatValidationError)),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     redisUrl,
     prefix,
     retry: resolveRetryOptions(input.retry),
-    keepFinishedMs: input.keepFinishedMs ?? 24 * 3600_000,
-    dedupTtlMs: input.dedupTtlMs ?? 3600_000,
-    lockDurationMs: input.lockDurationMs ?? 30_000,
-    stalledIntervalMs: input.stalledIntervalMs ?? 30_000,
-    maxCrashes,
-    beadsTtlMs: input.beadsTtlMs ?? 24 * 3600_000,
-    auditTtlMs: resolveAuditTtlMs(input.auditTtlMs),
+    keepFinishedMs: input.keepFinishedMs ?? RUNTIME_DEFAULTS.keepFinishedMs,
+    dedupTtlMs: input.dedupTtlMs ?? RUNTIME_DEFAULTS.dedupTtlMs,
+    lockDurationMs: input.lockDurationMs ?? RUNTIME_DEFAULTS.lockDurationMs,
+    stalledIntervalMs: input.stalledIntervalMs ?? RUNTIME_DEFAULTS.stalledIntervalMs,
+    maxCrashes: input.maxCrashes ?? RUNTIME_DEFAULTS.maxCrashes,
+    beadsTtlMs: input.beadsTtlMs ?? RUNTIME_DEFAULTS.beadsTtlMs,
+    auditTtlMs: input.auditTtlMs ?? DEFAULT_AUDIT_TTL_MS,
     cascade: resolveCascade(input.cascade),
     signing: input.signing ?? null,
+    limits: { ...DEFAULT_INPUT_LIMITS, ...input.limits },
   };
 }
 
 /**
- * Reads the runtime options from the environment: REDIS_URL, TIERFLOW_PREFIX, and for retries
- * TIERFLOW_RETRY_ATTEMPTS, TIERFLOW_RETRY_BASE_MS, TIERFLOW_RETRY_MAX_MS, and for crash recovery
- * TIERFLOW_LOCK_DURATION_MS, TIERFLOW_STALLED_INTERVAL_MS and TIERFLOW_MAX_CRASHES, and for retention
- * TIERFLOW_KEEP_FINISHED_MS, TIERFLOW_BEADS_TTL_MS, TIERFLOW_DEDUP_TTL_MS and TIERFLOW_AUDIT_TTL_MS,
- * for the cascade check TIERFLOW_CASCADE_CHECK=off and TIERFLOW_CASCADE_PROCEED/_FLAG/_REVIEW, and for signing
- * TIERFLOW_KEYS_DIR and TIERFLOW_MAX_CLOCK_SKEW_MS. For one tier's
- * worker (`tier`), the Redis URL may be its own: see {@link redisUrlFromEnv}.
+ * The runtime options from the environment, read through {@link readTierflowEnv} (every variable
+ * and its bounds are listed there), with the signing keys from {@link signingFromEnv}. For one
+ * tier's worker (`tier`), the Redis URL may be its own: see {@link redisUrlFromEnv}.
+ *
+ * @throws ConfigError (code `invalid_config`) naming every bad variable, or a TierflowError of that
+ *   code for bad signing keys or TLS files.
  */
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scope: { readonly tier?: TierSlug } = {}): RuntimeOptions {
-  const retry = {
-    ...numberFrom(env, 'TIERFLOW_RETRY_ATTEMPTS', 'attempts'),
-    ...numberFrom(env, 'TIERFLOW_RETRY_BASE_MS', 'baseDelayMs'),
-    ...numberFrom(env, 'TIERFLOW_RETRY_MAX_MS', 'maxDelayMs'),
-  };
-  const redisUrl = redisUrlFromEnv(env, scope.tier);
+  const config = readTierflowEnv(env);
+  const redisUrl = redisUrlOf(config, scope.tier);
   checkTlsEnv(env, redisUrl);
   return resolveRuntimeOptions({
-    ...(redisUrl ? { redisUrl } : {}),
-    ...(env.TIERFLOW_PREFIX ? { prefix: env.TIERFLOW_PREFIX } : {}),
-    retry,
-    ...numberFrom(env, 'TIERFLOW_LOCK_DURATION_MS', 'lockDurationMs'),
-    ...numberFrom(env, 'TIERFLOW_STALLED_INTERVAL_MS', 'stalledIntervalMs'),
-    ...numberFrom(env, 'TIERFLOW_MAX_CRASHES', 'maxCrashes'),
-    ...numberFrom(env, 'TIERFLOW_KEEP_FINISHED_MS', 'keepFinishedMs'),
-    ...numberFrom(env, 'TIERFLOW_BEADS_TTL_MS', 'beadsTtlMs'),
-    ...numberFrom(env, 'TIERFLOW_DEDUP_TTL_MS', 'dedupTtlMs'),
-    ...numberFrom(env, 'TIERFLOW_AUDIT_TTL_MS', 'auditTtlMs'),
-    cascade: cascadeFromEnv(env),
+    redisUrl,
+    prefix: config.TIERFLOW_PREFIX,
+    retry: { attempts: config.TIERFLOW_RETRY_ATTEMPTS, baseDelayMs: config.TIERFLOW_RETRY_BASE_MS, maxDelayMs: config.TIERFLOW_RETRY_MAX_MS },
+    lockDurationMs: config.TIERFLOW_LOCK_DURATION_MS,
+    stalledIntervalMs: config.TIERFLOW_STALLED_INTERVAL_MS,
+    maxCrashes: config.TIERFLOW_MAX_CRASHES,
+    keepFinishedMs: config.TIERFLOW_KEEP_FINISHED_MS,
+    beadsTtlMs: config.TIERFLOW_BEADS_TTL_MS,
+    dedupTtlMs: config.TIERFLOW_DEDUP_TTL_MS,
+    auditTtlMs: config.TIERFLOW_AUDIT_TTL_MS,
+    cascade:
+      config.TIERFLOW_CASCADE_CHECK === 'off'
+        ? null
+        : { proceed: config.TIERFLOW_CASCADE_PROCEED, flag: config.TIERFLOW_CASCADE_FLAG, review: config.TIERFLOW_CASCADE_REVIEW },
     signing: signingFromEnv(env),
+    limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
   });
 }
+
+const OWN_REDIS_URL = {
+  monitor: 'REDIS_URL_MONITOR',
+  architect: 'REDIS_URL_ARCHITECT',
+  dispatcher: 'REDIS_URL_DISPATCHER',
+  fleet: 'REDIS_URL_FLEET',
+} as const satisfies Record<TierSlug, keyof TierflowEnv>;
 
 /**
  * Where a process connects, most specific first, so one environment can serve four tiers that
  * log in as four Redis users:
  * 1. for a tier's worker, `REDIS_URL_<TIER>` (`REDIS_URL_FLEET=redis://fleet:secret@host:6379`), as it is;
- * 2. else REDIS_URL, its user and password replaced by TIERFLOW_REDIS_USERNAME and
- *    TIERFLOW_REDIS_PASSWORD when those are set (a password kept out of the URL).
- * `undefined` when nothing is set (the default URL applies).
+ * 2. else REDIS_URL (or the default), its user and password replaced by TIERFLOW_REDIS_USERNAME
+ *    and TIERFLOW_REDIS_PASSWORD when those are set (a password kept out of the URL).
+ *
+ * @throws ConfigError (code `invalid_config`) as {@link readTierflowEnv} does.
  */
-export function redisUrlFromEnv(env: NodeJS.ProcessEnv, tier?: TierSlug): string | undefined {
-  const own = tier ? env[`REDIS_URL_${tier.toUpperCase()}`] : undefined;
+export function redisUrlFromEnv(env: NodeJS.ProcessEnv, tier?: TierSlug): string {
+  return redisUrlOf(readTierflowEnv(env), tier);
+}
+
+function redisUrlOf(config: TierflowEnv, tier: TierSlug | undefined): string {
+  const own = tier ? config[OWN_REDIS_URL[tier]] : undefined;
   if (own) return own;
-  const username = env.TIERFLOW_REDIS_USERNAME || undefined;
-  const password = env.TIERFLOW_REDIS_PASSWORD || undefined;
-  if (!username && !password) return env.REDIS_URL || undefined;
-  return withCredentials(env.REDIS_URL || DEFAULT_REDIS_URL, username, password);
+  const { TIERFLOW_REDIS_USERNAME: username, TIERFLOW_REDIS_PASSWORD: password } = config;
+  return username === undefined && password === undefined ? config.REDIS_URL : withCredentials(config.REDIS_URL, username, password);
 }
 
 /** `url` with its user and/or password replaced; encoded, as ioredis decodes them. */
@@ -155,19 +184,11 @@ export function withCredentials(url: string, username: string | undefined, passw
 }
 
 // TLS files only make sense for rediss://: with redis:// they would be silently ignored.
-function checkTlsEnv(env: NodeJS.ProcessEnv, redisUrl: string | undefined): void {
+function checkTlsEnv(env: NodeJS.ProcessEnv, redisUrl: string): void {
   const named = Object.values(REDIS_TLS_ENV).filter((name) => env[name]);
   if (named.length === 0) return;
-  if (!isTlsUrl(redisUrl ?? DEFAULT_REDIS_URL)) {
+  if (!isTlsUrl(redisUrl)) {
     throw TierflowError.permanent(`${named.join(', ')} set, but the Redis URL is not rediss://`, { code: 'invalid_config' });
   }
   redisTlsFromEnv(env);
-}
-
-function numberFrom<K extends string>(env: NodeJS.ProcessEnv, name: string, key: K): Partial<Record<K, number>> {
-  const text = env[name];
-  if (text === undefined || text === '') return {};
-  const value = Number(text);
-  if (!Number.isFinite(value)) throw TierflowError.permanent(`${name}=${JSON.stringify(text)} is not a number`, { code: 'invalid_config' });
-  return { [key]: value } as Partial<Record<K, number>>;
 }

@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TierflowError } from '@tierflow/protocol';
+import { readTierflowEnv } from './config/tierflow-env.js';
 import { privateKeyPath } from './key-directory.js';
 import { keyIdOf, parsePublicKeys, PUBLIC_KEYS_FILE, type PublicKey } from './key-set.js';
 import type { Party } from './party.js';
@@ -149,15 +150,14 @@ export const SIGNING_ENV = {
 /** The shared-secret variables of earlier versions, refused with a pointer to what replaced them. */
 const RETIRED_ENV = ['TIERFLOW_SIGNING_KEY', 'TIERFLOW_SIGNING_KEY_PREVIOUS'] as const;
 
-/** ±5 minutes, the usual allowance for clocks kept by NTP. */
-export const DEFAULT_MAX_CLOCK_SKEW_MS = 5 * 60_000;
+export { DEFAULT_MAX_CLOCK_SKEW_MS } from './config/runtime-settings.js';
 
 /**
- * Signing settings from TIERFLOW_KEYS_DIR (the key set) and TIERFLOW_MAX_CLOCK_SKEW_MS; null when
- * no directory is set: then nothing is signed or checked.
+ * Signing settings from TIERFLOW_KEYS_DIR (the key set) and TIERFLOW_MAX_CLOCK_SKEW_MS, both read
+ * through the configuration schema; null when no directory is set: then nothing is signed or checked.
  *
- * @throws TierflowError (permanent, code `invalid_config`) for a missing or damaged key set, a
- *   skew that is not a positive whole number, or a retired TIERFLOW_SIGNING_KEY.
+ * @throws TierflowError (permanent, code `invalid_config`) for a missing or damaged key set, a bad
+ *   variable, or a retired TIERFLOW_SIGNING_KEY.
  */
 export function signingFromEnv(env: NodeJS.ProcessEnv): SigningConfig | null {
   const retired = RETIRED_ENV.filter((name) => env[name]);
@@ -167,13 +167,8 @@ export function signingFromEnv(env: NodeJS.ProcessEnv): SigningConfig | null {
       { code: 'invalid_config' },
     );
   }
-  const dir = env[SIGNING_ENV.keysDir] || undefined;
+  const { TIERFLOW_KEYS_DIR: dir, TIERFLOW_MAX_CLOCK_SKEW_MS: maxClockSkewMs } = readTierflowEnv(env);
   if (!dir) return null;
-  const skewText = env[SIGNING_ENV.skew];
-  const maxClockSkewMs = skewText ? Number(skewText) : DEFAULT_MAX_CLOCK_SKEW_MS;
-  if (!Number.isSafeInteger(maxClockSkewMs) || maxClockSkewMs <= 0) {
-    throw TierflowError.permanent(`${SIGNING_ENV.skew}=${JSON.stringify(skewText)} must be a positive whole number of milliseconds`, { code: 'invalid_config' });
-  }
   return { keys: new KeyRing(directoryKeySource(dir)), maxClockSkewMs };
 }
 

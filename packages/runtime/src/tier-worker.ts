@@ -119,7 +119,7 @@ export class TierWorker {
     this.signer = signerOf(runtime.signing, this.party);
     this.steps = new StepStore(redis, runtime.prefix, this.party, inFlightTtlMs(runtime), runtime.signing);
     this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
-    this.assignments = new AssignmentMemo(this.tier);
+    this.assignments = new AssignmentMemo(this.tier, undefined, runtime.limits);
     this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log, clock);
     this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, this.tier, runtime.signing, runtime.dedupTtlMs) : null;
     // BullMQ's queues get a connection of their own: it loads BullMQ's scripts onto the connection,
@@ -161,17 +161,41 @@ export class TierWorker {
     this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
   }
 
-  /** Starts a worker and resolves once it is connected and taking jobs. */
+  /**
+   * Starts a worker and resolves once it is connected and taking jobs. If it cannot (Redis refuses
+   * its password, say), it leaves no connection open, so that its process can exit.
+   */
   static async start(options: TierWorkerOptions): Promise<TierWorker> {
     // A worker that cannot sign as its tier stops before it opens a connection that would keep it alive.
     signerOf(options.runtime.signing, partyOf(options.handler.tier));
     const redis = connect(options.runtime.redisUrl);
-    const tierWorker = new TierWorker(options, redis, await RedisClock.start(redis));
-    await tierWorker.running.listen();
-    void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
-    await tierWorker.worker.waitUntilReady();
+    let clock: RedisClock;
+    try {
+      clock = await RedisClock.start(redis);
+    } catch (error) {
+      redis.disconnect();
+      throw error;
+    }
+    const tierWorker = new TierWorker(options, redis, clock);
+    try {
+      await tierWorker.running.listen();
+      void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
+      await tierWorker.worker.waitUntilReady();
+    } catch (error) {
+      tierWorker.abandon();
+      throw error;
+    }
     tierWorker.watchdogs.start();
     return tierWorker;
+  }
+
+  /** After a failed start: drops every connection without waiting for anything. */
+  private abandon(): void {
+    void this.worker.close(true).catch(() => undefined);
+    this.running.close();
+    this.clock.stop();
+    for (const connection of this.connections) connection.disconnect();
+    this.redis.disconnect();
   }
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */

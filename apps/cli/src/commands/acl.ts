@@ -1,4 +1,4 @@
-import { connect, DEFAULT_PREFIX } from '@tierflow/runtime';
+import { connect, DEFAULT_PREFIX, redactUrl, redisUrlProblem } from '@tierflow/runtime';
 import { applyAcl } from '../acl/acl-apply.js';
 import { aclFileText } from '../acl/acl-file.js';
 import { aclPasswordsFromEnv, passwordVariable } from '../acl/acl-passwords.js';
@@ -40,6 +40,11 @@ export async function aclCommand(action: string, options: AclOptions, io: CliIo,
   const url = options.adminUrl ?? env.ADMIN_REDIS_URL;
   if (!url) {
     io.stderr('tierflow acl apply needs an admin connection: --admin-url or ADMIN_REDIS_URL\n');
+    return EXIT.unusable;
+  }
+  const problem = redisUrlProblem(url);
+  if (problem) {
+    io.stderr(`the admin connection ${redactUrl(url)} ${problem}\n`);
     return EXIT.unusable;
   }
   // A one-off command: give up on the first connection error rather than retry for ever.

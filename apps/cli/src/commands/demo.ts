@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveRuntimeOptions, TierflowClient, type TierSlug } from '@tierflow/runtime';
+import { redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient, type TierSlug } from '@tierflow/runtime';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
 import { EXIT, type CliIo } from '../io.js';
@@ -39,6 +39,9 @@ async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
  * everything it started.
  */
 export async function demoCommand(dir: string | undefined, io: CliIo): Promise<number> {
+  // The workers get this environment, with a prefix of the demo's own: a bad variable stops the
+  // demo here (exit 2), before it starts Redis or a worker.
+  for (const tier of TIER_SLUGS) runtimeOptionsFromEnv({ ...process.env, TIERFLOW_PREFIX: '{tierflow-demo}' }, { tier });
   const folder = dir ?? EXAMPLES;
   const files = (await readdir(folder)).filter((file) => file.endsWith('.json')).sort();
   if (files.length === 0) {
@@ -49,7 +52,7 @@ export async function demoCommand(dir: string | undefined, io: CliIo): Promise<n
   if (!redis) return EXIT.unusable;
   // A prefix of its own: workers already serving this Redis must not take the demo's jobs.
   const prefix = `{tierflow-demo-${randomBytes(4).toString('hex')}}`;
-  io.stdout(`Redis ${redis.mine ? `(private, ${redis.url})` : redis.url}, prefix ${prefix}\n`);
+  io.stdout(`Redis ${redis.mine ? `(private, ${redis.url})` : redactUrl(redis.url)}, prefix ${prefix}\n`);
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
   const tiers = spawnTiers({ ...process.env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, (tier, line) => {

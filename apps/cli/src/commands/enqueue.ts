@@ -1,5 +1,5 @@
 import { formatValidationError, isTierflowError, validateWith } from '@tierflow/protocol';
-import { objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { checkObjectiveSize, objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 
@@ -12,19 +12,30 @@ export interface EnqueueOptions {
  * `tierflow enqueue <file|->`: validates an objective file, enqueues it and prints the root id.
  * With --wait, prints the final outcome message as JSON and exits 0 only when it succeeded; with
  * no outcome (past the limit, which defaults from the objective's timeout_ms, or a root that no
- * longer exists) it says why and exits 1.
+ * longer exists) it says why and exits 1. An objective over the deployment's limits (a file over
+ * TIERFLOW_MAX_OBJECTIVE_BYTES, more subtasks than TIERFLOW_MAX_SUBTASKS) is refused, exit 2,
+ * before any of it is enqueued or, for the file, read past the limit.
  */
 export async function enqueueCommand(source: string, options: EnqueueOptions, io: CliIo): Promise<number> {
+  // Configuration first: a bad variable stops the command (exit 2) before it reads anything.
+  const runtime = runtimeOptionsFromEnv();
   let text: string;
   try {
-    text = await readInput(source, io);
+    text = await readInput(source, io, runtime.limits);
   } catch (error) {
-    io.stderr(`cannot read ${source}: ${(error as Error).message}\n`);
+    io.stderr(isTierflowError(error) ? `${error.message} [${error.code}]\n` : `cannot read ${source}: ${(error as Error).message}\n`);
     return EXIT.unusable;
   }
   const json = parseJsonText(text);
   if (!json.ok) {
     io.stderr(`${source}: ${json.reason}\n`);
+    return EXIT.unusable;
+  }
+  try {
+    checkObjectiveSize(json.value, runtime.limits);
+  } catch (error) {
+    if (!isTierflowError(error)) throw error;
+    io.stderr(`${source}: ${error.message} [${error.code}]\n`);
     return EXIT.unusable;
   }
   const objective = validateWith(objectiveFileSchema, json.value);
@@ -33,7 +44,7 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     return EXIT.unusable;
   }
   const telemetry = startTelemetry({ serviceName: 'tierflow-cli' });
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = new TierflowClient(runtime);
   try {
     const rootId = await client.enqueue(objective.value);
     if (!options.wait) {

@@ -1,4 +1,4 @@
-import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { readTierflowEnv, runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, type CliIo } from '../io.js';
 import { isTierSlug, START_TIER, TIER_SLUGS } from '../tiers.js';
@@ -16,20 +16,29 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     io.stderr(`unknown tier "${tier}"; the tiers are: ${TIER_SLUGS.join(', ')}\n`);
     return EXIT.unusable;
   }
-  // REDIS_URL_<TIER> lets one environment give each tier its own Redis user.
+  // REDIS_URL_<TIER> lets one environment give each tier its own Redis user. A bad variable
+  // throws here, before anything starts: `tierflow` prints each problem and exits 2.
   const runtime = runtimeOptionsFromEnv(process.env, { tier });
+  const config = readTierflowEnv(process.env);
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
   const stop = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = resolve;
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  const concurrency = options.concurrency ?? (process.env.TIERFLOW_CONCURRENCY ? Number(process.env.TIERFLOW_CONCURRENCY) : undefined);
-  if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency > 0)) {
-    io.stderr(`TIERFLOW_CONCURRENCY must be a positive whole number\n`);
-    return EXIT.unusable;
-  }
+  const concurrency = options.concurrency ?? config.TIERFLOW_CONCURRENCY;
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
   const telemetry = startTelemetry({ serviceName: `tierflow-${tier}` });
-  const worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, process.env);
+  let worker: TierWorker;
+  try {
+    worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, config);
+  } catch (error) {
+    // Failed to start: a signal must end the process again, and nothing may keep it alive.
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await telemetry.shutdown();
+    throw error;
+  }
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier} (pid ${process.pid})\n`);
   const signal = await stop;
   io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);

@@ -1,0 +1,53 @@
+import { MAX_COUNT, MAX_RETENTION_MS, MAX_TIMER_MS, type WholeRange } from './env-values.js';
+
+/**
+ * The defaults and bounds of the runtime's settings, shared by the environment's schema and by
+ * {@link resolveRuntimeOptions}, so a setting is bounded the same however it is given.
+ */
+
+export const DEFAULT_PREFIX = '{tierflow}';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+/** Three: a worker killed under a job once or twice may be bad luck (a lost node, a kill -9); three times running the same job rarely is. */
+export const DEFAULT_MAX_CRASHES = 3;
+
+/** ±5 minutes, the usual allowance for clocks kept by NTP. */
+export const DEFAULT_MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+export const RUNTIME_DEFAULTS = {
+  keepFinishedMs: 24 * 3600_000,
+  dedupTtlMs: 3600_000,
+  lockDurationMs: 30_000,
+  stalledIntervalMs: 30_000,
+  maxCrashes: DEFAULT_MAX_CRASHES,
+  beadsTtlMs: 24 * 3600_000,
+} as const;
+
+const ms = (min: number, max: number): WholeRange => ({ unit: 'milliseconds', min, max });
+const count = (max: number): WholeRange => ({ unit: 'count', min: 1, max });
+
+export const RUNTIME_RANGES = {
+  /** BullMQ renews a lock at half its duration: under a second, renewing is most of the work. A timer. */
+  lockDurationMs: ms(1_000, MAX_TIMER_MS),
+  /** A Redis script every interval: more often than ten times a second only burns Redis. A timer. */
+  stalledIntervalMs: ms(100, MAX_TIMER_MS),
+  keepFinishedMs: ms(1, MAX_RETENTION_MS),
+  dedupTtlMs: ms(1, MAX_RETENTION_MS),
+  beadsTtlMs: ms(1, MAX_RETENTION_MS),
+  auditTtlMs: ms(1, MAX_RETENTION_MS),
+  maxCrashes: count(100),
+  retryAttempts: count(100),
+  /** A retry at once, or days away, is not a retry policy; a delay becomes a timer. */
+  retryDelayMs: ms(1, MAX_TIMER_MS),
+  /** The default timeout a tier gives what it delegates; it becomes the child's timer. */
+  delegationTimeoutMs: ms(1, MAX_TIMER_MS),
+  maxClockSkewMs: ms(1, MAX_TIMER_MS),
+  concurrency: count(MAX_COUNT),
+  /** Redis keeps a string of at most 512 MiB. */
+  maxObjectiveBytes: { unit: 'bytes', min: 1024, max: 512 * 1024 * 1024 },
+  maxSubtasks: count(100_000),
+} as const satisfies Record<string, WholeRange>;
+
+/** Why `prefix` cannot be a key prefix, or null: it must carry one `{hash tag}` so flows work on Redis Cluster. */
+export function prefixProblem(prefix: string): string | null {
+  return /^[^:{}]*\{[^{}:]+\}[^:{}]*$/.test(prefix) ? null : 'must be a key prefix with one {hash tag} and no ":", e.g. "{tierflow}"';
+}

@@ -1,0 +1,114 @@
+import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/core';
+import { z } from 'zod';
+import { DEFAULT_AUDIT_TTL_MS } from '../audit-entry.js';
+import { DEFAULT_INPUT_LIMITS } from '../input-limits.js';
+import { envChoice, envProbability, envRedisUrl, envText, envWhole } from './env-values.js';
+import { readEnv, type EnvProblem } from './read-env.js';
+import { DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
+
+const R = RUNTIME_RANGES;
+
+/**
+ * Every environment variable of the runtime and the tiers, with its type, bounds and default:
+ * the one place the environment is read. Empty values count as unset. A variable without a
+ * default here has one where it is used (noted), or none. The key set TIERFLOW_KEYS_DIR names is
+ * read by `signingFromEnv`; TIERFLOW_LOG by `consoleLogger`.
+ */
+export const tierflowEnvSchema = z.object({
+  // Where Redis is.
+  REDIS_URL: envRedisUrl().default(DEFAULT_REDIS_URL),
+  /** A tier's worker connects here instead, as it is (its own Redis user). */
+  REDIS_URL_MONITOR: envRedisUrl().optional(),
+  REDIS_URL_ARCHITECT: envRedisUrl().optional(),
+  REDIS_URL_DISPATCHER: envRedisUrl().optional(),
+  REDIS_URL_FLEET: envRedisUrl().optional(),
+  /** Put into REDIS_URL, replacing its own: a password kept out of the URL. */
+  TIERFLOW_REDIS_USERNAME: envText().optional(),
+  TIERFLOW_REDIS_PASSWORD: envText().optional(),
+  /** PEM files for rediss://, read at start (see `redisTlsFromEnv`). */
+  TIERFLOW_REDIS_TLS_CA: envText().optional(),
+  TIERFLOW_REDIS_TLS_CERT: envText().optional(),
+  TIERFLOW_REDIS_TLS_KEY: envText().optional(),
+  TIERFLOW_PREFIX: envText()
+    .superRefine((prefix, ctx) => {
+      const problem = prefixProblem(prefix);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .default(DEFAULT_PREFIX),
+
+  // Retries, crash recovery, retention.
+  TIERFLOW_RETRY_ATTEMPTS: envWhole(R.retryAttempts).default(DEFAULT_RETRY_OPTIONS.attempts),
+  TIERFLOW_RETRY_BASE_MS: envWhole(R.retryDelayMs).default(DEFAULT_RETRY_OPTIONS.baseDelayMs),
+  TIERFLOW_RETRY_MAX_MS: envWhole(R.retryDelayMs).default(DEFAULT_RETRY_OPTIONS.maxDelayMs),
+  TIERFLOW_LOCK_DURATION_MS: envWhole(R.lockDurationMs).default(RUNTIME_DEFAULTS.lockDurationMs),
+  TIERFLOW_STALLED_INTERVAL_MS: envWhole(R.stalledIntervalMs).default(RUNTIME_DEFAULTS.stalledIntervalMs),
+  TIERFLOW_MAX_CRASHES: envWhole(R.maxCrashes).default(RUNTIME_DEFAULTS.maxCrashes),
+  TIERFLOW_KEEP_FINISHED_MS: envWhole(R.keepFinishedMs).default(RUNTIME_DEFAULTS.keepFinishedMs),
+  TIERFLOW_DEDUP_TTL_MS: envWhole(R.dedupTtlMs).default(RUNTIME_DEFAULTS.dedupTtlMs),
+  TIERFLOW_BEADS_TTL_MS: envWhole(R.beadsTtlMs).default(RUNTIME_DEFAULTS.beadsTtlMs),
+  TIERFLOW_AUDIT_TTL_MS: envWhole(R.auditTtlMs).default(DEFAULT_AUDIT_TTL_MS),
+
+  // The confidence cascade check (seed 003).
+  TIERFLOW_CASCADE_CHECK: envChoice(['on', 'off']).default('on'),
+  TIERFLOW_CASCADE_PROCEED: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.proceed),
+  TIERFLOW_CASCADE_FLAG: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.flag),
+  TIERFLOW_CASCADE_REVIEW: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.review),
+
+  /** The clock window of a deployment that signs. */
+  /** The signing key set (`tierflow keys generate`); unset: nothing is signed or checked. */
+  TIERFLOW_KEYS_DIR: envText().optional(),
+  TIERFLOW_MAX_CLOCK_SKEW_MS: envWhole(R.maxClockSkewMs).default(DEFAULT_MAX_CLOCK_SKEW_MS),
+
+  // How much one objective may carry (see `checkObjectiveSize`).
+  TIERFLOW_MAX_OBJECTIVE_BYTES: envWhole(R.maxObjectiveBytes).default(DEFAULT_INPUT_LIMITS.maxObjectiveBytes),
+  TIERFLOW_MAX_SUBTASKS: envWhole(R.maxSubtasks).default(DEFAULT_INPUT_LIMITS.maxSubtasks),
+
+  // A tier's worker (`tierflow worker <tier>`).
+  /** Jobs per worker process; the worker's default (8) when unset. */
+  TIERFLOW_CONCURRENCY: envWhole(R.concurrency).optional(),
+  /** The default timeout each tier gives what it delegates; the tier's own (seed 000: 120 s, 60 s, 30 s) when unset. */
+  TIERFLOW_ARCHITECT_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),
+  TIERFLOW_DISPATCHER_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),
+  TIERFLOW_FLEET_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),
+
+  // The Fleet process (`node apps/fleet/dist/main.js`) and its built-in `sim` specialist.
+  FLEET_CONCURRENCY: envWhole(R.concurrency).default(8),
+  /** Expiry of the Fleet's outputs and logs in Beads; the store's default when unset. */
+  FLEET_OUTPUT_TTL_MS: envWhole(R.beadsTtlMs).optional(),
+  /** Caps the `sim` specialist's runs at once per process, to drill throttling; no cap when unset. */
+  TIERFLOW_SIM_MAX_CONCURRENT: envWhole(R.concurrency).optional(),
+  /** 1: count completions per message, for drills. */
+  TIERFLOW_TRACK_COMPLETIONS: envChoice(['0', '1'])
+    .default('0')
+    .transform((flag) => flag === '1'),
+});
+
+/** The environment, read and typed. */
+export type TierflowEnv = z.output<typeof tierflowEnvSchema>;
+
+/** Pairs that must keep their order, low first: the retry cap, the cascade bounds. */
+const ORDERED: readonly (readonly [keyof TierflowEnv, keyof TierflowEnv])[] = [
+  ['TIERFLOW_RETRY_BASE_MS', 'TIERFLOW_RETRY_MAX_MS'],
+  ['TIERFLOW_CASCADE_FLAG', 'TIERFLOW_CASCADE_PROCEED'],
+  ['TIERFLOW_CASCADE_REVIEW', 'TIERFLOW_CASCADE_FLAG'],
+];
+
+function orderProblems(env: TierflowEnv, set: ReadonlySet<string>): EnvProblem[] {
+  const shown = (name: keyof TierflowEnv): string => `${name} (${String(env[name])}${set.has(name) ? '' : ', the default'})`;
+  return ORDERED.flatMap(([low, high]) => {
+    if (env.TIERFLOW_CASCADE_CHECK === 'off' && low.startsWith('TIERFLOW_CASCADE')) return [];
+    if ((env[low] as number) <= (env[high] as number)) return [];
+    // Blame the variable the operator set; with both set, the upper one.
+    return set.has(high) ? [{ name: high, message: `must be at least ${shown(low)}` }] : [{ name: low, message: `must be at most ${shown(high)}` }];
+  });
+}
+
+/**
+ * Reads every Tierflow variable from `env`.
+ *
+ * @throws ConfigError (code `invalid_config`) naming every bad variable and why, e.g.
+ *   `TIERFLOW_LOCK_DURATION_MS="0": must be a whole number of milliseconds, at least 1000 and at most 2147483647`.
+ */
+export function readTierflowEnv(env: NodeJS.ProcessEnv = process.env): TierflowEnv {
+  return readEnv(tierflowEnvSchema, env, orderProblems);
+}
