@@ -54,9 +54,25 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
 
   const cascade = options.cascade ?? true;
   const nodes = cascade ? await unfinishedTree(finder, found.job, found.tier, state) : [{ job: found.job, tier: found.tier, state }];
+  const mark = cancellationMessage(targetId, found.tier, options);
+  await stopNodes(redis, prefix, mark, nodes, options);
+  const ids = nodes.map((node) => node.job.id!);
+  if (cascade) {
+    // A parent adding children while the tree was walked: those it added before this second walk
+    // are found here; those it adds after, it stops itself, for it finds its own mark in place.
+    const seen = new Set(ids);
+    const late = (await unfinishedTree(finder, found.job, found.tier, await found.job.getState())).filter((node) => !seen.has(node.job.id!));
+    if (late.length > 0) await stopNodes(redis, prefix, mark, late, options);
+    ids.push(...late.map((node) => node.job.id!));
+  }
+  if (!cascade && state === 'waiting-children') await releaseChildren(finder, found.job, found.tier);
+  return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: ids };
+}
+
+/** Marks, hurries and notifies: the three steps that stop a set of nodes. */
+async function stopNodes(redis: Redis, prefix: string, mark: CancellationMessage, nodes: readonly Node[], options: CancelOptions): Promise<void> {
   const keys = controlKeys(prefix);
   const writer = options.writer ?? CLIENT;
-  const mark = cancellationMessage(targetId, found.tier, options);
   const pipeline = redis.multi();
   for (const node of nodes) {
     const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id! } }, options.signer);
@@ -64,12 +80,8 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
   }
   cancellationsSent(pipeline, prefix, mark, nodes, writer === CLIENT ? AUDIT_CLIENT : mark.source_tier, mark.timestamp);
   await pipeline.exec();
-
   await Promise.all(nodes.map((node) => hurry(node.job, node.state)));
-  const ids = nodes.map((node) => node.job.id!);
-  await publishAbort(redis, keys.channel, ids, options.reason);
-  if (!cascade && state === 'waiting-children') await releaseChildren(finder, found.job, found.tier);
-  return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: ids };
+  await publishAbort(redis, keys.channel, nodes.map((node) => node.job.id!), options.reason);
 }
 
 /** Tells every process to abort these running handlers, in notices the listeners accept (bounded ids and reason). */
@@ -109,7 +121,8 @@ async function unfinishedTree(finder: JobFinder, root: Job, tier: TierName, stat
     await Promise.all(
       level.map(async (node) => {
         const below = tierBelow(node.tier);
-        if (!below || node.state !== 'waiting-children') return;
+        // An active parent may be adding children this moment: those already added count too.
+        if (!below || (node.state !== 'waiting-children' && node.state !== 'active')) return;
         for (const child of await pendingChildren(finder, node.job, below)) {
           const childState = await child.getState();
           if (!FINISHED.has(childState)) next.push({ job: child, tier: below, state: childState });

@@ -378,8 +378,9 @@ export class TierWorker {
         if (step.kind === 'outcome') return await this.finish(job, assignment, state, step, startedAt, writes);
         state = await this.delegate(job, assignment, state, step, answerBy, span, writes);
         mode = 'wait';
-        // A cancellation that walked the tree while these children were being added missed them.
-        if (controller.signal.aborted) await this.stopChildren(state, assignment);
+        // A cancellation that walked the tree while these children were being added missed them;
+        // its mark is in place by now if its second walk missed them too (see cancelMessage).
+        if (controller.signal.aborted || (await this.reader.cancelled([job.id!])).length > 0) await this.stopChildren(state, assignment);
         if (await job.moveToWaitingChildren(token!)) {
           span.setAttribute('tierflow.strategy', state.strategy);
           span.addEvent('waiting for children', { children: state.children.length, round: state.round });
