@@ -144,7 +144,6 @@ export interface SigningConfig {
 
 export const SIGNING_ENV = {
   keysDir: 'TIERFLOW_KEYS_DIR',
-  skew: 'TIERFLOW_MAX_CLOCK_SKEW_MS',
 } as const;
 
 /** The shared-secret variables of earlier versions, refused with a pointer to what replaced them. */
