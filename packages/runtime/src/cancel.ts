@@ -6,7 +6,7 @@ import { AUDIT_CLIENT } from './audit-entry.js';
 import { controlKeys } from './control-keys.js';
 import { CLIENT, type Party } from './party.js';
 import { MAX_NOTICE_IDS, MAX_NOTICE_REASON, type AbortNotice } from './control-notice.js';
-import type { JobFinder } from './job-finder.js';
+import { FINISHED_STATES, type JobFinder } from './job-finder.js';
 import { signRecord } from './signing.js';
 import type { Signer } from './signing-keys.js';
 
@@ -33,7 +33,6 @@ export type CancelReport =
   | { readonly outcome: 'finished'; readonly target: string; readonly tier: TierName; readonly state: string }
   | { readonly outcome: 'unknown'; readonly target: string };
 
-const FINISHED = new Set(['completed', 'failed']);
 
 /**
  * Cancels a message's work wherever it stands. The order matters:
@@ -50,7 +49,7 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
   const found = await finder.find(targetId);
   if (!found) return { outcome: 'unknown', target: targetId };
   const state = await found.job.getState();
-  if (FINISHED.has(state)) return { outcome: 'finished', target: targetId, tier: found.tier, state };
+  if (FINISHED_STATES.has(state)) return { outcome: 'finished', target: targetId, tier: found.tier, state };
 
   const cascade = options.cascade ?? true;
   const nodes = cascade ? await unfinishedTree(finder, found.job, found.tier, state) : [{ job: found.job, tier: found.tier, state }];
@@ -125,7 +124,7 @@ async function unfinishedTree(finder: JobFinder, root: Job, tier: TierName, stat
         if (!below || (node.state !== 'waiting-children' && node.state !== 'active')) return;
         for (const child of await pendingChildren(finder, node.job, below)) {
           const childState = await child.getState();
-          if (!FINISHED.has(childState)) next.push({ job: child, tier: below, state: childState });
+          if (!FINISHED_STATES.has(childState)) next.push({ job: child, tier: below, state: childState });
         }
       }),
     );

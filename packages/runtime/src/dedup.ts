@@ -1,18 +1,17 @@
 import { TIER_SLUGS } from '@tierflow/beads';
 import { validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
 import type { RedisWrites } from './fenced-batch.js';
 
 /**
  * Seed 000's de-duplication: each tier caches the outcome it sent for a message id under
  * `beads:system/seen-messages/{tier}/{id}`, and answers a second delivery from the cache
- * without running its handler again.
+ * without running its handler again. The record is read with the rest of a pass's facts
+ * (`JobFactsReader`) and written in the pass's fenced batch, so this only names and parses it.
  */
 export class DedupCache {
   private readonly base: string;
 
   constructor(
-    private readonly redis: Redis,
     prefix: string,
     tier: TierName,
     private readonly ttlMs: number,
@@ -24,12 +23,7 @@ export class DedupCache {
     return this.base + messageId;
   }
 
-  /** The cached outcome, or null. A corrupt entry is ignored: the handler runs again rather than answering garbage. */
-  async get(messageId: string): Promise<OutcomeMessage | null> {
-    const text = await this.redis.get(this.key(messageId));
-    return text === null ? null : this.parse(text);
-  }
-
+  /** A cached outcome as stored, or null: a corrupt entry is ignored, so the handler runs again rather than answering garbage. */
   parse(text: string): OutcomeMessage | null {
     const result = validate(text);
     return result.ok ? (result.value as OutcomeMessage) : null;

@@ -3,6 +3,9 @@ import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUE_OF } from './queues.js';
 
+/** The BullMQ job states a job does not leave: it has answered. */
+export const FINISHED_STATES: ReadonlySet<string> = new Set(['completed', 'failed']);
+
 const BY_DEPTH: readonly TierName[] = ['PROGRESS_MONITOR', 'ABSTRACT_ARCHITECT', 'ROUTING_DISPATCHER', 'SPECIALIZED_FLEET'];
 
 /** The four tier queues on one shared connection, and a way to find a message's job among them. */

@@ -12,7 +12,7 @@ export const TIER_OF_QUEUE: Readonly<Record<string, TierName>> = Object.fromEntr
   Object.entries(QUEUE_OF).map(([tier, queue]) => [queue, tier as TierName]),
 );
 
-export type TierSlug = 'monitor' | 'architect' | 'dispatcher' | 'fleet';
+export type { TierSlug } from '@tierflow/beads';
 
 export function tierFromSlug(slug: string): TierName | null {
   return Object.hasOwn(TIER_OF_QUEUE, slug) ? (TIER_OF_QUEUE[slug] ?? null) : null;

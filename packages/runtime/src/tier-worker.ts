@@ -118,7 +118,7 @@ export class TierWorker {
     this.party = partyOf(this.tier);
     this.signer = signerOf(runtime.signing, this.party);
     this.steps = new StepStore(redis, runtime.prefix, this.party, inFlightTtlMs(runtime), runtime.signing);
-    this.dedup = new DedupCache(redis, runtime.prefix, this.tier, runtime.dedupTtlMs);
+    this.dedup = new DedupCache(runtime.prefix, this.tier, runtime.dedupTtlMs);
     this.assignments = new AssignmentMemo(this.tier, undefined, runtime.limits);
     this.audit = new AuditTrail(redis, runtime.prefix, this.tier, runtime.auditTtlMs, this.log, clock);
     this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, this.tier, runtime.signing, runtime.dedupTtlMs) : null;

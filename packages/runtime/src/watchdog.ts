@@ -6,7 +6,7 @@ import type { TierSlug } from '@tierflow/beads';
 import type { ControlKeys } from './control-keys.js';
 import { timeoutRecord } from './control-records.js';
 import type { Signer } from './signing-keys.js';
-import type { JobFinder } from './job-finder.js';
+import { FINISHED_STATES, type JobFinder } from './job-finder.js';
 import type { StepStore, StepState } from './step-store.js';
 import { TIMEOUT_GRACE_MS } from './timing.js';
 
@@ -50,7 +50,6 @@ export interface WatchdogDeps {
   readonly signer: Signer | null;
 }
 
-const FINISHED = new Set(['completed', 'failed']);
 
 /** How soon to look again at a round whose parent is not parked (running a pass, or taken back after a crash). */
 export const UNPARKED_RECHECK_MS = 1_000;
@@ -71,7 +70,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   const parent = await deps.finder.queue(watch.parentTier).getJob(watch.parentId);
   if (!parent || !childTier) return null;
   const parentState = await parent.getState();
-  if (FINISHED.has(parentState) || parentState === 'unknown') return null;
+  if (FINISHED_STATES.has(parentState) || parentState === 'unknown') return null;
   const parked = parentState === 'waiting-children';
   const stored = await deps.steps.load(watch.parentId);
   if (stored === null) return null;
@@ -88,7 +87,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   const children = await Promise.all(state.children.map(async (child) => ({ child, job: await childQueue.getJob(child.id) })));
   const unfinished: { child: StepState['children'][number]; job: Job | undefined }[] = [];
   for (const entry of children) {
-    if (!entry.job || !FINISHED.has(await entry.job.getState())) unfinished.push(entry);
+    if (!entry.job || !FINISHED_STATES.has(await entry.job.getState())) unfinished.push(entry);
   }
   if (unfinished.length === 0) return null;
   const { keys, party } = deps;
