@@ -12,11 +12,7 @@ export interface PendingRound {
 }
 
 /**
- * Reads the outcomes of the current round's children from the parent's job: completed children's
- * return values, and failures of children that failed for good (made into failed outcomes).
- * With `giveUp`, children still missing are reported failed too, so a parent never waits forever.
- */
-/**
+ * How a round treats children without an outcome:
  * - `wait`: children without an outcome are pending;
  * - `give-up`: they are reported failed (the parent was woken, yet they never answered);
  * - `settled-only`: they are left out (the parent stops early: cancelled, or out of time).
@@ -43,6 +39,12 @@ export interface CollectInput {
   readonly now: number;
 }
 
+/**
+ * Reads the outcomes of the current round's children from the parent's job: completed children's
+ * return values (each verified, when the deployment signs), failures of children that failed for
+ * good, and timeouts the watchdog recorded, all as outcomes; what is still missing is pending or
+ * settled as `mode` says.
+ */
 export async function collectRound(input: CollectInput): Promise<SettledRound | PendingRound> {
   const { job, lowerQueue, state, tier, mode, timedOut, signing, childValues, now } = input;
   const childTier = tierBelow(tier)!;
