@@ -1,13 +1,14 @@
+import { beadsRef } from '@tierflow/beads';
 import { TierflowError, type JsonObject } from '@tierflow/protocol';
-import type { Plan, SettledRound, Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { passUp, type OutcomeFields, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
 import { initialMemo, readMemo, type ArchitectMemo } from './architect-memo.js';
 import { childOutcomesOf, workArtifactsOf } from './child-outcomes.js';
 import { decideArchitect, mapToPlan } from './decide.js';
 import { dispatcherDraft } from './dispatcher-draft.js';
 import { resolveArchitectOptions, type ArchitectOptionsInput, type ResolvedArchitectOptions } from './options.js';
 import { readPlan, revisedPlan } from './read-plan.js';
-import { forwardReport, passUp, reaggregatedReport, type OutcomeFields } from './report.js';
-import { refOf, taskKeys } from './task-keys.js';
+import { forwardReport, reaggregatedReport } from './report.js';
+import { taskKeys } from './task-keys.js';
 
 /**
  * The Abstract Architect's policy: records the objective in Beads, hands it to the Dispatcher,
@@ -85,7 +86,7 @@ function delegate(context: TierContext, options: ResolvedArchitectOptions, taskD
         parent: context.assignment.payload,
         taskData,
         timeoutMs: options.dispatcherTimeoutMs,
-        contextRefs: [refOf(keys.currentObjective), refOf(keys.constraints)],
+        contextRefs: [beadsRef(keys.currentObjective), beadsRef(keys.constraints)],
       }),
     ],
     strategy: 'all_success',

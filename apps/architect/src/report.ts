@@ -1,22 +1,8 @@
 import { AGGREGATE_ERROR_TYPE, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
-import type { AggregationStrategy, ArtifactInput, OutcomePayload, OutcomePayloadInput } from '@tierflow/protocol';
+import type { AggregationStrategy, ArtifactInput, OutcomePayload } from '@tierflow/protocol';
+import { passUp, type OutcomeFields } from '@tierflow/runtime';
 import type { ArchitectMemo } from './architect-memo.js';
 import { AGGREGATION_SUMMARY, workArtifactsOf, type ChildOutcomeEntry } from './child-outcomes.js';
-
-/**
- * An outcome's fields as this policy writes them, checked field by field (the runtime's
- * `OutcomeDraft` is an `Omit` over a loose object, which keeps only its index signature).
- */
-export type OutcomeFields = Pick<
-  OutcomePayloadInput,
-  'status' | 'summary' | 'result_refs' | 'confidence' | 'resources_used' | 'surprise_flag' | 'surprise_reason' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
->;
-
-/** The Dispatcher's outcome as it came, less the timing (the runtime times the Architect's own work). */
-export function passUp(outcome: OutcomePayload): OutcomeFields {
-  const { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts } = outcome;
-  return { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts };
-}
 
 /** The Dispatcher's outcome forwarded, with the revisions it took in `resources_used`. */
 export function forwardReport(outcome: OutcomePayload, revisions: number): OutcomeFields {

@@ -18,7 +18,3 @@ export function taskKeys(rootId: string): TaskKeys {
   };
 }
 
-/** The `beads:` reference form of a key, as delegations carry it. */
-export function refOf(key: string): string {
-  return `beads:${key}`;
-}

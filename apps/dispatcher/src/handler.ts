@@ -1,3 +1,4 @@
+import { beadsRef } from '@tierflow/beads';
 import type { AgentIdentity } from '@tierflow/protocol';
 import type { DelegationDraft, Plan, SettledRound, Step, TierContext, TierHandler } from '@tierflow/runtime';
 import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
@@ -7,7 +8,7 @@ import { fleetDraft } from './fleet-draft.js';
 import { resolveDispatcherOptions, type DispatcherOptionsInput, type ResolvedDispatcherOptions } from './options.js';
 import { planOf } from './plan-of.js';
 import { dispatchReport } from './report.js';
-import { refOf, routingKeys } from './routing-keys.js';
+import { routingKeys } from './routing-keys.js';
 import { assignmentsOf, statusesOf, taskGraphOf } from './task-graph.js';
 
 /**
@@ -71,7 +72,7 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       delayMs: decision.delayMs,
     };
   }
-  const { outcome } = dispatchReport(memo, { rounds: round.round + 1, taskGraphRef: refOf(keys.taskGraph) });
+  const { outcome } = dispatchReport(memo, { rounds: round.round + 1, taskGraphRef: beadsRef(keys.taskGraph) });
   await context.beads.set(keys.taskGraph, taskGraphOf(planOf(payload), statusesOf(memo)));
   return { kind: 'outcome', outcome };
 }
@@ -86,7 +87,7 @@ function drafts(
   indices: readonly number[],
   timeouts: Readonly<Record<number, number>> = {},
 ): DelegationDraft[] {
-  const taskGraphRef = refOf(routingKeys(context.assignment.rootId).taskGraph);
+  const taskGraphRef = beadsRef(routingKeys(context.assignment.rootId).taskGraph);
   return indices.flatMap((index) => {
     const subtask = plan.subtasks[index - 1];
     const state = memo.subtasks.find((entry) => entry.index === index);

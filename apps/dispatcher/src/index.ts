@@ -28,7 +28,7 @@ export { DEFAULT_FLEET_TIMEOUT_MS, DEFAULT_ROUTING, dispatcherOptionsSchema, FAL
 export type { DispatcherOptionsInput, ResolvedDispatcherOptions } from './options.js';
 export { DEFAULT_TASK_TYPE, planOf } from './plan-of.js';
 export { AGGREGATION_SUMMARY, dispatchReport, ERROR_TYPE_OF, errorFieldsOf } from './report.js';
-export type { DispatchReportInput, OutcomeFields } from './report.js';
+export type { DispatchReportInput } from './report.js';
 export { routeSubtask } from './route.js';
 export type { Route } from './route.js';
 export { routingKeys } from './routing-keys.js';

@@ -1,15 +1,7 @@
 import { AGGREGATE_ERROR_TYPE, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
-import { TierflowError, type ArtifactInput, type OutcomePayloadInput } from '@tierflow/protocol';
+import { TierflowError, type ArtifactInput } from '@tierflow/protocol';
+import type { OutcomeFields } from '@tierflow/runtime';
 import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
-
-/**
- * An outcome's fields as this policy writes them, checked field by field (the runtime's
- * `OutcomeDraft` is an `Omit` over a loose object, which keeps only its index signature).
- */
-export type OutcomeFields = Pick<
-  OutcomePayloadInput,
-  'status' | 'summary' | 'result_refs' | 'confidence' | 'resources_used' | 'surprise_flag' | 'surprise_reason' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
->;
 
 /** The artifact_type of the first artifact of every Dispatcher outcome (seed 000 "Example: Aggregated Outcome"). */
 export const AGGREGATION_SUMMARY = 'aggregation_summary';

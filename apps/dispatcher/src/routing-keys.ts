@@ -10,7 +10,3 @@ export function routingKeys(rootId: string): { readonly taskGraph: string; reado
   };
 }
 
-/** The `beads:` reference form of a key, as delegations and outcomes carry it. */
-export function refOf(key: string): string {
-  return `beads:${key}`;
-}

@@ -1,12 +1,12 @@
 import { isTierflowError, TierflowError, type OutcomePayload } from '@tierflow/protocol';
-import type { SettledRound, Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { passUp, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
 import { architectDraft } from './architect-draft.js';
 import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
 import { decideMonitor } from './decide.js';
 import { readMemo, type MonitorMemo } from './monitor-memo.js';
 import { resolveMonitorOptions, type MonitorOptionsInput, type ResolvedMonitorOptions } from './options.js';
 import { runRecords, strategyOf, taskTypeOf } from './records.js';
-import { evaluatedReport, passUp } from './report.js';
+import { evaluatedReport } from './report.js';
 import { checkSurprise } from './surprise.js';
 import { boundsKey, runKeys } from './system-keys.js';
 

@@ -35,8 +35,8 @@ export {
 export type { MonitorOptionsInput, ResolvedMonitorOptions, SurpriseOptions } from './options.js';
 export { DEFAULT_BOUNDS_TASK_TYPE, runRecords, strategyOf, taskTypeOf } from './records.js';
 export type { HistoryRecord, RunFacts, RunRecord } from './records.js';
-export { evaluatedReport, passUp } from './report.js';
-export type { Evaluation, OutcomeFields } from './report.js';
+export { evaluatedReport } from './report.js';
+export type { Evaluation, MonitorOutcome } from './report.js';
 export { checkSurprise, effectiveSigma, SIGMA_FLOOR } from './surprise.js';
 export type { SurpriseVerdict } from './surprise.js';
 export { boundsKey, keySegment, runKeys } from './system-keys.js';

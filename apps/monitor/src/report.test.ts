@@ -1,6 +1,7 @@
 import { outcomePayloadSchema, type OutcomePayload } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
-import { evaluatedReport, passUp } from './report.js';
+import { passUp } from '@tierflow/runtime';
+import { evaluatedReport } from './report.js';
 
 const outcome: OutcomePayload = outcomePayloadSchema.parse({
   status: 'success',

@@ -1,20 +1,9 @@
-import type { OutcomePayload, OutcomePayloadInput } from '@tierflow/protocol';
+import type { OutcomePayload } from '@tierflow/protocol';
+import { passUp, type OutcomeFields } from '@tierflow/runtime';
 import type { SurpriseVerdict } from './surprise.js';
 
-/**
- * An outcome's fields as this policy writes them, checked field by field (the runtime's
- * `OutcomeDraft` is an `Omit` over a loose object, which keeps only its index signature).
- */
-export type OutcomeFields = Pick<
-  OutcomePayloadInput,
-  'status' | 'summary' | 'result_refs' | 'confidence' | 'resources_used' | 'surprise_flag' | 'surprise_reason' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
-> & { readonly execution_time_ms?: number };
-
-/** The Architect's outcome as it came, less the timing. */
-export function passUp(outcome: OutcomePayload): OutcomeFields {
-  const { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts } = outcome;
-  return { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts };
-}
+/** The root's fields: the Architect's, and the whole run's duration, which the Monitor times itself. */
+export type MonitorOutcome = OutcomeFields & { readonly execution_time_ms?: number };
 
 /** What the Monitor adds to the Architect's outcome. */
 export interface Evaluation {
@@ -30,7 +19,7 @@ export interface Evaluation {
  * only the Monitor's last pass). A surprise a lower tier already flagged is kept beside the
  * Monitor's own. Pure.
  */
-export function evaluatedReport(outcome: OutcomePayload, evaluation: Evaluation): OutcomeFields {
+export function evaluatedReport(outcome: OutcomePayload, evaluation: Evaluation): MonitorOutcome {
   const flag = evaluation.surprise.flag || outcome.surprise_flag;
   const reasons = [evaluation.surprise.reason, outcome.surprise_flag ? outcome.surprise_reason : null].filter((reason) => reason !== null);
   return {

@@ -74,6 +74,8 @@ export { checkMessageTime } from './message-window.js';
 export type { WindowRefusal } from './message-window.js';
 export { refusedChildOutcome } from './messages.js';
 export { verifiedOutcome } from './outcome-check.js';
+export { passUp } from './outcome-fields.js';
+export type { OutcomeFields } from './outcome-fields.js';
 export { ReplayGuard } from './replay-guard.js';
 export { checkSignature, SIGNATURE_INVALID, signRecord } from './signing.js';
 export type { SignatureCheck } from './signing.js';

@@ -1,0 +1,16 @@
+import type { OutcomePayload, OutcomePayloadInput } from '@tierflow/protocol';
+
+/**
+ * An outcome's fields as a policy writes them, checked field by field (the runtime's
+ * `OutcomeDraft` is an `Omit` over a loose object, which keeps only its index signature).
+ */
+export type OutcomeFields = Pick<
+  OutcomePayloadInput,
+  'status' | 'summary' | 'result_refs' | 'confidence' | 'resources_used' | 'surprise_flag' | 'surprise_reason' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
+>;
+
+/** A child's outcome passed up as this tier's own, less the timing: the runtime times this tier's work. */
+export function passUp(outcome: OutcomePayload): OutcomeFields {
+  const { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts } = outcome;
+  return { status, summary, result_refs, confidence, resources_used, surprise_flag, surprise_reason, error_type, error_detail, recoverable, artifacts };
+}
