@@ -1,8 +1,6 @@
+import { AGGREGATION_SUMMARY } from '@tierflow/core';
 import { outcomeStatusSchema, type Artifact } from '@tierflow/protocol';
 import { z } from 'zod';
-
-/** The artifact_type of the Dispatcher's (and the Architect's) summary of a fan-out. */
-export const AGGREGATION_SUMMARY = 'aggregation_summary';
 
 /** One entry of an aggregation_summary's `metadata.child_outcomes`, as the Dispatcher writes it. */
 export const childOutcomeEntrySchema = z.looseObject({

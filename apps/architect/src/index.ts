@@ -15,7 +15,7 @@
  */
 export { architectMemoSchema, initialMemo, keptChildSchema } from './architect-memo.js';
 export type { ArchitectMemo, KeptChild } from './architect-memo.js';
-export { AGGREGATION_SUMMARY, childOutcomeEntrySchema, childOutcomesOf } from './child-outcomes.js';
+export { childOutcomeEntrySchema, childOutcomesOf } from './child-outcomes.js';
 export type { ChildOutcomeEntry } from './child-outcomes.js';
 export { callsForRevision, decideArchitect, mapToPlan } from './decide.js';
 export type { ArchitectDecision, DispatcherVerdict } from './decide.js';

@@ -1,8 +1,8 @@
-import { AGGREGATE_ERROR_TYPE, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
 import type { AggregationStrategy, ArtifactInput, OutcomePayload } from '@tierflow/protocol';
 import { passUp, type OutcomeFields } from '@tierflow/runtime';
 import type { ArchitectMemo } from './architect-memo.js';
-import { AGGREGATION_SUMMARY, workArtifactsOf, type ChildOutcomeEntry } from './child-outcomes.js';
+import { workArtifactsOf, type ChildOutcomeEntry } from './child-outcomes.js';
 
 /** The Dispatcher's outcome forwarded, with the revisions it took in `resources_used`. */
 export function forwardReport(outcome: OutcomePayload, revisions: number): OutcomeFields {

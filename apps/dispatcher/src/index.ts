@@ -27,7 +27,7 @@ export { dispatcherHandler } from './handler.js';
 export { DEFAULT_FLEET_TIMEOUT_MS, DEFAULT_ROUTING, dispatcherOptionsSchema, FALLBACK_ROUTE, resolveDispatcherOptions } from './options.js';
 export type { DispatcherOptionsInput, ResolvedDispatcherOptions } from './options.js';
 export { DEFAULT_TASK_TYPE, planOf } from './plan-of.js';
-export { AGGREGATION_SUMMARY, dispatchReport, ERROR_TYPE_OF, errorFieldsOf } from './report.js';
+export { dispatchReport, ERROR_TYPE_OF, errorFieldsOf } from './report.js';
 export type { DispatchReportInput } from './report.js';
 export { routeSubtask } from './route.js';
 export type { Route } from './route.js';

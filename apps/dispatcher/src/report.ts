@@ -1,10 +1,7 @@
-import { AGGREGATE_ERROR_TYPE, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
 import { TierflowError, type ArtifactInput } from '@tierflow/protocol';
 import type { OutcomeFields } from '@tierflow/runtime';
 import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
-
-/** The artifact_type of the first artifact of every Dispatcher outcome (seed 000 "Example: Aggregated Outcome"). */
-export const AGGREGATION_SUMMARY = 'aggregation_summary';
 
 /** The error_type of an aggregate, by status (the vocabulary lives in the core). */
 export const ERROR_TYPE_OF = AGGREGATE_ERROR_TYPE;

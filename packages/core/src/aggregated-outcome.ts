@@ -1,6 +1,9 @@
 import type { AggregatedOutcome } from '@tierflow/protocol';
 import type { Aggregation } from './aggregate.js';
 
+/** The artifact_type of the artifact carrying an aggregation: the first artifact of a parent's aggregated outcome. */
+export const AGGREGATION_SUMMARY = 'aggregation_summary';
+
 /**
  * The wire form of an aggregation (seed 000 `AggregatedOutcome`), ready to travel in an outcome's
  * artifact or metadata; it passes `aggregatedOutcomeSchema`.

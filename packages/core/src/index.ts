@@ -26,7 +26,7 @@
 export { aggregate } from './aggregate.js';
 export { AGGREGATE_ERROR_TYPE, aggregateErrorType } from './aggregate-error-type.js';
 export type { Aggregation } from './aggregate.js';
-export { toAggregatedOutcome } from './aggregated-outcome.js';
+export { AGGREGATION_SUMMARY, toAggregatedOutcome } from './aggregated-outcome.js';
 export { errorDetailOf, questionsOf, summarize } from './aggregate-report.js';
 export type { ReportFacts } from './aggregate-report.js';
 export { CHILD_CLASS_OF, CHILD_CLASSES, childName, classifyChild, countChildren, countedChildren, isRecoverableFailure } from './child-result.js';
