@@ -31,6 +31,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'import-x/no-cycle': 'error',
       'import-x/no-self-import': 'error',
+      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'Named exports only: list what a module makes public.' }],
+    },
+  },
+  // The layers, one way: the core is pure policy over the protocol; the tier apps reach Redis only through the runtime.
+  {
+    files: ['packages/core/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@tierflow/*', '!@tierflow/protocol'], message: 'The core imports only @tierflow/protocol.' }, { group: ['bullmq', 'ioredis'], message: 'The core does no I/O.' }] }],
+    },
+  },
+  {
+    files: ['apps/{monitor,architect,dispatcher,fleet}/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['bullmq', 'ioredis'], message: 'A tier app reaches Redis through @tierflow/runtime and @tierflow/beads.' }] }],
     },
   },
   // Plain JS (launchers, scripts, this file) is not in a TypeScript project: lint it without types.
