@@ -1,11 +1,7 @@
 import { backoffDelay, type RetryOptions } from '@tierflow/core';
+import { ROUTABLE_ERROR_TYPES } from '@tierflow/protocol';
 import type { DispatchMemo, SubtaskState } from './dispatch-memo.js';
 
-/** The error_type a Fleet answers with when the specialist it was asked for cannot run. */
-export const SPECIALIST_UNAVAILABLE = 'specialist_unavailable';
-
-/** The error_type a Fleet answers with for an agent its registry does not hold: another agent may serve. */
-export const UNKNOWN_AGENT = 'unknown_agent';
 
 /** The error_type (and status) of a Fleet at its concurrency limit. */
 export const THROTTLED = 'throttled';
@@ -41,7 +37,7 @@ const MIN_TIME_LEFT_MS = 50;
  */
 export function needsReroute(subtask: SubtaskState): boolean {
   const { result } = subtask;
-  const routable = result?.error_type === SPECIALIST_UNAVAILABLE || result?.error_type === UNKNOWN_AGENT;
+  const routable = result?.error_type === ROUTABLE_ERROR_TYPES.specialistUnavailable || result?.error_type === ROUTABLE_ERROR_TYPES.unknownAgent;
   return result !== null && result.status === 'failed' && routable && subtask.alternates.length > 0;
 }
 

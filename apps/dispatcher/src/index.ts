@@ -17,7 +17,7 @@
  * ```
  */
 export { pinFor, registeredAgents, routeOf } from './agent-pins.js';
-export { decideNext, needsReroute, SPECIALIST_UNAVAILABLE, UNKNOWN_AGENT } from './decide-next.js';
+export { decideNext, needsReroute } from './decide-next.js';
 export type { DispatchDecision } from './decide-next.js';
 export { dispatchMemoSchema, initialMemo, recordRound } from './dispatch-memo.js';
 export type { DispatchMemo, SubtaskResult, SubtaskState } from './dispatch-memo.js';

@@ -1,8 +1,8 @@
-import type { DelegationPayload } from '@tierflow/protocol';
+import { ROUTABLE_ERROR_TYPES, type DelegationPayload } from '@tierflow/protocol';
 import type { SpecialistRegistry } from './registry.js';
 
 /** The error_type of a delegation for an agent this Fleet does not register. */
-export const UNKNOWN_AGENT = 'unknown_agent';
+export const UNKNOWN_AGENT = ROUTABLE_ERROR_TYPES.unknownAgent;
 /** The error_type of a delegation pinned to another version or prompt hash than the one registered. */
 export const AGENT_HASH_MISMATCH = 'agent_hash_mismatch';
 

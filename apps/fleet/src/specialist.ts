@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { canonicalJson, isTierflowError, TierflowError } from '@tierflow/protocol';
+import { canonicalJson, isTierflowError, ROUTABLE_ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** What a specialist is asked to do: the Fleet's delegation, flattened, plus the try number and a stop signal. */
@@ -111,7 +111,7 @@ function isJsonConfig(config: unknown): boolean {
 }
 
 /** The code of {@link SpecialistUnavailableError}; also the `error_type` of the outcome the Dispatcher re-routes on. */
-export const SPECIALIST_UNAVAILABLE = 'specialist_unavailable';
+export const SPECIALIST_UNAVAILABLE = ROUTABLE_ERROR_TYPES.specialistUnavailable;
 
 /** The specialist cannot serve (not loaded, out of capacity for good): the Dispatcher should route elsewhere. Never retried here. */
 export class SpecialistUnavailableError extends TierflowError {

@@ -11,6 +11,7 @@
  * ```
  */
 export { agentIdentitySchema } from './agent-identity.js';
+export { ROUTABLE_ERROR_TYPES } from './error-types.js';
 export type { AgentIdentity } from './agent-identity.js';
 export { aggregatedOutcomeSchema, AGGREGATION_STRATEGIES, aggregationStrategySchema, childOutcomeSummarySchema, parallelDelegationSchema } from './aggregation.js';
 export type { AggregatedOutcome, AggregationStrategy, ChildOutcomeSummary, ParallelDelegation } from './aggregation.js';
