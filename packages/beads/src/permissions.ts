@@ -36,6 +36,14 @@ export function seenMessageKey(tier: TierName, messageId: string): string {
 }
 
 /**
+ * The Redis key prefix of a tier's de-duplication records (`<prefix>:beads:system/seen-messages/<slug>/`),
+ * for the runtime's hot path, which appends message ids it has already validated.
+ */
+export function seenMessagesRedisPrefix(prefix: string, tier: TierName): string {
+  return `${prefix}:beads:system/${SEEN_MESSAGES_PATH}/${TIER_SLUGS[tier]}/`;
+}
+
+/**
  * Whether `tier` may write `key` (a key or a `beads:` reference): a namespace it owns, or its own
  * `system/seen-messages/<slug>` and anything below it.
  *

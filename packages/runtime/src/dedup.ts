@@ -1,4 +1,4 @@
-import { TIER_SLUGS } from '@tierflow/beads';
+import { seenMessagesRedisPrefix } from '@tierflow/beads';
 import { validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import type { RedisWrites } from './fenced-batch.js';
 
@@ -16,7 +16,7 @@ export class DedupCache {
     tier: TierName,
     private readonly ttlMs: number,
   ) {
-    this.base = `${prefix}:beads:system/seen-messages/${TIER_SLUGS[tier]}/`;
+    this.base = seenMessagesRedisPrefix(prefix, tier);
   }
 
   key(messageId: string): string {

@@ -1,4 +1,4 @@
-import { TIER_SLUGS } from '@tierflow/beads';
+import { seenMessagesRedisPrefix } from '@tierflow/beads';
 import type { TierName } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 
@@ -28,7 +28,7 @@ export class ReplayGuard {
     prefix: string,
     tier: TierName,
   ) {
-    this.base = `${prefix}:beads:system/seen-messages/${TIER_SLUGS[tier]}/accepted/`;
+    this.base = `${seenMessagesRedisPrefix(prefix, tier)}accepted/`;
   }
 
   key(messageId: string): string {
