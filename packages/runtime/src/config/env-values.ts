@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { redisUrlProblem } from '../redis-url.js';
+import { redisUrlProblem } from '../redis/redis-url.js';
 
 /**
  * The building blocks of configuration: each reads one environment variable's text (never empty:

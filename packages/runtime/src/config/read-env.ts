@@ -1,6 +1,6 @@
 import { isTierflowError, TierflowError } from '@tierflow/protocol';
 import type { z } from 'zod';
-import { redactUrl } from '../redis-url.js';
+import { redactUrl } from '../redis/redis-url.js';
 
 /** Configuration a process cannot run with: every problem found, one line each. */
 export class ConfigError extends TierflowError {

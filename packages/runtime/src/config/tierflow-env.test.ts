@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runtimeOptionsFromEnv } from '../options.js';
+import { runtimeOptionsFromEnv } from './options.js';
 
 // Every whole-number variable a deployment may set, with its smallest accepted value.
 const WHOLE: readonly (readonly [string, number])[] = [

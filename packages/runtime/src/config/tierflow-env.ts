@@ -1,7 +1,7 @@
 import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/core';
 import { z } from 'zod';
-import { DEFAULT_AUDIT_TTL_MS } from '../audit-entry.js';
-import { DEFAULT_INPUT_LIMITS } from '../input-limits.js';
+import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
+import { DEFAULT_INPUT_LIMITS } from '../checks/input-limits.js';
 import { envChoice, envProbability, envRedisUrl, envText, envWhole } from './env-values.js';
 import { readEnv, type EnvProblem } from './read-env.js';
 import { DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';

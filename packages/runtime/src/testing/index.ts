@@ -24,9 +24,9 @@ import {
   type OutcomePayloadInput,
   type TierName,
 } from '@tierflow/protocol';
-import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../handler.js';
-import { childMessageId, rootIdOf } from '../ids.js';
-import { buildDelegation, buildOutcome } from '../messages.js';
+import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../policy/handler.js';
+import { childMessageId, rootIdOf } from '../messages/ids.js';
+import { buildDelegation, buildOutcome } from '../messages/messages.js';
 
 /** 2023-11-14T22:13:20Z: the clock every fake context shows. */
 export const FIXED_NOW = 1_700_000_000_000;

@@ -1,6 +1,6 @@
-import { newKeyPair, parsePublicKeys, KEY_SET_FORMAT, PARTIES, type PublicKeyEntry } from '../key-set.js';
-import type { Party } from '../party.js';
-import { KeyRing, type SigningConfig, type Signer } from '../signing-keys.js';
+import { newKeyPair, parsePublicKeys, KEY_SET_FORMAT, PARTIES, type PublicKeyEntry } from '../security/key-set.js';
+import type { Party } from '../security/party.js';
+import { KeyRing, type SigningConfig, type Signer } from '../security/signing-keys.js';
 
 /** A key set held in memory, for tests: every party's key, and rotation. */
 export interface MemoryKeySet {

@@ -1,0 +1,36 @@
+import type { CancellationMessage, TierName } from '@tierflow/protocol';
+import type { RedisWrites } from '../redis/fenced-batch.js';
+import { appendAudit, auditKey, DEFAULT_AUDIT_TTL_MS, type AuditEntry } from './audit-entry.js';
+import { rootIdOf } from '../messages/ids.js';
+
+/**
+ * Cancellations sent, one entry per node marked, on the MULTI that writes the marks. Whoever
+ * cancels (a tier, a watchdog in any process, or the client for an operator) may not know the
+ * deployment's audit retention, so this sets a TTL only on a stream that has none.
+ */
+export function cancellationsSent(
+  pipeline: RedisWrites,
+  prefix: string,
+  mark: CancellationMessage,
+  nodes: readonly { readonly job: { readonly id?: string | undefined }; readonly tier: TierName }[],
+  by: string,
+  time: string,
+): void {
+  const entries = nodes.map(
+    (node): AuditEntry => ({
+      time,
+      from: mark.source_tier,
+      to: node.tier,
+      kind: 'cancellation',
+      direction: 'sent',
+      id: mark.id,
+      correlation_id: node.job.id ?? '',
+      status: '',
+      confidence: null,
+      by,
+      attempt: null,
+      detail: mark.payload.reason,
+    }),
+  );
+  appendAudit(pipeline, auditKey(prefix, rootIdOf(mark.payload.target_message_id)), entries, DEFAULT_AUDIT_TTL_MS, true);
+}

@@ -1,0 +1,124 @@
+import { isCancellation, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import type { Redis } from 'ioredis';
+import type { RedisWrites } from '../redis/fenced-batch.js';
+import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
+import { controlKeys } from '../cancellation/control-keys.js';
+import { cancellersOf } from '../security/party.js';
+import { systemClock, type Clock } from '../deadlines/clock.js';
+import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js';
+
+/**
+ * What one tier worker appends to the audit trail. Sending rides the MULTI the worker runs
+ * anyway (the step write of a delegation, the record of an outcome), so it costs no round trip;
+ * so does a parent's receipt of its children's outcomes. A delegation's receipt is written the
+ * moment it is taken up (with the pass's first read when it is surely a delivery, else right
+ * after it), without waiting for the reply: work that never finishes (a long specialist run, a
+ * crash) is still on record. Commands
+ * on one connection run in order, so an entry always lands before what the worker does next.
+ * The TTL is set by the Monitor alone: with the root's receipt, which opens the stream, and with
+ * what it sends, the final outcome last, so a run's trail lives the TTL past its end. (A message
+ * is always on record as sent before anyone can receive it.) Lower tiers append without it,
+ * which saves a command per append.
+ */
+export class AuditTrail {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly tier: TierName,
+    private readonly ttlMs: number,
+    private readonly log: TierLogger,
+    /** Entries are timed on the deployment's clock, so a trail's times agree across hosts. */
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** Delegations sent, on the MULTI that saves the parent's step. */
+  delegationsSent(pipeline: RedisWrites, rootId: string, messages: readonly DelegationMessage[]): void {
+    const entries = messages.map((message) => this.entry(message.timestamp, message.source_tier, message.target_tier, 'delegation', 'sent', message, message.payload.task_type));
+    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
+  }
+
+  /** A delegation taken up (the root objective, for the Monitor); a retry is a new delivery, with its attempt. */
+  received(assignment: Assignment, attempt: number): void {
+    const { message } = assignment;
+    const from = message?.source_tier ?? AUDIT_CLIENT;
+    const entry = { ...this.entry(this.time(), from, this.tier, 'delegation', 'received', message ?? { id: assignment.id, correlation_id: null }, assignment.payload.task_type), attempt };
+    this.appendNow(assignment.rootId, entry, message === null);
+  }
+
+  /**
+   * The outcomes of a settled round, as this parent reads them (those it made up for silent
+   * children included), on the MULTI that sends what the parent does next: the parent decides in
+   * a moment, and a crash before then reads the round, and records it, again.
+   */
+  outcomesReceived(pipeline: RedisWrites, assignment: Assignment, children: readonly SettledChild[]): void {
+    const at = this.time();
+    const entries = children.map(({ outcome }) => this.outcomeEntry(at, outcome.source_tier, this.tier, 'received', outcome));
+    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, null);
+  }
+
+  /**
+   * The outcome sent, on the MULTI that records it. The Monitor's goes to the client. An answer
+   * to a cancellation records the cancellation received first, from its mark (one read, only then).
+   */
+  async outcomeSent(pipeline: RedisWrites, assignment: Assignment, outcome: OutcomeMessage): Promise<void> {
+    const entries: AuditEntry[] = [];
+    if (outcome.payload.status === 'cancelled') {
+      const cancellation = await this.cancellationOf(assignment.id);
+      if (cancellation) entries.push(this.entry(this.time(), cancellation.source_tier, this.tier, 'cancellation', 'received', cancellation, cancellation.payload.reason));
+    }
+    const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
+    entries.push(this.outcomeEntry(outcome.timestamp, this.tier, to, 'sent', outcome));
+    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.refreshTtl());
+  }
+
+  private time(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  private refreshTtl(): number | null {
+    return this.tier === 'PROGRESS_MONITOR' ? this.ttlMs : null;
+  }
+
+  /** The cancellation a job answered: the first mark on it, of those who may cancel its tier, that reads as one. */
+  private async cancellationOf(messageId: string): Promise<CancellationMessage | null> {
+    const keys = controlKeys(this.prefix);
+    const marks = await this.redis.mget(...cancellersOf(this.tier).map((writer) => keys.cancel(writer, messageId)));
+    for (const mark of marks) {
+      const parsed = mark ? validate(mark) : null;
+      if (parsed?.ok && isCancellation(parsed.value)) return parsed.value;
+    }
+    return null;
+  }
+
+  private outcomeEntry(time: string, from: string, to: string, direction: AuditEntry['direction'], outcome: OutcomeMessage): AuditEntry {
+    return { ...this.entry(time, from, to, 'outcome', direction, outcome, outcome.payload.error_type ?? ''), status: outcome.payload.status, confidence: outcome.payload.confidence };
+  }
+
+  private entry(
+    time: string,
+    from: string,
+    to: string,
+    kind: AuditEntry['kind'],
+    direction: AuditEntry['direction'],
+    message: { readonly id: string; readonly correlation_id: string | null },
+    detail: string,
+  ): AuditEntry {
+    return { time, from, to, kind, direction, id: message.id, correlation_id: message.correlation_id ?? '', status: '', confidence: null, by: this.tier, attempt: null, detail };
+  }
+
+  private appendNow(rootId: string, entry: AuditEntry, opensStream: boolean): void {
+    const key = auditKey(this.prefix, rootId);
+    const failed = (error: unknown): void => this.log.warn('audit append failed', { root: rootId, error: error instanceof Error ? error.message : String(error) });
+    // Not awaited: the entry is on the wire before the worker's next command; a failure is logged, never fatal.
+    if (!opensStream) {
+      this.redis.xadd(key, '*', ...auditFields(entry)).catch(failed);
+      return;
+    }
+    const pipeline = this.redis.pipeline();
+    appendAudit(pipeline, key, [entry], this.ttlMs);
+    void pipeline.exec().then((replies) => {
+      const error = replies?.find(([problem]) => problem !== null)?.[0];
+      if (error) failed(error);
+    }, failed);
+  }
+}

@@ -1,0 +1,199 @@
+import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { z } from 'zod';
+import type { AuditRecord } from './audit-entry.js';
+import { ROOT_TASK_TYPE } from '../engine/assignment.js';
+
+/**
+ * Where a node's `status` comes from, first that applies:
+ * - `outcome`: the node's own outcome (its job's return value, or the outcome it sent on the audit trail);
+ * - `parent`: the outcome its parent recorded for it, e.g. the `timeout` a watchdog recorded for a silent child;
+ * - `queue`: its job's state in the queue, not finished yet;
+ * - `cancellation`: a cancellation sent to it, its job gone with no outcome on record (status `cancelled`);
+ * - `none`: only the delegation is on record, its job gone with no outcome (status `missing`).
+ */
+export type RunNodeSource = 'outcome' | 'parent' | 'queue' | 'cancellation' | 'none';
+
+/** One node of `tierflow status --json`: every delegation a parent sent, whether or not its job ran or is still retained. */
+export interface RunNode {
+  readonly id: string;
+  readonly tier: TierName;
+  readonly task_type: string;
+  readonly specialist: string | null;
+  /** An outcome's status once there is one; the queue state (`waiting`, `active`, `waiting-children`, `delayed`, …) before; see `source`. */
+  readonly status: string;
+  readonly source: RunNodeSource;
+  /** The job's state in its queue while it is retained; null once it is gone (never added, or past retention). */
+  readonly job_state: string | null;
+  readonly confidence: number | null;
+  readonly attempts: number;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+  readonly children: RunNode[];
+}
+
+/** What the queue holds of one job, read at the edge and parsed there. */
+export interface JobFacts {
+  /** BullMQ's state (`waiting`, `active`, `completed`, …), or `unreadable` for a job whose record cannot be parsed. */
+  readonly state: string;
+  /** Its return value when it completed and is a valid outcome. */
+  readonly outcome: OutcomeMessage | null;
+  readonly task_type: string | null;
+  readonly specialist_hint: string | null;
+  readonly attempts_made: number;
+  readonly processed_on: number | null;
+  readonly finished_on: number | null;
+  /** Child job ids from its dependencies (a child its parent let go of is no longer among them). */
+  readonly children: readonly string[];
+}
+
+interface OutcomeFact {
+  readonly status: string;
+  readonly confidence: number | null;
+  readonly time: string | null;
+}
+
+/** What the audit trail says of one node. */
+interface AuditNode {
+  tier: TierName | null;
+  task_type: string | null;
+  first_delivery: string | null;
+  attempts: number;
+  sent: OutcomeFact | null;
+  received: OutcomeFact | null;
+  cancelled: boolean;
+}
+
+/** A run's audit trail, indexed by node. */
+export interface AuditDigest {
+  readonly nodes: ReadonlyMap<string, AuditNode>;
+  /** Child ids by parent id, from the delegations sent. */
+  readonly children: ReadonlyMap<string, readonly string[]>;
+  /** Whether the trail holds anything at all. */
+  readonly exists: boolean;
+}
+
+const OUTCOME_SUFFIX = '.out';
+const CHILD_ID = /^(.+)\.(\d+)-(\d+)$/;
+
+/** An ISO time, or null for one that does not parse. */
+const time = z.string().transform((text) => {
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+});
+
+/** The entries the tree reads; any other, or one with a field out of shape, is ignored. */
+const treeEntrySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('delegation'), direction: z.enum(['sent', 'received']), id: z.string().min(1), to: z.string(), detail: z.string(), attempt: z.number().int().positive().nullable(), time }),
+  z.object({
+    kind: z.literal('outcome'),
+    direction: z.enum(['sent', 'received']),
+    id: z.string().endsWith(OUTCOME_SUFFIX),
+    status: outcomeStatusSchema,
+    confidence: z.number().min(0).max(1).nullable(),
+    time,
+  }),
+  z.object({ kind: z.literal('cancellation'), direction: z.enum(['sent', 'received']), correlation_id: z.string().min(1) }),
+]);
+
+/** Indexes a run's audit trail by node; malformed entries are skipped. Later entries win (a retry, a re-read round). */
+export function digestAudit(records: readonly AuditRecord[]): AuditDigest {
+  const nodes = new Map<string, AuditNode>();
+  const children = new Map<string, string[]>();
+  const nodeOf = (id: string): AuditNode => {
+    let node = nodes.get(id);
+    if (!node) nodes.set(id, (node = { tier: null, task_type: null, first_delivery: null, attempts: 0, sent: null, received: null, cancelled: false }));
+    return node;
+  };
+  for (const record of records) {
+    const parsed = treeEntrySchema.safeParse(record);
+    if (!parsed.success) continue;
+    const entry = parsed.data;
+    if (entry.kind === 'cancellation') {
+      // A sent cancellation names the node it marked; a received one names the cancel's target.
+      if (entry.direction === 'sent') nodeOf(entry.correlation_id).cancelled = true;
+    } else if (entry.kind === 'outcome') {
+      const fact = { status: entry.status, confidence: entry.confidence, time: entry.time };
+      // An outcome's id is its delegation's id with `.out`, also for one a parent made up.
+      const node = nodeOf(entry.id.slice(0, -OUTCOME_SUFFIX.length));
+      if (entry.direction === 'sent') node.sent = fact;
+      else node.received = fact;
+    } else if (entry.direction === 'sent') {
+      const parent = CHILD_ID.exec(entry.id)?.[1];
+      const tier = tierNameSchema.safeParse(entry.to);
+      if (parent === undefined || !tier.success) continue;
+      const node = nodeOf(entry.id);
+      if (node.tier === null) children.set(parent, [...(children.get(parent) ?? []), entry.id]);
+      node.tier = tier.data;
+      node.task_type = entry.detail || null;
+    } else {
+      const node = nodeOf(entry.id);
+      node.first_delivery ??= entry.time;
+      node.attempts = Math.max(node.attempts + (entry.attempt === null ? 1 : 0), entry.attempt ?? 0);
+    }
+  }
+  return { nodes, children, exists: records.length > 0 };
+}
+
+/** The delegations a parent sent to `childTier`, by the audit trail. */
+export function auditChildren(audit: AuditDigest, parentId: string, childTier: TierName): string[] {
+  return (audit.children.get(parentId) ?? []).filter((id) => audit.nodes.get(id)?.tier === childTier);
+}
+
+/**
+ * A run's tree from its audit trail and the jobs still in the queues: every delegation either
+ * knows of, each with the best status on hand (see {@link RunNodeSource}). Null when neither
+ * knows the root.
+ */
+export function mergeRunTree(rootId: string, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>): RunNode | null {
+  if (!jobs.has(rootId) && !audit.exists) return null;
+  return mergeNode(rootId, 'PROGRESS_MONITOR', audit, jobs);
+}
+
+function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>): RunNode {
+  const job = jobs.get(id) ?? null;
+  const record = audit.nodes.get(id) ?? null;
+  const below = tierBelow(tier);
+  const childIds = below ? [...new Set([...auditChildren(audit, id, below), ...(job?.children ?? [])])].sort(byDelegationOrder) : [];
+  const { status, source, confidence } = statusOf(job, record);
+  const specialist = job?.specialist_hint ?? stringOr(job?.outcome?.payload.resources_used.specialist);
+  return {
+    id,
+    tier,
+    task_type: job?.task_type ?? record?.task_type ?? (id.includes('.') ? 'unknown' : ROOT_TASK_TYPE),
+    specialist: tier === 'SPECIALIZED_FLEET' ? specialist : null,
+    status,
+    source,
+    job_state: job?.state ?? null,
+    confidence,
+    // BullMQ counts an attempt when it ends (failed, retried or completed); a running one is not counted yet.
+    attempts: job ? job.attempts_made + (job.state === 'active' ? 1 : 0) : (record?.attempts ?? 0),
+    started_at: job?.processed_on ? new Date(job.processed_on).toISOString() : (record?.first_delivery ?? null),
+    finished_at: job?.finished_on ? new Date(job.finished_on).toISOString() : job ? null : (record?.sent?.time ?? null),
+    children: childIds.map((childId) => mergeNode(childId, below!, audit, jobs)),
+  };
+}
+
+function statusOf(job: JobFacts | null, record: AuditNode | null): { status: string; source: RunNodeSource; confidence: number | null } {
+  if (job?.outcome) return { status: job.outcome.payload.status, source: 'outcome', confidence: job.outcome.payload.confidence };
+  if (record?.sent) return { status: record.sent.status, source: 'outcome', confidence: record.sent.confidence };
+  if (record?.received) return { status: record.received.status, source: 'parent', confidence: record.received.confidence };
+  if (job) return { status: job.state, source: 'queue', confidence: null };
+  if (record?.cancelled) return { status: 'cancelled', source: 'cancellation', confidence: null };
+  return { status: 'missing', source: 'none', confidence: null };
+}
+
+/** Delegation order: round, then index; ids of another shape last, by name. */
+function byDelegationOrder(a: string, b: string): number {
+  const [ra, ia] = orderOf(a);
+  const [rb, ib] = orderOf(b);
+  return ra - rb || ia - ib || a.localeCompare(b);
+}
+
+function orderOf(id: string): [number, number] {
+  const match = CHILD_ID.exec(id);
+  return match ? [Number(match[2]), Number(match[3])] : [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+}
+
+function stringOr(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}

@@ -1,0 +1,109 @@
+import { isOutcome, tierBelow, validate, type TierName } from '@tierflow/protocol';
+import { Queue, type Job } from 'bullmq';
+import { ReplyError, type Redis } from 'ioredis';
+import { readAuditTrail } from './audit-read.js';
+import type { AuditRecord } from './audit-entry.js';
+import { QUEUE_OF } from '../messages/queues.js';
+import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode } from './run-tree-merge.js';
+
+/**
+ * Reads a run's tree: the delegations on its audit trail (every one a parent sent, with the
+ * outcomes recorded for it) merged with the jobs still in the queues, found level by level
+ * through the trail and each job's dependencies. One XRANGE, then the jobs of a level at once:
+ * a few round trips per tier, whatever the tree's width. Null for a root neither knows.
+ */
+export async function readRunTree(redis: Redis, prefix: string, rootId: string): Promise<RunNode | null> {
+  const queues = new Map<TierName, Queue>();
+  const queueOf = (tier: TierName): Queue => {
+    let queue = queues.get(tier);
+    if (!queue) queues.set(tier, (queue = new Queue(QUEUE_OF[tier], { connection: redis, prefix })));
+    return queue;
+  };
+  try {
+    const [records, root] = await Promise.all([readTrail(redis, prefix, rootId), readJob(queueOf, 'PROGRESS_MONITOR', rootId)]);
+    const audit = digestAudit(records);
+    const jobs = new Map<string, JobFacts>();
+    if (root) jobs.set(rootId, root);
+    let level = [rootId];
+    for (let tier = tierBelow('PROGRESS_MONITOR'); tier && level.length > 0; tier = tierBelow(tier)) {
+      const childTier = tier;
+      const ids = [...new Set(level.flatMap((id) => [...auditChildren(audit, id, childTier), ...(jobs.get(id)?.children ?? [])]))];
+      const facts = await Promise.all(ids.map((id) => readJob(queueOf, childTier, id)));
+      ids.forEach((id, index) => {
+        if (facts[index]) jobs.set(id, facts[index]);
+      });
+      level = ids;
+    }
+    return mergeRunTree(rootId, audit, jobs);
+  } finally {
+    // The queues share the caller's connection: closing them must not close it.
+    await Promise.all([...queues.values()].map((queue) => queue.close()));
+  }
+}
+
+/** The trail, or none where the key holds something else than a stream. */
+async function readTrail(redis: Redis, prefix: string, rootId: string): Promise<AuditRecord[]> {
+  try {
+    return await readAuditTrail(redis, prefix, rootId);
+  } catch (error) {
+    if (error instanceof ReplyError) return [];
+    throw error;
+  }
+}
+
+const UNREADABLE: JobFacts = { state: 'unreadable', outcome: null, task_type: null, specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: [] };
+
+/** A job's facts, null when it is not in the queue, {@link UNREADABLE} when its record does not parse. */
+async function readJob(queueOf: (tier: TierName) => Queue, tier: TierName, id: string): Promise<JobFacts | null> {
+  const below = tierBelow(tier);
+  try {
+    const job = await queueOf(tier).getJob(id);
+    if (!job) return null;
+    const [state, dependencies] = await Promise.all([job.getState(), below ? job.getDependencies() : null]);
+    return factsOf(job, state, below && dependencies ? childIds(dependencies, queueOf(below).qualifiedName) : []);
+  } catch (error) {
+    // A job hash that is not one (WRONGTYPE), or data, options or a field that do not parse.
+    if (error instanceof ReplyError || error instanceof SyntaxError || error instanceof TypeError) return UNREADABLE;
+    throw error;
+  }
+}
+
+function factsOf(job: Job, state: string, children: string[]): JobFacts {
+  const payload = objectOr((objectOr(job.data) ?? {}).payload) ?? {};
+  const returned = state === 'completed' ? validate(job.returnvalue) : null;
+  return {
+    state,
+    outcome: returned?.ok && isOutcome(returned.value) ? returned.value : null,
+    task_type: stringOr(payload.task_type),
+    specialist_hint: stringOr(payload.specialist_hint),
+    attempts_made: countOr(job.attemptsMade),
+    processed_on: countOr(job.processedOn) || null,
+    finished_on: countOr(job.finishedOn) || null,
+    children,
+  };
+}
+
+type Dependencies = Awaited<ReturnType<Job['getDependencies']>>;
+
+/** Child job ids from a parent's dependencies. */
+function childIds(dependencies: Dependencies, childQueueName: string): string[] {
+  const keys = [
+    ...Object.keys(dependencies.processed ?? {}),
+    ...(dependencies.unprocessed ?? []),
+    ...Object.keys(dependencies.ignored ?? {}),
+    ...(dependencies.failed ?? []),
+  ];
+  return [...new Set(keys.filter((key) => key.startsWith(`${childQueueName}:`)).map((key) => key.slice(childQueueName.length + 1)))];
+}
+
+function objectOr(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function stringOr(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function countOr(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}

@@ -1,0 +1,171 @@
+import { parseMessage, PROTOCOL_VERSION, tierBelow, type CancellationMessage, type TierName } from '@tierflow/protocol';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { cancellationsSent } from '../audit/audit-cancellations.js';
+import { AUDIT_CLIENT } from '../audit/audit-entry.js';
+import { controlKeys } from './control-keys.js';
+import { CLIENT, type Party } from '../security/party.js';
+import { MAX_NOTICE_IDS, MAX_NOTICE_REASON, type AbortNotice } from './control-notice.js';
+import { FINISHED_STATES, type JobFinder } from '../redis/job-finder.js';
+import { signRecord } from '../security/signing.js';
+import type { Signer } from '../security/signing-keys.js';
+
+export interface CancelOptions {
+  readonly reason: string;
+  /** Cancel every descendant too (the default), or only the target. */
+  readonly cascade?: boolean;
+  /** The tier the cancellation comes from on the wire; an operator acts through the Monitor. */
+  readonly source?: TierName;
+  /** Who writes (and, when signing, signs) the marks: a tier, or the client (the default) for an operator. */
+  readonly writer?: Party;
+  /** For a first_success round: the winner cancelling its siblings. A tier's mark on its own tier's work holds only then. */
+  readonly winner?: string;
+  /** How long the marks are kept; they must outlive the jobs they stop. */
+  readonly markTtlMs: number;
+  /** The writer's signer, when the deployment signs: the marks are signed by the party that writes them. */
+  readonly signer?: Signer | null;
+  /** Now, on the deployment's clock (the marks' time); this host's clock when left out. */
+  readonly now?: number;
+}
+
+export type CancelReport =
+  | { readonly outcome: 'cancelled'; readonly target: string; readonly tier: TierName; readonly nodes: readonly string[] }
+  | { readonly outcome: 'finished'; readonly target: string; readonly tier: TierName; readonly state: string }
+  | { readonly outcome: 'unknown'; readonly target: string };
+
+
+/**
+ * Cancels a message's work wherever it stands. The order matters:
+ * 1. a durable mark for every node to stop, so a job that is waiting, delayed for a retry, or
+ *    picked up a moment later answers `cancelled` without running its handler;
+ * 2. delayed jobs promoted and prioritised ones moved to the front, so they answer at once;
+ * 3. one notice on the control channel, which aborts the handlers running anywhere;
+ * 4. without cascade, a parent waiting for children lets go of them, so it answers now while
+ *    they run on.
+ * Parents waiting for children resume once the children have answered, and answer `cancelled`
+ * with what they have.
+ */
+export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: string, targetId: string, options: CancelOptions): Promise<CancelReport> {
+  const found = await finder.find(targetId);
+  if (!found) return { outcome: 'unknown', target: targetId };
+  const state = await found.job.getState();
+  if (FINISHED_STATES.has(state)) return { outcome: 'finished', target: targetId, tier: found.tier, state };
+
+  const cascade = options.cascade ?? true;
+  const nodes = cascade ? await unfinishedTree(finder, found.job, found.tier, state) : [{ job: found.job, tier: found.tier, state }];
+  const mark = cancellationMessage(targetId, found.tier, options);
+  await stopNodes(redis, prefix, mark, nodes, options);
+  const ids = nodes.map((node) => node.job.id!);
+  if (cascade) {
+    // A parent adding children while the tree was walked: those it added before this second walk
+    // are found here; those it adds after, it stops itself, for it finds its own mark in place.
+    const seen = new Set(ids);
+    const late = (await unfinishedTree(finder, found.job, found.tier, await found.job.getState())).filter((node) => !seen.has(node.job.id!));
+    if (late.length > 0) await stopNodes(redis, prefix, mark, late, options);
+    ids.push(...late.map((node) => node.job.id!));
+  }
+  if (!cascade && state === 'waiting-children') await releaseChildren(finder, found.job, found.tier);
+  return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: ids };
+}
+
+/** Marks, hurries and notifies: the three steps that stop a set of nodes. */
+async function stopNodes(redis: Redis, prefix: string, mark: CancellationMessage, nodes: readonly Node[], options: CancelOptions): Promise<void> {
+  const keys = controlKeys(prefix);
+  const writer = options.writer ?? CLIENT;
+  const pipeline = redis.multi();
+  for (const node of nodes) {
+    const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id! } }, options.signer);
+    pipeline.set(keys.cancel(writer, node.job.id!), JSON.stringify(nodeMark), 'PX', options.markTtlMs);
+  }
+  cancellationsSent(pipeline, prefix, mark, nodes, writer === CLIENT ? AUDIT_CLIENT : mark.source_tier, mark.timestamp);
+  await pipeline.exec();
+  await Promise.all(nodes.map((node) => hurry(node.job, node.state)));
+  await publishAbort(redis, keys.channel, nodes.map((node) => node.job.id!), options.reason);
+}
+
+/** Tells every process to abort these running handlers, in notices the listeners accept (bounded ids and reason). */
+async function publishAbort(redis: Redis, channel: string, ids: readonly string[], reason: string): Promise<void> {
+  const shortReason = reason.length > MAX_NOTICE_REASON ? `${reason.slice(0, MAX_NOTICE_REASON - 1)}…` : reason;
+  for (let start = 0; start < ids.length; start += MAX_NOTICE_IDS) {
+    const notice: AbortNotice = { kind: 'cancel', ids: ids.slice(start, start + MAX_NOTICE_IDS), reason: shortReason, status: 'cancelled' };
+    await redis.publish(channel, JSON.stringify(notice));
+  }
+}
+
+function cancellationMessage(targetId: string, target: TierName, options: CancelOptions): CancellationMessage {
+  return parseMessage({
+    version: PROTOCOL_VERSION,
+    id: `${targetId}.cancel`,
+    timestamp: new Date(options.now ?? Date.now()).toISOString(),
+    source_tier: options.source ?? 'PROGRESS_MONITOR',
+    target_tier: target,
+    correlation_id: targetId,
+    payload: { target_message_id: targetId, reason: options.reason, cascade: options.cascade ?? true, ...(options.winner ? { winner: options.winner } : {}) },
+  }) as CancellationMessage;
+}
+
+interface Node {
+  readonly job: Job;
+  readonly tier: TierName;
+  readonly state: string;
+}
+
+/** The target and every unfinished descendant, level by level. */
+async function unfinishedTree(finder: JobFinder, root: Job, tier: TierName, state: string): Promise<Node[]> {
+  const nodes: Node[] = [];
+  let level: Node[] = [{ job: root, tier, state }];
+  while (level.length > 0) {
+    nodes.push(...level);
+    const next: Node[] = [];
+    await Promise.all(
+      level.map(async (node) => {
+        const below = tierBelow(node.tier);
+        // An active parent may be adding children this moment: those already added count too.
+        if (!below || (node.state !== 'waiting-children' && node.state !== 'active')) return;
+        for (const child of await pendingChildren(finder, node.job, below)) {
+          const childState = await child.getState();
+          if (!FINISHED_STATES.has(childState)) next.push({ job: child, tier: below, state: childState });
+        }
+      }),
+    );
+    level = next;
+  }
+  return nodes;
+}
+
+/** The ids of a parent's children that BullMQ still counts as pending. */
+export async function pendingChildIds(finder: JobFinder, parent: Job, childTier: TierName): Promise<string[]> {
+  const queue = finder.queue(childTier);
+  const { unprocessed = [] } = await parent.getDependencies();
+  return unprocessed.filter((key) => key.startsWith(`${queue.qualifiedName}:`)).map((key) => key.slice(queue.qualifiedName.length + 1));
+}
+
+async function pendingChildren(finder: JobFinder, parent: Job, childTier: TierName): Promise<Job[]> {
+  const queue = finder.queue(childTier);
+  const ids = await pendingChildIds(finder, parent, childTier);
+  const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+  return jobs.filter((job): job is Job => job !== undefined);
+}
+
+/** Gets a marked job picked up at once: a delayed retry now, a prioritised job ahead of the rest. */
+async function hurry(job: Job, state: string): Promise<void> {
+  try {
+    if (state === 'delayed') await job.promote();
+    else if (state === 'prioritized') await job.changePriority({ priority: 0 });
+  } catch {
+    // It moved on meanwhile (started or finished); its mark still stops it.
+  }
+}
+
+/** Detaches a parent's pending children, so it resumes now; they run on, answering no one. */
+export async function releaseChildren(finder: JobFinder, parent: Job, tier: TierName): Promise<void> {
+  const below = tierBelow(tier);
+  if (!below) return;
+  for (const child of await pendingChildren(finder, parent, below)) {
+    try {
+      await child.removeChildDependency();
+    } catch {
+      // Already settled: nothing to detach.
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import type { TierSlug } from '@tierflow/beads';
+import type { Party } from '../security/party.js';
+
+/**
+ * Keys and channels of the control path. Each record is written by one party only, and its key
+ * names that party, so a Redis ACL can give each tier's user its own records and no one else's:
+ * a Fleet user cannot rewrite a Dispatcher's step state, or put a cancellation in its name.
+ */
+export const controlKeys = (prefix: string) => ({
+  /** A tier's state of a job between its passes (written and read by that tier alone). */
+  step: (tier: TierSlug, jobId: string) => `${prefix}:step:${tier}:${jobId}`,
+  /** Durable mark, by `writer`, that a message is cancelled: a job picked up later, or retried, sees it. */
+  cancel: (writer: Party, messageId: string) => `${prefix}:cancel:${writer}:${messageId}`,
+  /** Record, by `writer`'s watchdog, that a message had no outcome by its deadline. */
+  timeout: (writer: TierSlug, messageId: string) => `${prefix}:timeout:${writer}:${messageId}`,
+  /** A first_success round's members, written by the parent's tier; its first winner cancels the rest. */
+  race: (parent: TierSlug, roundKey: string) => `${prefix}:race:${parent}:${roundKey}`,
+  /** A first_success round's winner, written by the children's tier. */
+  raceWinner: (child: TierSlug, roundKey: string) => `${prefix}:race-won:${child}:${roundKey}`,
+  /** A tier's due watchdogs: a sorted set of its parent rounds by when their children's deadlines fall. */
+  watchdogs: (tier: TierSlug) => `${prefix}:watchdogs:${tier}`,
+  /** A root's trace id, for `tierflow trace` (written by the Monitor). */
+  trace: (rootId: string) => `${prefix}:trace:${rootId}`,
+  /** Pub/sub channel every worker process listens on, to abort running handlers. */
+  channel: `${prefix}:control`,
+});
+export type ControlKeys = ReturnType<typeof controlKeys>;
+
+/** A child's round: its id without the last `-index`, e.g. `root.0-0.1` for `root.0-0.1-2`. */
+export function roundKeyOf(childId: string): string | null {
+  const dash = childId.lastIndexOf('-');
+  const dot = childId.lastIndexOf('.');
+  return dash > dot && dot > 0 ? childId.slice(0, dash) : null;
+}

@@ -1,0 +1,194 @@
+import { resolveRetryOptions, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
+import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { z } from 'zod';
+import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
+import { wholeNumber } from './env-values.js';
+import { ConfigError } from './read-env.js';
+import { DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
+import { readTierflowEnv, type TierflowEnv } from './tierflow-env.js';
+import { REDIS_TLS_ENV, redisTlsFromEnv } from '../redis/connection.js';
+import { resolveCascade } from './handoff-options.js';
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from '../checks/input-limits.js';
+import type { TierSlug } from '../messages/queues.js';
+import { isTlsUrl, redactUrl, redisUrlProblem } from '../redis/redis-url.js';
+import { signingFromEnv, type SigningConfig } from '../security/signing-keys.js';
+
+/** Where and how a Tierflow deployment keeps its queues. */
+export interface RuntimeOptions {
+  /** redis:// or rediss:// URL. */
+  readonly redisUrl: string;
+  /** Key prefix of every queue and Beads key; hash-tagged so one deployment lives in one Cluster slot. */
+  readonly prefix: string;
+  readonly retry: RetryOptions;
+  /** How long finished jobs (and so `tierflow status` trees) are kept. */
+  readonly keepFinishedMs: number;
+  /** How long the de-duplication record of a handled message is kept (seed 000: one hour). */
+  readonly dedupTtlMs: number;
+  /**
+   * A worker holds each running job's lock this long and renews it at half of it; a crashed
+   * worker's job is taken back once the lock has lapsed and a stalled-job check runs (every
+   * `stalledIntervalMs`): so within about lock + interval. BullMQ's defaults: 30 s and 30 s.
+   */
+  readonly lockDurationMs: number;
+  readonly stalledIntervalMs: number;
+  /**
+   * Poison work: a job whose worker died this many times while running it (BullMQ took it back
+   * from a dead worker that often) is answered `failed`, error_type `worker_crashed`, without
+   * running its handler again. Default 3.
+   */
+  readonly maxCrashes: number;
+  /** Default lifetime of what tiers write to Beads (outputs, logs, run records). */
+  readonly beadsTtlMs: number;
+  /** How long a run's audit trail is kept past its last entry (default 30 days). */
+  readonly auditTtlMs: number;
+  /** The bounds of the confidence cascade check on upstream outcomes (seed 003); null: no check. */
+  readonly cascade: CascadeThresholds | null;
+  /** Message signing (TIERFLOW_KEYS_DIR): the key set; null: nothing is signed and nothing is checked. */
+  readonly signing: SigningConfig | null;
+  /** How much one objective may carry: clients refuse more, and so does the Monitor. */
+  readonly limits: InputLimits;
+}
+
+export interface RuntimeOptionsInput {
+  readonly redisUrl?: string;
+  readonly prefix?: string;
+  readonly retry?: Partial<RetryOptions>;
+  readonly keepFinishedMs?: number;
+  readonly dedupTtlMs?: number;
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
+  readonly maxCrashes?: number;
+  readonly beadsTtlMs?: number;
+  readonly auditTtlMs?: number;
+  readonly cascade?: Partial<CascadeThresholds> | null;
+  readonly signing?: SigningConfig | null;
+  readonly limits?: Partial<InputLimits>;
+}
+
+const R = RUNTIME_RANGES;
+
+// The numbers a library caller passes, bounded as the environment's are.
+const runtimeNumbersSchema = z.looseObject({
+  keepFinishedMs: wholeNumber(R.keepFinishedMs).optional(),
+  dedupTtlMs: wholeNumber(R.dedupTtlMs).optional(),
+  lockDurationMs: wholeNumber(R.lockDurationMs).optional(),
+  stalledIntervalMs: wholeNumber(R.stalledIntervalMs).optional(),
+  maxCrashes: wholeNumber(R.maxCrashes).optional(),
+  beadsTtlMs: wholeNumber(R.beadsTtlMs).optional(),
+  auditTtlMs: wholeNumber(R.auditTtlMs).optional(),
+  limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
+});
+
+/**
+ * Fills defaults and checks the options; the prefix must carry a `{hash tag}` so flows work on Redis Cluster.
+ *
+ * @throws ConfigError (code `invalid_config`) naming every bad option; the Redis URL is shown redacted.
+ */
+export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeOptions {
+  const prefix = input.prefix ?? DEFAULT_PREFIX;
+  const redisUrl = input.redisUrl ?? DEFAULT_REDIS_URL;
+  const numbers = validateWith(runtimeNumbersSchema, input);
+  const problems = [
+    ...[prefixProblem(prefix)].filter((problem) => problem !== null).map((problem) => `prefix ${JSON.stringify(prefix)}: ${problem}`),
+    ...[redisUrlProblem(redisUrl)].filter((problem) => problem !== null).map((problem) => `Redis URL ${redactUrl(redisUrl)}: ${problem}`),
+    ...(numbers.ok ? [] : numbers.errors.map(formatValidationError)),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    redisUrl,
+    prefix,
+    retry: resolveRetryOptions(input.retry),
+    keepFinishedMs: input.keepFinishedMs ?? RUNTIME_DEFAULTS.keepFinishedMs,
+    dedupTtlMs: input.dedupTtlMs ?? RUNTIME_DEFAULTS.dedupTtlMs,
+    lockDurationMs: input.lockDurationMs ?? RUNTIME_DEFAULTS.lockDurationMs,
+    stalledIntervalMs: input.stalledIntervalMs ?? RUNTIME_DEFAULTS.stalledIntervalMs,
+    maxCrashes: input.maxCrashes ?? RUNTIME_DEFAULTS.maxCrashes,
+    beadsTtlMs: input.beadsTtlMs ?? RUNTIME_DEFAULTS.beadsTtlMs,
+    auditTtlMs: input.auditTtlMs ?? DEFAULT_AUDIT_TTL_MS,
+    cascade: resolveCascade(input.cascade),
+    signing: input.signing ?? null,
+    limits: { ...DEFAULT_INPUT_LIMITS, ...input.limits },
+  };
+}
+
+/**
+ * The runtime options from the environment, read through {@link readTierflowEnv} (every variable
+ * and its bounds are listed there), with the signing keys from {@link signingFromEnv}. For one
+ * tier's worker (`tier`), the Redis URL may be its own: see {@link redisUrlFromEnv}.
+ *
+ * @throws ConfigError (code `invalid_config`) naming every bad variable, or a TierflowError of that
+ *   code for bad signing keys or TLS files.
+ */
+export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scope: { readonly tier?: TierSlug } = {}): RuntimeOptions {
+  const config = readTierflowEnv(env);
+  const redisUrl = redisUrlOf(config, scope.tier);
+  checkTlsEnv(env, redisUrl);
+  return resolveRuntimeOptions({
+    redisUrl,
+    prefix: config.TIERFLOW_PREFIX,
+    retry: { attempts: config.TIERFLOW_RETRY_ATTEMPTS, baseDelayMs: config.TIERFLOW_RETRY_BASE_MS, maxDelayMs: config.TIERFLOW_RETRY_MAX_MS },
+    lockDurationMs: config.TIERFLOW_LOCK_DURATION_MS,
+    stalledIntervalMs: config.TIERFLOW_STALLED_INTERVAL_MS,
+    maxCrashes: config.TIERFLOW_MAX_CRASHES,
+    keepFinishedMs: config.TIERFLOW_KEEP_FINISHED_MS,
+    beadsTtlMs: config.TIERFLOW_BEADS_TTL_MS,
+    dedupTtlMs: config.TIERFLOW_DEDUP_TTL_MS,
+    auditTtlMs: config.TIERFLOW_AUDIT_TTL_MS,
+    cascade:
+      config.TIERFLOW_CASCADE_CHECK === 'off'
+        ? null
+        : { proceed: config.TIERFLOW_CASCADE_PROCEED, flag: config.TIERFLOW_CASCADE_FLAG, review: config.TIERFLOW_CASCADE_REVIEW },
+    signing: signingFromEnv(env),
+    limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
+  });
+}
+
+const OWN_REDIS_URL = {
+  monitor: 'REDIS_URL_MONITOR',
+  architect: 'REDIS_URL_ARCHITECT',
+  dispatcher: 'REDIS_URL_DISPATCHER',
+  fleet: 'REDIS_URL_FLEET',
+} as const satisfies Record<TierSlug, keyof TierflowEnv>;
+
+/**
+ * Where a process connects, most specific first, so one environment can serve four tiers that
+ * log in as four Redis users:
+ * 1. for a tier's worker, `REDIS_URL_<TIER>` (`REDIS_URL_FLEET=redis://fleet:secret@host:6379`), as it is;
+ * 2. else REDIS_URL (or the default), its user and password replaced by TIERFLOW_REDIS_USERNAME
+ *    and TIERFLOW_REDIS_PASSWORD when those are set (a password kept out of the URL).
+ *
+ * @throws ConfigError (code `invalid_config`) as {@link readTierflowEnv} does.
+ */
+export function redisUrlFromEnv(env: NodeJS.ProcessEnv, tier?: TierSlug): string {
+  return redisUrlOf(readTierflowEnv(env), tier);
+}
+
+function redisUrlOf(config: TierflowEnv, tier: TierSlug | undefined): string {
+  const own = tier ? config[OWN_REDIS_URL[tier]] : undefined;
+  if (own) return own;
+  const { TIERFLOW_REDIS_USERNAME: username, TIERFLOW_REDIS_PASSWORD: password } = config;
+  return username === undefined && password === undefined ? config.REDIS_URL : withCredentials(config.REDIS_URL, username, password);
+}
+
+/** `url` with its user and/or password replaced; encoded, as ioredis decodes them. */
+export function withCredentials(url: string, username: string | undefined, password: string | undefined): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw TierflowError.permanent('REDIS_URL is not a URL', { code: 'invalid_config' });
+  }
+  if (username !== undefined) parsed.username = encodeURIComponent(username);
+  if (password !== undefined) parsed.password = encodeURIComponent(password);
+  return parsed.href;
+}
+
+// TLS files only make sense for rediss://: with redis:// they would be silently ignored.
+function checkTlsEnv(env: NodeJS.ProcessEnv, redisUrl: string): void {
+  const named = Object.values(REDIS_TLS_ENV).filter((name) => env[name]);
+  if (named.length === 0) return;
+  if (!isTlsUrl(redisUrl)) {
+    throw TierflowError.permanent(`${named.join(', ')} set, but the Redis URL is not rediss://`, { code: 'invalid_config' });
+  }
+  redisTlsFromEnv(env);
+}

@@ -1,0 +1,88 @@
+import { isOutcome, tierBelow, validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import type { Job, Queue } from 'bullmq';
+import type { SettledChild, SettledRound } from '../policy/handler.js';
+import { failedChildOutcome, timedOutChildOutcome } from '../messages/messages.js';
+import { verifiedOutcome } from '../security/outcome-check.js';
+import type { SigningConfig } from '../security/signing-keys.js';
+import type { StepState } from './step-store.js';
+
+/** Children of the round with no outcome yet, and whether their jobs still exist. */
+export interface PendingRound {
+  readonly absent: readonly StepState['children'][number][];
+}
+
+/**
+ * How a round treats children without an outcome:
+ * - `wait`: children without an outcome are pending;
+ * - `give-up`: they are reported failed (the parent was woken, yet they never answered);
+ * - `settled-only`: they are left out (the parent stops early: cancelled, or out of time).
+ * A child the sender's watchdog gave up on answers `timeout` in every mode.
+ */
+export type CollectMode = 'wait' | 'give-up' | 'settled-only';
+
+/** What {@link collectRound} reads a round with. */
+export interface CollectInput {
+  /** The parent's job. */
+  readonly job: Job;
+  /** The queue of the tier below, where the children are. */
+  readonly lowerQueue: Queue;
+  readonly state: StepState;
+  /** The parent's tier. */
+  readonly tier: TierName;
+  readonly mode: CollectMode;
+  /** The ids among these the sender's watchdog recorded as timed out. */
+  readonly timedOut: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
+  readonly signing: SigningConfig | null;
+  /** The children's return values (BullMQ's processed values, parsed without throwing). */
+  readonly childValues: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Now, on the deployment's clock: the time of the outcomes made up for silent children. */
+  readonly now: number;
+}
+
+/**
+ * Reads the outcomes of the current round's children from the parent's job: completed children's
+ * return values (each verified, when the deployment signs), failures of children that failed for
+ * good, and timeouts the watchdog recorded, all as outcomes; what is still missing is pending or
+ * settled as `mode` says.
+ */
+export async function collectRound(input: CollectInput): Promise<SettledRound | PendingRound> {
+  const { job, lowerQueue, state, tier, mode, timedOut, signing, childValues, now } = input;
+  const childTier = tierBelow(tier)!;
+  const values = await childValues();
+  // Usually every child has answered: only then are failures and timeout records worth a read.
+  const unanswered = state.children.filter((child) => !(`${lowerQueue.qualifiedName}:${child.id}` in values));
+  const [failures, late] =
+    unanswered.length === 0
+      ? [{} as Record<string, string>, new Set<string>()]
+      : await Promise.all([job.getIgnoredChildrenFailures(), timedOut(unanswered.map((child) => child.id))]);
+  const settled: SettledChild[] = [];
+  const missing: StepState['children'][number][] = [];
+  for (const child of state.children) {
+    const key = `${lowerQueue.qualifiedName}:${child.id}`;
+    let outcome: OutcomeMessage | null = null;
+    if (key in values) outcome = readOutcome(values[key], childTier, child.id, now, signing);
+    else if (key in failures) outcome = failedChildOutcome(childTier, child.id, failures[key] ?? 'unknown failure', now);
+    else if (late.has(child.id)) outcome = timedOutChildOutcome(childTier, child.id, child.request.timeout_ms, now);
+    else if (mode === 'give-up') outcome = failedChildOutcome(childTier, child.id, 'the child job vanished before reporting', now);
+    if (outcome) settled.push({ id: child.id, index: child.index, request: child.request, outcome });
+    else if (mode !== 'settled-only') missing.push(child);
+  }
+  if (missing.length > 0) {
+    const exists = await Promise.all(missing.map(async (child) => (await lowerQueue.getJob(child.id)) !== undefined));
+    return { absent: missing.filter((_, index) => !exists[index]) };
+  }
+  settled.sort((a, b) => Date.parse(a.outcome.timestamp) - Date.parse(b.outcome.timestamp) || a.index - b.index);
+  return { round: state.round, strategy: state.strategy, children: settled, memo: state.memo };
+}
+
+function readOutcome(value: unknown, childTier: TierName, childId: string, now: number, signing: SigningConfig | null): OutcomeMessage {
+  const result = validate(value);
+  // In a deployment that signs, an unsigned, forged or misdirected answer becomes a refusal.
+  if (result.ok && isOutcome(result.value)) return verifiedOutcome(value, result.value, childTier, childId, now, signing);
+  const reason = result.ok ? 'it returned a message that is not an outcome' : `its outcome is invalid: ${result.errors[0]?.message ?? ''}`;
+  return failedChildOutcome(childTier, childId, reason, now);
+}
+
+export function isPending(round: SettledRound | PendingRound): round is PendingRound {
+  return 'absent' in round;
+}

@@ -1,0 +1,54 @@
+import { isTierflowError } from '@tierflow/protocol';
+import { UnrecoverableError } from 'bullmq';
+import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
+import type { StopReason } from '../cancellation/control-listener.js';
+
+/** Permanent: retrying cannot help (seed 001). Unknown errors are taken as transient. */
+export function isPermanent(error: unknown): boolean {
+  return error instanceof UnrecoverableError || (isTierflowError(error) && !error.retryable);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The failed outcome a handler's error becomes once it will not be retried. */
+export function failureDraft(error: unknown, attempts: number): OutcomeDraft {
+  const detail = messageOf(error);
+  if (isPermanent(error)) {
+    return {
+      status: 'failed',
+      summary: `failed: ${detail}`,
+      confidence: 0,
+      error_type: isTierflowError(error) ? error.code : 'permanent_error',
+      error_detail: detail,
+      recoverable: false,
+    };
+  }
+  return {
+    status: 'failed',
+    summary: `failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${detail}`,
+    confidence: 0,
+    error_type: 'retries_exhausted',
+    error_detail: detail,
+    recoverable: true,
+  };
+}
+
+/**
+ * The answer of work stopped early, cancelled or out of time: seed 000 asks for what partial
+ * results there are, so the artifacts of the children that had succeeded come along.
+ */
+export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] = [], delegated = 0): OutcomeDraft {
+  const succeeded = settled.filter((child) => child.outcome.payload.status === 'success');
+  const progress = delegated > 0 ? `; ${succeeded.length} of ${delegated} delegated subtasks had succeeded` : '';
+  return {
+    status: stop.status,
+    summary: `${stop.status === 'timeout' ? 'timed out' : 'cancelled'}: ${stop.reason}${progress}`,
+    confidence: 0,
+    error_type: stop.status,
+    error_detail: stop.reason,
+    recoverable: stop.status === 'timeout',
+    artifacts: succeeded.flatMap((child) => child.outcome.payload.artifacts),
+  };
+}

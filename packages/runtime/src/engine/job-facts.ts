@@ -1,0 +1,164 @@
+import { tierAbove, type CancellationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import type { TierSlug } from '@tierflow/beads';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
+import { roundKeyOf, type ControlKeys } from '../cancellation/control-keys.js';
+import type { StopReason } from '../cancellation/control-listener.js';
+import { readCancelMark, readRace, readTimeoutRecord, type RecordRead } from '../cancellation/control-records.js';
+import { CorruptRecordError } from '../redis/corrupt-record.js';
+import type { DedupCache } from './dedup.js';
+import type { TierLogger } from '../policy/handler.js';
+import { cancellersOf, partyOf, type Party } from '../security/party.js';
+import type { SigningConfig } from '../security/signing-keys.js';
+import type { StepState, StepStore } from './step-store.js';
+
+/** What a job knows of itself when a pass opens: its cached answer, whether it is stopped, its step. */
+export interface JobFacts {
+  readonly cached: OutcomeMessage | null;
+  readonly stop: StopReason | null;
+  readonly state: StepState | null;
+  /** The step state could not be read: the pass answers `failed` (corrupt_record) rather than guess. */
+  readonly corrupt: CorruptRecordError | null;
+  /** A parent's children's answers so far (BullMQ's processed values), read with the rest; null at the Fleet. */
+  readonly childValues: Record<string, unknown> | null;
+}
+
+export interface JobFactsDeps {
+  readonly redis: Redis;
+  readonly keys: ControlKeys;
+  /** The tier whose jobs these are. */
+  readonly tier: TierName;
+  readonly dedup: DedupCache;
+  readonly steps: StepStore;
+  readonly signing: SigningConfig | null;
+  readonly log: TierLogger;
+}
+
+/**
+ * Reads what the runtime keeps beside a tier's jobs in Redis: every value is parsed before use,
+ * and one that cannot be used is logged with its key and handled: a control record of the wrong
+ * shape, for another message, or by a party that may not write it is ignored, a cached answer
+ * that is not an outcome is ignored, and a corrupt step state is reported so the job answers
+ * `failed`. Control records are kept per writer; a job reads those of every party that may
+ * write one for it.
+ */
+export class JobFactsReader {
+  private readonly own: TierSlug;
+  private readonly cancellers: readonly Party[];
+  /** Who may record this tier's jobs as timed out: the parent tier's watchdog, and the tier's own (for its answer-by time). */
+  private readonly timers: readonly TierSlug[];
+
+  constructor(private readonly deps: JobFactsDeps) {
+    this.own = partyOf(deps.tier);
+    this.cancellers = cancellersOf(deps.tier);
+    const above = tierAbove(deps.tier);
+    this.timers = [this.own, ...(above ? [partyOf(above)] : [])];
+  }
+
+  /**
+   * One round trip opens a pass: the cached answer, the step state, the cancellation marks, the
+   * watchdogs' timeout records and, for a parent (`parent`), its children's answers so far.
+   */
+  async read(job: Job, parent: boolean): Promise<JobFacts> {
+    const { redis, keys, dedup, steps } = this.deps;
+    const jobId = job.id!;
+    const cancelKeys = this.cancellers.map((writer) => keys.cancel(writer, jobId));
+    const timeoutKeys = this.timers.map((writer) => keys.timeout(writer, jobId));
+    // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
+    const [texts, values] = await Promise.all([
+      redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys),
+      parent ? redis.hgetall(processedKey(job)) : null,
+    ]);
+    const [cached, step] = [texts[0] ?? null, texts[1] ?? null];
+    const marks = texts.slice(2, 2 + cancelKeys.length);
+    const timeouts = texts.slice(2 + cancelKeys.length);
+    const mark = await this.firstMark(jobId, marks);
+    const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
+    const stop: StopReason | null = mark ? { status: 'cancelled', reason: mark.payload.reason } : timedOut ? { status: 'timeout', reason: 'ran out of time' } : null;
+    const state = step ? steps.read(step, jobId) : null;
+    const corrupt = state && !state.ok ? new CorruptRecordError(steps.key(jobId), state.reason) : null;
+    if (corrupt) this.deps.log.warn('a step state cannot be read: the job answers failed', { key: corrupt.key, reason: corrupt.message });
+    return {
+      cached: this.cachedAnswer(cached, jobId),
+      stop,
+      state: state?.ok ? state.value : null,
+      corrupt,
+      childValues: values && parseChildValues(values),
+    };
+  }
+
+  /** A parent's children's answers so far; one that is not JSON stays text, read as an invalid outcome. */
+  async childValues(job: Job): Promise<Record<string, unknown>> {
+    return parseChildValues(await this.deps.redis.hgetall(processedKey(job)));
+  }
+
+  /** The ids among these children that this tier's watchdog has recorded as timed out. */
+  async timedOut(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0) return new Set();
+    const records = await this.deps.redis.mget(...ids.map((id) => this.deps.keys.timeout(this.own, id)));
+    return new Set(ids.filter((id, index) => this.timeoutRecord(records[index] ?? null, id, this.own) !== null));
+  }
+
+  /** The ids among these (this tier's jobs) that carry a cancellation mark that holds. */
+  async cancelled(ids: readonly string[]): Promise<readonly string[]> {
+    if (ids.length === 0) return [];
+    const width = this.cancellers.length;
+    const texts = await this.deps.redis.mget(...ids.flatMap((id) => this.cancellers.map((writer) => this.deps.keys.cancel(writer, id))));
+    const marks = await Promise.all(ids.map((id, index) => this.firstMark(id, texts.slice(index * width, (index + 1) * width))));
+    return ids.filter((_, index) => marks[index] !== null);
+  }
+
+  /** The first mark, in the order of {@link cancellersOf}, that holds for `jobId`. */
+  private async firstMark(jobId: string, texts: readonly (string | null | undefined)[]): Promise<CancellationMessage | null> {
+    for (const [index, text] of texts.entries()) {
+      if (text === null || text === undefined) continue;
+      const writer = this.cancellers[index]!;
+      const key = this.deps.keys.cancel(writer, jobId);
+      const mark = this.usable(readCancelMark(text, jobId, this.deps.signing, writer), key, 'cancellation mark');
+      if (!mark) continue;
+      if (writer !== this.own) return mark;
+      const race = await this.lostRace(jobId, mark);
+      if (race === null) return mark;
+      this.deps.log.warn('ignored a cancellation mark by a sibling that did not win its first_success round', { key, reason: race });
+    }
+    return null;
+  }
+
+  /**
+   * A mark by a job's own tier holds only from the winner of its first_success round: the round's
+   * parent listed both, and the winner's record names the one who wrote the mark. Null when it
+   * holds, else why not.
+   */
+  private async lostRace(jobId: string, mark: CancellationMessage): Promise<string | null> {
+    const winner = mark.payload.winner;
+    const round = roundKeyOf(jobId);
+    const parent = tierAbove(this.deps.tier);
+    if (typeof winner !== 'string' || round === null || !parent || roundKeyOf(winner) !== round || winner === jobId) {
+      return 'it names no winner of this round';
+    }
+    const { keys, redis } = this.deps;
+    const [won, members] = await redis.mget(keys.raceWinner(this.own, round), keys.race(partyOf(parent), round));
+    if (won !== winner) return `the round's winner is ${won ?? 'no one yet'}, not ${winner}`;
+    const race = members ? readRace(members, this.deps.signing, partyOf(parent)) : null;
+    return race?.includes(jobId) && race.includes(winner) ? null : `the round's members (by its parent) do not list both ${winner} and ${jobId}`;
+  }
+
+  private timeoutRecord(text: string | null, jobId: string, writer: TierSlug) {
+    return text === null ? null : this.usable(readTimeoutRecord(text, jobId, this.deps.signing, writer), this.deps.keys.timeout(writer, jobId), 'timeout record');
+  }
+
+  /** A de-duplication record that is not a valid outcome is ignored: the work runs again rather than answering garbage. */
+  private cachedAnswer(text: string | null, jobId: string): OutcomeMessage | null {
+    if (text === null) return null;
+    const outcome = this.deps.dedup.parse(text);
+    if (!outcome) this.deps.log.warn('ignored a de-duplication record that is not an outcome', { key: this.deps.dedup.key(jobId) });
+    return outcome;
+  }
+
+  private usable<T>(read: RecordRead<T>, key: string, what: string): T | null {
+    if (read.ok) return read.value;
+    this.deps.log.warn(`ignored a ${what}`, { key, reason: read.reason });
+    return null;
+  }
+}
