@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlKeys } from '../cancellation/control-keys.js';
 import { JobFinder } from '../redis/job-finder.js';
+import { TierCanceller } from '../cancellation/tier-canceller.js';
 import { StepStore, type StepState } from '../engine/step-store.js';
 import { nextWatch, parseWatchMember, runWatchdog, UNPARKED_RECHECK_MS, watchMember } from './watchdog.js';
 import { WATCH_LEASE_MS, WatchdogSweeper } from './watchdog-sweeper.js';
@@ -39,7 +40,8 @@ describe('a watchdog whose parent is not parked when it falls due', () => {
     const workerRedis = redisClient(server.url);
     // A Dispatcher whose pass runs by hand: the parent is active (locked) until the test parks it.
     const dispatcher = new Worker('dispatcher', null, { connection: workerRedis, prefix, autorun: false });
-    const deps = { redis, prefix, keys, party: 'dispatcher' as const, finder, steps, markTtlMs: 60_000, signer: null };
+    const canceller = new TierCanceller({ redis, finder, prefix, tier: 'ROUTING_DISPATCHER', party: 'dispatcher', signer: null, markTtlMs: 60_000, now: Date.now });
+    const deps = { redis, keys, party: 'dispatcher' as const, finder, steps, markTtlMs: 60_000, signer: null, canceller };
     const sweeper = new WatchdogSweeper({ redis, key: keys.watchdogs('dispatcher'), intervalMs: 50, run: (watch) => runWatchdog(deps, watch, Date.now()), onError: () => undefined });
     try {
       await finder.queue('ROUTING_DISPATCHER').add('decompose', {}, { jobId: 'p1' });

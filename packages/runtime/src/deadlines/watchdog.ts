@@ -1,7 +1,8 @@
 import { messageIdSchema, tierBelow, tierNameSchema, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { cancelMessage, releaseChildren } from '../cancellation/cancel.js';
+import { releaseChildren } from '../cancellation/cancel.js';
+import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { TierSlug } from '@tierflow/beads';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import { timeoutRecord } from '../cancellation/control-records.js';
@@ -39,7 +40,6 @@ export function parseWatchMember(member: string): WatchdogJob | null {
 
 export interface WatchdogDeps {
   readonly redis: Redis;
-  readonly prefix: string;
   readonly keys: ControlKeys;
   /** The parent tier whose watchdogs these are: it writes their timeout records and marks. */
   readonly party: TierSlug;
@@ -48,6 +48,8 @@ export interface WatchdogDeps {
   readonly markTtlMs: number;
   /** The parent tier's signer, when the deployment signs. */
   readonly signer: Signer | null;
+  /** Cancels children in the parent tier's name. */
+  readonly canceller: TierCanceller;
 }
 
 
@@ -94,7 +96,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
 
   if (state.answer_by !== null && now >= state.answer_by) {
     await deps.redis.set(keys.timeout(party, watch.parentId), timeoutRecord(watch.parentId, now, deps.signer), 'PX', deps.markTtlMs);
-    await stopChildren(deps, unfinished.map((entry) => entry.child.id), watch.parentTier, `${watch.parentId} ran out of time`, now);
+    await deps.canceller.cancelAll(unfinished.map((entry) => entry.child.id), `${watch.parentId} ran out of time`);
     await releaseChildren(deps.finder, parent, watch.parentTier);
     return null;
   }
@@ -103,7 +105,7 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
     const pipeline = deps.redis.multi();
     for (const { child } of overdue) pipeline.set(keys.timeout(party, child.id), timeoutRecord(child.id, now, deps.signer), 'PX', deps.markTtlMs);
     await pipeline.exec();
-    await stopChildren(deps, overdue.map((entry) => entry.child.id), watch.parentTier, 'no outcome by its deadline', now);
+    await deps.canceller.cancelAll(overdue.map((entry) => entry.child.id), 'no outcome by its deadline');
     for (const { job } of overdue) await job?.removeChildDependency().catch(() => false);
   }
   const still = new Set(unfinished.filter((entry) => !overdue.includes(entry)).map((entry) => entry.child.id));
@@ -111,8 +113,3 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   return next === null ? null : Math.max(next, now + 10);
 }
 
-async function stopChildren(deps: WatchdogDeps, ids: readonly string[], source: TierName, reason: string, now: number): Promise<void> {
-  for (const id of ids) {
-    await cancelMessage(deps.redis, deps.finder, deps.prefix, id, { reason, cascade: true, source, writer: deps.party, markTtlMs: deps.markTtlMs, signer: deps.signer, now });
-  }
-}

@@ -3,6 +3,7 @@ import type { Job, Queue } from 'bullmq';
 import type { SettledChild, SettledRound } from '../policy/handler.js';
 import { failedChildOutcome, timedOutChildOutcome } from '../messages/messages.js';
 import { verifiedOutcome } from '../security/outcome-check.js';
+import { childValueKey } from '../redis/bullmq-keys.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import type { StepState } from './step-store.js';
 
@@ -50,7 +51,7 @@ export async function collectRound(input: CollectInput): Promise<SettledRound | 
   const childTier = tierBelow(tier)!;
   const values = await childValues();
   // Usually every child has answered: only then are failures and timeout records worth a read.
-  const unanswered = state.children.filter((child) => !(`${lowerQueue.qualifiedName}:${child.id}` in values));
+  const unanswered = state.children.filter((child) => !(childValueKey(lowerQueue, child.id) in values));
   const [failures, late] =
     unanswered.length === 0
       ? [{} as Record<string, string>, new Set<string>()]
@@ -58,7 +59,7 @@ export async function collectRound(input: CollectInput): Promise<SettledRound | 
   const settled: SettledChild[] = [];
   const missing: StepState['children'][number][] = [];
   for (const child of state.children) {
-    const key = `${lowerQueue.qualifiedName}:${child.id}`;
+    const key = childValueKey(lowerQueue, child.id);
     let outcome: OutcomeMessage | null = null;
     if (key in values) outcome = readOutcome(values[key], childTier, child.id, now, signing);
     else if (key in failures) outcome = failedChildOutcome(childTier, child.id, failures[key] ?? 'unknown failure', now);

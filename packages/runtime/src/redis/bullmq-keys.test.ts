@@ -2,7 +2,7 @@ import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer 
 import { FlowProducer, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockKey, parseChildValues, processedKey } from './bullmq-keys.js';
+import { childValueKey, lockKey, parseChildValues, processedKey } from './bullmq-keys.js';
 
 describe('BullMQ keys, against a real worker', () => {
   let server: RedisServer;
@@ -35,13 +35,16 @@ describe('BullMQ keys, against a real worker', () => {
     );
     const flows = new FlowProducer({ connection: flowRedis, prefix });
     try {
-      await flows.add({ name: 'parent', queueName: 'q', children: [{ name: 'child', queueName: 'q' }] });
+      const flow = await flows.add({ name: 'parent', queueName: 'q', children: [{ name: 'child', queueName: 'q' }] });
       await waitFor(() => parent !== undefined, { description: 'the parent to run' });
       expect(seen).toHaveLength(1);
       expect(seen[0]!.key).toBe(seen[0]!.token);
       const values = parseChildValues(await redis.hgetall(processedKey(parent!)));
       expect(Object.values(values)).toEqual([{ answer: 42 }]);
       expect(values).toEqual(await parent!.getChildrenValues());
+      const queue = new Queue('q', { connection: redis, prefix });
+      expect(Object.keys(values)).toEqual([childValueKey(queue, flow.children![0]!.job.id!)]);
+      await queue.close();
     } finally {
       await worker.close();
       await flows.close();

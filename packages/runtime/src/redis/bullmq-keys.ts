@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 
 /**
  * The few BullMQ keys the runtime reads or fences on directly, named in one place. BullMQ has no
@@ -9,6 +9,11 @@ import type { Job } from 'bullmq';
 /** The hash of a parent's processed children's return values (what `Job.getChildrenValues` reads). */
 export function processedKey(job: Pick<Job, 'queueQualifiedName' | 'id'>): string {
   return `${job.queueQualifiedName}:${job.id}:processed`;
+}
+
+/** A child's field in its parent's processed hash (and in `Job.getChildrenValues`, `getIgnoredChildrenFailures`): its job key. */
+export function childValueKey(queue: Pick<Queue, 'qualifiedName'>, childId: string): string {
+  return `${queue.qualifiedName}:${childId}`;
 }
 
 /** The key holding the token of the worker that owns an active job. */

@@ -1,0 +1,97 @@
+import type { DelegationMessage } from '@tierflow/protocol';
+import { UnrecoverableError } from 'bullmq';
+import type { Assignment, DelegationDraft, SettledChild } from '../policy/handler.js';
+import { roundKeyOf } from '../cancellation/control-keys.js';
+import { raceRecord } from '../cancellation/control-records.js';
+import { inFlightTtlMs } from '../config/retention.js';
+import { nextWatch, watchMember } from '../deadlines/watchdog.js';
+import { deadlineOf } from '../deadlines/timing.js';
+import { buildDelegation } from '../messages/messages.js';
+import { childMessageId } from '../messages/ids.js';
+import { context as otelContext, delegationSpan, serialiseContext, trace } from '../observability/tracing.js';
+import { FencedBatch } from '../redis/fenced-batch.js';
+import { addChildJobs, childJobs } from './child-jobs.js';
+import type { DelegateStep } from './pass-machine.js';
+import type { Engine, Pass } from './pass.js';
+import type { StepState } from './step-store.js';
+
+type Child = StepState['children'][number];
+
+/**
+ * Sends a policy's delegations: the new round's step state, the policy's Beads writes, the audit
+ * entries, the round's watchdog and (for first_success) its race record go in one fenced MULTI,
+ * then the child jobs are added. State first: a crash after the MULTI re-adds the same children
+ * (same ids) on the next try.
+ */
+export async function delegate(engine: Engine, pass: Pass, previous: StepState | null, step: DelegateStep, received: readonly SettledChild[]): Promise<StepState> {
+  const { job, assignment, span } = pass;
+  const lowerQueue = engine.lowerQueue;
+  if (!lowerQueue) throw new UnrecoverableError(`${engine.tier} has no tier below`);
+  const round = previous === null ? 0 : previous.round + 1;
+  const now = engine.clock.now();
+  const messages = childMessages(
+    engine,
+    assignment,
+    step.children.map((request, index) => ({ id: childMessageId(assignment.id, round, index), request })),
+    now,
+  );
+  const active = trace.setSpan(otelContext.active(), span);
+  const traces = new Map(messages.map((message) => [message.id, delegationSpan(active, message, lowerQueue.name, assignment.rootId)]));
+  const state: StepState = {
+    round,
+    strategy: step.strategy,
+    children: messages.map((message, index) => ({
+      id: message.id,
+      index,
+      request: message.payload,
+      deadline: deadlineOf(now, message.payload.timeout_ms),
+      ...(traces.get(message.id) ? { trace: traces.get(message.id)! } : {}),
+    })),
+    memo: step.memo ?? {},
+    answer_by: pass.answerBy,
+  };
+  const own = previous?.trace ?? (job.opts.telemetry?.metadata ? undefined : serialiseContext(active));
+  if (own) state.trace = own;
+  const { keys, party } = engine;
+  const watchAt = nextWatch(state, null);
+  const watch = { parentId: job.id!, parentTier: engine.tier, round };
+  if (watchAt !== null) state.watchdog = watchMember(watch);
+  const batch = new FencedBatch();
+  engine.steps.write(batch, job.id!, state);
+  // The policy's Beads writes land with its delegations, before any child can read them.
+  pass.beads.writeInto(batch);
+  engine.audit.outcomesReceived(batch, assignment, received);
+  engine.audit.delegationsSent(batch, assignment.rootId, messages);
+  if (previous?.watchdog) batch.zrem(keys.watchdogs(party), previous.watchdog);
+  if (watchAt !== null) batch.zadd(keys.watchdogs(party), watchAt, watchMember(watch));
+  const raceKey = roundKeyOf(messages[0]!.id);
+  if (step.strategy === 'first_success' && raceKey) {
+    batch.set(keys.race(party, raceKey), raceRecord(messages.map((message) => message.id), engine.signer), 'PX', inFlightTtlMs(engine.runtime));
+  }
+  if (engine.role.recordsRunTrace && span.isRecording()) {
+    batch.set(keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', engine.runtime.keepFinishedMs, 'NX');
+  }
+  await engine.commit(batch, pass.lock);
+  await addChildJobs(lowerQueue, childJobs(messages, job, engine.runtime, step.delayMs ?? 0, traces));
+  return state;
+}
+
+/** Adds children of a saved round whose jobs do not exist: a crash between saving the round and adding them. */
+export async function addChildren(engine: Engine, pass: Pass, children: readonly Child[]): Promise<void> {
+  const traces = new Map(children.map((child) => [child.id, child.trace]));
+  const messages = childMessages(engine, pass.assignment, children, engine.clock.now());
+  await addChildJobs(engine.lowerQueue!, childJobs(messages, pass.job, engine.runtime, 0, traces));
+}
+
+/** Puts the round's watchdog back if it is not in the set; one already there (due, or leased by a sweep) is left as it is. */
+export async function keepWatch(engine: Engine, jobId: string, state: StepState): Promise<void> {
+  const watchAt = nextWatch(state, null);
+  if (watchAt === null) return;
+  await engine.redis.zadd(engine.keys.watchdogs(engine.party), 'NX', watchAt, watchMember({ parentId: jobId, parentTier: engine.tier, round: state.round }));
+}
+
+/** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */
+function childMessages(engine: Engine, assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
+  const correlation = assignment.message ? assignment.id : null;
+  return children.map((child) => buildDelegation(engine.tier, child.id, correlation, child.request, now, engine.signer));
+}

@@ -1,0 +1,238 @@
+import { checkDelegation } from '@tierflow/core';
+import { tierBelow, TierflowError, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import type { StopReason } from '../cancellation/control-listener.js';
+import type { OutcomeDraft, SettledChild, SettledRound, Step } from '../policy/handler.js';
+import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
+import type { StepState } from './step-store.js';
+
+/**
+ * One pass of a job (from the moment a worker takes it until it answers, parks or gives it back
+ * for a retry) as a state machine. The phases and events are plain data and {@link transition} is
+ * pure: what each phase does to the world lives in run-pass.ts, which feeds the result back here
+ * as an event. docs/architecture.md walks through a job's path.
+ *
+ *   fresh ──decided──▶ delegating ──delegated──▶ parked
+ *     │                    └───────(children already done)──▶ collecting
+ *     └──decided(outcome)──▶ answering ──answered──▶ answered
+ *   collecting ──round_settled──▶ resuming ──decided──▶ delegating | answering
+ *   collecting ──round_pending──▶ waiting ──parked──▶ parked       (children a crash lost are added again)
+ *   any deciding phase ──stopped──▶ stopping ──round_settled──▶ answering (cancelled / timeout)
+ *   any deciding phase ──failed──▶ retrying (transient, attempts left) | answering (failed)
+ */
+
+type Child = StepState['children'][number];
+export type DelegateStep = Extract<Step, { kind: 'delegate' }>;
+
+export type Phase =
+  /** No delegations yet: the policy's `start` decides. */
+  | { readonly kind: 'fresh' }
+  /** The job's own step state cannot be read: stop whatever children it had, and answer failed. */
+  | { readonly kind: 'corrupt'; readonly error: Error }
+  /** Reading the current round's outcomes; `give-up` once the job was woken and children are still silent. */
+  | { readonly kind: 'collecting'; readonly state: StepState; readonly mode: 'wait' | 'give-up'; readonly received: readonly SettledChild[] }
+  /** Children still out: those a crash kept from being added are added, and the job parks again on the same round. */
+  | { readonly kind: 'waiting'; readonly state: StepState; readonly absent: readonly Child[] }
+  /** The round settled: the policy's `resume` decides. */
+  | { readonly kind: 'resuming'; readonly state: StepState; readonly round: SettledRound }
+  /** Cancelled or out of time with children out: read what has settled and answer with it. */
+  | { readonly kind: 'stopping'; readonly state: StepState; readonly stop: StopReason; readonly received: readonly SettledChild[] }
+  /** Sending the policy's delegations (its state and Beads writes first, then the child jobs). */
+  | { readonly kind: 'delegating'; readonly previous: StepState | null; readonly step: DelegateStep; readonly received: readonly SettledChild[] }
+  /** Sending the job's outcome. */
+  | { readonly kind: 'answering'; readonly state: StepState | null; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
+  /** Ends: waiting for children (BullMQ's waiting-children), answered, or handed back to BullMQ to retry. */
+  | { readonly kind: 'parked' }
+  | { readonly kind: 'answered'; readonly outcome: OutcomeMessage }
+  | { readonly kind: 'retrying'; readonly error: unknown };
+
+export type PhaseKind = Phase['kind'];
+export type PhaseOf<K extends PhaseKind> = Extract<Phase, { kind: K }>;
+
+export type PassEvent =
+  | { readonly type: 'decided'; readonly step: Step }
+  | { readonly type: 'failed'; readonly error: unknown }
+  | { readonly type: 'stopped'; readonly stop: StopReason }
+  | { readonly type: 'cleared' }
+  | { readonly type: 'round_pending'; readonly absent: readonly Child[] }
+  | { readonly type: 'round_settled'; readonly round: SettledRound }
+  | { readonly type: 'parked' }
+  | { readonly type: 'woken' }
+  | { readonly type: 'delegated'; readonly state: StepState; readonly parked: boolean }
+  | { readonly type: 'answered'; readonly outcome: OutcomeMessage };
+
+type EventOf<T extends PassEvent['type']> = Extract<PassEvent, { type: T }>;
+/** What can end a phase that runs a policy or reads Redis on the way to a decision. */
+type Deciding = EventOf<'failed' | 'stopped'>;
+
+/** The events each phase's effect can report: the compiler holds run-pass.ts to these. */
+export interface PhaseEvents {
+  fresh: EventOf<'decided'> | Deciding;
+  corrupt: EventOf<'cleared'> | Deciding;
+  collecting: EventOf<'round_pending' | 'round_settled'> | Deciding;
+  waiting: EventOf<'parked' | 'woken'> | Deciding;
+  resuming: EventOf<'decided'> | Deciding;
+  stopping: EventOf<'round_pending' | 'round_settled'> | Deciding;
+  delegating: EventOf<'delegated'>;
+  answering: EventOf<'answered'>;
+  parked: never;
+  answered: never;
+  retrying: never;
+}
+
+/** The terminal phases: a pass that reaches one is over. */
+export type Terminal = PhaseOf<'parked' | 'answered' | 'retrying'>;
+export function isTerminal(phase: Phase): phase is Terminal {
+  return ACCEPTS[phase.kind].length === 0;
+}
+
+/** The events each phase takes, as data: what the table tests walk, and what {@link transition} checks. */
+export const ACCEPTS: { readonly [K in PhaseKind]: readonly PhaseEvents[K]['type'][] } = {
+  fresh: ['decided', 'failed', 'stopped'],
+  corrupt: ['cleared', 'failed', 'stopped'],
+  collecting: ['round_pending', 'round_settled', 'failed', 'stopped'],
+  waiting: ['parked', 'woken', 'failed', 'stopped'],
+  resuming: ['decided', 'failed', 'stopped'],
+  stopping: ['round_pending', 'round_settled', 'failed', 'stopped'],
+  delegating: ['delegated'],
+  answering: ['answered'],
+  parked: [],
+  answered: [],
+  retrying: [],
+};
+
+/** What the transitions need to know of the pass, fixed for its length. */
+export interface PassRules {
+  readonly tier: TierName;
+  /** This delivery's attempt (1-based) and how many BullMQ allows. */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+}
+
+/** What the job knows of itself as the pass opens (see JobFacts). */
+export interface Opening {
+  readonly state: StepState | null;
+  readonly corrupt: Error | null;
+  /** A cancellation mark or timeout record, or the job's own answer-by time already past. */
+  readonly stop: StopReason | null;
+}
+
+/** The first phase of a pass. */
+export function openingPhase({ state, corrupt, stop }: Opening): Phase {
+  if (corrupt) return { kind: 'corrupt', error: corrupt };
+  if (state === null) return stop ? answering(null, stoppedDraft(stop), []) : { kind: 'fresh' };
+  return stop ? { kind: 'stopping', state, stop, received: [] } : { kind: 'collecting', state, mode: 'wait', received: [] };
+}
+
+type Transitions = { readonly [K in PhaseKind]: (phase: PhaseOf<K>, event: PhaseEvents[K], rules: PassRules) => Phase };
+
+const TRANSITIONS: Transitions = {
+  fresh: (_, event, rules) => {
+    switch (event.type) {
+      case 'decided':
+        return decide(event.step, null, [], rules);
+      case 'failed':
+        return fail(event.error, null, [], rules);
+      case 'stopped':
+        return answering(null, stoppedDraft(event.stop), []);
+    }
+  },
+  corrupt: (phase, event, rules) => {
+    switch (event.type) {
+      case 'cleared':
+        return answering(null, failureDraft(phase.error, rules.attempt), []);
+      case 'failed':
+        return fail(event.error, null, [], rules);
+      case 'stopped':
+        return answering(null, stoppedDraft(event.stop), []);
+    }
+  },
+  collecting: (phase, event, rules) => {
+    switch (event.type) {
+      case 'round_pending':
+        return { kind: 'waiting', state: phase.state, absent: event.absent };
+      case 'round_settled':
+        return { kind: 'resuming', state: phase.state, round: event.round };
+      case 'failed':
+        return fail(event.error, phase.state, phase.received, rules);
+      case 'stopped':
+        return { kind: 'stopping', state: phase.state, stop: event.stop, received: phase.received };
+    }
+  },
+  waiting: (phase, event, rules) => {
+    switch (event.type) {
+      case 'parked':
+        return { kind: 'parked' };
+      case 'woken':
+        // Woken, yet some children never answered: the next read reports them failed.
+        return { kind: 'collecting', state: phase.state, mode: 'give-up', received: [] };
+      case 'failed':
+        return fail(event.error, phase.state, [], rules);
+      case 'stopped':
+        return { kind: 'stopping', state: phase.state, stop: event.stop, received: [] };
+    }
+  },
+  resuming: (phase, event, rules) => {
+    switch (event.type) {
+      case 'decided':
+        return decide(event.step, phase.state, phase.round.children, rules);
+      case 'failed':
+        return fail(event.error, phase.state, phase.round.children, rules);
+      case 'stopped':
+        return { kind: 'stopping', state: phase.state, stop: event.stop, received: phase.round.children };
+    }
+  },
+  stopping: (phase, event, rules) => {
+    switch (event.type) {
+      case 'round_settled':
+        return answering(phase.state, stoppedDraft(phase.stop, event.round.children, phase.state.children.length), event.round.children);
+      case 'round_pending': // a stopping read leaves the silent children out, so never pending
+      case 'stopped':
+        return answering(phase.state, stoppedDraft(phase.stop, phase.received, phase.state.children.length), phase.received);
+      case 'failed':
+        return fail(event.error, phase.state, phase.received, rules);
+    }
+  },
+  delegating: (_, event) => (event.parked ? { kind: 'parked' } : { kind: 'collecting', state: event.state, mode: 'wait', received: [] }),
+  answering: (_, event) => ({ kind: 'answered', outcome: event.outcome }),
+  parked: (phase) => phase,
+  answered: (phase) => phase,
+  retrying: (phase) => phase,
+};
+
+/**
+ * The phase after `phase` reports `event`. An event the phase does not take is a bug in the
+ * engine, not something input can cause: it throws rather than guess.
+ */
+export function transition(phase: Phase, event: PassEvent, rules: PassRules): Phase {
+  if (!(ACCEPTS[phase.kind] as readonly string[]).includes(event.type)) {
+    throw new TierflowError(`the engine's ${phase.kind} phase cannot take a ${event.type} event`, { code: 'engine_invariant' });
+  }
+  // The check above holds each phase to its own events; TypeScript cannot follow that through one lookup.
+  return (TRANSITIONS[phase.kind] as (phase: Phase, event: PassEvent, rules: PassRules) => Phase)(phase, event, rules);
+}
+
+function answering(state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[]): Phase {
+  return { kind: 'answering', state, draft, received };
+}
+
+/** A policy's step: an outcome to send, or delegations, unless the fan-out guard refuses them. */
+function decide(step: Step, state: StepState | null, received: readonly SettledChild[], rules: PassRules): Phase {
+  if (step.kind === 'outcome') return answering(state, step.outcome, received);
+  const refused = refusal(rules.tier, step);
+  if (refused) return answering(state, failureDraft(refused, rules.attempt), received);
+  return { kind: 'delegating', previous: state, step, received };
+}
+
+/** An error on the way to a decision: BullMQ retries a transient one while attempts are left; otherwise the job answers failed. */
+function fail(error: unknown, state: StepState | null, received: readonly SettledChild[], rules: PassRules): Phase {
+  if (!isPermanent(error) && rules.attempt < rules.maxAttempts) return { kind: 'retrying', error };
+  return answering(state, failureDraft(error, rules.attempt), received);
+}
+
+/** The nested fan-out guard (docs/protocol.md): only to the tier directly below, never from the Fleet, never nothing. */
+export function refusal(tier: TierName, step: DelegateStep): TierflowError | null {
+  const guard = checkDelegation(tier, tierBelow(tier) ?? tier);
+  if (!guard.ok) return TierflowError.permanent(guard.reason, { code: 'delegation_refused' });
+  if (step.children.length === 0) return TierflowError.permanent(`${tier} delegated no children`, { code: 'delegation_refused' });
+  return null;
+}

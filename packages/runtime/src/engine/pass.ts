@@ -1,0 +1,70 @@
+import type { DeferredBeadsStore, TierSlug } from '@tierflow/beads';
+import type { TierName } from '@tierflow/protocol';
+import type { Job, Queue } from 'bullmq';
+import type { Span } from '@opentelemetry/api';
+import type { Redis } from 'ioredis';
+import type { AuditTrail } from '../audit/audit-trail.js';
+import type { ControlKeys } from '../cancellation/control-keys.js';
+import type { TierCanceller } from '../cancellation/tier-canceller.js';
+import type { RuntimeOptions } from '../config/options.js';
+import type { RedisClock } from '../deadlines/clock.js';
+import type { FencedBatch } from '../redis/fenced-batch.js';
+import type { Signer } from '../security/signing-keys.js';
+import type { Assignment, TierContext, TierHandler, TierLogger } from '../policy/handler.js';
+import type { DedupCache } from './dedup.js';
+import type { JobFactsReader } from './job-facts.js';
+import type { PassRules } from './pass-machine.js';
+import type { TierRole } from './role.js';
+import type { StepStore } from './step-store.js';
+
+/**
+ * What a tier worker's passes share: its tier, its policy, and the stores and helpers the
+ * effects of a pass use. Built once per worker.
+ */
+export interface Engine {
+  readonly tier: TierName;
+  readonly party: TierSlug;
+  readonly role: TierRole;
+  readonly handler: TierHandler;
+  readonly runtime: RuntimeOptions;
+  readonly redis: Redis;
+  readonly clock: RedisClock;
+  readonly log: TierLogger;
+  /** The queue of the tier below; null at the Fleet. */
+  readonly lowerQueue: Queue | null;
+  readonly steps: StepStore;
+  readonly dedup: DedupCache;
+  readonly audit: AuditTrail;
+  readonly keys: ControlKeys;
+  readonly signer: Signer | null;
+  readonly reader: JobFactsReader;
+  readonly canceller: TierCanceller;
+  /** Sends a pass's writes, only while the pass still holds its job (see FencedBatch). */
+  commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]>;
+}
+
+/** Which lock a pass holds: its job's, with the token BullMQ gave this pass. */
+export interface PassLock {
+  readonly jobId: string;
+  readonly key: string;
+  readonly token: string;
+}
+
+/** One pass of one job: what every phase of it works with. */
+export interface Pass {
+  readonly job: Job;
+  readonly assignment: Assignment;
+  readonly rules: PassRules;
+  /** What the policy sees: the assignment, the abort signal, Beads, the trace context. */
+  readonly context: TierContext;
+  readonly span: Span;
+  readonly lock: PassLock;
+  /** The policy's Beads writes, held for the MULTI that sends its delegations or its outcome. */
+  readonly beads: DeferredBeadsStore;
+  /** When the pass began, on the deployment's clock: an outcome's execution time counts from here. */
+  readonly startedAt: number;
+  /** When the job must answer (its deadline less the receiver's margin); null without a timeout. */
+  readonly answerBy: number | null;
+  /** The children's answers: those read with the job's facts the first time, read afresh after. */
+  childValues(): Promise<Record<string, unknown>> | Record<string, unknown>;
+}

@@ -1,0 +1,123 @@
+import { context as otelContext } from '../observability/tracing.js';
+import { isStopReason, type StopReason } from '../cancellation/control-listener.js';
+import { checkUpstream, reportChecks, withCascadeCheck } from '../checks/upstream-check.js';
+import type { SettledRound, Step } from '../policy/handler.js';
+import { answer } from './answer.js';
+import { collectRound, isPending, type CollectMode } from './collect-round.js';
+import { addChildren, delegate, keepWatch } from './delegate.js';
+import { isTerminal, transition, type PassEvent, type Phase, type PhaseEvents, type PhaseKind, type PhaseOf, type Terminal } from './pass-machine.js';
+import type { Engine, Pass } from './pass.js';
+import type { StepState } from './step-store.js';
+
+type Effect<K extends PhaseKind> = (engine: Engine, pass: Pass, phase: PhaseOf<K>) => Promise<PhaseEvents[K]>;
+type Effects = { readonly [K in Exclude<PhaseKind, Terminal['kind']>]: Effect<K> };
+
+/**
+ * What each phase does, as the event it reports. The phases that work towards a decision report
+ * any error as `failed` (or `stopped`, when the pass was cancelled or ran out of time meanwhile);
+ * errors while delegating or answering go to BullMQ, which runs the job again.
+ */
+const EFFECTS: Effects = {
+  fresh: (engine, pass) => decision(pass, () => engine.handler.start(pass.context)),
+  corrupt: (engine, pass) =>
+    // Its children are unknown to it now: stop whatever it had running, then answer.
+    guarded(pass, async () => {
+      await engine.canceller.cancelPending(pass.job, `${pass.assignment.id} cannot read its own state`);
+      return { type: 'cleared' } as const;
+    }),
+  collecting: (engine, pass, phase) => guarded(pass, () => readRound(engine, pass, phase.state, phase.mode)),
+  stopping: (engine, pass, phase) => guarded(pass, () => readRound(engine, pass, phase.state, 'settled-only')),
+  waiting: (engine, pass, phase) =>
+    guarded(pass, async () => {
+      if (phase.absent.length > 0) await addChildren(engine, pass, phase.absent);
+      // Parked again on the same round: its watchdog must be there (a sweep may have let go of it while this pass ran).
+      await keepWatch(engine, pass.job.id!, phase.state);
+      return (await pass.job.moveToWaitingChildren(pass.lock.token)) ? ({ type: 'parked' } as const) : ({ type: 'woken' } as const);
+    }),
+  resuming: (engine, pass, phase) => decision(pass, () => resume(engine, pass, phase.round)),
+  delegating: async (engine, pass, phase) => {
+    const state = await delegate(engine, pass, phase.previous, phase.step, phase.received);
+    // A cancellation that walked the tree while these children were being added missed them;
+    // its mark is in place by now if its second walk missed them too (see cancelMessage).
+    if (pass.context.signal.aborted || (await engine.reader.cancelled([pass.job.id!])).length > 0) await stopChildren(engine, pass, state);
+    const parked = await pass.job.moveToWaitingChildren(pass.lock.token);
+    if (parked) {
+      pass.span.setAttribute('tierflow.strategy', state.strategy);
+      pass.span.addEvent('waiting for children', { children: state.children.length, round: state.round });
+    }
+    return { type: 'delegated', state, parked };
+  },
+  answering: async (engine, pass, phase) => ({ type: 'answered', outcome: await answer(engine, pass, phase.state, phase.draft, phase.received) }),
+};
+
+/** Runs a pass from `first` to a terminal phase: answered, parked, or to be retried. */
+export async function runPass(engine: Engine, pass: Pass, first: Phase): Promise<Terminal> {
+  let phase = first;
+  while (!isTerminal(phase)) phase = await advance(engine, pass, phase);
+  return phase;
+}
+
+async function advance(engine: Engine, pass: Pass, phase: Exclude<Phase, Terminal>): Promise<Phase> {
+  // The maps' types hold each phase to its own events; TypeScript cannot follow that through one lookup.
+  const effect = EFFECTS[phase.kind] as (engine: Engine, pass: Pass, phase: Phase) => Promise<PassEvent>;
+  return transition(phase, await effect(engine, pass, phase), pass.rules);
+}
+
+/** Stops the children of a round just sent: the pass was stopped while sending them. */
+export function stopChildren(engine: Engine, pass: Pass, state: StepState): Promise<void> {
+  return engine.canceller.cancelAll(state.children.map((child) => child.id), `${pass.assignment.id} was stopped`);
+}
+
+/** Why the pass must stop now, if it must: cancelled, or out of time. */
+function stopOf(pass: Pass): StopReason | null {
+  const { signal } = pass.context;
+  const reason: unknown = signal.reason;
+  return signal.aborted && isStopReason(reason) ? reason : null;
+}
+
+async function guarded<E>(pass: Pass, effect: () => Promise<E>): Promise<E | { type: 'failed'; error: unknown } | { type: 'stopped'; stop: StopReason }> {
+  try {
+    return await effect();
+  } catch (error) {
+    const stop = stopOf(pass);
+    return stop ? { type: 'stopped', stop } : { type: 'failed', error };
+  }
+}
+
+/**
+ * Runs a policy in its hop's trace context (with an async context manager, spans it starts without
+ * a parent nest there); delegations it decides on after the pass was stopped are dropped.
+ */
+function decision(pass: Pass, policy: () => Promise<Step>) {
+  return guarded(pass, async () => {
+    const step = await otelContext.with(pass.context.traceContext, policy);
+    const stop = step.kind === 'delegate' ? stopOf(pass) : null;
+    return stop ? ({ type: 'stopped', stop } as const) : ({ type: 'decided', step } as const);
+  });
+}
+
+async function readRound(engine: Engine, pass: Pass, state: StepState, mode: CollectMode) {
+  const round = await collectRound({
+    job: pass.job,
+    lowerQueue: engine.lowerQueue!,
+    state,
+    tier: engine.tier,
+    mode,
+    timedOut: (ids) => engine.reader.timedOut(ids),
+    signing: engine.runtime.signing,
+    childValues: () => pass.childValues(),
+    now: engine.clock.now(),
+  });
+  return isPending(round) ? ({ type: 'round_pending', absent: round.absent } as const) : ({ type: 'round_settled', round } as const);
+}
+
+/** The policy's `resume`, after the round's outcomes pass the cascade check; its answer carries the gravest check. */
+async function resume(engine: Engine, pass: Pass, round: SettledRound): Promise<Step> {
+  const checked = checkUpstream(round, engine.tier, engine.runtime.cascade);
+  reportChecks(pass.span, engine.log, checked);
+  const { handler } = engine;
+  const step: Step = handler.resume
+    ? await handler.resume(pass.context, checked.round)
+    : { kind: 'outcome', outcome: { status: 'failed', summary: `${engine.tier} cannot resume delegated work`, confidence: 0 } };
+  return withCascadeCheck(step, checked.carried);
+}
