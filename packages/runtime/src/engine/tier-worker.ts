@@ -1,8 +1,7 @@
-import { DeferredBeadsStore } from '@tierflow/beads';
 import { backoffDelay } from '@tierflow/core';
 import { tierBelow, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
-import { ROOT_CONTEXT, type Link, type Span } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { controlKeys } from '../cancellation/control-keys.js';
@@ -12,16 +11,14 @@ import type { RuntimeOptions } from '../config/options.js';
 import { finishedJobRetention, inFlightTtlMs } from '../config/retention.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { RedisClock } from '../deadlines/clock.js';
-import { deadlineOf, receiverMarginMs } from '../deadlines/timing.js';
 import { runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { consoleLogger, throttledWarning } from '../observability/logger.js';
-import { deserialiseContext, endForRetry, endWithOutcome, linkTo, startProcessSpan, trace } from '../observability/tracing.js';
-import type { Assignment, TierContext, TierHandler, TierLogger } from '../policy/handler.js';
-import { lockKey } from '../redis/bullmq-keys.js';
+import { endForRetry, endWithOutcome } from '../observability/tracing.js';
+import type { Assignment, TierHandler, TierLogger } from '../policy/handler.js';
 import { connect } from '../redis/connection.js';
-import { FencedBatch, LockLostError } from '../redis/fenced-batch.js';
+import { LockLostError, type FencedBatch } from '../redis/fenced-batch.js';
 import { JobFinder } from '../redis/job-finder.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
@@ -32,8 +29,9 @@ import { AssignmentMemo } from './assignment-memo.js';
 import { crashedDraft, crashesOf, isPoison, stalledLimit } from './crash-guard.js';
 import { DedupCache } from './dedup.js';
 import { JobFactsReader, type JobFacts } from './job-facts.js';
+import { answerByOf, openPass, processSpan } from './open-pass.js';
 import { openingPhase, type Terminal } from './pass-machine.js';
-import type { Engine, Pass, PassLock } from './pass.js';
+import type { Engine, PassLock } from './pass.js';
 import { roleOf } from './role.js';
 import { runPass, stopChildren } from './run-pass.js';
 import { StepStore, type StepState } from './step-store.js';
@@ -52,8 +50,9 @@ export interface TierWorkerOptions {
 /**
  * One tier's worker: a BullMQ worker on the tier's queue that runs the tier's policy. A policy's
  * delegations become child jobs on the queue below; the parent parks in waiting-children and
- * resumes with their outcomes. Every message in and out is validated. Each process also listens
- * on the control channel (to abort cancelled handlers) and runs watchdogs for any tier.
+ * resumes with their outcomes. Each job is checked and its facts read here; what happens next is
+ * the engine's pass machine (pass-machine.ts, run by run-pass.ts). Each process also listens on
+ * the control channel (to abort cancelled handlers) and sweeps its tier's watchdogs.
  *
  * ```ts
  * const worker = await TierWorker.start({ handler: fleetPolicy, runtime: runtimeOptionsFromEnv() });
@@ -230,11 +229,12 @@ export class TierWorker {
       if (!firstStart && facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
       if (facts.cached) return facts.cached;
       const crashes = crashesOf(job);
-      if (facts.stop === null && isPoison(crashes, this.options.runtime.maxCrashes)) return await this.answerPoison(job, token, assignment, facts.state, crashes, startedAt);
-      const span = this.processSpan(job, assignment, facts.state);
+      const delivery: Delivery = { job, token, assignment, startedAt };
+      if (facts.stop === null && isPoison(crashes, this.options.runtime.maxCrashes)) return await this.answerPoison(delivery, facts.state, crashes);
+      const span = processSpan(this.engine, job, assignment, facts.state);
       let end: Terminal;
       try {
-        end = await this.runPass(job, token, assignment, facts, controller, startedAt, span);
+        end = await this.runPass(delivery, facts, controller, span);
       } catch (error) {
         endForRetry(span, error, job.attemptsMade + 1);
         throw error;
@@ -261,13 +261,14 @@ export class TierWorker {
   }
 
   /** Runs one pass of a job through the engine (pass-machine.ts), from what the job knows of itself. */
-  private async runPass(job: Job, token: string | undefined, assignment: Assignment, facts: JobFacts, controller: AbortController, startedAt: number, span: Span): Promise<Terminal> {
-    const answerBy = this.answerBy(job, assignment);
+  private async runPass(delivery: Delivery, facts: JobFacts, controller: AbortController, span: Span): Promise<Terminal> {
+    const { job, assignment } = delivery;
+    const answerBy = answerByOf(job, assignment);
     // BullMQ's own per-job signal is left alone: it fires only on Worker.cancelJob, which Tierflow
     // never calls; cancellation and deadlines come through `controller`.
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
     try {
-      const pass = this.openPass({ job, token, assignment, signal: controller.signal, span, startedAt, answerBy, childValues: facts.childValues });
+      const pass = openPass(this.engine, { ...delivery, signal: controller.signal, span, answerBy, childValues: facts.childValues });
       const stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
       return await runPass(this.engine, pass, openingPhase({ state: facts.state, corrupt: facts.corrupt, stop }));
     } finally {
@@ -279,78 +280,16 @@ export class TierWorker {
    * Poison work: its workers died `crashes` times running it. Answered without running the policy
    * again, from the policy's own record of a finished run if it has one, else `worker_crashed`.
    */
-  private async answerPoison(job: Job, token: string | undefined, assignment: Assignment, state: StepState | null, crashes: number, startedAt: number): Promise<OutcomeMessage> {
-    const span = this.processSpan(job, assignment, state);
-    const pass = this.openPass({ job, token, assignment, signal: new AbortController().signal, span, startedAt, answerBy: null, childValues: null });
+  private async answerPoison(delivery: Delivery, state: StepState | null, crashes: number): Promise<OutcomeMessage> {
+    const { job, assignment } = delivery;
+    const span = processSpan(this.engine, job, assignment, state);
+    const pass = openPass(this.engine, { ...delivery, signal: new AbortController().signal, span, answerBy: null, childValues: null });
     const recorded = state === null ? await this.options.handler.recorded?.(pass.context) : null;
     this.log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: job.id, crashes });
     if (state) await stopChildren(this.engine, pass, state);
     const outcome = await answer(this.engine, pass, state, recorded ?? crashedDraft(crashes), []);
     endWithOutcome(span, outcome, state?.strategy ?? null);
     return outcome;
-  }
-
-  /**
-   * A pass's context. What the policy writes to Beads waits for the MULTI that sends its
-   * delegations or its outcome; writes that must go first go out fenced by the pass's lock too.
-   */
-  private openPass(input: PassInput): Pass {
-    const { job, token, assignment, signal, span, startedAt, answerBy } = input;
-    const lock: PassLock = { jobId: job.id!, key: lockKey(job), token: token ?? '' };
-    const { prefix, beadsTtlMs } = this.options.runtime;
-    const beads = new DeferredBeadsStore(this.redis, { tier: this.tier, prefix, defaultTtlMs: beadsTtlMs }, async (queue) => {
-      const batch = new FencedBatch();
-      queue(batch);
-      await this.commit(batch, lock);
-    });
-    const context: TierContext = {
-      tier: this.tier,
-      assignment,
-      attempt: job.attemptsMade + 1,
-      redelivered: job.attemptsMade > 0 || (job.attemptsStarted ?? 1) > 1,
-      maxAttempts: job.opts.attempts ?? 1,
-      signal,
-      beads,
-      log: this.log,
-      traceContext: trace.setSpan(ROOT_CONTEXT, span),
-      now: () => this.clock.now(),
-    };
-    // The children's answers read with the job's facts serve the first read of the round; later ones read again.
-    let preread = input.childValues;
-    const childValues = (): Promise<Record<string, unknown>> | Record<string, unknown> => {
-      const values = preread;
-      preread = null;
-      return values ?? this.reader.childValues(job);
-    };
-    return { job, assignment, rules: { tier: this.tier, attempt: context.attempt, maxAttempts: context.maxAttempts }, context, span, lock, beads, startedAt, answerBy, childValues };
-  }
-
-  /** A CONSUMER span per processing pass, child of the delegation's span; a resumed parent's pass links each child. */
-  private processSpan(job: Job, assignment: Assignment, state: StepState | null): Span {
-    const links = state ? state.children.map((child) => linkTo(child.trace)).filter((link): link is Link => link !== null) : null;
-    // A root sent without an SDK carries no context: its first pass started the trace, and later passes join it.
-    return startProcessSpan(
-      deserialiseContext(job.opts.telemetry?.metadata ?? state?.trace),
-      {
-        messageId: assignment.id,
-        correlationId: assignment.message?.correlation_id ?? assignment.rootId,
-        rootId: assignment.rootId,
-        tier: this.tier,
-        queue: QUEUE_OF[this.tier],
-        taskType: assignment.payload.task_type,
-        specialist: this.engine.role.namesSpecialist ? assignment.payload.specialist_hint : null,
-        attempt: job.attemptsMade + 1,
-      },
-      links,
-    );
-  }
-
-  /** When this job must answer: its deadline (sent time + timeout_ms) less the receiver's margin. */
-  private answerBy(job: Job, assignment: Assignment): number | null {
-    const timeout = assignment.payload.timeout_ms;
-    const sentAt = assignment.message ? Date.parse(assignment.message.timestamp) : job.timestamp;
-    const deadline = deadlineOf(sentAt, timeout);
-    return deadline === null || timeout === null ? null : deadline - receiverMarginMs(timeout);
   }
 
   /** Sends a pass's writes, only while the pass still holds its job (see {@link FencedBatch}). */
@@ -369,16 +308,12 @@ export class TierWorker {
   }
 }
 
-/** What a pass opens with. */
-interface PassInput {
+/** A job as this worker took it: checked, with the lock token of this delivery and when it began. */
+interface Delivery {
   readonly job: Job;
   readonly token: string | undefined;
   readonly assignment: Assignment;
-  readonly signal: AbortSignal;
-  readonly span: Span;
   readonly startedAt: number;
-  readonly answerBy: number | null;
-  readonly childValues: Record<string, unknown> | null;
 }
 
 /**

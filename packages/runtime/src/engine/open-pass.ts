@@ -1,0 +1,87 @@
+import { DeferredBeadsStore } from '@tierflow/beads';
+import { ROOT_CONTEXT, type Link, type Span } from '@opentelemetry/api';
+import type { Job } from 'bullmq';
+import { deadlineOf, receiverMarginMs } from '../deadlines/timing.js';
+import { QUEUE_OF } from '../messages/queues.js';
+import { deserialiseContext, linkTo, startProcessSpan, trace } from '../observability/tracing.js';
+import type { Assignment, TierContext } from '../policy/handler.js';
+import { lockKey } from '../redis/bullmq-keys.js';
+import { FencedBatch } from '../redis/fenced-batch.js';
+import type { Engine, Pass, PassLock } from './pass.js';
+import type { StepState } from './step-store.js';
+
+/** What a pass opens with. */
+export interface PassInput {
+  readonly job: Job;
+  readonly token: string | undefined;
+  readonly assignment: Assignment;
+  readonly signal: AbortSignal;
+  readonly span: Span;
+  readonly startedAt: number;
+  readonly answerBy: number | null;
+  readonly childValues: Record<string, unknown> | null;
+}
+
+/**
+ * A pass's context. What the policy writes to Beads waits for the MULTI that sends its
+ * delegations or its outcome; writes that must go first go out fenced by the pass's lock too.
+ */
+export function openPass(engine: Engine, input: PassInput): Pass {
+  const { job, token, assignment, signal, span, startedAt, answerBy } = input;
+  const lock: PassLock = { jobId: job.id!, key: lockKey(job), token: token ?? '' };
+  const { prefix, beadsTtlMs } = engine.runtime;
+  const beads = new DeferredBeadsStore(engine.redis, { tier: engine.tier, prefix, defaultTtlMs: beadsTtlMs }, async (queue) => {
+    const batch = new FencedBatch();
+    queue(batch);
+    await engine.commit(batch, lock);
+  });
+  const context: TierContext = {
+    tier: engine.tier,
+    assignment,
+    attempt: job.attemptsMade + 1,
+    redelivered: job.attemptsMade > 0 || (job.attemptsStarted ?? 1) > 1,
+    maxAttempts: job.opts.attempts ?? 1,
+    signal,
+    beads,
+    log: engine.log,
+    traceContext: trace.setSpan(ROOT_CONTEXT, span),
+    now: () => engine.clock.now(),
+  };
+  // The children's answers read with the job's facts serve the first read of the round; later ones read again.
+  let preread = input.childValues;
+  const childValues = (): Promise<Record<string, unknown>> | Record<string, unknown> => {
+    const values = preread;
+    preread = null;
+    return values ?? engine.reader.childValues(job);
+  };
+  return { job, assignment, rules: { tier: engine.tier, attempt: context.attempt, maxAttempts: context.maxAttempts }, context, span, lock, beads, startedAt, answerBy, childValues };
+}
+
+/** A CONSUMER span per processing pass, child of the delegation's span; a resumed parent's pass links each child. */
+export function processSpan(engine: Engine, job: Job, assignment: Assignment, state: StepState | null): Span {
+  const links = state ? state.children.map((child) => linkTo(child.trace)).filter((link): link is Link => link !== null) : null;
+  // A root sent without an SDK carries no context: its first pass started the trace, and later passes join it.
+  return startProcessSpan(
+    deserialiseContext(job.opts.telemetry?.metadata ?? state?.trace),
+    {
+      messageId: assignment.id,
+      correlationId: assignment.message?.correlation_id ?? assignment.rootId,
+      rootId: assignment.rootId,
+      tier: engine.tier,
+      queue: QUEUE_OF[engine.tier],
+      taskType: assignment.payload.task_type,
+      specialist: engine.role.namesSpecialist ? assignment.payload.specialist_hint : null,
+      attempt: job.attemptsMade + 1,
+    },
+    links,
+  );
+}
+
+/** When this job must answer: its deadline (sent time + timeout_ms) less the receiver's margin. */
+export function answerByOf(job: Job, assignment: Assignment): number | null {
+  const timeout = assignment.payload.timeout_ms;
+  const sentAt = assignment.message ? Date.parse(assignment.message.timestamp) : job.timestamp;
+  const deadline = deadlineOf(sentAt, timeout);
+  return deadline === null || timeout === null ? null : deadline - receiverMarginMs(timeout);
+}
+
