@@ -1,5 +1,6 @@
+import type { TierSlug } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import type { ObjectiveFile, TierSlug } from '@tierflow/runtime';
+import type { ObjectiveFile } from '@tierflow/runtime';
 import { redisClient, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Queue, QueueEvents } from 'bullmq';
 import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';

@@ -1,4 +1,4 @@
-import { TIER_SLUGS } from '@tierflow/beads';
+import { TIER_SLUGS } from '@tierflow/protocol';
 import { controlKeys, readAuditTrail, type RunNode } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import fc from 'fast-check';

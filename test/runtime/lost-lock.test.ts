@@ -1,4 +1,4 @@
-import { TIER_SLUGS } from '@tierflow/beads';
+import { TIER_SLUGS } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { readAuditTrail } from '@tierflow/runtime';

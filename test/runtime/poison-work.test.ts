@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { WORKER_CRASHED } from '@tierflow/runtime';
+import { ERROR_TYPES } from '@tierflow/protocol';
 import { redisClient } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ describe('poison work', () => {
     expect(others).toEqual([]);
     expect(fleet.deaths()).toBe(3);
     const leafOutcome = await leafOutcomeOf(deployment, leaf!.id);
-    expect(leafOutcome.payload).toMatchObject({ status: 'failed', error_type: WORKER_CRASHED, recoverable: false });
+    expect(leafOutcome.payload).toMatchObject({ status: 'failed', error_type: ERROR_TYPES.workerCrashed, recoverable: false });
     expect(leafOutcome.payload.error_detail).toMatch(/worker died 3 times/);
   }, 120_000);
 

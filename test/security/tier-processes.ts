@@ -1,9 +1,9 @@
+import type { TierSlug } from '@tierflow/protocol';
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import type { TierSlug } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');

@@ -1,5 +1,6 @@
+import type { TierSlug } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { resolveRuntimeOptions, signingFromEnv, TierflowClient, type RuntimeOptions, type TierSlug } from '@tierflow/runtime';
+import { resolveRuntimeOptions, type RuntimeOptions, signingFromEnv, TierflowClient } from '@tierflow/runtime';
 import { startRedisServer, uniquePrefix, waitFor, type RedisServer, type RedisServerOptions } from '@tierflow/testing';
 
 /** A private Redis and the four tiers as four worker processes, as a user runs them. */

@@ -1,11 +1,6 @@
+import { isTierName, TIER_SLUGS } from '@tierflow/protocol';
 import type { AuditRecord } from '@tierflow/runtime';
 
-const SHORT: Readonly<Record<string, string>> = {
-  PROGRESS_MONITOR: 'monitor',
-  ABSTRACT_ARCHITECT: 'architect',
-  ROUTING_DISPATCHER: 'dispatcher',
-  SPECIALIZED_FLEET: 'fleet',
-};
 
 const HEADER = ['TIME', 'FROM', 'TO', 'KIND', 'DIRECTION', 'ID', 'STATUS', 'CONFIDENCE', 'DETAIL'];
 
@@ -13,8 +8,8 @@ const HEADER = ['TIME', 'FROM', 'TO', 'KIND', 'DIRECTION', 'ID', 'STATUS', 'CONF
 export function renderAudit(records: readonly AuditRecord[]): string {
   const rows = records.map((record) => [
     record.time,
-    SHORT[record.from] ?? record.from,
-    SHORT[record.to] ?? record.to,
+    slugOf(record.from),
+    slugOf(record.to),
     record.kind,
     record.direction,
     record.id,
@@ -26,4 +21,8 @@ export function renderAudit(records: readonly AuditRecord[]): string {
   // The last column is not padded: no trailing blanks.
   const line = (cells: readonly string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
   return `${[HEADER, ...rows].map(line).join('\n')}\n`;
+}
+
+function slugOf(party: string): string {
+  return isTierName(party) ? TIER_SLUGS[party] : party;
 }

@@ -1,11 +1,5 @@
+import { TIER_SLUGS } from '@tierflow/protocol';
 import type { RunNode } from '@tierflow/runtime';
-
-const SHORT_TIER: Record<RunNode['tier'], string> = {
-  PROGRESS_MONITOR: 'monitor',
-  ABSTRACT_ARCHITECT: 'architect',
-  ROUTING_DISPATCHER: 'dispatcher',
-  SPECIALIZED_FLEET: 'fleet',
-};
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`.
@@ -16,7 +10,7 @@ export function renderTree(node: RunNode): string {
   const lines: string[] = [];
   const walk = (current: RunNode, lead: string, childLead: string): void => {
     const parts = [
-      SHORT_TIER[current.tier].padEnd(10),
+      TIER_SLUGS[current.tier].padEnd(10),
       current.id,
       current.task_type,
       current.specialist ?? '',

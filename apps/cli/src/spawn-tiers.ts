@@ -1,8 +1,8 @@
+import type { TierSlug } from '@tierflow/protocol';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { TierSlug } from '@tierflow/runtime';
-import { TIER_SLUGS } from './tiers.js';
+import { ALL_TIERS } from './tiers.js';
 
 const BIN = fileURLToPath(new URL('../bin/tierflow.js', import.meta.url));
 
@@ -29,7 +29,7 @@ export interface TierProcesses {
 export function spawnTiers(
   env: NodeJS.ProcessEnv,
   onLine: (tier: TierSlug, line: string) => void,
-  tiers: readonly TierSlug[] = TIER_SLUGS,
+  tiers: readonly TierSlug[] = ALL_TIERS,
 ): TierProcesses {
   const children = new Map<TierSlug, ChildProcess>();
   const exits: Promise<void>[] = [];

@@ -1,7 +1,7 @@
-import type { TierSlug } from '@tierflow/runtime';
+import type { TierSlug } from '@tierflow/protocol';
 import { DEFAULT_RESTART_POLICY, describeExit, exitVerdict, restartDelayMs, restartsInARow, type RestartPolicy } from './restart-policy.js';
 import { spawnTiers, type TierProcesses } from './spawn-tiers.js';
-import { TIER_SLUGS } from './tiers.js';
+import { ALL_TIERS } from './tiers.js';
 
 /** What a supervisor reports. */
 export interface SupervisorOutput {
@@ -40,7 +40,7 @@ interface Slot {
 export function superviseTiers(
   env: NodeJS.ProcessEnv,
   output: SupervisorOutput,
-  tiers: readonly TierSlug[] = TIER_SLUGS,
+  tiers: readonly TierSlug[] = ALL_TIERS,
   policy: RestartPolicy = DEFAULT_RESTART_POLICY,
 ): SupervisedTiers {
   const slots = tiers.map((tier): Slot => ({ tier, processes: null, restart: null, restarts: 0 }));

@@ -2,12 +2,14 @@ import { startArchitectWorker } from '@tierflow/architect';
 import { startDispatcherWorker } from '@tierflow/dispatcher';
 import { startFleetWorker } from '@tierflow/fleet';
 import { startMonitorWorker } from '@tierflow/monitor';
-import type { RuntimeOptions, TierflowEnv, TierSlug, TierWorker } from '@tierflow/runtime';
+import { TIER_SLUGS, tierOfSlug, type TierSlug } from '@tierflow/protocol';
+import type { RuntimeOptions, TierflowEnv, TierWorker } from '@tierflow/runtime';
 
-export const TIER_SLUGS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet'];
+/** The tiers a deployment runs, from the Monitor down. */
+export const ALL_TIERS: readonly TierSlug[] = Object.values(TIER_SLUGS);
 
 export function isTierSlug(value: string): value is TierSlug {
-  return (TIER_SLUGS as readonly string[]).includes(value);
+  return tierOfSlug(value) !== null;
 }
 
 type Starter = (options: { runtime: RuntimeOptions; concurrency?: number }, config: TierflowEnv) => Promise<TierWorker>;

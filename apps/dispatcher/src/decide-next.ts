@@ -4,7 +4,6 @@ import type { DispatchMemo, SubtaskState } from './dispatch-memo.js';
 
 
 /** The error_type (and status) of a Fleet at its concurrency limit. */
-export const THROTTLED = 'throttled';
 
 /** After a round: send some subtasks again (to their next specialist, or after a back-off), or report. */
 export type DispatchDecision =
@@ -81,5 +80,5 @@ export function decideNext(memo: DispatchMemo, throttle?: ThrottlePolicy): Dispa
 }
 
 function isThrottled(subtask: SubtaskState): boolean {
-  return subtask.result?.status === THROTTLED;
+  return subtask.result?.status === 'throttled';
 }

@@ -1,13 +1,11 @@
-import { ROUTABLE_ERROR_TYPES, type DelegationPayload } from '@tierflow/protocol';
+import { ERROR_TYPES, type DelegationPayload } from '@tierflow/protocol';
 import type { SpecialistRegistry } from './registry.js';
 
 /** The error_type of a delegation for an agent this Fleet does not register. */
-export const UNKNOWN_AGENT = ROUTABLE_ERROR_TYPES.unknownAgent;
 /** The error_type of a delegation pinned to another version or prompt hash than the one registered. */
-export const AGENT_HASH_MISMATCH = 'agent_hash_mismatch';
 
 export interface AgentRefusal {
-  readonly error_type: typeof UNKNOWN_AGENT | typeof AGENT_HASH_MISMATCH;
+  readonly error_type: typeof ERROR_TYPES.unknownAgent | typeof ERROR_TYPES.agentHashMismatch;
   readonly detail: string;
 }
 
@@ -23,15 +21,15 @@ export function agentRefusal(payload: Pick<DelegationPayload, 'specialist_hint' 
   const target = payload.target_agent;
   const hint = payload.specialist_hint;
   if (target && hint !== null && hint !== target.agent_id) {
-    return { error_type: UNKNOWN_AGENT, detail: `target_agent "${target.agent_id}" and specialist_hint "${hint}" name different agents` };
+    return { error_type: ERROR_TYPES.unknownAgent, detail: `target_agent "${target.agent_id}" and specialist_hint "${hint}" name different agents` };
   }
   const name = target?.agent_id ?? hint;
   if (name === null) return null;
   const registered = registry.identity(name);
-  if (!registered) return { error_type: UNKNOWN_AGENT, detail: `no agent "${name}" in this fleet's registry (registered: ${registry.names().join(', ') || 'none'})` };
+  if (!registered) return { error_type: ERROR_TYPES.unknownAgent, detail: `no agent "${name}" in this fleet's registry (registered: ${registry.names().join(', ') || 'none'})` };
   if (target && (target.agent_version !== registered.agent_version || target.prompt_hash !== registered.prompt_hash)) {
     return {
-      error_type: AGENT_HASH_MISMATCH,
+      error_type: ERROR_TYPES.agentHashMismatch,
       detail:
         `the delegation expects ${name} ${target.agent_version} with prompt hash ${short(target.prompt_hash)}, ` +
         `but this fleet registers ${name} ${registered.agent_version} with prompt hash ${short(registered.prompt_hash)}`,

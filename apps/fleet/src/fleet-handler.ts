@@ -1,11 +1,11 @@
-import { isJsonObject, isTierflowError, outcomePayloadSchema, TierflowError } from '@tierflow/protocol';
+import { ERROR_TYPES, isJsonObject, isTierflowError, outcomePayloadSchema, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { Step, TierContext, TierHandler } from '@tierflow/runtime';
 import { agentRefusal, type AgentRefusal } from './agent-check.js';
 import type { SpecialistRegistry } from './registry.js';
 import { fleetReport, type FleetOutcome } from './specialist-outcome.js';
 import { checkSpecialistResult } from './specialist-result.js';
-import { isSpecialistUnavailable, SPECIALIST_UNAVAILABLE, type Specialist } from './specialist.js';
+import { isSpecialistUnavailable, type Specialist } from './specialist.js';
 
 /** Options of {@link fleetHandler}. */
 export interface FleetHandlerOptions {
@@ -109,7 +109,7 @@ function throttled(specialist: Specialist): Step {
     status: 'throttled',
     summary: `${specialist.name} is at its limit of ${specialist.maxConcurrent} concurrent runs; try later`,
     confidence: 0,
-    error_type: 'throttled',
+    error_type: ERROR_TYPES.throttled,
     error_detail: `${specialist.name} at its concurrency limit (${specialist.maxConcurrent})`,
     recoverable: true,
     resources_used: { specialist: specialist.name },
@@ -166,7 +166,7 @@ function unavailable(context: TierContext, name: string | null, detail: string, 
     status: 'failed',
     summary: `specialist ${name === null ? '(none named)' : JSON.stringify(name)} is unavailable in this fleet`,
     confidence: 0,
-    error_type: SPECIALIST_UNAVAILABLE,
+    error_type: ERROR_TYPES.specialistUnavailable,
     error_detail: detail,
     recoverable: true,
     result_refs: [],

@@ -27,7 +27,7 @@
  * elsewhere.
  */
 export { abortableDelay, abortError } from './abortable-delay.js';
-export { AGENT_HASH_MISMATCH, agentRefusal, UNKNOWN_AGENT } from './agent-check.js';
+export { agentRefusal } from './agent-check.js';
 export type { AgentRefusal } from './agent-check.js';
 export { agentIdentityOf, promptHashOf } from './agent-identity.js';
 export { publishAgents } from './agent-registry.js';
@@ -49,7 +49,6 @@ export {
   defineSpecialist,
   isSpecialistUnavailable,
   SPECIALIST_STATUSES,
-  SPECIALIST_UNAVAILABLE,
   specialistNameSchema,
   SpecialistUnavailableError,
 } from './specialist.js';

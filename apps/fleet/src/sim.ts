@@ -1,4 +1,4 @@
-import { TierflowError } from '@tierflow/protocol';
+import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 import { abortableDelay } from './abortable-delay.js';
 import { parseSimConfig, type SimConfig } from './sim-config.js';
 import { defineSpecialist, SpecialistUnavailableError, type SpecialistArtifact, type SpecialistInput, type SpecialistResult, type SpecialistStatus } from './specialist.js';
@@ -11,7 +11,7 @@ const SIM_ERRORS = {
   partial: { error_type: 'sim_partial', recoverable: true },
   failed: { error_type: 'sim_failed', recoverable: true }, // recoverable, so a higher tier may revise
   blocked: { error_type: 'sim_blocked', recoverable: true },
-  needs_clarification: { error_type: 'ambiguous_request', recoverable: true },
+  needs_clarification: { error_type: ERROR_TYPES.ambiguousRequest, recoverable: true },
 } as const satisfies Record<Exclude<SpecialistStatus, 'success'>, { error_type: string; recoverable: boolean }>;
 
 const FILLER = 'tierflow sim output. ';

@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { canonicalJson, isTierflowError, ROUTABLE_ERROR_TYPES, TierflowError } from '@tierflow/protocol';
+import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** What a specialist is asked to do: the Fleet's delegation, flattened, plus the try number and a stop signal. */
@@ -110,18 +110,15 @@ function isJsonConfig(config: unknown): boolean {
   }
 }
 
-/** The code of {@link SpecialistUnavailableError}; also the `error_type` of the outcome the Dispatcher re-routes on. */
-export const SPECIALIST_UNAVAILABLE = ROUTABLE_ERROR_TYPES.specialistUnavailable;
-
 /** The specialist cannot serve (not loaded, out of capacity for good): the Dispatcher should route elsewhere. Never retried here. */
 export class SpecialistUnavailableError extends TierflowError {
   override readonly name = 'SpecialistUnavailableError';
   constructor(message: string, options: { readonly cause?: unknown } = {}) {
-    super(message, { code: SPECIALIST_UNAVAILABLE, retryable: false, cause: options.cause });
+    super(message, { code: ERROR_TYPES.specialistUnavailable, retryable: false, cause: options.cause });
   }
 }
 
 /** True for a {@link SpecialistUnavailableError}, also one from another copy of this package (matched by code). */
 export function isSpecialistUnavailable(error: unknown): error is TierflowError {
-  return error instanceof SpecialistUnavailableError || (isTierflowError(error) && error.code === SPECIALIST_UNAVAILABLE);
+  return error instanceof SpecialistUnavailableError || (isTierflowError(error) && error.code === ERROR_TYPES.specialistUnavailable);
 }

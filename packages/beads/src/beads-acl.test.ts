@@ -1,9 +1,9 @@
-import { TIER_NAMES } from '@tierflow/protocol';
+import { TIER_NAMES, TIER_SLUGS } from '@tierflow/protocol';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { BEADS_NAMESPACES } from './beads-key.js';
 import { beadsAclKeyRules } from './beads-acl.js';
-import { canWrite, TIER_SLUGS } from './permissions.js';
+import { canWrite } from './permissions.js';
 
 const db = usePrivateRedis();
 

@@ -1,5 +1,5 @@
-import type { TierName } from '@tierflow/protocol';
-import { SEEN_MESSAGES_PATH, TIER_SLUGS, WRITE_PERMISSIONS } from './permissions.js';
+import { TIER_SLUGS, type TierName } from '@tierflow/protocol';
+import { SEEN_MESSAGES_PATH, WRITE_PERMISSIONS } from './permissions.js';
 import { escapeRedisGlob } from './redis-glob.js';
 
 /**

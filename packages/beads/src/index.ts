@@ -20,8 +20,7 @@
 export { agentKey } from './agent-keys.js';
 export { BEADS_NAMESPACES, BEADS_REF_PREFIX, beadsRef, isBeadsNamespace, MAX_BEADS_KEY_LENGTH, parseBeadsKey } from './beads-key.js';
 export type { BeadsNamespace, ParsedBeadsKey } from './beads-key.js';
-export { BeadsPermissionError, canWrite, checkWrite, SEEN_MESSAGES_PATH, seenMessageKey, seenMessagesRedisPrefix, TIER_SLUGS, tierOfSlug, WRITE_PERMISSIONS } from './permissions.js';
-export type { TierSlug } from './permissions.js';
+export { BeadsPermissionError, canWrite, checkWrite, SEEN_MESSAGES_PATH, seenMessageKey, seenMessagesRedisPrefix, WRITE_PERMISSIONS } from './permissions.js';
 export { beadsAclKeyRules } from './beads-acl.js';
 export { BeadsStore } from './store.js';
 export { DeferredBeadsStore } from './deferred-store.js';

@@ -1,7 +1,7 @@
-import { isTierflowError, TIER_NAMES, TierflowError, type TierName } from '@tierflow/protocol';
+import { isTierflowError, TIER_NAMES, TIER_SLUGS, TierflowError, type TierName } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
 import { BEADS_NAMESPACES, type BeadsNamespace } from './beads-key.js';
-import { BeadsPermissionError, canWrite, checkWrite, seenMessageKey, TIER_SLUGS, tierOfSlug, WRITE_PERMISSIONS } from './permissions.js';
+import { BeadsPermissionError, canWrite, checkWrite, seenMessageKey, WRITE_PERMISSIONS } from './permissions.js';
 
 // Seed 000 "Write Permissions", transcribed rather than derived from WRITE_PERMISSIONS.
 const SEED_TABLE: Record<BeadsNamespace, Record<TierName, 'R' | 'RW'>> = {
@@ -58,17 +58,6 @@ describe('own de-duplication records', () => {
   it('seenMessageKey builds the key and refuses an id that would break it', () => {
     expect(seenMessageKey('ROUTING_DISPATCHER', 'abc')).toBe('system/seen-messages/dispatcher/abc');
     expect(() => seenMessageKey('ROUTING_DISPATCHER', '../../task/x')).toThrow(/".." segments/);
-  });
-});
-
-describe('TIER_SLUGS and tierOfSlug', () => {
-  it('go both ways', () => {
-    expect(TIER_SLUGS).toEqual({ PROGRESS_MONITOR: 'monitor', ABSTRACT_ARCHITECT: 'architect', ROUTING_DISPATCHER: 'dispatcher', SPECIALIZED_FLEET: 'fleet' });
-    for (const tier of TIER_NAMES) expect(tierOfSlug(TIER_SLUGS[tier])).toBe(tier);
-  });
-
-  it.each(['Fleet', 'FLEET', 'SPECIALIZED_FLEET', '', 'monitors'])('%j is no slug', (slug) => {
-    expect(tierOfSlug(slug)).toBeNull();
   });
 });
 

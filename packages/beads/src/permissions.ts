@@ -1,4 +1,4 @@
-import { TIER_NAMES, TierflowError, type TierName } from '@tierflow/protocol';
+import { TIER_NAMES, TIER_SLUGS, TierflowError, type TierName } from '@tierflow/protocol';
 import { beadsRef, parseBeadsKey, type BeadsNamespace, type ParsedBeadsKey } from './beads-key.js';
 
 /**
@@ -12,20 +12,6 @@ export const WRITE_PERMISSIONS: Readonly<Record<TierName, readonly BeadsNamespac
   ROUTING_DISPATCHER: ['routing'],
   SPECIALIZED_FLEET: ['execution'],
 };
-
-/** Each tier's short name in keys, e.g. `system/seen-messages/fleet/<message id>`. */
-export const TIER_SLUGS = {
-  PROGRESS_MONITOR: 'monitor',
-  ABSTRACT_ARCHITECT: 'architect',
-  ROUTING_DISPATCHER: 'dispatcher',
-  SPECIALIZED_FLEET: 'fleet',
-} as const satisfies Record<TierName, string>;
-export type TierSlug = (typeof TIER_SLUGS)[TierName];
-
-/** The tier a slug names (`fleet` → `SPECIALIZED_FLEET`), or `null` for anything else. */
-export function tierOfSlug(slug: string): TierName | null {
-  return TIER_NAMES.find((tier) => TIER_SLUGS[tier] === slug) ?? null;
-}
 
 /** Where de-duplication records live, below `system/`. */
 export const SEEN_MESSAGES_PATH = 'seen-messages';

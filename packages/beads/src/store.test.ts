@@ -1,9 +1,9 @@
-import { TIER_NAMES, type TierName } from '@tierflow/protocol';
+import { TIER_NAMES, TIER_SLUGS, type TierName } from '@tierflow/protocol';
 import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { type BeadsNamespace } from './beads-key.js';
-import { BeadsPermissionError, TIER_SLUGS } from './permissions.js';
+import { BeadsPermissionError } from './permissions.js';
 import { BeadsStore } from './store.js';
 import { DEFAULT_BEADS_TTL_MS } from './store-options.js';
 

@@ -1,4 +1,4 @@
-import type { CascadeCheck, OutcomePayload, TierName } from '@tierflow/protocol';
+import { type CascadeCheck, ERROR_TYPES, type OutcomePayload, type TierName } from '@tierflow/protocol';
 import {
   CASCADE_SEVERITY,
   cascadeCheck,
@@ -6,9 +6,6 @@ import {
   resolveCascadeThresholds,
   type CascadeThresholds,
 } from './confidence-cascade.js';
-
-/** The error_type of upstream work held for review, and of work refused for its low confidence. */
-export const CASCADE_ERROR_TYPES = { needsReview: 'needs_review', rejected: 'low_confidence' } as const;
 
 /** One upstream outcome as its receiver reads it: the outcome message id and its payload. */
 export interface UpstreamOutcome {
@@ -55,7 +52,7 @@ export function gateUpstream(upstream: UpstreamOutcome, checkedBy: TierName, thr
           ...payload,
           status: 'needs_clarification',
           summary: `held for review: ${payload.summary}`,
-          error_type: CASCADE_ERROR_TYPES.needsReview,
+          error_type: ERROR_TYPES.needsReview,
           error_detail: `review needed before relying on it: ${under(bounds.flag)}`,
           recoverable: true,
         },
@@ -67,7 +64,7 @@ export function gateUpstream(upstream: UpstreamOutcome, checkedBy: TierName, thr
           ...payload,
           status: 'failed',
           summary: `rejected for low confidence: ${payload.summary}`,
-          error_type: CASCADE_ERROR_TYPES.rejected,
+          error_type: ERROR_TYPES.lowConfidence,
           error_detail: `rejected and escalated: ${under(bounds.review)}`,
           recoverable: true,
         },

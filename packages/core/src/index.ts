@@ -43,7 +43,7 @@ export {
   resolveCascadeThresholds,
 } from './confidence-cascade.js';
 export type { CascadeAction, CascadeDecision, CascadeThresholds } from './confidence-cascade.js';
-export { CASCADE_ERROR_TYPES, gateUpstream, gravestCheck } from './cascade-gate.js';
+export { gateUpstream, gravestCheck } from './cascade-gate.js';
 export type { GatedOutcome, UpstreamOutcome } from './cascade-gate.js';
 
 export { checkOutput, compileOutputSchema, describeMismatch, OUTPUT_SCHEMA_CACHE_SIZE } from './output-schema.js';

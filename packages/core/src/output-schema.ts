@@ -1,3 +1,4 @@
+import { ERROR_TYPES } from '@tierflow/protocol';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
@@ -12,8 +13,8 @@ import { RE2JS } from 're2js';
 /** How a result fared against its schema. */
 export type OutputCheck =
   | { readonly ok: true }
-  | { readonly ok: false; readonly kind: 'format_mismatch'; readonly mismatches: readonly string[] }
-  | { readonly ok: false; readonly kind: 'invalid_output_schema'; readonly reason: string };
+  | { readonly ok: false; readonly kind: typeof ERROR_TYPES.formatMismatch; readonly mismatches: readonly string[] }
+  | { readonly ok: false; readonly kind: typeof ERROR_TYPES.invalidOutputSchema; readonly reason: string };
 
 type Compiled = { readonly ok: true; readonly validate: ValidateFunction } | { readonly ok: false; readonly reason: string };
 
@@ -68,9 +69,9 @@ export function compileOutputSchema(schema: Readonly<Record<string, unknown>>): 
 /** Checks `value` against `schema`: ok, every mismatch (`$.path: message`), or why the schema itself is unusable. */
 export function checkOutput(schema: Readonly<Record<string, unknown>>, value: unknown): OutputCheck {
   const compiled = compileOutputSchema(schema);
-  if (!compiled.ok) return { ok: false, kind: 'invalid_output_schema', reason: compiled.reason };
+  if (!compiled.ok) return { ok: false, kind: ERROR_TYPES.invalidOutputSchema, reason: compiled.reason };
   if (compiled.validate(value)) return { ok: true };
-  return { ok: false, kind: 'format_mismatch', mismatches: (compiled.validate.errors ?? []).map(describeMismatch) };
+  return { ok: false, kind: ERROR_TYPES.formatMismatch, mismatches: (compiled.validate.errors ?? []).map(describeMismatch) };
 }
 
 /** `$.artifacts[0].artifact_type: must be equal to constant "code"`, in the protocol's own path style. */

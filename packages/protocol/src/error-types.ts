@@ -1,10 +1,60 @@
 /**
- * `error_type` codes that one tier sets and another acts on, so both read them from here:
- * a Fleet answers with them, and the Dispatcher routes the subtask to another specialist.
+ * The `error_type` codes Tierflow itself sets, defined once: the tier that sets a code and the
+ * tier that acts on it both read it from here. A specialist may set codes of its own, so the
+ * wire field stays a string. The table in docs/protocol.md#error-types says who sets each one.
  */
-export const ROUTABLE_ERROR_TYPES = {
-  /** The specialist asked for cannot run (not loaded, out of capacity for good). */
+export const ERROR_TYPES = {
+  /** An aggregate where most children succeeded. */
+  partialCompletion: 'partial_completion',
+  /** An aggregate where most did not: the Architect's cue to revise its strategy. */
+  majorityFailed: 'majority_failed',
+  /** An aggregate where nothing succeeded or progressed. */
+  allFailed: 'all_failed',
+  /** A question, from a specialist or an aggregate. */
+  ambiguousRequest: 'ambiguous_request',
+  /** The confidence cascade held work for a person to look at. */
+  needsReview: 'needs_review',
+  /** The confidence cascade refused work below its lowest bound. */
+  lowConfidence: 'low_confidence',
+  /** The answer did not match its expected-output schema. */
+  formatMismatch: 'format_mismatch',
+  /** The expected-output schema itself could not be used. */
+  invalidOutputSchema: 'invalid_output_schema',
+  /** The specialist asked for cannot run (not loaded, out of capacity for good): the Dispatcher routes to another. */
   specialistUnavailable: 'specialist_unavailable',
   /** The agent named is not in the Fleet's registry: another may serve it. */
   unknownAgent: 'unknown_agent',
+  /** The agent's version or prompt hash differs from the one pinned. */
+  agentHashMismatch: 'agent_hash_mismatch',
+  /** A specialist at its concurrency limit. */
+  throttled: 'throttled',
+  /** Blocked work, as an aggregate reports it. */
+  blocked: 'blocked',
+  /** A deadline passed. */
+  timeout: 'timeout',
+  /** The work was cancelled. */
+  cancelled: 'cancelled',
+  /** A transient error persisted through every attempt. */
+  retriesExhausted: 'retries_exhausted',
+  /** A permanent error without a code of its own. */
+  permanentError: 'permanent_error',
+  /** A child's job failed outside its handler, or vanished. */
+  jobFailed: 'job_failed',
+  /** The job's workers died too often running it (poison work). */
+  workerCrashed: 'worker_crashed',
+  /** A record the job cannot go on without was unreadable or failed its signature. */
+  corruptRecord: 'corrupt_record',
+  /** An outcome unsigned, forged or signed by the wrong party. */
+  signatureInvalid: 'signature_invalid',
+  /** A root objective over the input limits, refused before it is enqueued. */
+  inputTooLarge: 'input_too_large',
+} as const;
+
+/** One of the codes Tierflow sets. */
+export type ErrorType = (typeof ERROR_TYPES)[keyof typeof ERROR_TYPES];
+
+/** The codes a Fleet sets for the Dispatcher to route the subtask to another specialist. */
+export const ROUTABLE_ERROR_TYPES = {
+  specialistUnavailable: ERROR_TYPES.specialistUnavailable,
+  unknownAgent: ERROR_TYPES.unknownAgent,
 } as const;

@@ -11,7 +11,8 @@
  * ```
  */
 export { agentIdentitySchema } from './agent-identity.js';
-export { ROUTABLE_ERROR_TYPES } from './error-types.js';
+export { ERROR_TYPES, ROUTABLE_ERROR_TYPES } from './error-types.js';
+export type { ErrorType } from './error-types.js';
 export type { AgentIdentity } from './agent-identity.js';
 export { aggregatedOutcomeSchema, AGGREGATION_STRATEGIES, aggregationStrategySchema, childOutcomeSummarySchema, parallelDelegationSchema } from './aggregation.js';
 export type { AggregatedOutcome, AggregationStrategy, ChildOutcomeSummary, ParallelDelegation } from './aggregation.js';
@@ -41,8 +42,8 @@ export { messageSignatureSchema, SIGNATURE_ALG } from './signature.js';
 export type { MessageSignature } from './signature.js';
 export { isErrorStatus, OUTCOME_STATUSES, outcomeStatusSchema } from './statuses.js';
 export type { OutcomeStatus } from './statuses.js';
-export { isTierName, TIER_LEVELS, TIER_NAMES, tierAbove, tierBelow, tierLevel, tierNameSchema } from './tiers.js';
-export type { TierLevel, TierName } from './tiers.js';
+export { isTierName, TIER_LEVELS, TIER_NAMES, TIER_SLUGS, tierAbove, tierBelow, tierLevel, tierNameSchema, tierOfSlug } from './tiers.js';
+export type { TierLevel, TierName, TierSlug } from './tiers.js';
 export { formatJsonPath, formatValidationError, InvalidMessageError, parseMessage, validate, validateWith } from './validate.js';
 export type { ValidationError, ValidationResult } from './validate.js';
 export { isSupportedVersion, parseVersion, PROTOCOL_VERSION, SUPPORTED_MAJOR_VERSIONS, unsupportedVersionMessage, versionSchema } from './version.js';

@@ -45,6 +45,20 @@ export function tierAbove(tier: TierName): TierName | null {
   return above[tier];
 }
 
+/** Each tier's short name: its queue, its Redis user and signing party, its part of Beads keys (`system/seen-messages/fleet/<id>`). */
+export const TIER_SLUGS = {
+  PROGRESS_MONITOR: 'monitor',
+  ABSTRACT_ARCHITECT: 'architect',
+  ROUTING_DISPATCHER: 'dispatcher',
+  SPECIALIZED_FLEET: 'fleet',
+} as const satisfies Record<TierName, string>;
+export type TierSlug = (typeof TIER_SLUGS)[TierName];
+
+/** The tier a slug names (`fleet` → `SPECIALIZED_FLEET`), or `null` for anything else. */
+export function tierOfSlug(slug: string): TierName | null {
+  return TIER_NAMES.find((tier) => TIER_SLUGS[tier] === slug) ?? null;
+}
+
 export function isTierName(value: unknown): value is TierName {
   return typeof value === 'string' && Object.hasOwn(TIER_LEVELS, value);
 }

@@ -1,10 +1,11 @@
-import { beadsAclKeyRules, escapeRedisGlob, tierOfSlug } from '@tierflow/beads';
-import { controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions, type TierSlug } from '@tierflow/runtime';
-import { TIER_SLUGS } from '../tiers.js';
+import { tierOfSlug, type TierSlug } from '@tierflow/protocol';
+import { beadsAclKeyRules, escapeRedisGlob } from '@tierflow/beads';
+import { controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions } from '@tierflow/runtime';
+import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
 
 /** The Redis users of a deployment: one per tier, `client` for the CLI and enqueuers, `admin` for operators. */
-export const ACL_USERS = ['admin', 'client', ...TIER_SLUGS] as const;
+export const ACL_USERS = ['admin', 'client', ...ALL_TIERS] as const;
 export type AclUser = (typeof ACL_USERS)[number];
 
 /** What `default` becomes: off, no password, no commands, no keys, no channels. */

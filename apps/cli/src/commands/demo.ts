@@ -1,14 +1,15 @@
+import type { TierSlug } from '@tierflow/protocol';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient, type TierSlug } from '@tierflow/runtime';
+import { redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
 import { EXIT, type CliIo } from '../io.js';
 import { renderTree } from '../render-tree.js';
 import { spawnTiers } from '../spawn-tiers.js';
-import { TIER_SLUGS } from '../tiers.js';
+import { ALL_TIERS } from '../tiers.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../../examples', import.meta.url));
 
@@ -41,7 +42,7 @@ async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
 export async function demoCommand(dir: string | undefined, io: CliIo): Promise<number> {
   // The workers get this environment, with a prefix of the demo's own: a bad variable stops the
   // demo here (exit 2), before it starts Redis or a worker.
-  for (const tier of TIER_SLUGS) runtimeOptionsFromEnv({ ...process.env, TIERFLOW_PREFIX: '{tierflow-demo}' }, { tier });
+  for (const tier of ALL_TIERS) runtimeOptionsFromEnv({ ...process.env, TIERFLOW_PREFIX: '{tierflow-demo}' }, { tier });
   const folder = dir ?? EXAMPLES;
   const files = (await readdir(folder)).filter((file) => file.endsWith('.json')).sort();
   if (files.length === 0) {
@@ -61,12 +62,12 @@ export async function demoCommand(dir: string | undefined, io: CliIo): Promise<n
   });
   const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
   try {
-    await waitFor(() => ready.size === TIER_SLUGS.length || [...tiers.children.values()].some((child) => child.exitCode !== null), {
+    await waitFor(() => ready.size === ALL_TIERS.length || [...tiers.children.values()].some((child) => child.exitCode !== null), {
       timeoutMs: 30_000,
       description: 'the four tier workers to start',
     });
-    if (ready.size !== TIER_SLUGS.length) throw new Error('a tier worker exited while starting');
-    io.stdout(`Started ${TIER_SLUGS.map((tier) => `${tier} (pid ${tiers.children.get(tier)?.pid})`).join(', ')}\n\n`);
+    if (ready.size !== ALL_TIERS.length) throw new Error('a tier worker exited while starting');
+    io.stdout(`Started ${ALL_TIERS.map((tier) => `${tier} (pid ${tiers.children.get(tier)?.pid})`).join(', ')}\n\n`);
 
     const runs = await Promise.all(
       files.map(async (file) => ({ file, id: await client.enqueue(JSON.parse(await readFile(join(folder, file), 'utf8')) as unknown) })),

@@ -1,7 +1,7 @@
 import { runtimeOptionsFromEnv } from '@tierflow/runtime';
 import { EXIT, type CliIo } from '../io.js';
 import { superviseTiers } from '../supervise-tiers.js';
-import { TIER_SLUGS } from '../tiers.js';
+import { ALL_TIERS } from '../tiers.js';
 
 /**
  * `tierflow up`: the four tier workers as four processes, their output prefixed by tier. A worker
@@ -10,7 +10,7 @@ import { TIER_SLUGS } from '../tiers.js';
  */
 export async function upCommand(io: CliIo): Promise<number> {
   // Each worker would refuse a bad environment and exit 2: say so once, and start none.
-  for (const tier of TIER_SLUGS) runtimeOptionsFromEnv(process.env, { tier });
+  for (const tier of ALL_TIERS) runtimeOptionsFromEnv(process.env, { tier });
   const tiers = superviseTiers(process.env, {
     line: (tier, line) => io.stdout(`${tier.padEnd(10)} | ${line}\n`),
     note: (text) => io.stderr(`up: ${text}`),

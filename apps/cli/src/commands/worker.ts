@@ -1,7 +1,7 @@
 import { readTierflowEnv, runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, type CliIo } from '../io.js';
-import { isTierSlug, START_TIER, TIER_SLUGS } from '../tiers.js';
+import { isTierSlug, START_TIER, ALL_TIERS } from '../tiers.js';
 
 export interface WorkerOptions {
   readonly concurrency?: number;
@@ -13,7 +13,7 @@ export interface WorkerOptions {
  */
 export async function workerCommand(tier: string, options: WorkerOptions, io: CliIo): Promise<number> {
   if (!isTierSlug(tier)) {
-    io.stderr(`unknown tier "${tier}"; the tiers are: ${TIER_SLUGS.join(', ')}\n`);
+    io.stderr(`unknown tier "${tier}"; the tiers are: ${ALL_TIERS.join(', ')}\n`);
     return EXIT.unusable;
   }
   // REDIS_URL_<TIER> lets one environment give each tier its own Redis user. A bad variable

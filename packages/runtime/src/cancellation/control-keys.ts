@@ -1,4 +1,4 @@
-import type { TierSlug } from '@tierflow/beads';
+import type { TierSlug } from '@tierflow/protocol';
 import type { Party } from '../security/party.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { TierSlug } from '@tierflow/beads';
+import type { TierSlug } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import type { TierLogger } from '../policy/handler.js';
 import type { SigningConfig } from '../security/signing-keys.js';

@@ -1,5 +1,4 @@
-import type { TierSlug } from '@tierflow/beads';
-import { tierBelow, type TierName } from '@tierflow/protocol';
+import { tierBelow, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobFinder } from '../redis/job-finder.js';

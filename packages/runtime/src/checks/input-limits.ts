@@ -1,4 +1,4 @@
-import { TierflowError } from '@tierflow/protocol';
+import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 
 /** How much one objective may carry; a deployment raises them with the variables in {@link INPUT_LIMIT_ENV}. */
 export interface InputLimits {
@@ -14,7 +14,6 @@ export const INPUT_LIMIT_ENV = { maxObjectiveBytes: 'TIERFLOW_MAX_OBJECTIVE_BYTE
 export const DEFAULT_INPUT_LIMITS: InputLimits = { maxObjectiveBytes: 1024 * 1024, maxSubtasks: 256 };
 
 /** The code of {@link InputTooLargeError}. */
-export const INPUT_TOO_LARGE = 'input_too_large';
 
 /** Input over one of a deployment's {@link InputLimits}: refused as it is, never retried. */
 export class InputTooLargeError extends TierflowError {
@@ -25,7 +24,7 @@ export class InputTooLargeError extends TierflowError {
     /** Which limit it is over. */
     readonly limit: keyof InputLimits,
   ) {
-    super(message, { code: INPUT_TOO_LARGE, retryable: false });
+    super(message, { code: ERROR_TYPES.inputTooLarge, retryable: false });
   }
 }
 

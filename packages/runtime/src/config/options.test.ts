@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { childMessageId, outcomeMessageId, rootIdOf } from '../messages/ids.js';
 import { DEFAULT_REDIS_URL } from './runtime-settings.js';
 import { redisUrlFromEnv, resolveRuntimeOptions, runtimeOptionsFromEnv, withCredentials } from './options.js';
-import { bullPriority, QUEUE_OF, tierFromSlug } from '../messages/queues.js';
+import { tierOfSlug } from '@tierflow/protocol';
+import { bullPriority, QUEUE_OF } from '../messages/queues.js';
 
 describe('resolveRuntimeOptions', () => {
   it('defaults to a hash-tagged prefix, local Redis, three attempts and an hour of de-duplication', () => {
@@ -81,8 +82,8 @@ describe('ids', () => {
 describe('queues', () => {
   it('maps tiers to queues and back', () => {
     expect(QUEUE_OF.SPECIALIZED_FLEET).toBe('fleet');
-    expect(tierFromSlug('dispatcher')).toBe('ROUTING_DISPATCHER');
-    expect(tierFromSlug('nope')).toBeNull();
+    expect(tierOfSlug('dispatcher')).toBe('ROUTING_DISPATCHER');
+    expect(tierOfSlug('nope')).toBeNull();
   });
 
   it('keeps critical work first: priority 0 becomes the highest BullMQ priority', () => {

@@ -1,5 +1,5 @@
 import { resolveRetryOptions, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
-import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { formatValidationError, TierflowError, type TierSlug, validateWith } from '@tierflow/protocol';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { wholeNumber } from './env-values.js';
@@ -9,7 +9,6 @@ import { readTierflowEnv, type TierflowEnv } from './tierflow-env.js';
 import { REDIS_TLS_ENV, redisTlsFromEnv } from '../redis/connection.js';
 import { resolveCascade } from './handoff-options.js';
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from '../checks/input-limits.js';
-import type { TierSlug } from '../messages/queues.js';
 import { isTlsUrl, redactUrl, redisUrlProblem } from '../redis/redis-url.js';
 import { signingFromEnv, type SigningConfig } from '../security/signing-keys.js';
 

@@ -1,9 +1,8 @@
-import { messageIdSchema, tierBelow, tierNameSchema, type TierName } from '@tierflow/protocol';
+import { messageIdSchema, tierBelow, type TierName, tierNameSchema, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { releaseChildren } from '../cancellation/cancel.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
-import type { TierSlug } from '@tierflow/beads';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import { timeoutRecord } from '../cancellation/control-records.js';
 import type { Signer } from '../security/signing-keys.js';

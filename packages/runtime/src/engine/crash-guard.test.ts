@@ -1,5 +1,6 @@
+import { ERROR_TYPES } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
-import { crashedDraft, crashesOf, isPoison, stalledLimit, WORKER_CRASHED } from './crash-guard.js';
+import { crashedDraft, crashesOf, isPoison, stalledLimit } from './crash-guard.js';
 
 describe('the crash guard', () => {
   it("counts a job's crashes by BullMQ's stalled counter, reading anything odd as none", () => {
@@ -17,7 +18,7 @@ describe('the crash guard', () => {
   });
 
   it('answers poison failed, not recoverable, naming the cause and the count', () => {
-    expect(crashedDraft(3)).toMatchObject({ status: 'failed', error_type: WORKER_CRASHED, recoverable: false, confidence: 0 });
+    expect(crashedDraft(3)).toMatchObject({ status: 'failed', error_type: ERROR_TYPES.workerCrashed, recoverable: false, confidence: 0 });
     expect(crashedDraft(3).error_detail).toMatch(/worker died 3 times/);
   });
 });

@@ -1,8 +1,8 @@
+import { ERROR_TYPES } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { OutcomeDraft } from '../policy/handler.js';
 
 /** The error_type of work answered `failed` because its workers kept dying while they ran it. */
-export const WORKER_CRASHED = 'worker_crashed';
 
 /**
  * How many times this job's worker died while running it: BullMQ's stalled-job check counts each
@@ -36,7 +36,7 @@ export function crashedDraft(crashes: number): OutcomeDraft {
     status: 'failed',
     summary: `not run again: its worker died ${crashes} times running it`,
     confidence: 0,
-    error_type: WORKER_CRASHED,
+    error_type: ERROR_TYPES.workerCrashed,
     error_detail: `its worker died ${crashes} times while running it (killed, out of memory, or stopped renewing its lock), so it is taken for poison and not run again`,
     recoverable: false,
   };

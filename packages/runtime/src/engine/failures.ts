@@ -1,4 +1,4 @@
-import { isTierflowError } from '@tierflow/protocol';
+import { ERROR_TYPES, isTierflowError } from '@tierflow/protocol';
 import { UnrecoverableError } from 'bullmq';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
 import type { StopReason } from '../cancellation/control-listener.js';
@@ -20,7 +20,7 @@ export function failureDraft(error: unknown, attempts: number): OutcomeDraft {
       status: 'failed',
       summary: `failed: ${detail}`,
       confidence: 0,
-      error_type: isTierflowError(error) ? error.code : 'permanent_error',
+      error_type: isTierflowError(error) ? error.code : ERROR_TYPES.permanentError,
       error_detail: detail,
       recoverable: false,
     };
@@ -29,7 +29,7 @@ export function failureDraft(error: unknown, attempts: number): OutcomeDraft {
     status: 'failed',
     summary: `failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${detail}`,
     confidence: 0,
-    error_type: 'retries_exhausted',
+    error_type: ERROR_TYPES.retriesExhausted,
     error_detail: detail,
     recoverable: true,
   };

@@ -1,5 +1,4 @@
-import { tierAbove, type CancellationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import type { TierSlug } from '@tierflow/beads';
+import { type CancellationMessage, type OutcomeMessage, tierAbove, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';

@@ -1,5 +1,5 @@
-import type { DeferredBeadsStore, TierSlug } from '@tierflow/beads';
-import type { TierName } from '@tierflow/protocol';
+import type { DeferredBeadsStore } from '@tierflow/beads';
+import type { TierName, TierSlug } from '@tierflow/protocol';
 import type { Job, Queue } from 'bullmq';
 import type { Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';

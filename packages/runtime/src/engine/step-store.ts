@@ -1,8 +1,7 @@
-import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema, messageSignatureSchema } from '@tierflow/protocol';
+import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema, messageSignatureSchema, type TierSlug } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { z } from 'zod';
-import type { TierSlug } from '@tierflow/beads';
 import { controlKeys, type ControlKeys } from '../cancellation/control-keys.js';
 import { preview } from '../cancellation/control-notice.js';
 import type { RecordRead } from '../cancellation/control-records.js';

@@ -1,18 +1,4 @@
-import {
-  delegationPayloadSchema,
-  InvalidMessageError,
-  messageIdSchema,
-  outcomePayloadSchema,
-  PROTOCOL_VERSION,
-  tierAbove,
-  tierBelow,
-  TierflowError,
-  validateWith,
-  type DelegationMessage,
-  type OutcomeMessage,
-  type TierName,
-  type ValidationError,
-} from '@tierflow/protocol';
+import { type DelegationMessage, delegationPayloadSchema, ERROR_TYPES, InvalidMessageError, messageIdSchema, type OutcomeMessage, outcomePayloadSchema, PROTOCOL_VERSION, tierAbove, tierBelow, TierflowError, type TierName, validateWith, type ValidationError } from '@tierflow/protocol';
 import type { z } from 'zod';
 import type { DelegationDraft, OutcomeDraft } from '../policy/handler.js';
 import { outcomeMessageId } from './ids.js';
@@ -89,7 +75,7 @@ export function failedChildOutcome(from: TierName, delegationId: string, reason:
       status: 'failed',
       summary: `the ${from} job failed: ${reason}`,
       confidence: 0,
-      error_type: 'job_failed',
+      error_type: ERROR_TYPES.jobFailed,
       error_detail: reason,
       recoverable: true,
     },
@@ -104,7 +90,7 @@ export function timedOutChildOutcome(from: TierName, delegationId: string, timeo
   return buildOutcome(
     from,
     delegationId,
-    { status: 'timeout', summary: `the ${from} did not answer in time: ${detail}`, confidence: 0, error_type: 'timeout', error_detail: detail, recoverable: true },
+    { status: 'timeout', summary: `the ${from} did not answer in time: ${detail}`, confidence: 0, error_type: ERROR_TYPES.timeout, error_detail: detail, recoverable: true },
     timeoutMs ?? 0,
     now,
   );

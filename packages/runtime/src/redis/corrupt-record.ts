@@ -1,4 +1,4 @@
-import { TierflowError } from '@tierflow/protocol';
+import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 
 /**
  * A record the runtime wrote and now cannot read back: not JSON, or not the shape it wrote.
@@ -13,6 +13,6 @@ export class CorruptRecordError extends TierflowError {
     readonly key: string,
     reason: string,
   ) {
-    super(`${key} holds a corrupt record: ${reason}`, { code: 'corrupt_record', retryable: false });
+    super(`${key} holds a corrupt record: ${reason}`, { code: ERROR_TYPES.corruptRecord, retryable: false });
   }
 }

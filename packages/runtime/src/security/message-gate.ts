@@ -1,4 +1,4 @@
-import type { TierName } from '@tierflow/protocol';
+import { ERROR_TYPES, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { InvalidJobError } from '../engine/assignment.js';
@@ -6,7 +6,7 @@ import type { Assignment } from '../policy/handler.js';
 import { checkMessageTime } from './message-window.js';
 import { ReplayGuard } from './replay-guard.js';
 import { CLIENT, partyOf, type Party } from './party.js';
-import { checkSignature, SIGNATURE_INVALID } from './signing.js';
+import { checkSignature } from './signing.js';
 import type { SigningConfig } from './signing-keys.js';
 
 /**
@@ -40,7 +40,7 @@ export class MessageGate {
     // assignment has already checked is the tier above this one.
     const signer: Party = assignment.message ? partyOf(assignment.message.source_tier) : CLIENT;
     const signature = checkSignature(job.data, this.signing, signer);
-    if (!signature.ok) throw new InvalidJobError(`${SIGNATURE_INVALID}: ${signature.reason}`);
+    if (!signature.ok) throw new InvalidJobError(`${ERROR_TYPES.signatureInvalid}: ${signature.reason}`);
     if (job.id !== assignment.id) {
       throw new InvalidJobError(`job_id_mismatch: job ${job.id} carries message ${assignment.id}; a signed message runs only as the job of its own id`);
     }

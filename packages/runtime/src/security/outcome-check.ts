@@ -1,7 +1,7 @@
-import type { OutcomeMessage, TierName } from '@tierflow/protocol';
+import { ERROR_TYPES, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { refusedChildOutcome } from '../messages/messages.js';
 import { partyOf } from './party.js';
-import { checkSignature, SIGNATURE_INVALID } from './signing.js';
+import { checkSignature } from './signing.js';
 import type { SigningConfig } from './signing-keys.js';
 
 /**
@@ -21,7 +21,7 @@ export function verifiedOutcome(
 ): OutcomeMessage {
   if (!signing) return outcome;
   const refusal = outcomeRefusal(raw, outcome, childTier, childId, signing, now);
-  return refusal === null ? outcome : refusedChildOutcome(childTier, childId, SIGNATURE_INVALID, refusal, now);
+  return refusal === null ? outcome : refusedChildOutcome(childTier, childId, ERROR_TYPES.signatureInvalid, refusal, now);
 }
 
 function outcomeRefusal(raw: unknown, outcome: OutcomeMessage, childTier: TierName, childId: string, signing: SigningConfig, now: number): string | null {

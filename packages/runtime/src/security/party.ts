@@ -1,5 +1,4 @@
-import { TIER_SLUGS, type TierSlug } from '@tierflow/beads';
-import { TIER_NAMES, tierLevel, type TierName } from '@tierflow/protocol';
+import { TIER_NAMES, TIER_SLUGS, tierLevel, type TierName, type TierSlug } from '@tierflow/protocol';
 
 /**
  * Who acts in a deployment: each tier, and the client (whoever enqueues roots and operates:

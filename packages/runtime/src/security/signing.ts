@@ -4,7 +4,6 @@ import type { Party } from './party.js';
 import type { Signer, SigningConfig } from './signing-keys.js';
 
 /** The error_type of an outcome refused for its signature, and the prefix of such a dead letter's reason. */
-export const SIGNATURE_INVALID = 'signature_invalid';
 
 /**
  * `record` (a message, a root objective, a control record) with a fresh signature by `signer`,
