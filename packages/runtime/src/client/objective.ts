@@ -45,7 +45,7 @@ export const rootObjectiveSchema = z.strictObject({
   root_id: z.string().min(1),
   submitted_at: z.iso.datetime({ offset: true }),
   objective: objectiveFileSchema,
-  /** Set by a client of a deployment that signs: HMAC over this record without it, like a message's. */
+  /** Set by a client of a deployment that signs: an Ed25519 signature over this record without it, like a message's (docs/protocol.md#message-signatures). */
   signature: messageSignatureSchema.optional(),
 });
 export type RootObjective = z.infer<typeof rootObjectiveSchema>;
