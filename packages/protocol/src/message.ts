@@ -68,7 +68,7 @@ export const cancellationMessageSchema = envelopeSchema('cancellation', cancella
 /** Any protocol message. `validate()` picks the kind from the payload and reports precise errors. */
 export const messageSchema = z
   .union([delegationMessageSchema, outcomeMessageSchema, cancellationMessageSchema])
-  .meta({ title: 'Message', description: 'A Tierflow handoff protocol message (seed 000 envelope).' });
+  .meta({ title: 'Message', description: 'A Tierflow handoff protocol message: one envelope around one payload.' });
 
 export type DelegationMessage = z.output<typeof delegationMessageSchema>;
 export type OutcomeMessage = z.output<typeof outcomeMessageSchema>;
