@@ -14,7 +14,7 @@ function tierflow(args: string[], input?: string) {
 }
 
 describe('the tierflow command', () => {
-  it('accepts every complete message example of seed 000', () => {
+  it('accepts every complete message example of the protocol', () => {
     const files = readdirSync(SEED).map((file) => join(SEED, file));
     const result = tierflow(['validate', ...files]);
     expect(result.stderr).toBe('');

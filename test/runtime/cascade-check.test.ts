@@ -5,8 +5,9 @@ import { startDeployment, type Deployment } from '../support/deployment.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { simPlan } from '../support/runs.js';
 
-// Seed 003's cascade check over real processes: a Fleet answer of falling confidence meets each
-// of the four actions at the Dispatcher, and the root's outcome and the run's trace show which.
+// The confidence cascade check (docs/protocol.md#confidence-cascade) over real processes: a Fleet
+// answer of falling confidence meets each of the four actions at the Dispatcher, and the root's
+// outcome and the run's trace show which.
 let receiver: OtlpReceiver;
 let deployment: Deployment;
 

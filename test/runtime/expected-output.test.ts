@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { useDeployment } from '../support/shared-deployment.js';
 import { simPlan, treeNodes } from '../support/runs.js';
 
-// Seed 001's expected_output_schema over real processes: the Fleet's outcome is held to the schema its subtask named.
+// expected_output_schema (docs/protocol.md#expected-output-schemas) over real processes: the
+// Fleet's outcome is held to the schema its subtask named.
 const shared = useDeployment('expected-output', { TIERFLOW_LOG: 'silent' });
 
 /** A text artifact of some bytes, and a confidence of at least 0.8. */

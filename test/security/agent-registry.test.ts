@@ -47,7 +47,7 @@ async function run(objective: ObjectiveFile) {
 const fleetDelegation = (id: string, payload: Record<string, unknown>) =>
   buildDelegation('ROUTING_DISPATCHER', id, null, { task_type: 'general', objective: 'x', specialist_hint: 'sim', ...payload }, Date.now());
 
-describe('the agent registry (seed 004)', () => {
+describe('the agent registry', () => {
   it('is published by the Fleet at start: id, version and prompt hash of each specialist', () => {
     expect(sim).toMatchObject({ agent_id: 'sim', agent_version: '1.0.0', prompt_hash: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown });
   });

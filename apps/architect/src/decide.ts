@@ -13,7 +13,7 @@ export interface DispatcherVerdict {
 
 /** The Architect's next move. */
 export type ArchitectDecision =
-  /** Seed 000 "Clarification Protocol": ambiguity flows up, never guessed at. */
+  /** Ambiguity flows up, never guessed at (docs/protocol.md#clarification). */
   | { readonly kind: 'pass_up' }
   | {
       readonly kind: 'revise';
@@ -29,7 +29,7 @@ export type ArchitectDecision =
     };
 
 /**
- * Seed 000 "Dispatcher failure → Architect (can revise strategy)": a partial whose majority failed
+ * What makes the Architect revise (docs/protocol.md#escalation): a partial whose majority failed
  * (the Dispatcher's `majority_failed`), or a failure that may succeed if tried again.
  */
 export function callsForRevision(verdict: Pick<DispatcherVerdict, 'status' | 'error_type' | 'recoverable'>): boolean {

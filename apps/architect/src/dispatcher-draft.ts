@@ -1,7 +1,7 @@
 import type { DelegationPayload, JsonObject } from '@tierflow/protocol';
 import type { DelegationDraft } from '@tierflow/runtime';
 
-/** The task_type of every Architect → Dispatcher delegation (seed 000 "Example: Architect → Dispatcher"). */
+/** The task_type of every Architect → Dispatcher delegation (docs/protocol.md#delegation-payload). */
 export const DECOMPOSE_AND_SOLVE = 'decompose_and_solve';
 
 /** What the one Dispatcher delegation is made of. */

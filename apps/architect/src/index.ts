@@ -1,9 +1,8 @@
 /**
  * The Abstract Architect (tier 3): records the objective and its constraints in Beads, delegates
- * it to the Dispatcher, and revises the strategy when the result falls short (seed 000 "Error
- * Escalation Path": "Dispatcher failure → Architect (can revise strategy)") by re-delegating only
- * the subtasks that did not succeed, at most `maxRevisions` times. Clarification requests go up
- * unchanged.
+ * it to the Dispatcher, and revises the strategy when the result falls short
+ * (docs/protocol.md#escalation) by re-delegating only the subtasks that did not succeed, at most
+ * `maxRevisions` times. Clarification requests go up unchanged.
  *
  * ```ts
  * import { startArchitectWorker } from '@tierflow/architect';

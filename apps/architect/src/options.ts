@@ -2,7 +2,7 @@ import { formatValidationError, TierflowError, validateWith } from '@tierflow/pr
 import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
 import { z } from 'zod';
 
-/** Seed 000's recommended Dispatcher timeout. */
+/** The recommended Dispatcher timeout (docs/protocol.md#timeouts). */
 export const DEFAULT_DISPATCHER_TIMEOUT_MS = 60_000;
 
 /** One strategy revision by default: a second failure of the same work goes up. */

@@ -6,9 +6,9 @@ export interface TaskKeys {
 }
 
 /**
- * The Architect's Beads keys for one run. Seed 000 names global keys (`task/current-objective`,
- * `task/constraints`, `task/progress-summary`); here they sit under the root id, so concurrent
- * runs never overwrite each other's state: `task/<rootId>/current-objective`, ….
+ * The Architect's Beads keys for one run (docs/protocol.md#beads-keys). They sit under the
+ * root id, so concurrent runs never overwrite each other's state:
+ * `task/<rootId>/current-objective`, ….
  */
 export function taskKeys(rootId: string): TaskKeys {
   return {

@@ -16,8 +16,8 @@ type Starter = (options: { runtime: RuntimeOptions; concurrency?: number }, conf
 
 /**
  * Each tier's app, started in this process, with what the environment says of it
- * ({@link readTierflowEnv}): the default timeout a tier gives the delegations it sends (seed 000:
- * Fleet 30 s, Dispatcher 60 s, Architect 120 s), and the Fleet's drill settings.
+ * ({@link readTierflowEnv}): the default timeout a tier gives the delegations it sends (Fleet 30 s,
+ * Dispatcher 60 s, Architect 120 s: docs/protocol.md#timeouts), and the Fleet's drill settings.
  */
 export const START_TIER: Readonly<Record<TierSlug, Starter>> = {
   monitor: (options, config) => startMonitorWorker({ ...options, ...opt('architectTimeoutMs', config.TIERFLOW_ARCHITECT_TIMEOUT_MS) }),

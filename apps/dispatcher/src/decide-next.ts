@@ -31,8 +31,9 @@ export interface ThrottlePolicy {
 const MIN_TIME_LEFT_MS = 50;
 
 /**
- * Seed 000 "Specialist unavailable: Dispatcher re-routes to alternate specialist", for a subtask
- * that has one left; an agent the Fleet does not register is routed around the same way.
+ * An unavailable specialist's subtask is re-routed to an alternate (docs/protocol.md#escalation),
+ * for a subtask that has one left; an agent the Fleet does not register is routed around the same
+ * way.
  */
 export function needsReroute(subtask: SubtaskState): boolean {
   const { result } = subtask;

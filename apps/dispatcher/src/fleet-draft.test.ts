@@ -15,7 +15,7 @@ const base: FleetDraftInput = {
 describe('fleetDraft', () => {
   it.each<[string, Partial<FleetDraftInput>, object]>([
     [
-      'seed 000 shape',
+      'the protocol’s example shape',
       {},
       {
         task_type: 'execute_code',

@@ -14,12 +14,12 @@ export interface FleetDraftInput {
   readonly fleetTimeoutMs: number;
   /** `beads:routing/<root>/task-graph`. */
   readonly taskGraphRef: string;
-  /** The exact agent expected (seed 004), when the registry or the plan names one. */
+  /** The exact agent expected (docs/protocol.md#target-agents), when the registry or the plan names one. */
   readonly targetAgent?: AgentIdentity;
 }
 
 /**
- * The delegation of one subtask to the Fleet (seed 000 "Example: Dispatcher → Fleet"). A subtask
+ * The delegation of one subtask to the Fleet (the example in docs/protocol.md#envelope). A subtask
  * without its own constraints inherits the parent's. Pure.
  */
 export function fleetDraft(input: FleetDraftInput): DelegationDraft {
@@ -33,7 +33,8 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
     specialist_hint: specialist,
     context_refs: [taskGraphRef],
     task_data: { ...subtask.task_data, subtask_index: index, subtask_total: total },
-    // Seed 001: the Fleet's outcome is held to the subtask's schema, when it names one.
+    // docs/protocol.md#expected-output-schemas: the Fleet's outcome is held to the subtask's
+    // schema, when it names one.
     ...(subtask.expected_output_schema ? { expected_output_schema: subtask.expected_output_schema } : {}),
     ...(targetAgent ? { target_agent: targetAgent } : {}),
   };

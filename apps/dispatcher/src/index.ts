@@ -1,8 +1,8 @@
 /**
  * The Routing Dispatcher (tier 2): turns its delegation's plan into subtasks, routes each to a
  * specialist of the Fleet, re-routes a subtask whose specialist is unavailable to the next
- * alternate, and aggregates the results under the plan's strategy (seed 000 "Parallel Execution
- * & Aggregation").
+ * alternate, and aggregates the results under the plan's strategy
+ * (docs/protocol.md#aggregation-strategies).
  *
  * ```ts
  * import { startDispatcherWorker } from '@tierflow/dispatcher';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 /** The task_type key whose route list serves every task type without one of its own. */
 export const FALLBACK_ROUTE = '*';
 
-/** Seed 000's recommended Fleet timeout. */
+/** The recommended Fleet timeout (docs/protocol.md#timeouts). */
 export const DEFAULT_FLEET_TIMEOUT_MS = 30_000;
 
 /** Every task type goes to the built-in simulated specialist unless told otherwise. */

@@ -54,9 +54,9 @@ export interface DispatchReportInput {
 }
 
 /**
- * The Dispatcher's outcome (seed 000 "Example: Aggregated Outcome"): every subtask's latest result
+ * The Dispatcher's outcome (docs/protocol.md#aggregated-outcome): every subtask's latest result
  * aggregated under the plan's strategy, an `aggregation_summary` artifact first, then every
- * artifact of the subtasks that succeeded ("include all successful artifacts"). Pure.
+ * artifact of the subtasks that succeeded. Pure.
  */
 export function dispatchReport(memo: DispatchMemo, input: DispatchReportInput): { outcome: OutcomeFields; aggregation: Aggregation } {
   const latest = latestResults(memo);

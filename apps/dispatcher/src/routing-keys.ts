@@ -1,7 +1,7 @@
 /**
- * The Dispatcher's Beads keys for one run. Seed 000 names global keys (`routing/task-graph`,
- * `routing/assignments`); here they sit under the root id, so concurrent runs never overwrite each
- * other's state: `routing/<rootId>/task-graph`, `routing/<rootId>/assignments`.
+ * The Dispatcher's Beads keys for one run (docs/protocol.md#beads-keys). They sit under the root
+ * id, so concurrent runs never overwrite each other's state: `routing/<rootId>/task-graph`,
+ * `routing/<rootId>/assignments`.
  */
 export function routingKeys(rootId: string): { readonly taskGraph: string; readonly assignments: string } {
   return {

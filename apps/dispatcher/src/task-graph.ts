@@ -14,7 +14,7 @@ export interface TaskNode {
   readonly status: TaskNodeStatus;
 }
 
-/** Seed 000 `routing/task-graph`: the decomposed subtasks as a DAG. */
+/** `routing/<root>/task-graph` (docs/protocol.md#beads-keys): the decomposed subtasks as a DAG. */
 export interface TaskGraph {
   readonly strategy: AggregationStrategy;
   readonly nodes: readonly TaskNode[];
@@ -41,7 +41,7 @@ export function statusesOf(memo: DispatchMemo): Map<number, TaskNodeStatus> {
   return new Map(memo.subtasks.map((subtask) => [subtask.index, subtask.result?.status ?? 'pending']));
 }
 
-/** Seed 000 `routing/assignments`: subtask index → specialist. */
+/** `routing/<root>/assignments` (docs/protocol.md#beads-keys): subtask index → specialist. */
 export function assignmentsOf(memo: DispatchMemo): Record<string, string> {
   return Object.fromEntries(memo.subtasks.map((subtask) => [String(subtask.index), subtask.specialist]));
 }

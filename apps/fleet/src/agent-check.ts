@@ -12,10 +12,11 @@ export interface AgentRefusal {
 const short = (hash: string): string => `${hash.slice(0, 12)}…`;
 
 /**
- * Seed 004's agent verification, on the Fleet's side: the agent a delegation names
- * (`target_agent.agent_id`, else `specialist_hint`) must be registered here, and when the
- * delegation pins `target_agent`, its version and prompt hash must be the registered ones.
- * Null when the delegation names no agent (the Fleet answers `specialist_unavailable`) or passes. Pure.
+ * Agent verification on the Fleet's side (docs/protocol.md#target-agents): the agent a delegation
+ * names (`target_agent.agent_id`, else `specialist_hint`) must be registered here, and when the
+ * delegation pins `target_agent`, its version and prompt hash must be the registered ones. Null
+ * when the delegation names no agent (the Fleet answers `specialist_unavailable`) or passes.
+ * Pure.
  */
 export function agentRefusal(payload: Pick<DelegationPayload, 'specialist_hint' | 'target_agent'>, registry: SpecialistRegistry): AgentRefusal | null {
   const target = payload.target_agent;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson, type AgentIdentity } from '@tierflow/protocol';
 import type { Specialist } from './specialist.js';
 
-/** A SHA-256 in hex, as seed 004's lock file writes prompt hashes. */
+/** A SHA-256 in 64 lowercase hex digits, as a prompt hash is written (docs/protocol.md#target-agents). */
 export const PROMPT_HASH = /^[0-9a-f]{64}$/;
 
 /**

@@ -36,6 +36,6 @@ describe('fleetOptionsFromEnv', () => {
   });
 });
 
-it('recommends the seed’s 30 s Fleet timeout', () => {
+it('recommends the protocol’s 30 s Fleet timeout', () => {
   expect(FLEET_DEFAULT_TIMEOUT_MS).toBe(30_000);
 });

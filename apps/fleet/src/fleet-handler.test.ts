@@ -281,7 +281,7 @@ describe('fleetHandler: unavailable specialists', () => {
   });
 });
 
-describe('fleetHandler: agent verification (seed 004)', () => {
+describe('fleetHandler: agent verification', () => {
   const sim = { agent_id: 'sim', agent_version: '1.0.0', prompt_hash: promptHashOf(simSpecialist.config) };
 
   it.each<[string, Partial<DelegationPayloadInput>, string, string]>([

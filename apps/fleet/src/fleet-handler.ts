@@ -26,8 +26,8 @@ export interface FleetHandlerOptions {
  * `failed` outcome with `error_type: 'specialist_unavailable'`, so the Dispatcher re-routes. An
  * agent not in the registry (`unknown_agent`), or not the version and prompt hash the delegation
  * pins in `target_agent` (`agent_hash_mismatch`), is refused unrecoverably without running
- * anything (seed 004). Any other error
- * propagates: the runtime retries transient ones and reports permanent ones.
+ * anything (docs/protocol.md#target-agents). Any other error propagates: the runtime retries
+ * transient ones and reports permanent ones.
  *
  * @throws TierflowError (permanent, code `invalid_config`) for an `outputTtlMs` that is not a whole number ≥ 1.
  */

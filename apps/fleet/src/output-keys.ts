@@ -1,6 +1,6 @@
 /**
- * Where the Fleet keeps a delegation's artifacts: the first at `execution/outputs/<id>` (seed 000's
- * key), the n-th (n ≥ 1) at `execution/outputs/<id>/<n>`.
+ * Where the Fleet keeps a delegation's artifacts: the first at `execution/outputs/<id>`
+ * (docs/protocol.md#beads-keys), the n-th (n ≥ 1) at `execution/outputs/<id>/<n>`.
  */
 export function outputKey(messageId: string, index: number): string {
   return index === 0 ? `execution/outputs/${messageId}` : `execution/outputs/${messageId}/${index}`;

@@ -32,7 +32,7 @@ export class SpecialistRegistry {
     return this.byName.get(name);
   }
 
-  /** A registered agent's identity (seed 004): id, version, prompt hash. */
+  /** A registered agent's identity (docs/protocol.md#target-agents): id, version, prompt hash. */
   identity(name: string): AgentIdentity | undefined {
     return this.identityByName.get(name);
   }

@@ -62,11 +62,12 @@ export interface Specialist {
   /** The name the Dispatcher routes by (`specialist_hint`), e.g. `python-lora`. */
   readonly name: string;
   readonly version: string;
-  /** Runs this process admits at once; past it the Fleet answers `throttled` (seed 000: "receiver overloaded, try later"). */
+  /** Runs this process admits at once; past it the Fleet answers `throttled` (docs/protocol.md#throttling). */
   readonly maxConcurrent?: number;
   /**
    * What decides how it behaves — prompt, model, parameters — as JSON. Its hash is the agent's
-   * `prompt_hash` in the registry (seed 004), so a changed prompt is a different agent.
+   * `prompt_hash` in the registry (docs/protocol.md#target-agents), so a changed prompt is a
+   * different agent.
    */
   readonly config?: Readonly<Record<string, unknown>>;
   /** The prompt hash as a lock file gives it (64 hex digits); wins over the hash of `config`. */

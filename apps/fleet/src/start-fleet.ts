@@ -4,7 +4,7 @@ import { publishAgents } from './agent-registry.js';
 import { fleetHandler } from './fleet-handler.js';
 import { defaultRegistry, type SpecialistRegistry } from './registry.js';
 
-/** The Fleet's recommended `timeout_ms` (seed 000: Fleet = 30000 ms), for senders that set none. */
+/** The Fleet's recommended `timeout_ms` (30 s: docs/protocol.md#timeouts), for senders that set none. */
 export const FLEET_DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Options of {@link startFleetWorker}. */

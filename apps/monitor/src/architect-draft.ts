@@ -1,7 +1,7 @@
 import type { DelegationPayload } from '@tierflow/protocol';
 import type { DelegationDraft } from '@tierflow/runtime';
 
-/** The task_type of the Monitor → Architect delegation (seed 000 "① Delegates: Solve problem X"). */
+/** The task_type of the Monitor → Architect delegation (docs/protocol.md#delegation-payload). */
 export const SOLVE = 'solve';
 
 /** The one delegation to the Architect: the root objective as it came, under the root's own timeout or the default. Pure. */

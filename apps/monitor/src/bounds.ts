@@ -9,7 +9,7 @@ export const metricStatsSchema = z.object({
 });
 export type MetricStats = z.infer<typeof metricStatsSchema>;
 
-/** What the Monitor has learned about one task type's outcomes (seed 000 "Update confidence bounds"). */
+/** What the Monitor has learned about one task type's outcomes, to judge the next one's surprise (docs/protocol.md#outcome-payload). */
 export const boundsSchema = z.object({
   n: z.int().positive(),
   confidence: metricStatsSchema,

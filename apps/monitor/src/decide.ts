@@ -2,9 +2,9 @@ import type { OutcomeStatus } from '@tierflow/protocol';
 
 /** The Monitor's next move once the Architect has answered. */
 export type MonitorDecision =
-  /** Seed 000 "Clarification Protocol": the question goes to whoever submitted the objective. */
+  /** The question goes to whoever submitted the objective (docs/protocol.md#clarification). */
   | 'pass_up'
-  /** Seed 000 "Architect failure → Progress Monitor (can reset or abort)": one fresh attempt. */
+  /** An Architect failure gets one fresh attempt (docs/protocol.md#escalation). */
   | 'reset'
   /** Judge the outcome against the learned bounds, record it, and report it. */
   | 'evaluate';

@@ -13,7 +13,7 @@ import { boundsKey, runKeys } from './system-keys.js';
 /**
  * The Progress Monitor's policy: hands the root objective to the Architect, resets a recoverable
  * failure a bounded number of times, and judges the final outcome against the bounds learned for
- * its task type (seed 000 "Evaluates: Was this surprising? Update confidence bounds."). The
+ * its task type, flagging a surprise (docs/protocol.md#outcome-payload). The
  * decisions live in pure functions; this shell reads the context and writes Beads.
  *
  * @throws TierflowError (permanent, code `invalid_config`) for bad options, at once.

@@ -1,8 +1,8 @@
 /**
  * The Progress Monitor (tier 4): takes each root objective, hands it to the Architect, resets a
- * recoverable failure a bounded number of times (seed 000 "Architect failure → Progress Monitor
- * (can reset or abort)"), and judges the outcome against the bounds it has learned for the task
- * type, flagging a surprise; it records every run in `system/*` and `history/*`.
+ * recoverable failure a bounded number of times (docs/protocol.md#escalation), and judges the
+ * outcome against the bounds it has learned for the task type, flagging a surprise; it records
+ * every run in `system/*` and `history/*`.
  *
  * ```ts
  * import { startMonitorWorker } from '@tierflow/monitor';

@@ -2,7 +2,7 @@ import { formatValidationError, TierflowError, validateWith } from '@tierflow/pr
 import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
 import { z } from 'zod';
 
-/** Seed 000's recommended Architect timeout. */
+/** The recommended Architect timeout (docs/protocol.md#timeouts). */
 export const DEFAULT_ARCHITECT_TIMEOUT_MS = 120_000;
 
 /** One fresh attempt after a recoverable failure, by default. */

@@ -26,7 +26,7 @@ export interface RunRecord {
   readonly finished_at: string;
 }
 
-/** `history/runs/<root>`: the compressed record of a run (seed 000 "history: compressed historical context"). */
+/** `history/runs/<root>`: the compressed record of a run (docs/protocol.md#beads-keys). */
 export interface HistoryRecord {
   readonly status: OutcomeStatus;
   readonly confidence: number;

@@ -18,7 +18,7 @@ const METRIC_WORDS = {
   execution_time_ms: { name: 'duration', format: (value: number) => `${Math.round(value)}ms` },
 } as const satisfies Record<Metric, { name: string; format: (value: number) => string }>;
 
-/** Seed 000 `surprise_flag` / `surprise_reason`. */
+/** `surprise_flag` / `surprise_reason` (docs/protocol.md#outcome-payload). */
 export interface SurpriseVerdict {
   readonly flag: boolean;
   /** Which metric lay outside its bounds and by how much; null when nothing surprised. */

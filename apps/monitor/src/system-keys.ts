@@ -13,9 +13,8 @@ export function boundsKey(taskType: string): string {
 }
 
 /**
- * The Monitor's records of one run. Seed 000 names only global keys for `system/*` and
- * `history/*`; records of a run sit under its root id, so concurrent runs never overwrite each
- * other: `system/runs/<rootId>`, `history/runs/<rootId>`.
+ * The Monitor's records of one run (docs/protocol.md#beads-keys). They sit under its root id, so
+ * concurrent runs never overwrite each other: `system/runs/<rootId>`, `history/runs/<rootId>`.
  */
 export function runKeys(rootId: string): { readonly run: string; readonly history: string } {
   return { run: `system/runs/${rootId}`, history: `history/runs/${rootId}` };

@@ -1,6 +1,6 @@
 import { TierflowError } from '@tierflow/protocol';
 
-/** The five Beads namespaces (seed 000 "Beads State Contract"). */
+/** The five Beads namespaces (docs/protocol.md#beads-namespaces). */
 export const BEADS_NAMESPACES = ['task', 'routing', 'execution', 'system', 'history'] as const;
 export type BeadsNamespace = (typeof BEADS_NAMESPACES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * Beads, Tierflow's shared state on Redis (seed 000 "Beads State Contract"): five namespaces that
+ * Beads, Tierflow's shared state on Redis (docs/protocol.md#beads-namespaces): five namespaces that
  * every tier reads and each tier writes only where it is allowed, JSON values with a TTL, all under
  * one hash-tagged prefix.
  *

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { BEADS_NAMESPACES, type BeadsNamespace } from './beads-key.js';
 import { BeadsPermissionError, canWrite, checkWrite, seenMessageKey, WRITE_PERMISSIONS } from './permissions.js';
 
-// Seed 000 "Write Permissions", transcribed rather than derived from WRITE_PERMISSIONS.
+// The table of docs/protocol.md#beads-permissions, transcribed rather than derived from
+// WRITE_PERMISSIONS.
 const SEED_TABLE: Record<BeadsNamespace, Record<TierName, 'R' | 'RW'>> = {
   task: { PROGRESS_MONITOR: 'R', ABSTRACT_ARCHITECT: 'RW', ROUTING_DISPATCHER: 'R', SPECIALIZED_FLEET: 'R' },
   routing: { PROGRESS_MONITOR: 'R', ABSTRACT_ARCHITECT: 'R', ROUTING_DISPATCHER: 'RW', SPECIALIZED_FLEET: 'R' },

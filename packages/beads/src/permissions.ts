@@ -2,9 +2,10 @@ import { TIER_NAMES, TIER_SLUGS, TierflowError, type TierName } from '@tierflow/
 import { beadsRef, parseBeadsKey, type BeadsNamespace, type ParsedBeadsKey } from './beads-key.js';
 
 /**
- * Which namespaces each tier writes (seed 000 "Write Permissions"); every tier reads everything.
- * One addition, from seed 000 "Deduplication Responsibility": each tier also writes its own
- * de-duplication records under `system/seen-messages/<its slug>/`, see {@link canWrite}.
+ * Which namespaces each tier writes (docs/protocol.md#beads-permissions); every tier reads
+ * everything. One addition, for de-duplication (docs/protocol.md#de-duplication): each tier also
+ * writes its own de-duplication records under `system/seen-messages/<its slug>/`, see
+ * {@link canWrite}.
  */
 export const WRITE_PERMISSIONS: Readonly<Record<TierName, readonly BeadsNamespace[]>> = {
   PROGRESS_MONITOR: ['system', 'history'],

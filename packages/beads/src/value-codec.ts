@@ -6,8 +6,9 @@ export interface BeadsValueSchema<T> {
 }
 
 /**
- * A value as stored: JSON, for debugging visibility (seed 000 "Serialization"). What JSON cannot
- * hold is lost as `JSON.stringify` loses it (`undefined` properties, `NaN` → `null`).
+ * A value as stored: JSON, so it can be read when debugging (docs/protocol.md#beads-namespaces).
+ * What JSON cannot hold is lost as `JSON.stringify` loses it (`undefined` properties, `NaN` →
+ * `null`).
  *
  * @throws TierflowError (permanent, code `beads_unserializable`) for a value with no JSON form:
  *   `undefined`, a function, a BigInt, a cycle.

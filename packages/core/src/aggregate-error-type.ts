@@ -1,9 +1,10 @@
 import { ERROR_TYPES, type ErrorType, type OutcomeStatus } from '@tierflow/protocol';
 
 /**
- * The error_type a tier reports for an aggregate, by status. Seed 000 names `partial_completion`
- * and `ambiguous_request`; a partial whose majority failed is `majority_failed`, the Architect's
- * cue to revise its strategy. The other statuses name themselves; success has none.
+ * The error_type a tier reports for an aggregate, by status (docs/protocol.md#error-types):
+ * `partial_completion` and `ambiguous_request`; a partial whose majority failed is
+ * `majority_failed`, the Architect's cue to revise its strategy. The other statuses name
+ * themselves; success has none.
  */
 export const AGGREGATE_ERROR_TYPE: Readonly<Record<OutcomeStatus, (revise: boolean) => ErrorType | null>> = {
   success: () => null,

@@ -69,9 +69,10 @@ function describeChild(child: ChildResult): string {
 }
 
 /**
- * Seed 000's "escalate with all error details": one entry per child that did not succeed, joined
- * with `; `, or null when the aggregate succeeded or nothing is left to say. Cancelled children
- * are named only when every child was cancelled; otherwise they did not fail and are left out.
+ * Failures escalate with all their details (docs/protocol.md#escalation): one entry per child
+ * that did not succeed, joined with `; `, or null when the aggregate succeeded or nothing is left
+ * to say. Cancelled children are named only when every child was cancelled; otherwise they did
+ * not fail and are left out.
  */
 export function errorDetailOf(status: OutcomeStatus, children: readonly ChildResult[]): string | null {
   if (status === 'success') return null;

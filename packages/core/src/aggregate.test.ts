@@ -114,7 +114,7 @@ describe('aggregate: recoverable', () => {
 describe('aggregate: summary and error_detail', () => {
   it.each<[string, AggregationStrategy, ChildResult[], string, string | null]>([
     [
-      "seed 000's example",
+      "the protocol's example",
       'all_success',
       [
         { message_id: 'msg-002', specialist: 'python-lora', status: 'success', confidence: 0.9 },

@@ -13,7 +13,7 @@ export interface Aggregation {
   readonly counts: AggregationCounts;
   /** Which side holds the majority; null unless the status is `partial`. */
   readonly majority: Majority | null;
-  /** Seed 000's "flag for strategy revision": a partial result where most counted children fell short. */
+  /** Flagged for strategy revision (docs/protocol.md#aggregation-strategies): a partial result where most counted children fell short. */
   readonly revise: boolean;
   /** Null on success and when every child was cancelled; see {@link aggregate}. */
   readonly recoverable: boolean | null;
@@ -31,9 +31,9 @@ export interface Aggregation {
 }
 
 /**
- * Combines a fan-out's child outcomes under its strategy (seed 000 "Parallel Execution &
- * Aggregation", "Partial Success Rules", "Clarification Protocol"). Children come in completion
- * order, first finished first. Pure and deterministic.
+ * Combines a fan-out's child outcomes under its strategy
+ * (docs/protocol.md#aggregation-strategies, docs/protocol.md#clarification). Children come in
+ * completion order, first finished first. Pure and deterministic.
  *
  * Each child is classified by its status:
  *

@@ -5,8 +5,8 @@ import type { Aggregation } from './aggregate.js';
 export const AGGREGATION_SUMMARY = 'aggregation_summary';
 
 /**
- * The wire form of an aggregation (seed 000 `AggregatedOutcome`), ready to travel in an outcome's
- * artifact or metadata; it passes `aggregatedOutcomeSchema`.
+ * The wire form of an aggregation (docs/protocol.md#aggregated-outcome), ready to travel in an
+ * outcome's artifact or metadata; it passes `aggregatedOutcomeSchema`.
  */
 export function toAggregatedOutcome(aggregation: Aggregation): AggregatedOutcome {
   return {

@@ -5,8 +5,9 @@ export const CONTENT_PLACEMENTS = { inline: 'inline', reference: 'reference' } a
 export type ContentPlacement = (typeof CONTENT_PLACEMENTS)[keyof typeof CONTENT_PLACEMENTS];
 
 /**
- * Seed 000's inline-versus-reference rule: content under {@link INLINE_CONTENT_LIMIT_BYTES} bytes
- * of UTF-8 goes inline, anything larger by reference. Bytes, not characters: `é` counts 2, `😀` 4.
+ * The inline-versus-reference rule (docs/protocol.md#artifacts): content under
+ * {@link INLINE_CONTENT_LIMIT_BYTES} bytes of UTF-8 goes inline, anything larger by reference.
+ * Bytes, not characters: `é` counts 2, `😀` 4.
  */
 export function placeContent(content: string): ContentPlacement {
   return utf8ByteLength(content) < INLINE_CONTENT_LIMIT_BYTES ? CONTENT_PLACEMENTS.inline : CONTENT_PLACEMENTS.reference;

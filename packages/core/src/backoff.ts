@@ -1,6 +1,6 @@
 import { isTierflowError, TierflowError } from '@tierflow/protocol';
 
-/** How a transient failure is retried (seed 000 "Retry Semantics": up to 3 times with exponential backoff). */
+/** How a transient failure is retried (up to 3 attempts with exponential backoff: docs/protocol.md#retries). */
 export interface RetryOptions {
   /** Total tries, the first included (BullMQ's `attempts`); at least 1. */
   readonly attempts: number;
@@ -81,7 +81,7 @@ export function rawBackoffDelay(attemptsMade: number, options: RetryOptions): nu
 /**
  * Whether to try again after a failure, with `attemptsMade` tries made so far: not once the
  * attempts are spent, not for a permanent {@link TierflowError}; otherwise yes, for an unknown
- * error is taken as transient (seed 000: transient failures are retried).
+ * error is taken as transient, and transient failures are retried (docs/protocol.md#retries).
  */
 export function shouldRetry(error: unknown, attemptsMade: number, options: RetryOptions): boolean {
   checkAttemptsMade(attemptsMade, 0);

@@ -20,16 +20,16 @@ export interface GatedOutcome {
 }
 
 /**
- * Seed 003's cascade check, applied by a receiving tier to upstream work before it relies on it.
- * Only `success` is checked: any other status already says the work fell short, and an
- * aggregate's confidence then counts its failed children at 0, so checking it again would
- * punish the same failure twice.
+ * The confidence cascade check (docs/protocol.md#confidence-cascade), applied by a receiving tier
+ * to upstream work before it relies on it. Only `success` is checked: any other status already
+ * says the work fell short, and an aggregate's confidence then counts its failed children at 0,
+ * so checking it again would punish the same failure twice.
  *
  * | Action                | What the receiver goes on with                                                       |
  * | --------------------- | ------------------------------------------------------------------------------------ |
  * | `proceed`             | the outcome as it came                                                               |
  * | `flag_uncertainty`    | the outcome as it came; the flag travels up in `cascade_check`                       |
- * | `needs_review`        | `needs_clarification`, error_type `needs_review`: a person must look before it is used (seed 000's clarification flows up unchanged) |
+ * | `needs_review`        | `needs_clarification`, error_type `needs_review`: a person must look before it is used; it flows up unchanged, like a clarification |
  * | `reject_and_escalate` | `failed`, error_type `low_confidence`, recoverable: escalated to the owner, who may revise |
  *
  * Pure.

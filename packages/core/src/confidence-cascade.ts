@@ -1,7 +1,7 @@
 import { TierflowError, type CASCADE_ACTION_NAMES } from '@tierflow/protocol';
 import { isConfidence } from './mean-confidence.js';
 
-/** What a receiver does with upstream work, by the confidence it came with (seed 003 "Cascade Check Protocol"). */
+/** What a receiver does with upstream work, by the confidence it came with (docs/protocol.md#confidence-cascade). */
 export const CASCADE_ACTIONS = {
   /** Proceed normally. */
   proceed: 'proceed',
@@ -22,7 +22,7 @@ export interface CascadeThresholds {
   readonly review: number;
 }
 
-/** Seed 003's bands: 0.8+ proceed, 0.5–0.8 flag, 0.3–0.5 review, under 0.3 reject. */
+/** The default bands: 0.8+ proceed, 0.5–0.8 flag, 0.3–0.5 review, under 0.3 reject. */
 export const DEFAULT_CASCADE_THRESHOLDS = { proceed: 0.8, flag: 0.5, review: 0.3 } as const satisfies CascadeThresholds;
 
 /** The outcome of a cascade check, with the bound that decided it (the one met, or for a rejection the one missed). */
@@ -69,7 +69,8 @@ export function resolveCascadeThresholds(input: Partial<CascadeThresholds> = {})
 }
 
 /**
- * Seed 003's cascade check: what to do with upstream work given its confidence.
+ * The confidence cascade check (docs/protocol.md#confidence-cascade): what to do with upstream
+ * work given its confidence.
  *
  * | Confidence c          | Action                |
  * | --------------------- | --------------------- |

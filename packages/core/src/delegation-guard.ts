@@ -6,7 +6,7 @@ export type DelegationCheck = { readonly ok: true } | { readonly ok: false; read
 const ALLOWED: DelegationCheck = { ok: true };
 
 /**
- * The direction and depth guard (seed 000's tier chain, seed 002's nested fan-out guard): a tier
+ * The direction and depth guard (docs/protocol.md#nested-fan-out-guard): a tier
  * delegates only to the tier directly below it, and the Fleet, which executes, never delegates.
  * One step down at a time bounds every chain at three hops, Monitor to Fleet, so no separate
  * depth counter is needed.

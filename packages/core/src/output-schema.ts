@@ -5,9 +5,10 @@ import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json
 import { RE2JS } from 're2js';
 
 /**
- * Seed 001's `expected_output_schema`: a JSON Schema a delegation's result must match. Schemas
- * are compiled once and kept (by their JSON text), so checking a result is one function call;
- * compiling is what costs, and a tier sees the same few schemas again and again.
+ * `expected_output_schema` (docs/protocol.md#expected-output-schemas): a JSON Schema a
+ * delegation's result must match. Schemas are compiled once and kept (by their JSON text), so
+ * checking a result is one function call; compiling is what costs, and a tier sees the same few
+ * schemas again and again.
  */
 
 /** How a result fared against its schema. */

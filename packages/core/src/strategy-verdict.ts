@@ -17,7 +17,7 @@ export function isMajority(part: number, whole: number): boolean {
 
 const SUCCESS: StrategyVerdict = { status: 'success', majority: null };
 
-/** Seed 000's partial-success rules: nothing gained is a failure; anything gained is partial. */
+/** Partial-success rules (docs/protocol.md#aggregation-strategies): nothing gained is a failure; anything gained is partial. */
 function shortOfSuccess(counts: AggregationCounts, counted: number): StrategyVerdict {
   if (counts.succeeded === 0 && counts.progressed === 0) return { status: 'failed', majority: null };
   return { status: 'partial', majority: isMajority(counts.succeeded, counted) ? 'succeeded' : 'failed' };

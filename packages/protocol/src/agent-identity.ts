@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * The agent a delegation is meant for, as the agent registry declares it (seed 004 "Target
- * Agent"): the receiver refuses the work when it does not run exactly that agent.
+ * The agent a delegation is meant for, as the agent registry declares it: the receiver refuses
+ * the work when it does not run exactly that agent (docs/protocol.md#target-agents).
  */
 export const agentIdentitySchema = z
   .looseObject({
@@ -16,5 +16,5 @@ export const agentIdentitySchema = z
       .regex(/^[0-9a-f]{64}$/, { message: 'must be a SHA-256 hash: 64 lowercase hex digits' })
       .meta({ description: "SHA-256 of the agent's prompt and configuration, as registered." }),
   })
-  .meta({ title: 'AgentIdentity', description: 'A registered agent: id, version and prompt/config hash (seed 004).' });
+  .meta({ title: 'AgentIdentity', description: 'A registered agent: id, version and prompt/config hash.' });
 export type AgentIdentity = z.output<typeof agentIdentitySchema>;

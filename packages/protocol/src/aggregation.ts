@@ -12,7 +12,7 @@ export const aggregationStrategySchema = z.enum(AGGREGATION_STRATEGIES).meta({
 });
 export type AggregationStrategy = z.infer<typeof aggregationStrategySchema>;
 
-/** A fan-out: one delegation spawning several child delegations (seed 000 `ParallelDelegation`). */
+/** A fan-out: one delegation spawning several child delegations (docs/protocol.md#aggregated-outcome). */
 export const parallelDelegationSchema = z
   .looseObject({
     parent_id: messageIdSchema.meta({ description: 'The delegation that spawned the children.' }),
@@ -22,7 +22,7 @@ export const parallelDelegationSchema = z
   .meta({ description: 'A fan-out of one delegation into parallel child delegations.' });
 export type ParallelDelegation = z.output<typeof parallelDelegationSchema>;
 
-/** One child's result as the aggregate reports it (seed 000 `ChildOutcomeSummary`). */
+/** One child's result as the aggregate reports it (docs/protocol.md#aggregated-outcome). */
 export const childOutcomeSummarySchema = z
   .looseObject({
     message_id: messageIdSchema,
@@ -33,7 +33,7 @@ export const childOutcomeSummarySchema = z
   .meta({ description: "One child's outcome within an aggregated outcome." });
 export type ChildOutcomeSummary = z.output<typeof childOutcomeSummarySchema>;
 
-/** The combined result of a fan-out (seed 000 `AggregatedOutcome`). */
+/** The combined result of a fan-out (docs/protocol.md#aggregated-outcome). */
 export const aggregatedOutcomeSchema = z
   .looseObject({
     strategy_used: aggregationStrategySchema,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { beadsRefSchema } from './identifiers.js';
 import { jsonObjectSchema, whenObject } from './json.js';
 
-/** Content of this many UTF-8 bytes or more must travel by reference (seed 000: "< 1KB inline"). */
+/** Content of this many UTF-8 bytes or more must travel by reference (docs/protocol.md#artifacts). */
 export const INLINE_CONTENT_LIMIT_BYTES = 1024;
 
 /** UTF-8 length of a string without allocating (pure, no Buffer), counting lone surrogates as U+FFFD. */

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { messageIdSchema } from './identifiers.js';
 import { tierNameSchema } from './tiers.js';
 
-/** Seed 003's four answers to upstream confidence, gravest last. */
+/** The four answers to upstream confidence, gravest last (docs/protocol.md#confidence-cascade). */
 export const CASCADE_ACTION_NAMES = ['proceed', 'flag_uncertainty', 'needs_review', 'reject_and_escalate'] as const;
 export const cascadeActionSchema = z.enum(CASCADE_ACTION_NAMES);
 
 /**
- * What a receiving tier's cascade check decided about the upstream work it relied on (seed 003
- * "Cascade Check Protocol"). An outcome carries the gravest check of its chain, so a flag or a
- * rejection deep down stays visible at the root.
+ * What a receiving tier's cascade check decided about the upstream work it relied on
+ * (docs/protocol.md#confidence-cascade). An outcome carries the gravest check of its chain, so a
+ * flag or a rejection deep down stays visible at the root.
  */
 export const cascadeCheckSchema = z
   .looseObject({
@@ -19,5 +19,5 @@ export const cascadeCheckSchema = z
     upstream_id: messageIdSchema.meta({ description: 'The outcome message that was checked.' }),
     checked_by: tierNameSchema,
   })
-  .meta({ description: 'Seed 003 cascade check: proceed, flag_uncertainty, needs_review or reject_and_escalate.' });
+  .meta({ description: 'Confidence cascade check: proceed, flag_uncertainty, needs_review or reject_and_escalate.' });
 export type CascadeCheck = z.output<typeof cascadeCheckSchema>;

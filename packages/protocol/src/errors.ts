@@ -2,7 +2,7 @@
 export interface TierflowErrorOptions {
   /** A stable, machine-readable code, e.g. `invalid_message`, `specialist_unavailable`. */
   readonly code: string;
-  /** Whether trying the same work again may succeed (seed 001: retryable vs permanent). */
+  /** Whether trying the same work again may succeed: retryable vs permanent (docs/protocol.md#retries). */
   readonly retryable?: boolean;
   readonly cause?: unknown;
 }

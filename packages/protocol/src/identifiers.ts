@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 /**
- * A message id. Seed 000 asks for a UUID but its own examples use ids such as `msg-001`, so any
- * short token of letters, digits, `.`, `_` and `-` is accepted. Ids become BullMQ job ids, which
- * may not contain `:` and may not be integers, so an all-digit id is refused.
+ * A message id (docs/protocol.md#identifiers-and-timestamps). UUIDs and ids such as `msg-001`
+ * both qualify: any short token of letters, digits, `.`, `_` and `-` is accepted. Ids become
+ * BullMQ job ids, which may not contain `:` and may not be integers, so an all-digit id is
+ * refused.
  */
 export const messageIdSchema = z
   .string()

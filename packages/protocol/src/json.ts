@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** A JSON object with free-form values (`dict` in seed 000): task_data, metadata, resources_used. */
+/** A JSON object with free-form values: task_data, metadata, resources_used. */
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof jsonObjectSchema>;
 

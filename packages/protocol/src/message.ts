@@ -35,7 +35,7 @@ function envelopeSchema<P extends z.ZodType>(kind: MessageKind, payload: P) {
       target_tier: tierNameSchema.meta({ description: 'Who receives this.' }),
       correlation_id: messageIdSchema.nullable().default(null).meta({ description: 'Links to the originating request.' }),
       payload,
-      signature: messageSignatureSchema.optional().meta({ description: 'HMAC over the canonical message; required by deployments that sign.' }),
+      signature: messageSignatureSchema.optional().meta({ description: 'Ed25519 signature over the canonical message; required by deployments that sign.' }),
     })
     .superRefine((message, ctx) => {
       const { source_tier: source, target_tier: target } = message;
@@ -68,7 +68,7 @@ export const cancellationMessageSchema = envelopeSchema('cancellation', cancella
 /** Any protocol message. `validate()` picks the kind from the payload and reports precise errors. */
 export const messageSchema = z
   .union([delegationMessageSchema, outcomeMessageSchema, cancellationMessageSchema])
-  .meta({ title: 'Message', description: 'A Tierflow handoff protocol message (seed 000 envelope).' });
+  .meta({ title: 'Message', description: 'A Tierflow handoff protocol message: one envelope around one payload.' });
 
 export type DelegationMessage = z.output<typeof delegationMessageSchema>;
 export type OutcomeMessage = z.output<typeof outcomeMessageSchema>;

@@ -6,7 +6,7 @@ import { validate, validateWith } from './validate.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-describe('the complete message examples of seed 000', () => {
+describe('the protocol’s complete message examples', () => {
   it('are all here', () => {
     expect(seedExampleFiles().sort()).toEqual([
       'aggregated-outcome.json',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Every outcome status of seed 000, as sent on the wire. */
+/** Every outcome status, as sent on the wire (docs/protocol.md#outcome-statuses). */
 export const OUTCOME_STATUSES = [
   'success',
   'partial',
@@ -21,9 +21,8 @@ export type OutcomeStatus = z.infer<typeof outcomeStatusSchema>;
 
 /**
  * Statuses that may carry `error_type`, `error_detail` and `recoverable`.
- * Seed 000 names failed, blocked and needs_clarification, yet its own aggregated example sends
- * error fields with `partial`, and a timeout or a throttle has a reason too: so every status but
- * `success` is an error status here.
+ * A partial aggregate, a timeout and a throttle each have a reason worth sending, so every status
+ * but `success` is an error status (docs/protocol.md#error-fields).
  */
 export function isErrorStatus(status: OutcomeStatus): boolean {
   return status !== 'success';

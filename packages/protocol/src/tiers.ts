@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The four tiers, by their names on the wire, with their levels (seed 000 `TierLevel`).
+ * The four tiers, by their names on the wire, with their levels (docs/protocol.md#tiers).
  * Higher levels delegate down; lower levels report up.
  */
 export const TIER_LEVELS = {

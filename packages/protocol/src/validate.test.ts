@@ -23,7 +23,7 @@ function artifacts(message: Example): Record<string, unknown>[] {
   return message.payload.artifacts as Record<string, unknown>[];
 }
 
-describe('validate: broken variants of the seed examples', () => {
+describe('validate: broken variants of the protocol examples', () => {
   it.each<[string, string, (message: Example) => void, { path: string; code: string }[]]>([
     ['id missing', DELEGATION, (m) => delete m.id, [{ path: '$.id', code: 'invalid_type' }]],
     ['id with a colon', DELEGATION, (m) => (m.id = 'msg:1'), [{ path: '$.id', code: 'invalid_format' }]],
@@ -215,7 +215,7 @@ describe('validate: any input', () => {
     );
   });
 
-  it('never throws on near-messages: a seed example with any field replaced by any JSON value', () => {
+  it('never throws on near-messages: a protocol example with any field replaced by any JSON value', () => {
     const paths = ['version', 'id', 'timestamp', 'source_tier', 'target_tier', 'correlation_id', 'payload'] as const;
     const payloadKeys = ['status', 'summary', 'confidence', 'artifacts', 'error_type', 'recoverable', 'result_refs'] as const;
     fc.assert(

@@ -88,7 +88,7 @@ function parseJson(text: string): ValidationResult<unknown> {
 
 /**
  * Validates a protocol message (an object, or JSON text) and returns every error at once, each
- * with its JSON path (seed 003 `validateHandoff(json) → errors[]`). Never throws.
+ * with its JSON path (docs/protocol.md#validating-messages). Never throws.
  *
  * - An unknown major version is refused with that one error: the rest cannot be judged by 1.x rules.
  * - An unknown minor version is accepted, and unknown fields are kept, so a parse → serialise

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** The protocol version this implementation writes. */
 export const PROTOCOL_VERSION = '1.0.0';
 
-/** Major versions this implementation reads. A receiver MUST reject any other (seed 000). */
+/** Major versions this implementation reads. A receiver MUST reject any other (docs/protocol.md#protocol-versions). */
 export const SUPPORTED_MAJOR_VERSIONS: readonly number[] = [1];
 
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;

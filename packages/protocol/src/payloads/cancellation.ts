@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { messageIdSchema } from '../identifiers.js';
 
-/** A request to abort in-flight work (seed 000 `CancellationPayload`). */
+/** A request to abort in-flight work (docs/protocol.md#cancellation-payload). */
 export const cancellationPayloadSchema = z
   .looseObject({
     target_message_id: messageIdSchema.meta({ description: 'The delegation message to cancel.' }),

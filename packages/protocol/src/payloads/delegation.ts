@@ -11,7 +11,7 @@ export const prioritySchema = z
   .min(0, { message: 'must be between 0 (critical) and 4 (backlog)' })
   .max(4, { message: 'must be between 0 (critical) and 4 (backlog)' });
 
-/** Work assigned by a higher tier to the tier below it (seed 000 `DelegationPayload`). */
+/** Work assigned by a higher tier to the tier below it (docs/protocol.md#delegation-payload). */
 export const delegationPayloadSchema = z
   .looseObject({
     task_type: z.string().min(1).meta({ description: 'What kind of work, e.g. "solve", "route", "execute".' }),
@@ -30,8 +30,8 @@ export const delegationPayloadSchema = z
     task_data: jsonObjectSchema.default({}).meta({ description: 'Structured, tier-specific task data.' }),
     expected_output_schema: jsonObjectSchema
       .optional()
-      .meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not (seed 001).' }),
-    target_agent: agentIdentitySchema.optional().meta({ description: 'The exact agent expected (seed 004); the receiver refuses the work if it differs.' }),
+      .meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not.' }),
+    target_agent: agentIdentitySchema.optional().meta({ description: 'The exact agent expected; the receiver refuses the work if it differs.' }),
   })
   .meta({ description: 'Delegation (down): a higher tier assigns work to a lower tier.' });
 export type DelegationPayload = z.output<typeof delegationPayloadSchema>;

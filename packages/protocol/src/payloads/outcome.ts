@@ -12,7 +12,7 @@ export const confidenceSchema = z
 
 const ERROR_FIELDS = ['error_type', 'error_detail', 'recoverable'] as const;
 
-/** What a lower tier reports to the tier above it (seed 000 `OutcomePayload`). */
+/** What a lower tier reports to the tier above it (docs/protocol.md#outcome-payload). */
 export const outcomePayloadSchema = z
   .looseObject({
     status: outcomeStatusSchema,
@@ -27,7 +27,7 @@ export const outcomePayloadSchema = z
     error_detail: z.string().nullable().default(null).meta({ description: 'Only with a status other than success.' }),
     recoverable: z.boolean().nullable().default(null).meta({ description: 'Only with a status other than success.' }),
     artifacts: z.array(artifactSchema).default([]).meta({ description: 'Concrete outputs.' }),
-    cascade_check: cascadeCheckSchema.optional().meta({ description: 'The gravest confidence cascade check behind this outcome (seed 003).' }),
+    cascade_check: cascadeCheckSchema.optional().meta({ description: 'The gravest confidence cascade check behind this outcome, its own or one its children carried.' }),
   })
   .superRefine((outcome, ctx) => {
     const parsed = outcomeStatusSchema.safeParse(outcome.status);

@@ -5,13 +5,13 @@ import { parseMessage, type DelegationPayload, type OutcomeMessage, type Outcome
 const CHECKED: ReadonlySet<OutcomeStatus> = new Set(['success', 'partial']);
 
 /**
- * Seed 001's `expected_output_schema`: the outcome payload a tier is about to send, checked
- * against the schema its delegation carried (compiled once per schema, in the core). A result that
- * does not match goes out as `failed`, error_type `format_mismatch`, every mismatch in
- * error_detail; a schema that cannot be compiled as `invalid_output_schema`. Both are permanent
- * (`recoverable: false`): seed 001 puts an invalid payload among the errors to fail at once,
- * and the same input to the same specialist tends to produce the same shape, so a retry would
- * only repeat it. The work done stays attached (artifacts, result_refs) for whoever looks into it.
+ * `expected_output_schema` (docs/protocol.md#expected-output-schemas): the outcome payload a tier
+ * is about to send, checked against the schema its delegation carried (compiled once per schema,
+ * in the core). A result that does not match goes out as `failed`, error_type `format_mismatch`,
+ * every mismatch in error_detail; a schema that cannot be compiled as `invalid_output_schema`.
+ * Both are permanent (`recoverable: false`): the same input to the same specialist tends to
+ * produce the same shape, so a retry would only repeat it. The work done stays attached
+ * (artifacts, result_refs) for whoever looks into it.
  */
 export function withExpectedOutput(request: DelegationPayload, outcome: OutcomeMessage): OutcomeMessage {
   const schema = request.expected_output_schema;

@@ -14,9 +14,9 @@ export interface CheckedRound {
 }
 
 /**
- * Seed 003's cascade check at a parent's aggregate step: every upstream outcome is checked before
- * the policy reads it (the decision is the core's, pure). With `thresholds` null the check is off,
- * and only what the children carried travels on.
+ * The confidence cascade check (docs/protocol.md#confidence-cascade) at a parent's aggregate
+ * step: every upstream outcome is checked before the policy reads it (the decision is the core's,
+ * pure). With `thresholds` null the check is off, and only what the children carried travels on.
  */
 export function checkUpstream(round: SettledRound, tier: TierName, thresholds: CascadeThresholds | null): CheckedRound {
   const checks: CascadeCheck[] = [];

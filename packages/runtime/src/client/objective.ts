@@ -12,9 +12,9 @@ export const subtaskSchema = z.strictObject({
   timeout_ms: positiveMs.optional(),
   constraints: z.array(z.string()).optional(),
   task_data: jsonObjectSchema.optional(),
-  /** A JSON Schema the Fleet's outcome must match (seed 001); checked to compile when the file is read. */
+  /** A JSON Schema the Fleet's outcome must match (docs/protocol.md#expected-output-schemas); checked to compile when the file is read. */
   expected_output_schema: outputSchemaField.optional(),
-  /** Pins the exact agent (seed 004's lock file): the Fleet refuses the subtask when it runs anything else. */
+  /** Pins the exact agent (docs/protocol.md#target-agents): the Fleet refuses the subtask when it runs anything else. */
   target_agent: agentIdentitySchema.optional(),
 });
 export type Subtask = z.infer<typeof subtaskSchema>;
@@ -45,7 +45,7 @@ export const rootObjectiveSchema = z.strictObject({
   root_id: z.string().min(1),
   submitted_at: z.iso.datetime({ offset: true }),
   objective: objectiveFileSchema,
-  /** Set by a client of a deployment that signs: HMAC over this record without it, like a message's. */
+  /** Set by a client of a deployment that signs: an Ed25519 signature over this record without it, like a message's (docs/protocol.md#message-signatures). */
   signature: messageSignatureSchema.optional(),
 });
 export type RootObjective = z.infer<typeof rootObjectiveSchema>;

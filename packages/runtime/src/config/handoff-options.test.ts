@@ -3,7 +3,7 @@ import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { resolveRuntimeOptions, runtimeOptionsFromEnv } from './options.js';
 
 describe('audit and cascade options', () => {
-  it('default to a 30-day audit trail and the seed’s cascade bounds', () => {
+  it('default to a 30-day audit trail and the protocol’s cascade bounds', () => {
     expect(resolveRuntimeOptions()).toMatchObject({ auditTtlMs: DEFAULT_AUDIT_TTL_MS, cascade: { proceed: 0.8, flag: 0.5, review: 0.3 } });
     expect(DEFAULT_AUDIT_TTL_MS).toBe(30 * 24 * 3600_000);
   });

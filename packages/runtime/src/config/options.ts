@@ -21,7 +21,7 @@ export interface RuntimeOptions {
   readonly retry: RetryOptions;
   /** How long finished jobs (and so `tierflow status` trees) are kept. */
   readonly keepFinishedMs: number;
-  /** How long the de-duplication record of a handled message is kept (seed 000: one hour). */
+  /** How long the de-duplication record of a handled message is kept: one hour by default (docs/protocol.md#de-duplication). */
   readonly dedupTtlMs: number;
   /**
    * A worker holds each running job's lock this long and renews it at half of it; a crashed
@@ -40,7 +40,7 @@ export interface RuntimeOptions {
   readonly beadsTtlMs: number;
   /** How long a run's audit trail is kept past its last entry (default 30 days). */
   readonly auditTtlMs: number;
-  /** The bounds of the confidence cascade check on upstream outcomes (seed 003); null: no check. */
+  /** The bounds of the confidence cascade check on upstream outcomes (docs/protocol.md#confidence-cascade); null: no check. */
   readonly cascade: CascadeThresholds | null;
   /** Message signing (TIERFLOW_KEYS_DIR): the key set; null: nothing is signed and nothing is checked. */
   readonly signing: SigningConfig | null;

@@ -48,7 +48,7 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_BEADS_TTL_MS: envWhole(R.beadsTtlMs).default(RUNTIME_DEFAULTS.beadsTtlMs),
   TIERFLOW_AUDIT_TTL_MS: envWhole(R.auditTtlMs).default(DEFAULT_AUDIT_TTL_MS),
 
-  // The confidence cascade check (seed 003).
+  // The confidence cascade check (docs/protocol.md#confidence-cascade).
   TIERFLOW_CASCADE_CHECK: envChoice(['on', 'off']).default('on'),
   TIERFLOW_CASCADE_PROCEED: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.proceed),
   TIERFLOW_CASCADE_FLAG: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.flag),
@@ -66,7 +66,7 @@ export const tierflowEnvSchema = z.object({
   // A tier's worker (`tierflow worker <tier>`).
   /** Jobs per worker process; the worker's default (8) when unset. */
   TIERFLOW_CONCURRENCY: envWhole(R.concurrency).optional(),
-  /** The default timeout each tier gives what it delegates; the tier's own (seed 000: 120 s, 60 s, 30 s) when unset. */
+  /** The default timeout each tier gives what it delegates; the tier's own (120 s, 60 s, 30 s: docs/protocol.md#timeouts) when unset. */
   TIERFLOW_ARCHITECT_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),
   TIERFLOW_DISPATCHER_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),
   TIERFLOW_FLEET_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),

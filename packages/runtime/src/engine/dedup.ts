@@ -3,9 +3,9 @@ import { validate, type OutcomeMessage, type TierName } from '@tierflow/protocol
 import type { RedisWrites } from '../redis/fenced-batch.js';
 
 /**
- * Seed 000's de-duplication: each tier caches the outcome it sent for a message id under
- * `beads:system/seen-messages/{tier}/{id}`, and answers a second delivery from the cache
- * without running its handler again. The record is read with the rest of a pass's facts
+ * De-duplication (docs/protocol.md#de-duplication): each tier caches the outcome it sent for a
+ * message id under `beads:system/seen-messages/{tier}/{id}`, and answers a second delivery from
+ * the cache without running its handler again. The record is read with the rest of a pass's facts
  * (`JobFactsReader`) and written in the pass's fenced batch, so this only names and parses it.
  */
 export class DedupCache {

@@ -6,7 +6,8 @@ import type { TierHandler } from '../policy/handler.js';
 import { buildDelegation } from '../messages/messages.js';
 import { resolveRuntimeOptions } from '../config/options.js';
 
-// Seed 002's nested fan-out guard: the lowest tier executes, it never delegates.
+// The nested fan-out guard (docs/protocol.md#nested-fan-out-guard): the lowest tier executes, it
+// never delegates.
 const db = usePrivateRedis();
 
 describe('a Fleet handler that tries to delegate', () => {

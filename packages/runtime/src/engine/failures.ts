@@ -3,7 +3,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
 import type { StopReason } from '../cancellation/control-listener.js';
 
-/** Permanent: retrying cannot help (seed 001). Unknown errors are taken as transient. */
+/** Permanent: retrying cannot help (docs/protocol.md#retries). Unknown errors are taken as transient. */
 export function isPermanent(error: unknown): boolean {
   return error instanceof UnrecoverableError || (isTierflowError(error) && !error.retryable);
 }
@@ -36,8 +36,9 @@ export function failureDraft(error: unknown, attempts: number): OutcomeDraft {
 }
 
 /**
- * The answer of work stopped early, cancelled or out of time: seed 000 asks for what partial
- * results there are, so the artifacts of the children that had succeeded come along.
+ * The answer of work stopped early, cancelled or out of time: it carries what partial results
+ * there are, so the artifacts of the children that had succeeded come along
+ * (docs/protocol.md#cancellation-semantics).
  */
 export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] = [], delegated = 0): OutcomeDraft {
   const succeeded = settled.filter((child) => child.outcome.payload.status === 'success');
