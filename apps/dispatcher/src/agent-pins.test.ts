@@ -26,12 +26,12 @@ describe('agent pins', () => {
   it('reads the published registry, identity fields only, skipping what is missing or malformed', async () => {
     const beads = beadsWith(sim);
     beads.values.set('execution/agents/bad', { agent_id: 'bad' });
-    const found = await registeredAgents({ beads: beads.asStore(), log: silent }, ['sim', 'sim', 'bad', 'none']);
+    const found = await registeredAgents({ beads, log: silent }, ['sim', 'sim', 'bad', 'none']);
     expect([...found.entries()]).toEqual([['sim', sim]]);
   });
 
   it('leaves out an entry that is not JSON, saying so, rather than failing the dispatch', async () => {
-    const store = beadsWith(sim).asStore();
+    const store = beadsWith(sim);
     const warnings: unknown[] = [];
     const corrupt = TierflowError.permanent('beads:execution/agents/bad holds a value that is not JSON', { code: 'beads_corrupt' });
     const beads = Object.assign(Object.create(store) as typeof store, {

@@ -1,4 +1,4 @@
-import { agentKey, type BeadsStore } from '@tierflow/beads';
+import { agentKey, type Beads } from '@tierflow/beads';
 import type { AgentIdentity } from '@tierflow/protocol';
 import type { SpecialistRegistry } from './registry.js';
 
@@ -11,7 +11,7 @@ export interface PublishedAgent extends AgentIdentity {
  * Publishes the registry to Beads, one entry per agent, so the Dispatcher pins what it delegates
  * to the agent registered. No expiry: an entry lasts until a Fleet starts with that agent changed.
  */
-export async function publishAgents(beads: BeadsStore, registry: SpecialistRegistry, now: number): Promise<void> {
+export async function publishAgents(beads: Beads, registry: SpecialistRegistry, now: number): Promise<void> {
   const registered_at = new Date(now).toISOString();
   await beads.setMany(
     registry.identities().map((identity) => ({ key: agentKey(identity.agent_id), value: { ...identity, registered_at } satisfies PublishedAgent, ttlMs: null })),

@@ -22,6 +22,8 @@ export { BEADS_NAMESPACES, BEADS_REF_PREFIX, beadsRef, isBeadsNamespace, MAX_BEA
 export type { BeadsNamespace, ParsedBeadsKey } from './beads-key.js';
 export { BeadsPermissionError, canWrite, checkWrite, SEEN_MESSAGES_PATH, seenMessageKey, seenMessagesRedisPrefix, WRITE_PERMISSIONS } from './permissions.js';
 export { beadsAclKeyRules } from './beads-acl.js';
+export { beadsHandle } from './beads.js';
+export type { Beads } from './beads.js';
 export { BeadsStore } from './store.js';
 export { DeferredBeadsStore } from './deferred-store.js';
 export type { BeadsCommit } from './deferred-store.js';

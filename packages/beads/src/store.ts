@@ -1,5 +1,6 @@
 import { type TierName } from '@tierflow/protocol';
 import { type Redis } from 'ioredis';
+import type { Beads } from './beads.js';
 import { beadsRef, parseBeadsKey } from './beads-key.js';
 import { checkWrite } from './permissions.js';
 import { escapeRedisGlob } from './redis-glob.js';
@@ -27,7 +28,7 @@ const SCAN_COUNT = 500;
  * key (`task/x`) or a reference (`beads:task/x`). Writes check the permission before touching
  * Redis, so a refused write writes nothing.
  */
-export class BeadsStore {
+export class BeadsStore implements Beads {
   readonly tier: TierName;
   readonly prefix: string;
   readonly defaultTtlMs: number | null;

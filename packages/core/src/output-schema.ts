@@ -1,4 +1,4 @@
-import { ERROR_TYPES } from '@tierflow/protocol';
+import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
@@ -33,7 +33,10 @@ const linearRegExp: RegExpEngine = Object.assign(
       compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`pattern ${JSON.stringify(pattern)} cannot be used: patterns are matched in linear time (RE2), without backreferences or lookaround (${reason})`, { cause: error });
+      throw TierflowError.permanent(`pattern ${JSON.stringify(pattern)} cannot be used: patterns are matched in linear time (RE2), without backreferences or lookaround (${reason})`, {
+        code: ERROR_TYPES.invalidOutputSchema,
+        cause: error,
+      });
     }
     // Ajv keys its compiled patterns by toString(): it must name the pattern.
     return { test: (text: string) => compiled.test(text), toString: () => pattern };

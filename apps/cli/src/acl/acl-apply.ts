@@ -1,3 +1,4 @@
+import { TierflowError } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import { passwordRule, passwordVariable, type AclPasswords } from './acl-passwords.js';
 import { ACL_USERS, aclPermissions, DISABLED_DEFAULT_USER } from './acl-users.js';
@@ -21,7 +22,7 @@ export async function applyAcl(redis: Redis, prefix: string, passwords: AclPassw
   const permissions = aclPermissions(prefix);
   const whoami = String(await redis.call('ACL', 'WHOAMI'));
   if (whoami === 'default' && passwords.admin === undefined) {
-    throw new Error(`connected as the default user, which this disables: set ${passwordVariable('admin')} so the admin user can take over`);
+    throw TierflowError.permanent(`connected as the default user, which this disables: set ${passwordVariable('admin')} so the admin user can take over`, { code: 'invalid_config' });
   }
   const report: string[] = [];
   for (const user of ACL_USERS) {

@@ -1,4 +1,4 @@
-import { tierOfSlug, type TierSlug } from '@tierflow/protocol';
+import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { beadsAclKeyRules, escapeRedisGlob } from '@tierflow/beads';
 import { controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
@@ -47,7 +47,7 @@ const APP_COMMANDS = [
  */
 export function aclPermissions(prefix: string): Record<AclUser, string[]> {
   resolveRuntimeOptions({ prefix });
-  if (/\s/.test(prefix)) throw new Error(`prefix ${JSON.stringify(prefix)}: an ACL rule cannot hold whitespace`);
+  if (/\s/.test(prefix)) throw TierflowError.permanent(`prefix ${JSON.stringify(prefix)}: an ACL rule cannot hold whitespace`, { code: 'invalid_config' });
   const p = escapeRedisGlob(prefix);
   const keys = controlKeys(p);
   const queues = Object.values(QUEUE_OF).map((queue) => `~${p}:${queue}:*`);

@@ -1,4 +1,4 @@
-import type { TierSlug } from '@tierflow/protocol';
+import { TierflowError, type TierSlug } from '@tierflow/protocol';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -66,7 +66,7 @@ export async function demoCommand(dir: string | undefined, io: CliIo): Promise<n
       timeoutMs: 30_000,
       description: 'the four tier workers to start',
     });
-    if (ready.size !== ALL_TIERS.length) throw new Error('a tier worker exited while starting');
+    if (ready.size !== ALL_TIERS.length) throw new TierflowError('a tier worker exited while starting', { code: 'worker_exited' });
     io.stdout(`Started ${ALL_TIERS.map((tier) => `${tier} (pid ${tiers.children.get(tier)?.pid})`).join(', ')}\n\n`);
 
     const runs = await Promise.all(

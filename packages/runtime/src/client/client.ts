@@ -1,4 +1,4 @@
-import { formatValidationError, validateWith, type OutcomeMessage } from '@tierflow/protocol';
+import { formatValidationError, TierflowError, validateWith, type OutcomeMessage } from '@tierflow/protocol';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
@@ -24,8 +24,12 @@ import type { RunNode } from '../audit/run-tree-merge.js';
 import { signRecord } from '../security/signing.js';
 import { signerOf } from '../security/signing-keys.js';
 
-export class ObjectiveFileError extends Error {
+/** A root objective that does not pass its checks: nothing was enqueued. */
+export class ObjectiveFileError extends TierflowError {
   override readonly name = 'ObjectiveFileError';
+  constructor(message: string) {
+    super(message, { code: 'invalid_objective', retryable: false });
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { tierOfSlug } from '@tierflow/protocol';
+import { TierflowError, tierOfSlug } from '@tierflow/protocol';
 
 /** The queue where rejected jobs are kept for an operator to see and replay; nothing ever consumes it. */
 export const DEAD_LETTER_QUEUE = 'dead-letter';
@@ -60,7 +60,7 @@ export class DeadLetters {
     const letterJob = await this.queue.getJob(id);
     if (!letterJob) return null;
     const letter = letterJob.data as DeadLetter;
-    if (!tierOfSlug(letter.queue)) throw new Error(`dead letter ${id} names an unknown queue ${letter.queue}`);
+    if (!tierOfSlug(letter.queue)) throw TierflowError.permanent(`dead letter ${id} names an unknown queue ${letter.queue}`, { code: 'invalid_input' });
     const target = new Queue(letter.queue, { connection: this.redis, prefix: this.prefix });
     try {
       const original = await target.getJob(letter.job_id);

@@ -1,4 +1,4 @@
-import { DeferredBeadsStore } from '@tierflow/beads';
+import { beadsHandle, DeferredBeadsStore } from '@tierflow/beads';
 import { ROOT_CONTEXT, type Link, type Span } from '@opentelemetry/api';
 import type { Job } from 'bullmq';
 import { deadlineOf, receiverMarginMs } from '../deadlines/timing.js';
@@ -42,7 +42,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     redelivered: job.attemptsMade > 0 || (job.attemptsStarted ?? 1) > 1,
     maxAttempts: job.opts.attempts ?? 1,
     signal,
-    beads,
+    beads: beadsHandle(beads),
     log: engine.log,
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
     now: () => engine.clock.now(),

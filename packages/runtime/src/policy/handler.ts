@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import type { BeadsStore } from '@tierflow/beads';
+import type { Beads } from '@tierflow/beads';
 import type {
   AggregationStrategy,
   DelegationMessage,
@@ -43,7 +43,7 @@ export interface TierContext {
   /** Fires when the work is cancelled or runs out of time; stop promptly when it does. */
   readonly signal: AbortSignal;
   /** Beads, with this tier's write permissions. */
-  readonly beads: BeadsStore;
+  readonly beads: Beads;
   readonly log: TierLogger;
   /**
    * The OpenTelemetry context of this pass's span. A policy that traces its own work passes it

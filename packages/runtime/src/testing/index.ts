@@ -14,11 +14,12 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
  * const next = await myPolicy.resume!(fakeContext(assignment, beads), round);
  * ```
  */
-import { checkWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
+import { beadsRef, checkWrite, parseBeadsKey, type Beads, type BeadsEntry, type BeadsSetOptions } from '@tierflow/beads';
 import {
   delegationPayloadSchema,
   tierAbove,
   tierBelow,
+  TierflowError,
   type DelegationPayloadInput,
   type JsonObject,
   type OutcomePayloadInput,
@@ -32,7 +33,7 @@ import { buildDelegation, buildOutcome } from '../messages/messages.js';
 export const FIXED_NOW = 1_700_000_000_000;
 
 /** Beads in memory, checking the tier's write permission like the real store; values round-trip through JSON. */
-export class FakeBeads {
+export class FakeBeads implements Beads {
   readonly values = new Map<string, unknown>();
   /** Each call to set or setMany, in order, as the batch of entries it wrote (`ttlMs` only when given). */
   readonly writes: { key: string; value: unknown; ttlMs?: number | null }[][] = [];
@@ -40,14 +41,20 @@ export class FakeBeads {
   constructor(readonly tier: TierName) {}
 
   get<T = unknown>(key: string): Promise<T | null> {
-    return Promise.resolve((this.values.get(key.replace(/^beads:/, '')) as T | undefined) ?? null);
+    return Promise.resolve((this.values.get(parseBeadsKey(key).key) as T | undefined) ?? null);
   }
 
-  set(key: string, value: unknown, options: { ttlMs?: number | null } = {}): Promise<void> {
+  getMany<T = unknown>(keys: readonly string[]): Promise<(T | null)[]> {
+    return Promise.all(keys.map((key) => this.get<T>(key)));
+  }
+
+  set(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<void> {
     return this.setMany([{ key, value, ...options }]);
   }
 
-  setMany(entries: readonly BeadsEntry[]): Promise<void> {
+  // async, like the real store's: a refused write rejects rather than throws.
+  async setMany(entries: readonly BeadsEntry[]): Promise<void> {
+    await Promise.resolve();
     const batch = entries.map((entry) => ({
       key: checkWrite(this.tier, entry.key).key,
       value: JSON.parse(JSON.stringify(entry.value)) as unknown,
@@ -55,16 +62,32 @@ export class FakeBeads {
     }));
     for (const { key, value } of batch) this.values.set(key, value);
     this.writes.push(batch);
-    return Promise.resolve();
+  }
+
+  async setIfAbsent(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<boolean> {
+    if (this.values.has(checkWrite(this.tier, key).key)) return false;
+    await this.set(key, value, options);
+    return true;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    await Promise.resolve();
+    return this.values.delete(checkWrite(this.tier, key).key);
+  }
+
+  exists(key: string): Promise<boolean> {
+    return Promise.resolve(this.values.has(parseBeadsKey(key).key));
+  }
+
+  /** The keys matching a glob of `*` and `?`, sorted. */
+  keys(pattern: string): Promise<string[]> {
+    const glob = parseBeadsKey(pattern).key.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const match = new RegExp(`^${glob}$`);
+    return Promise.resolve([...this.values.keys()].filter((key) => match.test(key)).sort());
   }
 
   ref(key: string): string {
-    return `beads:${key}`;
-  }
-
-  /** The store type the context wants; only the methods above exist. */
-  asStore(): BeadsStore {
-    return this as unknown as BeadsStore;
+    return beadsRef(key);
   }
 }
 
@@ -88,7 +111,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     redelivered: false,
     maxAttempts: 3,
     signal: new AbortController().signal,
-    beads: beads.asStore(),
+    beads,
     log: { info: () => undefined, warn: () => undefined },
     traceContext: ROOT_CONTEXT,
     now,
@@ -114,7 +137,7 @@ export function settle(
   reply: (request: SettledChild['request'], index: number) => OutcomeReply,
   order?: readonly number[],
 ): SettledRound {
-  if (step.kind !== 'delegate') throw new Error('expected a delegate step');
+  if (step.kind !== 'delegate') throw new TierflowError('expected a delegate step', { code: 'unexpected_step' });
   const children = step.children.map((draft, index): SettledChild => {
     const id = childMessageId(parent.id, round, index);
     const request = delegationPayloadSchema.parse(draft);
@@ -126,13 +149,13 @@ export function settle(
 
 /** The step, asserted to be a delegation. */
 export function delegated(step: Step): Extract<Step, { kind: 'delegate' }> {
-  if (step.kind !== 'delegate') throw new Error(`expected a delegate step, got ${step.kind}`);
+  if (step.kind !== 'delegate') throw new TierflowError(`expected a delegate step, got ${step.kind}`, { code: 'unexpected_step' });
   return step;
 }
 
 /** The outcome of a step, asserted to be an outcome. */
 export function reported(step: Step): Extract<Step, { kind: 'outcome' }>['outcome'] {
-  if (step.kind !== 'outcome') throw new Error(`expected an outcome step, got ${step.kind}`);
+  if (step.kind !== 'outcome') throw new TierflowError(`expected an outcome step, got ${step.kind}`, { code: 'unexpected_step' });
   return step.outcome;
 }
 
