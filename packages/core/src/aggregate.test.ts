@@ -78,18 +78,18 @@ describe('aggregate: status, majority, revise and confidence', () => {
     ['single child', 'majority', kids(['success', 0.6]), { status: 'success', confidence: 0.6 }],
     // first_success
     ['winner not first in list', 'first_success', kids(['failed', 0.2], ['success', 0.7], ['success', 0.9], ['cancelled', 0.5]),
-      { status: 'success', winner: 'msg-2', losers: ['msg-1', 'msg-3', 'msg-4'], confidence: 0.7 }],
+      { status: 'success', winner: 'msg-2', confidence: 0.7 }],
     ['winner first, losers cancelled', 'first_success', kids(['success', 0.6], ['cancelled', 0.1], ['cancelled', 0.2]),
-      { status: 'success', winner: 'msg-1', losers: ['msg-2', 'msg-3'], confidence: 0.6 }],
+      { status: 'success', winner: 'msg-1', confidence: 0.6 }],
     ['no winner, all failed', 'first_success', kids(['failed', 0.2], ['timeout', 0.4]),
-      { status: 'failed', winner: null, losers: [], confidence: close(0.3) }],
+      { status: 'failed', winner: null, confidence: close(0.3) }],
     ['no winner, progress', 'first_success', kids(['partial', 0.6], ['failed', 0.2]),
       { status: 'partial', majority: 'failed', revise: true, winner: null }],
     ['no winner, clarification', 'first_success', kids(['cancelled', 0.1], ['needs_clarification', 0.5, { error_detail: 'Q?' }]),
       { status: 'needs_clarification', questions: ['Q?'], confidence: 0.5 }],
     ['all cancelled', 'first_success', kids(['cancelled', 0.4], ['cancelled', 0.6]),
-      { status: 'cancelled', winner: null, losers: [], confidence: close(0.5) }],
-    ['single child', 'first_success', kids(['success', 0.8]), { status: 'success', winner: 'msg-1', losers: [] }],
+      { status: 'cancelled', winner: null, confidence: close(0.5) }],
+    ['single child', 'first_success', kids(['success', 0.8]), { status: 'success', winner: 'msg-1' }],
   ])('%s (%s)', (_label, strategy, children, expected) => {
     expect(aggregate(strategy, children)).toMatchObject(expected);
   });

@@ -19,8 +19,6 @@ export interface Aggregation {
   readonly recoverable: boolean | null;
   /** first_success: the message id of the first child that succeeded. */
   readonly winner: string | null;
-  /** first_success with a winner: every other child's message id, which the runtime cancels. */
-  readonly losers: readonly string[];
   /** The clarifying questions, when the status is `needs_clarification`. */
   readonly questions: readonly string[];
   /** One per child, in input order. */
@@ -98,7 +96,6 @@ export function aggregate(strategy: AggregationStrategy, children: readonly Chil
     revise: majority === 'failed',
     recoverable: recoverableOf(status, children),
     winner: winnerChild?.message_id ?? null,
-    losers: winnerChild === null ? [] : children.filter((child) => child !== winnerChild).map((child) => child.message_id),
     questions,
     child_outcomes: children.map(({ message_id, status: childStatus, confidence, specialist }) => ({
       message_id,
