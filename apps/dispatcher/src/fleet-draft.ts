@@ -15,7 +15,7 @@ export interface FleetDraftInput {
   /** `beads:routing/<root>/task-graph`. */
   readonly taskGraphRef: string;
   /** The exact agent expected (docs/protocol.md#target-agents), when the registry or the plan names one. */
-  readonly targetAgent?: AgentIdentity;
+  readonly targetAgent?: AgentIdentity | undefined;
 }
 
 /**

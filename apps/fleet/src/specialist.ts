@@ -29,7 +29,7 @@ export interface SpecialistArtifact {
   /** `code`, `analysis`, `test_result`, … */
   readonly artifact_type: string;
   readonly content: string;
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** The statuses a specialist may report; timeout, cancelled and throttled belong to the runtime. */
@@ -39,17 +39,17 @@ export type SpecialistStatus = (typeof SPECIALIST_STATUSES)[number];
 /** How a specialist's run went. Error fields are dropped when the status is `success`. */
 export interface SpecialistResult {
   /** `success` when left out. */
-  readonly status?: SpecialistStatus;
+  readonly status?: SpecialistStatus | undefined;
   readonly summary: string;
   /** Self-assessed, 0 to 1. */
   readonly confidence: number;
-  readonly artifacts?: readonly SpecialistArtifact[];
-  readonly error_type?: string;
+  readonly artifacts?: readonly SpecialistArtifact[] | undefined;
+  readonly error_type?: string | undefined;
   /** For `needs_clarification`: the question to ask. */
-  readonly error_detail?: string;
-  readonly recoverable?: boolean;
+  readonly error_detail?: string | undefined;
+  readonly recoverable?: boolean | undefined;
   /** Tokens, models, … reported alongside the Fleet's own `specialist` and `specialist_version`. */
-  readonly resources_used?: Readonly<Record<string, unknown>>;
+  readonly resources_used?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**

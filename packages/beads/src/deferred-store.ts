@@ -42,7 +42,7 @@ export class DeferredBeadsStore extends BeadsStore {
   }
 
   override set(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<void> {
-    return this.hold(() => [this.prepare({ key, value, ttlMs: options.ttlMs })]);
+    return this.hold(() => [this.prepare({ key, value, ...options })]);
   }
 
   override setMany(entries: readonly BeadsEntry[]): Promise<void> {

@@ -90,7 +90,7 @@ export class BeadsStore implements Beads {
    * @throws BeadsPermissionError when this tier may not write `key`, before anything is written.
    */
   async set(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<void> {
-    const write = this.prepare({ key, value, ttlMs: options.ttlMs });
+    const write = this.prepare({ key, value, ...options });
     await (write.ttlMs === null ? this.redis.set(write.redisKey, write.text) : this.redis.set(write.redisKey, write.text, 'PX', write.ttlMs));
   }
 
@@ -117,7 +117,7 @@ export class BeadsStore implements Beads {
    * @throws BeadsPermissionError when this tier may not write `key`.
    */
   async setIfAbsent(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<boolean> {
-    const write = this.prepare({ key, value, ttlMs: options.ttlMs });
+    const write = this.prepare({ key, value, ...options });
     const reply = await (write.ttlMs === null
       ? this.redis.set(write.redisKey, write.text, 'NX')
       : this.redis.set(write.redisKey, write.text, 'PX', write.ttlMs, 'NX'));

@@ -17,7 +17,7 @@ export interface ArtifactForInput {
   /** `code`, `analysis`, `test_result`, … */
   readonly artifact_type: string;
   readonly content: string;
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** The Beads key the content is stored under if it is too large to go inline, e.g. `beads:execution/outputs/msg-002`. */
   readonly ref: string;
 }

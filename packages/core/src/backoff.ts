@@ -20,7 +20,7 @@ export const DEFAULT_RETRY_OPTIONS = { attempts: 3, baseDelayMs: 200, maxDelayMs
  *
  * @throws TierflowError (permanent, code `invalid_config`) naming every problem.
  */
-export function resolveRetryOptions(input: Partial<RetryOptions> = {}): RetryOptions {
+export function resolveRetryOptions(input: { readonly [K in keyof RetryOptions]?: RetryOptions[K] | undefined } = {}): RetryOptions {
   const resolved: RetryOptions = {
     attempts: input.attempts ?? DEFAULT_RETRY_OPTIONS.attempts,
     baseDelayMs: input.baseDelayMs ?? DEFAULT_RETRY_OPTIONS.baseDelayMs,

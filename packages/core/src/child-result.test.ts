@@ -34,7 +34,7 @@ describe('isRecoverableFailure', () => {
     specialist: 's',
     status,
     confidence: 0,
-    recoverable,
+    ...(recoverable === undefined ? {} : { recoverable }),
   });
 
   it.each<[OutcomeStatus, boolean | null | undefined, boolean]>([

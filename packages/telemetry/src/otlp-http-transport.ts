@@ -13,7 +13,7 @@ export type OtlpHttpSettings = ReturnType<typeof convertLegacyHttpOptions>;
 
 type Request = (url: URL, options: RequestOptions, onResponse: (response: IncomingMessage) => void) => ClientRequest;
 
-type Attempt = { readonly kind: 'accepted' } | { readonly kind: FailureKind; readonly error: Error; readonly retryAfterMs?: number };
+type Attempt = { readonly kind: 'accepted' } | { readonly kind: FailureKind; readonly error: Error; readonly retryAfterMs?: number | undefined };
 
 const USER_AGENT = 'tierflow-telemetry';
 
