@@ -56,7 +56,7 @@ export { envChoice, envProbability, envRedisUrl, envText, envWhole, MAX_RETENTIO
 export type { WholeRange, WholeUnit } from './config/env-values.js';
 export { ConfigError, configProblems, readEnv } from './config/read-env.js';
 export type { EnvProblem } from './config/read-env.js';
-export { readTierflowEnv, tierflowEnvSchema } from './config/tierflow-env.js';
+export { readTierflowEnv, readTierflowVars, tierflowEnvSchema } from './config/tierflow-env.js';
 export type { TierflowEnv } from './config/tierflow-env.js';
 export { checkObjectiveSize, checkSubtaskCount, DEFAULT_INPUT_LIMITS, INPUT_LIMIT_ENV, InputTooLargeError, tooManyBytes } from './checks/input-limits.js';
 export type { InputLimits } from './checks/input-limits.js';

@@ -1,4 +1,4 @@
-import { connect, DEFAULT_PREFIX, redactUrl, redisUrlProblem } from '@tierflow/runtime';
+import { connect, readTierflowVars, redactUrl, redisUrlProblem } from '@tierflow/runtime';
 import { applyAcl } from '../acl/acl-apply.js';
 import { aclFileText } from '../acl/acl-file.js';
 import { aclPasswordsFromEnv, passwordVariable } from '../acl/acl-passwords.js';
@@ -18,7 +18,8 @@ export interface AclOptions {
  * TIERFLOW_ACL_PASSWORD_<USER>, and only their hashes are written or sent.
  */
 export async function aclCommand(action: string, options: AclOptions, io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const prefix = options.prefix ?? (env.TIERFLOW_PREFIX || DEFAULT_PREFIX);
+  const settings = readTierflowVars(env, ['TIERFLOW_PREFIX', 'ADMIN_REDIS_URL']);
+  const prefix = options.prefix ?? settings.TIERFLOW_PREFIX;
   const passwords = aclPasswordsFromEnv(env);
   if (action === 'print') {
     let text: string;
@@ -37,7 +38,7 @@ export async function aclCommand(action: string, options: AclOptions, io: CliIo,
     io.stderr(`unknown action "${action}"; expected print or apply\n`);
     return EXIT.unusable;
   }
-  const url = options.adminUrl ?? env.ADMIN_REDIS_URL;
+  const url = options.adminUrl ?? settings.ADMIN_REDIS_URL;
   if (!url) {
     io.stderr('tierflow acl apply needs an admin connection: --admin-url or ADMIN_REDIS_URL\n');
     return EXIT.unusable;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { readTierflowVars, redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
 import { EXIT, type CliIo } from '../io.js';
@@ -21,7 +21,8 @@ interface DemoRedis {
 
 /** Redis at REDIS_URL, else a private redis-server on a free port, else null (with advice printed). */
 async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
-  const url = process.env.REDIS_URL;
+  // Set: the user's Redis, checked like any setting; unset: a private one (the schema's default is for the tiers).
+  const url = process.env.REDIS_URL ? readTierflowVars(process.env, ['REDIS_URL']).REDIS_URL : undefined;
   if (url) return { url, mine: false, stop: () => Promise.resolve() };
   if (!findRedisServerBinary()) {
     io.stderr(

@@ -1,4 +1,4 @@
-import { currentKeys, generateKeySet, PARTIES, readKeySetFile, retireKey, rotateKey, SIGNING_ENV, type Party, type PublicKeyEntry } from '@tierflow/runtime';
+import { currentKeys, generateKeySet, PARTIES, readKeySetFile, retireKey, rotateKey, readTierflowVars, SIGNING_ENV, type Party, type PublicKeyEntry } from '@tierflow/runtime';
 import { EXIT, type CliIo } from '../io.js';
 
 export interface KeysOptions {
@@ -10,7 +10,7 @@ export interface KeysOptions {
  * one Ed25519 key pair per tier and for the client, in a directory (--dir, else TIERFLOW_KEYS_DIR).
  */
 export function keysCommand(action: string, argument: string | undefined, options: KeysOptions, io: CliIo, env: NodeJS.ProcessEnv = process.env): number {
-  const dir = options.dir ?? (env[SIGNING_ENV.keysDir] || undefined);
+  const dir = options.dir ?? readTierflowVars(env, [SIGNING_ENV.keysDir])[SIGNING_ENV.keysDir];
   if (!dir) {
     io.stderr(`keys: name the key directory with --dir or ${SIGNING_ENV.keysDir}\n`);
     return EXIT.unusable;

@@ -1,4 +1,4 @@
-import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { readTierflowVars, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { EXIT, type CliIo } from '../io.js';
 
 export const DEFAULT_JAEGER_URL = 'http://localhost:16686';
@@ -12,7 +12,7 @@ export async function traceCommand(rootId: string, io: CliIo, env: NodeJS.Proces
       io.stderr(`no trace for ${rootId}: unknown root, not started yet, or its Monitor exports no spans (OTEL_TRACES_EXPORTER=none)\n`);
       return EXIT.invalid;
     }
-    const jaeger = (env.JAEGER_URL ?? DEFAULT_JAEGER_URL).replace(/\/+$/, '');
+    const jaeger = (readTierflowVars(env, ['JAEGER_URL']).JAEGER_URL ?? DEFAULT_JAEGER_URL).replace(/\/+$/, '');
     io.stdout(`${traceId}\n${jaeger}/trace/${traceId}\n`);
     return EXIT.ok;
   } finally {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runtimeOptionsFromEnv } from './options.js';
+import { readTierflowVars } from './tierflow-env.js';
 
 // Every whole-number variable a deployment may set, with its smallest accepted value.
 const WHOLE: readonly (readonly [string, number])[] = [
@@ -90,5 +91,14 @@ describe('reading the environment', () => {
 
   it('refuses a retry cap below the base delay', () => {
     expect(problemOf({ TIERFLOW_RETRY_BASE_MS: '500', TIERFLOW_RETRY_MAX_MS: '400' })).toContain('TIERFLOW_RETRY_MAX_MS="400": must be at least TIERFLOW_RETRY_BASE_MS (500)');
+  });
+});
+
+describe('readTierflowVars', () => {
+  it('reads only the variables named, with the same checks and defaults', () => {
+    const env = { TIERFLOW_LOCK_DURATION_MS: '0', TIERFLOW_LOG: 'silent', JAEGER_URL: 'http://jaeger:16686' };
+    expect(readTierflowVars(env, ['TIERFLOW_LOG', 'JAEGER_URL', 'TIERFLOW_PREFIX'])).toEqual({ TIERFLOW_LOG: 'silent', JAEGER_URL: 'http://jaeger:16686', TIERFLOW_PREFIX: '{tierflow}' });
+    expect(() => readTierflowVars({ TIERFLOW_LOG: 'loud' }, ['TIERFLOW_LOG'])).toThrow(/TIERFLOW_LOG="loud"/);
+    expect(() => readTierflowVars({ ADMIN_REDIS_URL: 'http://x' }, ['ADMIN_REDIS_URL'])).toThrow(/ADMIN_REDIS_URL/);
   });
 });

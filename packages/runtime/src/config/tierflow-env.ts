@@ -11,8 +11,8 @@ const R = RUNTIME_RANGES;
 /**
  * Every environment variable of the runtime and the tiers, with its type, bounds and default:
  * the one place the environment is read. Empty values count as unset. A variable without a
- * default here has one where it is used (noted), or none. The key set TIERFLOW_KEYS_DIR names is
- * read by `signingFromEnv`; TIERFLOW_LOG by `consoleLogger`.
+ * default here has one where it is used (noted), or none. Code that needs only a few of them
+ * reads those through the same schema ({@link readTierflowVars}).
  */
 export const tierflowEnvSchema = z.object({
   // Where Redis is.
@@ -63,6 +63,15 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_MAX_OBJECTIVE_BYTES: envWhole(R.maxObjectiveBytes).default(DEFAULT_INPUT_LIMITS.maxObjectiveBytes),
   TIERFLOW_MAX_SUBTASKS: envWhole(R.maxSubtasks).default(DEFAULT_INPUT_LIMITS.maxSubtasks),
 
+  /** `silent` mutes the runtime's log lines on stderr. */
+  TIERFLOW_LOG: envChoice(['info', 'silent']).default('info'),
+
+  // The `tierflow` command.
+  /** `tierflow acl apply`'s admin connection, unless --admin-url names one. */
+  ADMIN_REDIS_URL: envRedisUrl().optional(),
+  /** Where `tierflow trace` points; the command's default (http://localhost:16686) when unset. */
+  JAEGER_URL: envText().optional(),
+
   // A tier's worker (`tierflow worker <tier>`).
   /** Jobs per worker process; the worker's default (8) when unset. */
   TIERFLOW_CONCURRENCY: envWhole(R.concurrency).optional(),
@@ -111,4 +120,16 @@ function orderProblems(env: TierflowEnv, set: ReadonlySet<string>): EnvProblem[]
  */
 export function readTierflowEnv(env: NodeJS.ProcessEnv = process.env): TierflowEnv {
   return readEnv(tierflowEnvSchema, env, orderProblems);
+}
+
+/**
+ * Only the variables named, read and checked as {@link readTierflowEnv} reads them, for code that
+ * needs a few and should not fail on a problem in the others.
+ *
+ * @throws ConfigError (code `invalid_config`) naming every bad one of them.
+ */
+export function readTierflowVars<K extends keyof TierflowEnv>(env: NodeJS.ProcessEnv, names: readonly K[]): Pick<TierflowEnv, K> {
+  const some = z.object(Object.fromEntries(names.map((name) => [name, tierflowEnvSchema.shape[name]])));
+  // The same fields, so the same output; zod cannot type a pick by a generic key list.
+  return readEnv(some, env) as unknown as Pick<TierflowEnv, K>;
 }

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TierLogger } from '../policy/handler.js';
-import { throttledWarning } from './logger.js';
+import { consoleLogger, throttledWarning } from './logger.js';
 
 describe('throttledWarning', () => {
   it('says the first warning, holds back the rest for the interval, then says how many it held', () => {
@@ -18,5 +18,21 @@ describe('throttledWarning', () => {
       ['bad notice', { n: 1 }],
       ['bad notice', { n: 4, held_back: 2 }],
     ]);
+  });
+});
+
+describe('consoleLogger', () => {
+  it('is mute with TIERFLOW_LOG=silent, and logs with any other value rather than stop a process', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
+    try {
+      consoleLogger('t', { TIERFLOW_LOG: 'silent' }).warn('muted');
+      consoleLogger('t', { TIERFLOW_LOG: 'loud' }).warn('said', { n: 1 });
+      consoleLogger('t', {}).info('said too');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toHaveLength(2);
+    expect(written[0]).toMatch(/ warn \[t\] said \{"n":1\}\n$/);
   });
 });

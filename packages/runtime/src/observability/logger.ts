@@ -1,13 +1,27 @@
+import { isTierflowError } from '@tierflow/protocol';
+import { readTierflowVars } from '../config/tierflow-env.js';
 import type { TierLogger } from '../policy/handler.js';
 
-/** Log lines on stderr, `<time> [<name>] <message> <fields as JSON>`; TIERFLOW_LOG=silent mutes them. */
+/**
+ * Log lines on stderr, `<time> [<name>] <message> <fields as JSON>`; TIERFLOW_LOG=silent mutes them.
+ * A bad TIERFLOW_LOG logs (a logger must not stop a process): the start-up check reports it.
+ */
 export function consoleLogger(name: string, env: NodeJS.ProcessEnv = process.env): TierLogger {
-  if (env.TIERFLOW_LOG === 'silent') return { info: () => undefined, warn: () => undefined };
+  if (logSetting(env) === 'silent') return { info: () => undefined, warn: () => undefined };
   const write = (level: string, message: string, fields?: Record<string, unknown>): void => {
     const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
     process.stderr.write(`${new Date().toISOString()} ${level} [${name}] ${message}${extra}\n`);
   };
   return { info: (message, fields) => write('info', message, fields), warn: (message, fields) => write('warn', message, fields) };
+}
+
+function logSetting(env: NodeJS.ProcessEnv): 'info' | 'silent' {
+  try {
+    return readTierflowVars(env, ['TIERFLOW_LOG']).TIERFLOW_LOG;
+  } catch (error) {
+    if (isTierflowError(error)) return 'info';
+    throw error;
+  }
 }
 
 /**

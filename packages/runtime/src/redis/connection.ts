@@ -4,6 +4,7 @@ import { TierflowError } from '@tierflow/protocol';
 import { Redis } from 'ioredis';
 import { coalesceWrites } from './coalesce-writes.js';
 import { isTlsUrl, redactUrl, redisUrlProblem } from './redis-url.js';
+import { readTierflowVars } from '../config/tierflow-env.js';
 
 /** The variables naming PEM files for TLS to Redis (`rediss://`): a private CA, and a client certificate for mutual TLS. */
 export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDIS_TLS_CERT', key: 'TIERFLOW_REDIS_TLS_KEY' } as const;
@@ -51,7 +52,8 @@ export function connect(
  *   reverse), or a file that cannot be read.
  */
 export function redisTlsFromEnv(env: NodeJS.ProcessEnv = process.env): ConnectionOptions | undefined {
-  const [ca, cert, key] = [env[REDIS_TLS_ENV.ca], env[REDIS_TLS_ENV.cert], env[REDIS_TLS_ENV.key]].map((path) => (path === '' ? undefined : path));
+  const files = readTierflowVars(env, [REDIS_TLS_ENV.ca, REDIS_TLS_ENV.cert, REDIS_TLS_ENV.key]);
+  const [ca, cert, key] = [files[REDIS_TLS_ENV.ca], files[REDIS_TLS_ENV.cert], files[REDIS_TLS_ENV.key]];
   if (!ca && !cert && !key) return undefined;
   if (Boolean(cert) !== Boolean(key)) {
     throw TierflowError.permanent(`${REDIS_TLS_ENV.cert} and ${REDIS_TLS_ENV.key} go together: set both or neither`, { code: 'invalid_config' });
