@@ -1,5 +1,5 @@
 import { TIER_SLUGS } from '@tierflow/protocol';
-import type { RunNode } from '@tierflow/runtime';
+import { FINISHED_STATES, type RunNode } from '@tierflow/runtime';
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`.
@@ -29,13 +29,11 @@ export function renderTree(node: RunNode): string {
   return `${lines.join('\n')}\n`;
 }
 
-const FINISHED = new Set(['completed', 'failed']);
-
 /** Where a status came from, when not from the node itself (its outcome or its job's state). */
 function noteOf(node: RunNode): string {
   switch (node.source) {
     case 'parent':
-      return `(recorded by its parent; ${node.job_state === null ? 'no job retained' : FINISHED.has(node.job_state) ? `job ${node.job_state}` : `job still ${node.job_state}`})`;
+      return `(recorded by its parent; ${node.job_state === null ? 'no job retained' : FINISHED_STATES.has(node.job_state) ? `job ${node.job_state}` : `job still ${node.job_state}`})`;
     case 'cancellation':
       return '(cancellation sent; no job, no outcome on record)';
     case 'none':

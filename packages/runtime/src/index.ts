@@ -28,7 +28,7 @@ export { cancellersOf, CLIENT, partyOf } from './security/party.js';
 export type { Party } from './security/party.js';
 export { RunningHandlers, isStopReason } from './cancellation/control-listener.js';
 export type { RunningHandlersOptions, StopReason } from './cancellation/control-listener.js';
-export { JobFinder } from './redis/job-finder.js';
+export { FINISHED_STATES, JobFinder } from './redis/job-finder.js';
 export { TIMEOUT_GRACE_MS, deadlineOf, receiverMarginMs } from './deadlines/timing.js';
 export { callWithRetry } from './policy/call-with-retry.js';
 export type { CallWithRetryOptions } from './policy/call-with-retry.js';
