@@ -40,7 +40,15 @@ export default tseslint.config(
   {
     files: ['packages/core/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@tierflow/*', '!@tierflow/protocol'], message: 'The core imports only @tierflow/protocol.' }, { group: ['bullmq', 'ioredis'], message: 'The core does no I/O.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@tierflow/*', '!@tierflow/protocol'], message: 'The core imports only @tierflow/protocol.' },
+            { group: ['bullmq', 'ioredis'], message: 'The core does no I/O.' },
+          ],
+        },
+      ],
     },
   },
   {

@@ -31,7 +31,10 @@ const keyCensus = async (): Promise<string> => {
   const groups = new Map<string, { keys: number; bytes: number }>();
   for await (const batch of redis.scanStream({ count: 1000 }) as AsyncIterable<string[]>) {
     for (const key of batch) {
-      const shape = key.replace(/\{[^}]*\}/, '{prefix}').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}[^:/]*/g, '<id>').replace(/:\d+$/, ':N');
+      const shape = key
+        .replace(/\{[^}]*\}/, '{prefix}')
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}[^:/]*/g, '<id>')
+        .replace(/:\d+$/, ':N');
       const group = groups.get(shape) ?? { keys: 0, bytes: 0 };
       group.keys += 1;
       group.bytes += (await redis.memory('USAGE', key)) ?? 0;

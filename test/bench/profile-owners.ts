@@ -27,7 +27,14 @@ export function ownerOf(frame: Profiler.ProfileNode['callFrame']): string {
   if (dependency) return dependency[1]!;
   const workspace = /\/(packages|apps)\/([^/]+)\//.exec(url);
   if (workspace) return `tierflow ${workspace[1] === 'apps' ? 'app ' : ''}${workspace[2]}`;
-  if (url.startsWith('node:')) return 'node:' + url.slice('node:'.length).replace(/^internal\//, '').split('/')[0]!;
+  if (url.startsWith('node:'))
+    return (
+      'node:' +
+      url
+        .slice('node:'.length)
+        .replace(/^internal\//, '')
+        .split('/')[0]!
+    );
   if (functionName === '(garbage collector)') return 'garbage collection';
   return url === '' ? 'native (socket writes, microtask queue, builtins)' : url;
 }

@@ -13,8 +13,7 @@ const options: MeasureOptions = { warmUp: WARM_UP_ROOTS, sequential: Number(proc
 const rounds = Number(process.argv[4] ?? 2);
 const KEYS_DIR = join(mkdtempSync(join(tmpdir(), 'tierflow-bench-keys-')), 'keys');
 generateKeySet(KEYS_DIR);
-const measure = (label: string, env: NodeJS.ProcessEnv): Promise<HalfFigures> =>
-  measureTierflow(label, { OTEL_TRACES_EXPORTER: 'none', ...env }, options, startTierflowShape);
+const measure = (label: string, env: NodeJS.ProcessEnv): Promise<HalfFigures> => measureTierflow(label, { OTEL_TRACES_EXPORTER: 'none', ...env }, options, startTierflowShape);
 
 // The CPU of one hop, in process: build a Fleet delegation, store and read it back (JSON), with
 // and without signing it and verifying it; each loop run twice, the first to warm up.

@@ -49,7 +49,10 @@ describe('a bad variable stops the process at start, with exit status 2, naming 
     expect(status, output).toBe(2);
     const lines = output.split('\n');
     for (const name of ['TIERFLOW_LOCK_DURATION_MS="0"', 'TIERFLOW_ARCHITECT_TIMEOUT_MS="1.5"', 'TIERFLOW_CONCURRENCY="abc"', 'FLEET_CONCURRENCY="-1"']) {
-      expect(lines.filter((line) => line.includes(name)), output).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.includes(name)),
+        output,
+      ).toHaveLength(1);
     }
   });
 });

@@ -27,17 +27,26 @@ describe('tierflow keys', () => {
     const old = /(fleet-[0-9a-f]{12})/.exec(generated.stdout)![1]!;
     const rotated = tierflow(['keys', 'rotate', 'fleet'], { TIERFLOW_KEYS_DIR: dir });
     expect(rotated.stdout).toMatch(/^fleet now signs with fleet-[0-9a-f]{12}/);
-    const listed = tierflow(['keys', 'list', '--dir', dir]).stdout.split('\n').filter((line) => line.includes(' fleet '));
+    const listed = tierflow(['keys', 'list', '--dir', dir])
+      .stdout.split('\n')
+      .filter((line) => line.includes(' fleet '));
     expect(listed).toHaveLength(2);
     expect(listed[0]).toMatch(/current$/);
     expect(listed[1]).toMatch(new RegExp(`^${old} .* accepted$`));
     expect(tierflow(['keys', 'retire', old, '--dir', dir])).toMatchObject({ code: 0, stdout: `retired ${old} of fleet: what it signed is refused from now\n` });
-    expect(tierflow(['keys', 'list', '--dir', dir]).stdout.split('\n').filter((line) => line.includes(' fleet '))).toHaveLength(1);
+    expect(
+      tierflow(['keys', 'list', '--dir', dir])
+        .stdout.split('\n')
+        .filter((line) => line.includes(' fleet ')),
+    ).toHaveLength(1);
   });
 
   it('says what is wrong, with exit status 2', () => {
     expect(tierflow(['keys', 'list'])).toMatchObject({ code: 2, stderr: 'keys: name the key directory with --dir or TIERFLOW_KEYS_DIR\n' });
-    expect(tierflow(['keys', 'rotate', 'nobody', '--dir', root])).toMatchObject({ code: 2, stderr: expect.stringContaining('rotate needs a party: monitor, architect, dispatcher, fleet, client') as unknown });
+    expect(tierflow(['keys', 'rotate', 'nobody', '--dir', root])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('rotate needs a party: monitor, architect, dispatcher, fleet, client') as unknown,
+    });
     expect(tierflow(['keys', 'list', '--dir', join(root, 'none')])).toMatchObject({ code: 2, stderr: expect.stringContaining('no key set at') as unknown });
   });
 

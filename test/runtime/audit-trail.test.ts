@@ -116,12 +116,12 @@ describe('the audit trail of a run', () => {
     expect(cancellations.filter((record) => record.direction === 'sent')).toHaveLength(4);
     expect(cancellations.every((record) => record.id === `${rootId}.cancel` && record.detail === 'audit drill')).toBe(true);
     expect(cancellations.filter((record) => record.direction === 'sent').every((record) => record.by === 'client')).toBe(true);
-    expect(cancellations.filter((record) => record.direction === 'received').map((record) => record.to).sort()).toEqual([
-      'ABSTRACT_ARCHITECT',
-      'PROGRESS_MONITOR',
-      'ROUTING_DISPATCHER',
-      'SPECIALIZED_FLEET',
-    ]);
+    expect(
+      cancellations
+        .filter((record) => record.direction === 'received')
+        .map((record) => record.to)
+        .sort(),
+    ).toEqual(['ABSTRACT_ARCHITECT', 'PROGRESS_MONITOR', 'ROUTING_DISPATCHER', 'SPECIALIZED_FLEET']);
     expectSentBeforeReceived(records);
     expect(records.at(-1)).toMatchObject({ kind: 'outcome', direction: 'sent', to: 'client', status: 'cancelled' });
   });

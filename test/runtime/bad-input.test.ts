@@ -47,7 +47,7 @@ async function submit(queueName: string, id: string, data: unknown) {
     return await waitFor(
       async () => {
         const job = await queue.getJob(id);
-        return job && (await job.isFailed() || (await job.isCompleted())) ? job : null;
+        return job && ((await job.isFailed()) || (await job.isCompleted())) ? job : null;
       },
       { description: `${id} to finish` },
     );
@@ -70,13 +70,37 @@ describe('bad input on a tier queue', () => {
 
   it.each<[string, string, string, unknown, string]>([
     ['a bad shape', 'fleet', 'bad-shape', { hello: 'world' }, 'invalid message'],
-    ['the wrong tier', 'fleet', 'wrong-tier', buildDelegation('ABSTRACT_ARCHITECT', 'wrong-tier', null, { task_type: 't', objective: 'o' }, Date.now()), 'addressed to ROUTING_DISPATCHER, not to SPECIALIZED_FLEET'],
+    [
+      'the wrong tier',
+      'fleet',
+      'wrong-tier',
+      buildDelegation('ABSTRACT_ARCHITECT', 'wrong-tier', null, { task_type: 't', objective: 'o' }, Date.now()),
+      'addressed to ROUTING_DISPATCHER, not to SPECIALIZED_FLEET',
+    ],
     ['an unknown major version', 'fleet', 'major-two', fleetDelegation('major-two', { version: '2.0.0' }), 'unsupported protocol version "2.0.0"'],
     ['an upward delegation', 'dispatcher', 'upward', { ...fleetDelegation('upward'), source_tier: 'SPECIALIZED_FLEET', target_tier: 'ROUTING_DISPATCHER' }, 'a delegation must go down'],
     ['an oversized inline artifact', 'fleet', 'bad-outcome', outcome, 'inline_content is 2048 bytes'],
-    ['a root objective with a misspelt field', 'monitor', 'bad-root', { kind: 'root', root_id: 'bad-root', submitted_at: '2025-01-15T10:30:00Z', objective: { objectiv: 'typo' } }, 'not a root objective'],
-    ['a root objective with more subtasks than the deployment takes', 'monitor', 'huge-root', { kind: 'root', root_id: 'huge-root', submitted_at: new Date().toISOString(), objective: { objective: 'x', task_data: { plan: tooManySubtasks } } }, 'input_too_large: the objective has 257 subtasks, more than the limit of 256'],
-    ['a delegation with more subtasks than the deployment takes', 'architect', 'huge-plan', buildDelegation('PROGRESS_MONITOR', 'huge-plan', null, { task_type: 'solve', objective: 'o', task_data: { plan: tooManySubtasks } }, Date.now()), 'input_too_large: the delegation has 257 subtasks, more than the limit of 256'],
+    [
+      'a root objective with a misspelt field',
+      'monitor',
+      'bad-root',
+      { kind: 'root', root_id: 'bad-root', submitted_at: '2025-01-15T10:30:00Z', objective: { objectiv: 'typo' } },
+      'not a root objective',
+    ],
+    [
+      'a root objective with more subtasks than the deployment takes',
+      'monitor',
+      'huge-root',
+      { kind: 'root', root_id: 'huge-root', submitted_at: new Date().toISOString(), objective: { objective: 'x', task_data: { plan: tooManySubtasks } } },
+      'input_too_large: the objective has 257 subtasks, more than the limit of 256',
+    ],
+    [
+      'a delegation with more subtasks than the deployment takes',
+      'architect',
+      'huge-plan',
+      buildDelegation('PROGRESS_MONITOR', 'huge-plan', null, { task_type: 'solve', objective: 'o', task_data: { plan: tooManySubtasks } }, Date.now()),
+      'input_too_large: the delegation has 257 subtasks, more than the limit of 256',
+    ],
   ])('%s is refused at once, not retried, and kept as a dead letter with its reason', async (_name, queue, id, data, reason) => {
     const job = await submit(queue, id, data);
     expect(await job.isFailed()).toBe(true);
@@ -103,10 +127,13 @@ describe('bad input on a tier queue', () => {
     expect(replay.stdout).toContain('replayed fleet-fix-me onto fleet as fix-me');
     const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
     try {
-      const job = await waitFor(async () => {
-        const found = await fleet.getJob('fix-me');
-        return found && (await found.isCompleted()) ? found : null;
-      }, { description: 'the replayed job to complete' });
+      const job = await waitFor(
+        async () => {
+          const found = await fleet.getJob('fix-me');
+          return found && (await found.isCompleted()) ? found : null;
+        },
+        { description: 'the replayed job to complete' },
+      );
       expect((job.returnvalue as OutcomeMessage).payload.status).toBe('success');
     } finally {
       await fleet.close();

@@ -13,8 +13,6 @@ import { simPlan, treeNodes } from '../support/runs.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 
-
-
 async function treeWhen(deployment: Deployment, rootId: string, test: (tree: RunNode) => boolean, description: string): Promise<RunNode> {
   return waitFor(
     async () => {

@@ -90,8 +90,13 @@ describe('a waiting client', () => {
       // What BullMQ's finishing script writes for a completed job, less the stream entry.
       const outcome = buildOutcome('ABSTRACT_ARCHITECT', `${rootId}.0-0`, { status: 'success', summary: 'done elsewhere', confidence: 0.9 }, 5, Date.now());
       const now = Date.now();
-      await redis.multi().lrem(`${prefix}:monitor:wait`, 0, rootId).zrem(`${prefix}:monitor:prioritized`, rootId).zadd(`${prefix}:monitor:completed`, now, rootId)
-        .hset(`${prefix}:monitor:${rootId}`, 'returnvalue', JSON.stringify(outcome), 'finishedOn', String(now)).exec();
+      await redis
+        .multi()
+        .lrem(`${prefix}:monitor:wait`, 0, rootId)
+        .zrem(`${prefix}:monitor:prioritized`, rootId)
+        .zadd(`${prefix}:monitor:completed`, now, rootId)
+        .hset(`${prefix}:monitor:${rootId}`, 'returnvalue', JSON.stringify(outcome), 'finishedOn', String(now))
+        .exec();
       const { error } = await wait;
       expect(error).toBeNull();
       await expect(client.waitForResult(rootId, { timeoutMs: 5_000 })).resolves.toMatchObject({ id: outcome.id, payload: { status: 'success' } });

@@ -69,13 +69,7 @@ describe('an expected output schema', () => {
     ['bad-schema-1', { minimum: 'zero' }],
     ['bad-schema-2', { properties: { summary: { pattern: '^(?!x)' } } }],
   ])('makes a delegation that slips an unusable one past the objective file answer invalid_output_schema (%s)', async (id, schema) => {
-    const message = buildDelegation(
-      'ROUTING_DISPATCHER',
-      id,
-      null,
-      { task_type: 'general', objective: 'x', specialist_hint: 'sim', expected_output_schema: schema },
-      Date.now(),
-    );
+    const message = buildDelegation('ROUTING_DISPATCHER', id, null, { task_type: 'general', objective: 'x', specialist_hint: 'sim', expected_output_schema: schema }, Date.now());
     const eventsConnection = redisClient(shared.deployment.redis.url);
     const events = new QueueEvents('fleet', { connection: eventsConnection, prefix: shared.deployment.runtime.prefix });
     await events.waitUntilReady();

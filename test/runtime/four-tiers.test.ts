@@ -12,7 +12,6 @@ const shared = useDeployment('four-tiers', { TIERFLOW_LOG: 'silent' });
 
 type Sim = Record<string, unknown>;
 
-
 async function run(objective: ObjectiveFile): Promise<{ id: string; outcome: OutcomeMessage; tree: RunNode }> {
   const id = await shared.deployment.client.enqueue(objective);
   const outcome = await shared.deployment.client.waitForResult(id, { timeoutMs: 20_000 });
@@ -20,7 +19,6 @@ async function run(objective: ObjectiveFile): Promise<{ id: string; outcome: Out
   if (!tree) throw new Error(`no tree for ${id}`);
   return { id, outcome, tree };
 }
-
 
 const ok = (confidence = 0.9): Sim => ({ confidence });
 const failed: Sim = { status: 'failed' };

@@ -46,8 +46,23 @@ describe('hostile values in Redis, with every tier running', () => {
 
   it('malformed notices on the control channel stop no worker, and are reported', async () => {
     const { channel } = controlKeys(deployment.runtime.prefix);
-    const fixed = ['null', '42', '"cancel"', '[]', '{', JSON.stringify({ kind: 'cancel', ids: 'x', reason: 1, status: 'cancelled' }), JSON.stringify({ kind: 'cancel', ids: [null], reason: 'x', status: 'x' })];
-    const fuzzed = fc.sample(fc.oneof(fc.string(), fc.json(), fc.record({ kind: fc.constant('cancel'), ids: fc.anything(), reason: fc.anything(), status: fc.anything() }).map((v) => JSON.stringify(v))), 200);
+    const fixed = [
+      'null',
+      '42',
+      '"cancel"',
+      '[]',
+      '{',
+      JSON.stringify({ kind: 'cancel', ids: 'x', reason: 1, status: 'cancelled' }),
+      JSON.stringify({ kind: 'cancel', ids: [null], reason: 'x', status: 'x' }),
+    ];
+    const fuzzed = fc.sample(
+      fc.oneof(
+        fc.string(),
+        fc.json(),
+        fc.record({ kind: fc.constant('cancel'), ids: fc.anything(), reason: fc.anything(), status: fc.anything() }).map((v) => JSON.stringify(v)),
+      ),
+      200,
+    );
     for (const text of [...fixed, ...fuzzed]) await redis.publish(channel, text);
     // A notice published after the junk is heard by every process, so the junk has been handled by then.
     await redis.publish(channel, JSON.stringify({ kind: 'cancel', ids: ['nothing-running'], reason: 'probe', status: 'cancelled' }));
@@ -70,7 +85,11 @@ describe('hostile values in Redis, with every tier running', () => {
     for (const [key, value] of Object.entries(junk)) await redis.set(key, value);
     await deployment.client.enqueue(simPlan('all_success', [{}]), { rootId });
     expect((await deployment.client.waitForResult(rootId, { timeoutMs: 15_000 })).payload.status).toBe('success');
-    for (const key of Object.keys(junk)) expect(deployment.logs.some((line) => line.includes('ignored a') && line.includes(key)), key).toBe(true);
+    for (const key of Object.keys(junk))
+      expect(
+        deployment.logs.some((line) => line.includes('ignored a') && line.includes(key)),
+        key,
+      ).toBe(true);
   });
 
   it('a parent whose step state is corrupted while it waits answers failed (corrupt_record), and the run ends', async () => {
@@ -128,7 +147,7 @@ describe('hostile values in Redis, with no Fleet worker', () => {
     await deployment?.stop();
   });
 
-  it("a parked parent whose step state is corrupt is let go by its watchdog, and answers failed instead of waiting for ever", async () => {
+  it('a parked parent whose step state is corrupt is let go by its watchdog, and answers failed instead of waiting for ever', async () => {
     const rootId = 'hostile-watch-1';
     await deployment.client.enqueue(simPlan('all_success', [{}], { timeout_ms: 1_000 }), { rootId });
     await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.status === 'waiting-children', 'the Dispatcher waiting for its child');

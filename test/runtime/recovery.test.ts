@@ -39,10 +39,13 @@ describe('crash recovery', () => {
     deployment = await startDeployment('crash', FAST_RECLAIM);
     const { client } = deployment;
     const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 2_000 }, { delay_ms: 2_000 }]));
-    await waitFor(async () => {
-      const tree = await client.tree(rootId);
-      return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 2;
-    }, { description: 'both leaves running' });
+    await waitFor(
+      async () => {
+        const tree = await client.tree(rootId);
+        return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 2;
+      },
+      { description: 'both leaves running' },
+    );
 
     const killedAt = Date.now();
     for (const tier of ['fleet', 'dispatcher'] as const) deployment.tiers.children.get(tier)!.kill('SIGKILL');
@@ -61,10 +64,13 @@ describe('graceful shutdown', () => {
     deployment = await startDeployment('sigterm', { TIERFLOW_LOG: 'silent' });
     const { client } = deployment;
     const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]));
-    await waitFor(async () => {
-      const tree = await client.tree(rootId);
-      return tree && treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'active';
-    }, { description: 'the leaf running' });
+    await waitFor(
+      async () => {
+        const tree = await client.tree(rootId);
+        return tree && treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'active';
+      },
+      { description: 'the leaf running' },
+    );
     const fleet = deployment.tiers.children.get('fleet')!;
     const exited = new Promise<number | null>((resolve) => fleet.once('exit', (code) => resolve(code)));
     fleet.kill('SIGTERM');
@@ -81,10 +87,13 @@ describe('a Redis restart', () => {
     deployment = await startDeployment('redis-restart', { TIERFLOW_LOG: 'silent' }, { redis: { appendOnly: true, args: ['--appendfsync', 'always'] } });
     const { client } = deployment;
     const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }, { delay_ms: 1_500 }, { delay_ms: 1_500 }]));
-    await waitFor(async () => {
-      const tree = await client.tree(rootId);
-      return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 3;
-    }, { description: 'the leaves running' });
+    await waitFor(
+      async () => {
+        const tree = await client.tree(rootId);
+        return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 3;
+      },
+      { description: 'the leaves running' },
+    );
     await deployment.redis.restart();
     const outcome = await client.waitForResult(rootId, { timeoutMs: 30_000 });
     expect(outcome.payload.status).toBe('success');
@@ -105,7 +114,10 @@ describe('retention', () => {
       const duplicates = await redis.keys(`${runtime.prefix}:beads:execution/duplicates/*`);
       expect({ finished: finished.length, duplicates: duplicates.length }).toEqual({ finished: 2, duplicates: 0 });
       // A parent that lost its state would delegate again and leave a second watchdog behind.
-      await waitFor(async () => (await Promise.all(TIERS.map((tier) => redis.zcard(controlKeys(runtime.prefix).watchdogs(tier))))).every((count) => count === 0), { timeoutMs: 5_000, description: 'no watchdog left' });
+      await waitFor(async () => (await Promise.all(TIERS.map((tier) => redis.zcard(controlKeys(runtime.prefix).watchdogs(tier))))).every((count) => count === 0), {
+        timeoutMs: 5_000,
+        description: 'no watchdog left',
+      });
     } finally {
       redis.disconnect();
     }

@@ -24,9 +24,7 @@ async function delegations(deployment: Deployment, rootId: string, tier?: RunNod
   const result = await tierflow(['audit', rootId, '--json'], env(deployment));
   expect(result, result.stderr).toMatchObject({ code: 0 });
   const records = JSON.parse(result.stdout) as AuditRecord[];
-  return records
-    .filter((record) => record.kind === 'delegation' && record.direction === 'sent' && (!tier || record.to === tier))
-    .map((record) => [record.id, record.to as RunNode['tier']]);
+  return records.filter((record) => record.kind === 'delegation' && record.direction === 'sent' && (!tier || record.to === tier)).map((record) => [record.id, record.to as RunNode['tier']]);
 }
 
 async function answered(deployment: Deployment, rootId: string): Promise<OutcomeMessage> {

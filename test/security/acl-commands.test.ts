@@ -19,7 +19,25 @@ const SCRIPT_COMMANDS = [
   ),
 ].sort();
 // What ioredis and BullMQ send themselves, seen on a real run.
-const CLIENT_COMMANDS = ['info', 'client|setname', 'evalsha', 'eval', 'script|load', 'script|exists', 'multi', 'exec', 'bzpopmin', 'xread', 'publish', 'subscribe', 'ping', 'mget', 'set', 'get', 'del'];
+const CLIENT_COMMANDS = [
+  'info',
+  'client|setname',
+  'evalsha',
+  'eval',
+  'script|load',
+  'script|exists',
+  'multi',
+  'exec',
+  'bzpopmin',
+  'xread',
+  'publish',
+  'subscribe',
+  'ping',
+  'mget',
+  'set',
+  'get',
+  'del',
+];
 
 let dir: string;
 let server: RedisServer;
@@ -66,8 +84,20 @@ describe('the commands the runtime needs', () => {
   it.each(['monitor', 'architect', 'dispatcher', 'fleet', 'client'])('let %s append to an audit stream and read it, and nothing more', async (user) => {
     const key = `${prefix}:audit:r1`;
     const answer = async (...command: string[]): Promise<string> => String(await admin.call('ACL', 'DRYRUN', user, ...command));
-    for (const command of [['xadd', key, '*', 'f', 'v'], ['pexpire', key, '1000'], ['xrange', key, '-', '+'], ['xlen', key]]) expect(await answer(...command), command[0]).toBe('OK');
-    for (const command of [['xdel', key, '0-1'], ['xtrim', key, 'MAXLEN', '0'], ['del', key], ['xsetid', key, '1-1'], ['set', key, 'v']]) {
+    for (const command of [
+      ['xadd', key, '*', 'f', 'v'],
+      ['pexpire', key, '1000'],
+      ['xrange', key, '-', '+'],
+      ['xlen', key],
+    ])
+      expect(await answer(...command), command[0]).toBe('OK');
+    for (const command of [
+      ['xdel', key, '0-1'],
+      ['xtrim', key, 'MAXLEN', '0'],
+      ['del', key],
+      ['xsetid', key, '1-1'],
+      ['set', key, 'v'],
+    ]) {
       expect(await answer(...command), command[0]).toMatch(/no permissions/);
     }
     // The queues' own event streams keep what BullMQ needs.

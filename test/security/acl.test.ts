@@ -93,7 +93,11 @@ describe('four tiers, four Redis users', () => {
   it('races, timeouts, cancellations and dead letters work within the ACL', async () => {
     const race = await run(simPlan('first_success', [{}, { delay_ms: 10_000 }]));
     expect(race.status).toBe('success');
-    expect(treeNodes(race.tree, 'SPECIALIZED_FLEET').map((node) => node.status).sort()).toEqual(['cancelled', 'success']);
+    expect(
+      treeNodes(race.tree, 'SPECIALIZED_FLEET')
+        .map((node) => node.status)
+        .sort(),
+    ).toEqual(['cancelled', 'success']);
 
     const late = await run(simPlan('all_success', [{ delay_ms: 10_000 }], { timeout_ms: 500 }));
     expect(treeNodes(late.tree, 'SPECIALIZED_FLEET').every((node) => node.status === 'timeout')).toBe(true);
@@ -135,7 +139,14 @@ describe('what Redis itself refuses', () => {
   it("refuses the Fleet another tier's step state, watchdogs, timeout records, marks and races; its own it writes, the others' it reads", async () => {
     const keys = controlKeys(prefix);
     const fleet = as('fleet');
-    for (const key of [keys.step('dispatcher', 'x'), keys.cancel('dispatcher', 'x'), keys.cancel('client', 'x'), keys.timeout('dispatcher', 'x'), keys.race('dispatcher', 'x'), keys.raceWinner('dispatcher', 'x')]) {
+    for (const key of [
+      keys.step('dispatcher', 'x'),
+      keys.cancel('dispatcher', 'x'),
+      keys.cancel('client', 'x'),
+      keys.timeout('dispatcher', 'x'),
+      keys.race('dispatcher', 'x'),
+      keys.raceWinner('dispatcher', 'x'),
+    ]) {
       expect(await refusal(fleet.set(key, 'forged')), key).toMatch(/^NOPERM/);
       expect(await refusal(fleet.del(key)), key).toMatch(/^NOPERM/);
     }
@@ -179,7 +190,15 @@ describe('what Redis itself refuses', () => {
     expect(written).toBeGreaterThanOrEqual(14);
     for (const user of ['monitor', 'architect', 'dispatcher', 'fleet', 'client'] as const) {
       const redis = as(user);
-      for (const command of [redis.xdel(key, '0-1'), redis.xtrim(key, 'MAXLEN', 0), redis.del(key), redis.unlink(key), redis.rename(key, `${key}-x`), redis.set(key, 'x'), redis.call('XSETID', key, '9999999999999-0')]) {
+      for (const command of [
+        redis.xdel(key, '0-1'),
+        redis.xtrim(key, 'MAXLEN', 0),
+        redis.del(key),
+        redis.unlink(key),
+        redis.rename(key, `${key}-x`),
+        redis.set(key, 'x'),
+        redis.call('XSETID', key, '9999999999999-0'),
+      ]) {
         expect(await refusal(command), user).toMatch(/^NOPERM/);
       }
     }

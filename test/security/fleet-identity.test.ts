@@ -99,13 +99,30 @@ describe("whoever holds the Fleet's Redis user and key", () => {
     tiers.push(await startTiers(tierEnv(), ['dispatcher']));
     const rootId = await client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]));
     let dispatcherJob: string | undefined;
-    await waitFor(async () => {
-      const tree = await client.tree(rootId);
-      dispatcherJob = tree ? treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.id : undefined;
-      return tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((node) => node.status === 'active');
-    }, { description: 'the leaf running' });
+    await waitFor(
+      async () => {
+        const tree = await client.tree(rootId);
+        dispatcherJob = tree ? treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.id : undefined;
+        return tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((node) => node.status === 'active');
+      },
+      { description: 'the leaf running' },
+    );
     const keys = controlKeys(prefix);
-    const mark = (target: string) => JSON.stringify(signRecord({ version: '1.0.0', id: `${target}.cancel`, timestamp: new Date().toISOString(), source_tier: 'PROGRESS_MONITOR', target_tier: 'ROUTING_DISPATCHER', correlation_id: target, payload: { target_message_id: target, reason: 'forged', cascade: true } }, fleetKey));
+    const mark = (target: string) =>
+      JSON.stringify(
+        signRecord(
+          {
+            version: '1.0.0',
+            id: `${target}.cancel`,
+            timestamp: new Date().toISOString(),
+            source_tier: 'PROGRESS_MONITOR',
+            target_tier: 'ROUTING_DISPATCHER',
+            correlation_id: target,
+            payload: { target_message_id: target, reason: 'forged', cascade: true },
+          },
+          fleetKey,
+        ),
+      );
     // Another party's key space Redis refuses; its own it may write, but no other tier reads a Fleet mark for its work.
     for (const key of [keys.cancel('client', dispatcherJob!), keys.cancel('dispatcher', dispatcherJob!), keys.timeout('architect', dispatcherJob!), keys.step('dispatcher', dispatcherJob!)]) {
       await expect(fleetRedis.set(key, mark(dispatcherJob!)), key).rejects.toThrow(/^NOPERM/);

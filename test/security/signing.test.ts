@@ -91,10 +91,30 @@ describe('a deployment that signs', () => {
 
   it.each<[string, string, () => unknown, RegExp]>([
     ['unsigned', 'unsigned', () => fleetMessage('unsigned', null), /^signature_invalid: unsigned/],
-    ['forged under the Dispatcher’s key id', 'forged', () => forgedUnder(dispatcher.keyId, fleetMessage('forged', memoryKeySet().signer('dispatcher'))), /^signature_invalid: signature does not match/],
-    ['signed with a key of another deployment', 'unknown-key', () => fleetMessage('unknown-key', memoryKeySet().signer('dispatcher')), /^signature_invalid: signed with unknown key "dispatcher-[0-9a-f]{12}"/],
-    ['signed by the Fleet, posing as the Dispatcher', 'posing', () => fleetMessage('posing', signing.keys.signer('fleet')), /^signature_invalid: signed by fleet \(key "fleet-[0-9a-f]{12}"\), but only dispatcher may sign this/],
-    ['altered after signing', 'altered', () => ({ ...fleetMessage('altered'), payload: { ...fleetMessage('altered').payload, objective: 'something else' } }), /^signature_invalid: signature does not match/],
+    [
+      'forged under the Dispatcher’s key id',
+      'forged',
+      () => forgedUnder(dispatcher.keyId, fleetMessage('forged', memoryKeySet().signer('dispatcher'))),
+      /^signature_invalid: signature does not match/,
+    ],
+    [
+      'signed with a key of another deployment',
+      'unknown-key',
+      () => fleetMessage('unknown-key', memoryKeySet().signer('dispatcher')),
+      /^signature_invalid: signed with unknown key "dispatcher-[0-9a-f]{12}"/,
+    ],
+    [
+      'signed by the Fleet, posing as the Dispatcher',
+      'posing',
+      () => fleetMessage('posing', signing.keys.signer('fleet')),
+      /^signature_invalid: signed by fleet \(key "fleet-[0-9a-f]{12}"\), but only dispatcher may sign this/,
+    ],
+    [
+      'altered after signing',
+      'altered',
+      () => ({ ...fleetMessage('altered'), payload: { ...fleetMessage('altered').payload, objective: 'something else' } }),
+      /^signature_invalid: signature does not match/,
+    ],
     ['signed long ago', 'stale', () => fleetMessage('stale', dispatcher, Date.now() - 10 * 60_000), /^message_stale: signed at/],
     ['put under another job id', 'other-id', () => fleetMessage('the-real-id'), /^job_id_mismatch: job other-id carries message the-real-id/],
   ])('refuses a delegation %s: dead-lettered with the reason, never retried', async (_name, id, data, reason) => {
@@ -132,10 +152,13 @@ describe('a deployment that signs', () => {
     expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign'], { TIERFLOW_KEYS_DIR: keysDir }).stdout).toContain('replayed fleet-to-resign onto fleet as to-resign');
     const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
     try {
-      const job = await waitFor(async () => {
-        const found = await fleet.getJob('to-resign');
-        return found && (await found.isCompleted()) ? found : null;
-      }, { description: 'the re-signed job to complete' });
+      const job = await waitFor(
+        async () => {
+          const found = await fleet.getJob('to-resign');
+          return found && (await found.isCompleted()) ? found : null;
+        },
+        { description: 'the re-signed job to complete' },
+      );
       expect((job.returnvalue as OutcomeMessage).payload.status).toBe('success');
     } finally {
       await fleet.close();
@@ -149,7 +172,10 @@ describe('key rotation, with the workers running', () => {
     const fresh = rotateKey(keysDir, 'dispatcher');
     const after = signingFromEnv({ TIERFLOW_KEYS_DIR: keysDir })!.keys.signer('dispatcher');
     expect(after.keyId).toBe(fresh.key_id);
-    for (const [id, signer] of [['by-old-key', before], ['by-new-key', after]] as const) {
+    for (const [id, signer] of [
+      ['by-old-key', before],
+      ['by-new-key', after],
+    ] as const) {
       const job = await submit('fleet', id, fleetMessage(id, signer));
       expect(await job.isCompleted(), id).toBe(true);
     }
@@ -172,11 +198,14 @@ describe('key rotation, with the workers running', () => {
 describe('signed control records', () => {
   const runningLeaf = async (rootId: string): Promise<string> => {
     let leaf: string | undefined;
-    await waitFor(async () => {
-      const tree = await deployment.client.tree(rootId);
-      leaf = tree ? treeNodes(tree, 'SPECIALIZED_FLEET').find((node) => node.status === 'active')?.id : undefined;
-      return leaf !== undefined;
-    }, { description: 'the leaf running' });
+    await waitFor(
+      async () => {
+        const tree = await deployment.client.tree(rootId);
+        leaf = tree ? treeNodes(tree, 'SPECIALIZED_FLEET').find((node) => node.status === 'active')?.id : undefined;
+        return leaf !== undefined;
+      },
+      { description: 'the leaf running' },
+    );
     return leaf!;
   };
 

@@ -20,10 +20,14 @@ export async function startTiers(env: NodeJS.ProcessEnv, tiers: readonly TierSlu
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
   // No spans: nothing listens on the default OTLP port here.
-  const processes = spawnTiers({ ...process.env, OTEL_TRACES_EXPORTER: 'none', ...env }, (tier, line) => {
-    logs.push(`${tier} | ${line}`);
-    if (line.includes('worker ready')) ready.add(tier);
-  }, tiers);
+  const processes = spawnTiers(
+    { ...process.env, OTEL_TRACES_EXPORTER: 'none', ...env },
+    (tier, line) => {
+      logs.push(`${tier} | ${line}`);
+      if (line.includes('worker ready')) ready.add(tier);
+    },
+    tiers,
+  );
   try {
     await waitFor(() => ready.size === tiers.length, { timeoutMs: 20_000, description: `${tiers.join(', ')} ready; output:\n${logs.join('\n')}` });
   } catch (error) {

@@ -40,7 +40,11 @@ export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}
   };
   const own = options.tierEnv ?? {};
   const processes = joinProcesses([
-    spawnTiers(base, onLine, tiers.filter((tier) => !own[tier])),
+    spawnTiers(
+      base,
+      onLine,
+      tiers.filter((tier) => !own[tier]),
+    ),
     ...tiers.filter((tier) => own[tier]).map((tier) => spawnTiers({ ...base, ...own[tier] }, onLine, [tier])),
   ]);
   const client = new TierflowClient(runtime);

@@ -21,11 +21,7 @@ export interface CommandRun {
  * CLOSED_REDIS_URL unless `env` says otherwise, until it exits, or until `enough` says its output
  * shows what the test needs, or for 15 s; then kills the group, so nothing it started lives on.
  */
-export async function runCommand(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  options: { readonly script?: string; readonly enough?: (output: string) => boolean } = {},
-): Promise<CommandRun> {
+export async function runCommand(args: readonly string[], env: NodeJS.ProcessEnv, options: { readonly script?: string; readonly enough?: (output: string) => boolean } = {}): Promise<CommandRun> {
   const enough = options.enough ?? (() => false);
   const child = spawn(process.execPath, [options.script ?? BIN, ...args], {
     env: { ...process.env, OTEL_TRACES_EXPORTER: 'none', TIERFLOW_LOG: '', REDIS_URL: CLOSED_REDIS_URL, ...env },

@@ -11,7 +11,7 @@ if (Number.isFinite(skew) && skew !== 0) {
   class SkewedDate extends RealDate {
     constructor(...args: ConstructorParameters<DateConstructor> | []) {
       if (args.length === 0) super(realNow() + skew);
-      else super(...(args));
+      else super(...args);
     }
 
     static override now(): number {

@@ -15,7 +15,15 @@ const EXIT_BUDGET_MS = 2_000;
 // Two subtasks: a first and an aggregate pass at each of three tiers, four sends, two Fleet attempts.
 const objective: ObjectiveFile = {
   objective: 'exit quickly',
-  task_data: { plan: { strategy: 'all_success', subtasks: [{ objective: 'first', task_data: { sim: {} } }, { objective: 'second', task_data: { sim: {} } }] } },
+  task_data: {
+    plan: {
+      strategy: 'all_success',
+      subtasks: [
+        { objective: 'first', task_data: { sim: {} } },
+        { objective: 'second', task_data: { sim: {} } },
+      ],
+    },
+  },
 };
 const SPANS_PER_ROOT = 12;
 

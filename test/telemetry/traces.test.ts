@@ -106,7 +106,9 @@ describe.each([
   });
 
   it('a retried subtask shows one span per attempt, the failed one with a retry event', () => {
-    const second = producerOf(byKind('PRODUCER').find((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET' && String(span.attributes['tierflow.message.id']).endsWith('-1'))?.attributes['tierflow.message.id']);
+    const second = producerOf(
+      byKind('PRODUCER').find((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET' && String(span.attributes['tierflow.message.id']).endsWith('-1'))?.attributes['tierflow.message.id'],
+    );
     const attempts = byKind('CONSUMER')
       .filter((span) => span.attributes['tierflow.message.id'] === second?.attributes['tierflow.message.id'])
       .sort((a, b) => Number(a.attributes['tierflow.attempt']) - Number(b.attributes['tierflow.attempt']));

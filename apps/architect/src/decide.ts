@@ -41,11 +41,7 @@ export function callsForRevision(verdict: Pick<DispatcherVerdict, 'status' | 'er
  * subtasks that did not succeed, mapped back to the original plan; when the outcome does not say
  * which those are, all of the delegated ones. Pure.
  */
-export function decideArchitect(
-  verdict: DispatcherVerdict,
-  memo: Pick<ArchitectMemo, 'revisions' | 'delegated'>,
-  maxRevisions: number,
-): ArchitectDecision {
+export function decideArchitect(verdict: DispatcherVerdict, memo: Pick<ArchitectMemo, 'revisions' | 'delegated'>, maxRevisions: number): ArchitectDecision {
   if (verdict.status === 'needs_clarification') return { kind: 'pass_up' };
   const report: ArchitectDecision = { kind: 'report', reaggregate: memo.revisions > 0 };
   if (!callsForRevision(verdict) || memo.revisions >= maxRevisions) return report;
@@ -57,9 +53,7 @@ export function decideArchitect(
   return {
     kind: 'revise',
     subtasks: [...new Set(subtasks)].sort((a, b) => a - b),
-    kept: mapped
-      .filter((entry) => entry.status === 'success')
-      .map(({ id, specialist, status, confidence, subtask_index }) => ({ message_id: id, specialist, status, confidence, subtask_index })),
+    kept: mapped.filter((entry) => entry.status === 'success').map(({ id, specialist, status, confidence, subtask_index }) => ({ message_id: id, specialist, status, confidence, subtask_index })),
   };
 }
 

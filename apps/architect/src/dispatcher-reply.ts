@@ -27,9 +27,7 @@ export function dispatcherReply(strategy: AggregationStrategy, rows: readonly Ro
       revise: aggregation.revise,
     },
   };
-  const work: ArtifactInput[] = children
-    .filter((child) => child.status === 'success')
-    .map((child) => ({ artifact_type: 'code', inline_content: `by ${child.message_id}`, metadata: {} }));
+  const work: ArtifactInput[] = children.filter((child) => child.status === 'success').map((child) => ({ artifact_type: 'code', inline_content: `by ${child.message_id}`, metadata: {} }));
   return {
     status: aggregation.status,
     summary: aggregation.summary,

@@ -25,7 +25,6 @@ function setup(taskData: DelegationPayloadInput['task_data'] = { plan, language:
   return { beads, assignment, context: fakeContext(assignment, beads), handler: architectHandler(options) };
 }
 
-
 describe('architectHandler.start', () => {
   it('records the objective and constraints in one write and delegates once to the Dispatcher', async () => {
     const { beads, context, handler } = setup();
@@ -62,8 +61,17 @@ describe('architectHandler.resume', () => {
   it('majority_failed: one revision of only the failed subtasks, same strategy', async () => {
     const { assignment, context, handler } = setup();
     const first = delegated(await handler.start(context));
-    const reply = dispatcherReply('all_success', [['failed', 0.2], ['success', 0.9], ['failed', 0.1]]);
-    const second = delegated(await handler.resume!(context, settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => reply)));
+    const reply = dispatcherReply('all_success', [
+      ['failed', 0.2],
+      ['success', 0.9],
+      ['failed', 0.1],
+    ]);
+    const second = delegated(
+      await handler.resume!(
+        context,
+        settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => reply),
+      ),
+    );
     expect(second.children).toHaveLength(1);
     expect(second.children[0]?.task_data).toEqual({ language: 'python', plan: { strategy: 'all_success', subtasks: [plan.subtasks[0], plan.subtasks[2]] } });
     expect(second.memo).toMatchObject({
@@ -77,9 +85,24 @@ describe('architectHandler.resume', () => {
   it('after maxRevisions: reports, re-aggregated over the whole objective', async () => {
     const { beads, assignment, context, handler } = setup();
     const first = delegated(await handler.start(context));
-    const round0 = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => dispatcherReply('all_success', [['failed', 0.2], ['success', 0.9], ['failed', 0.1]]));
+    const round0 = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () =>
+      dispatcherReply('all_success', [
+        ['failed', 0.2],
+        ['success', 0.9],
+        ['failed', 0.1],
+      ]),
+    );
     const second = delegated(await handler.resume!(context, round0));
-    const round1 = settle(assignment, 'ABSTRACT_ARCHITECT', second, 1, () => dispatcherReply('all_success', [['failed', 0.2], ['failed', 0.1]], 'd.1'));
+    const round1 = settle(assignment, 'ABSTRACT_ARCHITECT', second, 1, () =>
+      dispatcherReply(
+        'all_success',
+        [
+          ['failed', 0.2],
+          ['failed', 0.1],
+        ],
+        'd.1',
+      ),
+    );
     const outcome = reported(await handler.resume!(context, round1));
     expect(outcome).toMatchObject({ status: 'partial', error_type: 'majority_failed', recoverable: true, resources_used: { revisions: 1 } });
     expect(beads.writes.at(-1)).toEqual([{ key: 'task/r1/progress-summary', value: { status: 'partial', summary: outcome.summary, revisions: 1 } }]);
@@ -88,19 +111,29 @@ describe('architectHandler.resume', () => {
   it('a revision that succeeds makes the whole objective a success', async () => {
     const { assignment, context, handler } = setup();
     const first = delegated(await handler.start(context));
-    const round0 = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => dispatcherReply('all_success', [['failed', 0.2], ['success', 0.9], ['failed', 0.1]]));
+    const round0 = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () =>
+      dispatcherReply('all_success', [
+        ['failed', 0.2],
+        ['success', 0.9],
+        ['failed', 0.1],
+      ]),
+    );
     const second = delegated(await handler.resume!(context, round0));
-    const round1 = settle(assignment, 'ABSTRACT_ARCHITECT', second, 1, () => dispatcherReply('all_success', [['success', 0.8], ['success', 0.7]], 'd.1'));
+    const round1 = settle(assignment, 'ABSTRACT_ARCHITECT', second, 1, () =>
+      dispatcherReply(
+        'all_success',
+        [
+          ['success', 0.8],
+          ['success', 0.7],
+        ],
+        'd.1',
+      ),
+    );
     const outcome = reported(await handler.resume!(context, round1));
     const parsed = outcomePayloadSchema.parse({ ...outcome, execution_time_ms: 3 });
     expect(parsed).toMatchObject({ status: 'success', error_type: null, error_detail: null, recoverable: null, resources_used: { revisions: 1 } });
     expect(parsed.confidence).toBeCloseTo(0.8, 10);
-    expect(parsed.artifacts.map((artifact) => artifact.inline_content)).toEqual([
-      JSON.stringify({ strategy: 'all_success', succeeded: 3, failed: 0 }),
-      'by d.0-1',
-      'by d.1-0',
-      'by d.1-1',
-    ]);
+    expect(parsed.artifacts.map((artifact) => artifact.inline_content)).toEqual([JSON.stringify({ strategy: 'all_success', succeeded: 3, failed: 0 }), 'by d.0-1', 'by d.1-0', 'by d.1-1']);
   });
 
   it('passes a clarification up unchanged, never revising', async () => {
@@ -126,7 +159,11 @@ describe('architectHandler.resume', () => {
   it('forwards a success with revisions 0', async () => {
     const { assignment, context, handler } = setup();
     const first = delegated(await handler.start(context));
-    const reply = dispatcherReply('all_success', [['success', 0.9], ['success', 0.9], ['success', 0.6]]);
+    const reply = dispatcherReply('all_success', [
+      ['success', 0.9],
+      ['success', 0.9],
+      ['success', 0.6],
+    ]);
     const round = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => reply);
     const outcome = reported(await handler.resume!(context, round));
     const { execution_time_ms: _time, ...sent } = round.children[0]!.outcome.payload;
@@ -147,7 +184,12 @@ describe('architectHandler.resume', () => {
     const { assignment, context, handler } = setup();
     const first = delegated(await handler.start(context));
     const reply: OutcomeReply = { status: 'failed', summary: 'bad', confidence: 0, error_type: 'invalid_plan', error_detail: 'no', recoverable: false };
-    const outcome = reported(await handler.resume!(context, settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => reply)));
+    const outcome = reported(
+      await handler.resume!(
+        context,
+        settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => reply),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'failed', error_type: 'invalid_plan', recoverable: false, resources_used: { revisions: 0 } });
   });
 });

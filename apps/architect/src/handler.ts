@@ -43,11 +43,7 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
   if (!child) throw TierflowError.permanent('the Dispatcher round came back without its child', { code: 'invalid_round' });
   const outcome = child.outcome.payload;
   const childOutcomes = childOutcomesOf(outcome.artifacts);
-  const decision = decideArchitect(
-    { status: outcome.status, error_type: outcome.error_type, recoverable: outcome.recoverable, childOutcomes },
-    memo,
-    options.maxRevisions,
-  );
+  const decision = decideArchitect({ status: outcome.status, error_type: outcome.error_type, recoverable: outcome.recoverable, childOutcomes }, memo, options.maxRevisions);
 
   switch (decision.kind) {
     case 'pass_up':

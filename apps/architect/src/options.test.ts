@@ -15,8 +15,6 @@ describe('resolveArchitectOptions', () => {
     ['a fractional timeout', { dispatcherTimeoutMs: 1.5 }, 'dispatcherTimeoutMs'],
     ['an unknown option', { retries: 2 }, 'retries'],
   ])('refuses %s', (_name, input, field) => {
-    expect(() => resolveArchitectOptions(input as ArchitectOptionsInput)).toThrow(
-      expect.objectContaining({ code: 'invalid_config', message: expect.stringContaining(field) as unknown }),
-    );
+    expect(() => resolveArchitectOptions(input as ArchitectOptionsInput)).toThrow(expect.objectContaining({ code: 'invalid_config', message: expect.stringContaining(field) as unknown }));
   });
 });

@@ -18,7 +18,13 @@ const memo: ArchitectMemo = {
 };
 
 describe('passUp and forwardReport', () => {
-  const outcome = outcomeOf(dispatcherReply('all_success', [['success', 0.9], ['failed', 0.2], ['failed', 0.1]]));
+  const outcome = outcomeOf(
+    dispatcherReply('all_success', [
+      ['success', 0.9],
+      ['failed', 0.2],
+      ['failed', 0.1],
+    ]),
+  );
 
   it('passes every field but the timing up unchanged', () => {
     const { execution_time_ms: _dropped, ...rest } = outcome;
@@ -32,12 +38,30 @@ describe('passUp and forwardReport', () => {
 
 describe('reaggregatedReport', () => {
   it.each<[string, Row[], object]>([
-    ['the failed subtasks succeed on revision: success overall', [['success', 0.7], ['success', 0.8]],
-      { status: 'success', confidence: expect.closeTo(0.8, 10) as unknown, summary: '3/3 subtasks succeeded (all_success) (after 1 revision)' }],
-    ['one still fails: partial, majority succeeded', [['success', 0.7], ['failed', 0.3]],
-      { status: 'partial', error_type: 'partial_completion', error_detail: 's2 failed: subtask 2 broke', recoverable: true }],
-    ['both still fail: partial, majority failed', [['failed', 0.1], ['failed', 0.3]],
-      { status: 'partial', error_type: 'majority_failed', recoverable: true }],
+    [
+      'the failed subtasks succeed on revision: success overall',
+      [
+        ['success', 0.7],
+        ['success', 0.8],
+      ],
+      { status: 'success', confidence: expect.closeTo(0.8, 10) as unknown, summary: '3/3 subtasks succeeded (all_success) (after 1 revision)' },
+    ],
+    [
+      'one still fails: partial, majority succeeded',
+      [
+        ['success', 0.7],
+        ['failed', 0.3],
+      ],
+      { status: 'partial', error_type: 'partial_completion', error_detail: 's2 failed: subtask 2 broke', recoverable: true },
+    ],
+    [
+      'both still fail: partial, majority failed',
+      [
+        ['failed', 0.1],
+        ['failed', 0.3],
+      ],
+      { status: 'partial', error_type: 'majority_failed', recoverable: true },
+    ],
   ])('%s', (_name, rows, expected) => {
     const outcome = outcomeOf(dispatcherReply('all_success', rows, 'd.1'));
     const report = reaggregatedReport({ outcome, current: mapToPlan(childOutcomesOf(outcome.artifacts), memo.delegated), memo, dispatcherId: 'a.1-0' });
@@ -46,15 +70,19 @@ describe('reaggregatedReport', () => {
   });
 
   it('summarises the whole objective first, then the kept work, then this round’s', () => {
-    const outcome = outcomeOf(dispatcherReply('all_success', [['success', 0.7], ['success', 0.8]], 'd.1'));
+    const outcome = outcomeOf(
+      dispatcherReply(
+        'all_success',
+        [
+          ['success', 0.7],
+          ['success', 0.8],
+        ],
+        'd.1',
+      ),
+    );
     const { outcome: report } = reaggregatedReport({ outcome, current: mapToPlan(childOutcomesOf(outcome.artifacts), memo.delegated), memo, dispatcherId: 'a.1-0' });
     const parsed = outcomePayloadSchema.parse({ ...report, execution_time_ms: 1 });
-    expect(parsed.artifacts.map((artifact) => artifact.inline_content)).toEqual([
-      JSON.stringify({ strategy: 'all_success', succeeded: 3, failed: 0 }),
-      'by d.0-1',
-      'by d.1-0',
-      'by d.1-1',
-    ]);
+    expect(parsed.artifacts.map((artifact) => artifact.inline_content)).toEqual([JSON.stringify({ strategy: 'all_success', succeeded: 3, failed: 0 }), 'by d.0-1', 'by d.1-0', 'by d.1-1']);
     expect(parsed.artifacts[0]?.metadata.child_outcomes).toEqual([
       { id: 'd.0-1', status: 'success', specialist: 's2', confidence: 0.9, subtask_index: 2 },
       { id: 'd.1-0', status: 'success', specialist: 's1', confidence: 0.7, subtask_index: 1 },
@@ -64,7 +92,13 @@ describe('reaggregatedReport', () => {
 
   it('without per-subtask outcomes, each delegated subtask takes the outcome’s status', () => {
     const outcome = outcomePayloadSchema.parse({
-      status: 'timeout', summary: 'no answer', confidence: 0, execution_time_ms: 60_000, error_type: 'timeout', error_detail: 'after 60000ms', recoverable: true,
+      status: 'timeout',
+      summary: 'no answer',
+      confidence: 0,
+      execution_time_ms: 60_000,
+      error_type: 'timeout',
+      error_detail: 'after 60000ms',
+      recoverable: true,
     });
     const { outcome: report, aggregation } = reaggregatedReport({ outcome, current: null, memo, dispatcherId: 'a.1-0' });
     expect(aggregation.counts).toMatchObject({ succeeded: 1, failed: 2 });

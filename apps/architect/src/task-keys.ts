@@ -17,4 +17,3 @@ export function taskKeys(rootId: string): TaskKeys {
     progressSummary: `task/${rootId}/progress-summary`,
   };
 }
-

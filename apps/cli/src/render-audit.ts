@@ -1,7 +1,6 @@
 import { isTierName, TIER_SLUGS } from '@tierflow/protocol';
 import type { AuditRecord } from '@tierflow/runtime';
 
-
 const HEADER = ['TIME', 'FROM', 'TO', 'KIND', 'DIRECTION', 'ID', 'STATUS', 'CONFIDENCE', 'DETAIL'];
 
 /** A run's audit trail as a table, one handoff a line, in the order it was written. */
@@ -19,7 +18,11 @@ export function renderAudit(records: readonly AuditRecord[]): string {
   ]);
   const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   // The last column is not padded: no trailing blanks.
-  const line = (cells: readonly string[]): string => cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return `${[HEADER, ...rows].map(line).join('\n')}\n`;
 }
 

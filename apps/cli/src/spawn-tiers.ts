@@ -26,11 +26,7 @@ export interface TierProcesses {
 }
 
 /** Starts each tier as its own `tierflow worker <tier>` process; `onLine` gets each output line with its tier. */
-export function spawnTiers(
-  env: NodeJS.ProcessEnv,
-  onLine: (tier: TierSlug, line: string) => void,
-  tiers: readonly TierSlug[] = ALL_TIERS,
-): TierProcesses {
+export function spawnTiers(env: NodeJS.ProcessEnv, onLine: (tier: TierSlug, line: string) => void, tiers: readonly TierSlug[] = ALL_TIERS): TierProcesses {
   const children = new Map<TierSlug, ChildProcess>();
   const exits: Promise<void>[] = [];
   for (const tier of tiers) {

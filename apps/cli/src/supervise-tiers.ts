@@ -37,12 +37,7 @@ interface Slot {
  * doubles while it keeps dying young ({@link RestartPolicy}). Exit status 2 is a configuration
  * error, which a restart would only repeat: everything stops.
  */
-export function superviseTiers(
-  env: NodeJS.ProcessEnv,
-  output: SupervisorOutput,
-  tiers: readonly TierSlug[] = ALL_TIERS,
-  policy: RestartPolicy = DEFAULT_RESTART_POLICY,
-): SupervisedTiers {
+export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput, tiers: readonly TierSlug[] = ALL_TIERS, policy: RestartPolicy = DEFAULT_RESTART_POLICY): SupervisedTiers {
   const slots = tiers.map((tier): Slot => ({ tier, processes: null, restart: null, restarts: 0 }));
   let stopping = false;
   let configError = false;
@@ -64,9 +59,7 @@ export function superviseTiers(
       const upMs = Date.now() - startedAt;
       slot.restarts = restartsInARow(slot.restarts, upMs, policy);
       const delayMs = restartDelayMs(slot.restarts, policy);
-      output.note(
-        `${slot.tier} worker exited (${describeExit(code, signal)}) after ${seconds(upMs)}; restarting it in ${seconds(delayMs)} (restart ${slot.restarts} in a row)\n`,
-      );
+      output.note(`${slot.tier} worker exited (${describeExit(code, signal)}) after ${seconds(upMs)}; restarting it in ${seconds(delayMs)} (restart ${slot.restarts} in a row)\n`);
       slot.processes = null;
       slot.restart = setTimeout(() => {
         slot.restart = null;

@@ -45,7 +45,10 @@ describe('agent pins', () => {
   it("routes a pinned subtask to its agent only, and pins the plan's own identity over the registry's", () => {
     expect(routeOf({ objective: 'o', target_agent: gpu }, { '*': ['sim'] })).toEqual({ specialist: 'gpu-lora', alternates: [] });
     expect(routeOf({ objective: 'o' }, { '*': ['sim', 'gpu-lora'] })).toEqual({ specialist: 'sim', alternates: ['gpu-lora'] });
-    const registered = new Map([['sim', sim], ['gpu-lora', gpu]]);
+    const registered = new Map([
+      ['sim', sim],
+      ['gpu-lora', gpu],
+    ]);
     const own = { ...gpu, prompt_hash: 'c'.repeat(64) };
     expect(pinFor({ target_agent: own }, 'gpu-lora', registered)).toEqual(own);
     expect(pinFor({ target_agent: own }, 'sim', registered)).toEqual(sim);

@@ -2,7 +2,6 @@ import { backoffDelay, type RetryOptions } from '@tierflow/core';
 import { ROUTABLE_ERROR_TYPES } from '@tierflow/protocol';
 import type { DispatchMemo, SubtaskState } from './dispatch-memo.js';
 
-
 /** The error_type (and status) of a Fleet at its concurrency limit. */
 
 /** After a round: send some subtasks again (to their next specialist, or after a back-off), or report. */

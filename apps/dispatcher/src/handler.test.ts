@@ -39,7 +39,6 @@ const unavailable: OutcomeReply = {
   recoverable: true,
 };
 
-
 describe('dispatcherHandler.start', () => {
   it('routes a plan of 3 subtasks: the hint wins, the rest by task type, alternates remembered', async () => {
     const { beads, context, handler } = setup();
@@ -113,9 +112,7 @@ describe('dispatcherHandler.resume', () => {
     const round0 = settle(assignment, 'ROUTING_DISPATCHER', first, 0, (_request, i) => (i === 0 ? unavailable : success(0.8)), [1, 0, 2]);
 
     const second = delegated(await handler.resume!(context, round0));
-    expect(second.children).toEqual([
-      expect.objectContaining({ objective: 'write binary search', specialist_hint: 'sim', task_data: { language: 'python', subtask_index: 1, subtask_total: 3 } }),
-    ]);
+    expect(second.children).toEqual([expect.objectContaining({ objective: 'write binary search', specialist_hint: 'sim', task_data: { language: 'python', subtask_index: 1, subtask_total: 3 } })]);
     expect(second.memo).toMatchObject({ subtasks: [{ index: 1, specialist: 'sim', alternates: [] }, { index: 2 }, { index: 3 }] });
     expect(beads.writes.at(-1)).toEqual([{ key: 'routing/r1/assignments', value: { 1: 'sim', 2: 'test-lora', 3: 'sim' } }]);
 
@@ -142,7 +139,12 @@ describe('dispatcherHandler.resume', () => {
   it('reports success when every subtask succeeds', async () => {
     const { beads, assignment, context, handler } = setup();
     const step = delegated(await handler.start(context));
-    const outcome = reported(await handler.resume!(context, settle(assignment, 'ROUTING_DISPATCHER', step, 0, () => success())));
+    const outcome = reported(
+      await handler.resume!(
+        context,
+        settle(assignment, 'ROUTING_DISPATCHER', step, 0, () => success()),
+      ),
+    );
     const parsed = outcomePayloadSchema.parse({ ...outcome, execution_time_ms: 5 });
     expect(parsed).toMatchObject({ status: 'success', confidence: 0.9, error_type: null, recoverable: null });
     expect(parsed.artifacts.map((artifact) => artifact.artifact_type)).toEqual(['aggregation_summary', 'code', 'code', 'code']);
@@ -164,7 +166,12 @@ describe('dispatcherHandler.resume', () => {
   it('reports the failure once no alternate is left', async () => {
     const { assignment, context, handler } = setup({ task_type: 'test' });
     const step = delegated(await handler.start(context));
-    const outcome = reported(await handler.resume!(context, settle(assignment, 'ROUTING_DISPATCHER', step, 0, () => unavailable)));
+    const outcome = reported(
+      await handler.resume!(
+        context,
+        settle(assignment, 'ROUTING_DISPATCHER', step, 0, () => unavailable),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'failed', error_type: 'all_failed', error_detail: 'sim failed: python-lora is not loaded', recoverable: true });
   });
 
@@ -172,7 +179,12 @@ describe('dispatcherHandler.resume', () => {
     const { assignment, context, handler } = setup();
     const step = delegated(await handler.start(context));
     const question: OutcomeReply = { status: 'needs_clarification', summary: '?', confidence: 0.5, error_type: 'ambiguous_request', error_detail: 'Return -1 or raise?', recoverable: true };
-    const outcome = reported(await handler.resume!(context, settle(assignment, 'ROUTING_DISPATCHER', step, 0, (_r, i) => (i === 2 ? question : success()))));
+    const outcome = reported(
+      await handler.resume!(
+        context,
+        settle(assignment, 'ROUTING_DISPATCHER', step, 0, (_r, i) => (i === 2 ? question : success())),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'needs_clarification', error_type: 'ambiguous_request', error_detail: 'Return -1 or raise?' });
   });
 });

@@ -38,7 +38,10 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
     plan.subtasks.map((subtask) => now + (subtask.timeout_ms ?? options.fleetTimeoutMs)),
   );
   const [registered] = await Promise.all([
-    registeredAgents(context, memo.subtasks.map((subtask) => subtask.specialist)),
+    registeredAgents(
+      context,
+      memo.subtasks.map((subtask) => subtask.specialist),
+    ),
     context.beads.setMany([
       { key: keys.taskGraph, value: taskGraphOf(plan) },
       { key: keys.assignments, value: assignmentsOf(memo) },
@@ -46,7 +49,14 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
   ]);
   return {
     kind: 'delegate',
-    children: drafts(context, plan, memo, options, registered, memo.subtasks.map((subtask) => subtask.index)),
+    children: drafts(
+      context,
+      plan,
+      memo,
+      options,
+      registered,
+      memo.subtasks.map((subtask) => subtask.index),
+    ),
     strategy: plan.strategy,
     memo,
   };
@@ -60,7 +70,10 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
   if (decision.kind === 'reroute') {
     context.log.info('sending subtasks again (unavailable or throttled)', { subtasks: decision.subtasks, round: round.round + 1, delay_ms: decision.delayMs });
     const [registered] = await Promise.all([
-      registeredAgents(context, decision.memo.subtasks.map((subtask) => subtask.specialist)),
+      registeredAgents(
+        context,
+        decision.memo.subtasks.map((subtask) => subtask.specialist),
+      ),
       context.beads.set(keys.assignments, assignmentsOf(decision.memo)),
     ]);
     return {

@@ -17,11 +17,7 @@ describe('planOf', () => {
       { strategy: 'all_success', subtasks: [{ objective: 'solve X', task_type: 'execute_code', task_data: { task_type: 'execute_code', language: 'python' } }] },
     ],
     ['general when task_data has no task_type', {}, { strategy: 'all_success', subtasks: [{ objective: 'solve X', task_type: 'general', task_data: {} }] }],
-    [
-      'general when task_data.task_type is not a string',
-      { task_type: 7 },
-      { strategy: 'all_success', subtasks: [{ objective: 'solve X', task_type: 'general', task_data: { task_type: 7 } }] },
-    ],
+    ['general when task_data.task_type is not a string', { task_type: 7 }, { strategy: 'all_success', subtasks: [{ objective: 'solve X', task_type: 'general', task_data: { task_type: 7 } }] }],
   ])('%s', (_name, taskData, expected) => {
     expect(planOf({ objective: 'solve X', task_data: taskData })).toEqual(expected);
   });

@@ -32,20 +32,25 @@ const input = { rounds: 1, taskGraphRef: 'beads:routing/r/task-graph' };
 
 describe('dispatchReport: status and error fields', () => {
   it.each<[string, DispatchMemo, object]>([
-    ['all succeed', memo('all_success', result(1, 'success', 0.9), result(2, 'success', 0.7)),
-      { status: 'success', confidence: 0.8 }],
-    ['majority succeeded', memo('all_success', result(1, 'success', 0.9), result(2, 'success', 0.9), result(3, 'timeout', 0.3)),
-      { status: 'partial', error_type: 'partial_completion', error_detail: 's3 failed: broke 3', recoverable: true }],
-    ['majority failed', memo('all_success', result(1, 'success', 0.9), result(2, 'failed', 0.3), result(3, 'failed', 0.3)),
-      { status: 'partial', error_type: 'majority_failed', error_detail: 's2 failed: broke 2; s3 failed: broke 3', recoverable: true }],
-    ['all failed', memo('all_success', result(1, 'failed', 0.1), result(2, 'failed', 0.3, { recoverable: false })),
-      { status: 'failed', error_type: 'all_failed', recoverable: true }],
-    ['all failed for good', memo('any_success', result(1, 'failed', 0.1, { recoverable: false })),
-      { status: 'failed', error_type: 'all_failed', recoverable: false }],
-    ['a clarification', memo('all_success', result(1, 'needs_clarification', 0.5, { error_detail: 'Return -1?' }), result(2, 'needs_clarification', 0.5, { error_detail: 'Or raise?' })),
-      { status: 'needs_clarification', error_type: 'ambiguous_request', error_detail: 'Return -1? | Or raise?', recoverable: true }],
-    ['everything cancelled', memo('all_success', result(1, 'cancelled', 0.2)),
-      { status: 'cancelled', error_type: 'cancelled', recoverable: null }],
+    ['all succeed', memo('all_success', result(1, 'success', 0.9), result(2, 'success', 0.7)), { status: 'success', confidence: 0.8 }],
+    [
+      'majority succeeded',
+      memo('all_success', result(1, 'success', 0.9), result(2, 'success', 0.9), result(3, 'timeout', 0.3)),
+      { status: 'partial', error_type: 'partial_completion', error_detail: 's3 failed: broke 3', recoverable: true },
+    ],
+    [
+      'majority failed',
+      memo('all_success', result(1, 'success', 0.9), result(2, 'failed', 0.3), result(3, 'failed', 0.3)),
+      { status: 'partial', error_type: 'majority_failed', error_detail: 's2 failed: broke 2; s3 failed: broke 3', recoverable: true },
+    ],
+    ['all failed', memo('all_success', result(1, 'failed', 0.1), result(2, 'failed', 0.3, { recoverable: false })), { status: 'failed', error_type: 'all_failed', recoverable: true }],
+    ['all failed for good', memo('any_success', result(1, 'failed', 0.1, { recoverable: false })), { status: 'failed', error_type: 'all_failed', recoverable: false }],
+    [
+      'a clarification',
+      memo('all_success', result(1, 'needs_clarification', 0.5, { error_detail: 'Return -1?' }), result(2, 'needs_clarification', 0.5, { error_detail: 'Or raise?' })),
+      { status: 'needs_clarification', error_type: 'ambiguous_request', error_detail: 'Return -1? | Or raise?', recoverable: true },
+    ],
+    ['everything cancelled', memo('all_success', result(1, 'cancelled', 0.2)), { status: 'cancelled', error_type: 'cancelled', recoverable: null }],
   ])('%s', (_name, subject, expected) => {
     const { outcome } = dispatchReport(subject, input);
     expect(outcome).toMatchObject(expected);

@@ -9,4 +9,3 @@ export function routingKeys(rootId: string): { readonly taskGraph: string; reado
     assignments: `routing/${rootId}/assignments`,
   };
 }
-

@@ -11,7 +11,9 @@ export const PROMPT_HASH = /^[0-9a-f]{64}$/;
  * not change it; any change to a value does.
  */
 export function promptHashOf(config: Readonly<Record<string, unknown>> | undefined): string {
-  return createHash('sha256').update(canonicalJson(config ?? {}), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(config ?? {}), 'utf8')
+    .digest('hex');
 }
 
 /** A specialist as the agent registry declares it: its name, version, and its given `promptHash` or the hash of its config. */

@@ -13,7 +13,5 @@ export interface PublishedAgent extends AgentIdentity {
  */
 export async function publishAgents(beads: Beads, registry: SpecialistRegistry, now: number): Promise<void> {
   const registered_at = new Date(now).toISOString();
-  await beads.setMany(
-    registry.identities().map((identity) => ({ key: agentKey(identity.agent_id), value: { ...identity, registered_at } satisfies PublishedAgent, ttlMs: null })),
-  );
+  await beads.setMany(registry.identities().map((identity) => ({ key: agentKey(identity.agent_id), value: { ...identity, registered_at } satisfies PublishedAgent, ttlMs: null })));
 }

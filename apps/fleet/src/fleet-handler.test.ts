@@ -93,8 +93,7 @@ function expectValidOutcome(outcome: FleetOutcome): void {
   expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
 }
 
-const fixed = (result: SpecialistResult, name = 'fixed'): Specialist =>
-  defineSpecialist({ name, version: '2.1.0', run: () => Promise.resolve(result) });
+const fixed = (result: SpecialistResult, name = 'fixed'): Specialist => defineSpecialist({ name, version: '2.1.0', run: () => Promise.resolve(result) });
 
 describe('fleetHandler: a run that finished before its worker died', () => {
   it('records its outcome with its outputs, and a later delivery answers from the record without running again', async () => {
@@ -178,9 +177,7 @@ describe('fleetHandler: artifacts and Beads', () => {
       [`beads:execution/outputs/${ID}/2`, null],
     ]);
     expect(outcome.result_refs).toEqual([`beads:execution/outputs/${ID}`, `beads:execution/outputs/${ID}/2`]);
-    expect(harness.batches.map((batch) => batch.map((entry) => entry.key))).toEqual([
-      [`execution/outputs/${ID}`, `execution/outputs/${ID}/2`, `execution/logs/${ID}`],
-    ]);
+    expect(harness.batches.map((batch) => batch.map((entry) => entry.key))).toEqual([[`execution/outputs/${ID}`, `execution/outputs/${ID}/2`, `execution/logs/${ID}`]]);
     for (const entry of harness.batches.flat()) expect(canWrite('SPECIALIZED_FLEET', entry.key)).toBe(true);
     expectValidOutcome(outcome);
   });

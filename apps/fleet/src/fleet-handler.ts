@@ -153,10 +153,7 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
   // One batch: outputs, log and the recorded outcome land together or not at all, before the
   // outcome points at them. A worker that dies after this batch but before it answers is
   // replaced by one that answers from the record instead of running the specialist again.
-  await context.beads.setMany([
-    ...report.writes,
-    { key: completionKey(assignment.id), value: { outcome: report.outcome, attempt: context.attempt }, ...(ttlMs === undefined ? {} : { ttlMs }) },
-  ]);
+  await context.beads.setMany([...report.writes, { key: completionKey(assignment.id), value: { outcome: report.outcome, attempt: context.attempt }, ...(ttlMs === undefined ? {} : { ttlMs }) }]);
   return { kind: 'outcome', outcome: report.outcome };
 }
 

@@ -45,13 +45,7 @@ export { fleetReport } from './specialist-outcome.js';
 export type { ExecutionLog, FleetOutcome, FleetReport, SpecialistRun } from './specialist-outcome.js';
 export { checkSpecialistResult, specialistResultSchema } from './specialist-result.js';
 export type { CheckedSpecialistResult } from './specialist-result.js';
-export {
-  defineSpecialist,
-  isSpecialistUnavailable,
-  SPECIALIST_STATUSES,
-  specialistNameSchema,
-  SpecialistUnavailableError,
-} from './specialist.js';
+export { defineSpecialist, isSpecialistUnavailable, SPECIALIST_STATUSES, specialistNameSchema, SpecialistUnavailableError } from './specialist.js';
 export type { Specialist, SpecialistArtifact, SpecialistInput, SpecialistResult, SpecialistStatus } from './specialist.js';
 export { FLEET_DEFAULT_TIMEOUT_MS, startFleetWorker } from './start-fleet.js';
 export type { StartFleetOptions } from './start-fleet.js';

@@ -4,8 +4,7 @@ import { simContent, simSpecialist } from './sim.js';
 import { SpecialistUnavailableError, type SpecialistResult } from './specialist.js';
 import { specialistInput } from './test-input.js';
 
-const run = (sim: unknown, attempt = 1, signal?: AbortSignal): Promise<SpecialistResult> =>
-  simSpecialist.run(specialistInput({ sim, attempt, ...(signal ? { signal } : {}) }));
+const run = (sim: unknown, attempt = 1, signal?: AbortSignal): Promise<SpecialistResult> => simSpecialist.run(specialistInput({ sim, attempt, ...(signal ? { signal } : {}) }));
 
 describe('sim statuses', () => {
   it.each([

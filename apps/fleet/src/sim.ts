@@ -50,8 +50,7 @@ async function runSim(input: SpecialistInput): Promise<SpecialistResult> {
 }
 
 function simResult(config: SimConfig, attempt: number): SpecialistResult {
-  const artifacts: SpecialistArtifact[] =
-    config.output_bytes === undefined ? [] : [{ artifact_type: 'text', content: simContent(config.output_bytes), metadata: { bytes: config.output_bytes } }];
+  const artifacts: SpecialistArtifact[] = config.output_bytes === undefined ? [] : [{ artifact_type: 'text', content: simContent(config.output_bytes), metadata: { bytes: config.output_bytes } }];
   const did = [
     `${config.status} on attempt ${attempt}`,
     ...(config.delay_ms > 0 ? [`after ${config.delay_ms} ms`] : []),

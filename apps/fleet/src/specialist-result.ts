@@ -7,9 +7,7 @@ export const specialistResultSchema = z.object({
   status: z.enum(SPECIALIST_STATUSES).default('success'),
   summary: z.string(),
   confidence: confidenceSchema,
-  artifacts: z
-    .array(z.object({ artifact_type: z.string().trim().min(1), content: z.string(), metadata: jsonObjectSchema.optional() }))
-    .default([]),
+  artifacts: z.array(z.object({ artifact_type: z.string().trim().min(1), content: z.string(), metadata: jsonObjectSchema.optional() })).default([]),
   error_type: z.string().optional(),
   error_detail: z.string().optional(),
   recoverable: z.boolean().optional(),

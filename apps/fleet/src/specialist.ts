@@ -76,9 +76,7 @@ export interface Specialist {
 }
 
 /** A specialist name: a token of letters, digits, `.`, `_`, `-`, like `python-lora`. */
-export const specialistNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
+export const specialistNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
 
 /**
  * Checks a specialist's name, version and `run`, and returns it unchanged.

@@ -11,8 +11,7 @@ describe('updateBounds', () => {
   it.each<[string, Sample[], { n: number; mean: number; sd: number; min: number; max: number }]>([
     ['one sample', [sample(0.8, 100)], { n: 1, mean: 0.8, sd: 0, min: 0.8, max: 0.8 }],
     ['identical samples', [sample(0.5, 100), sample(0.5, 100), sample(0.5, 100)], { n: 3, mean: 0.5, sd: 0, min: 0.5, max: 0.5 }],
-    ['2, 4, 4, 4, 5, 5, 7, 9 (÷10)', [0.2, 0.4, 0.4, 0.4, 0.5, 0.5, 0.7, 0.9].map((c) => sample(c, 1)),
-      { n: 8, mean: 0.5, sd: Math.sqrt(0.32 / 7), min: 0.2, max: 0.9 }],
+    ['2, 4, 4, 4, 5, 5, 7, 9 (÷10)', [0.2, 0.4, 0.4, 0.4, 0.5, 0.5, 0.7, 0.9].map((c) => sample(c, 1)), { n: 8, mean: 0.5, sd: Math.sqrt(0.32 / 7), min: 0.2, max: 0.9 }],
   ])('confidence over %s', (_name, samples, expected) => {
     const bounds = fold(samples)!;
     expect(bounds.n).toBe(expected.n);
@@ -28,10 +27,7 @@ describe('updateBounds', () => {
   });
 });
 
-const samplesArb = fc.array(
-  fc.record({ confidence: fc.double({ min: 0, max: 1, noNaN: true }), execution_time_ms: fc.integer({ min: 0, max: 10_000_000 }) }),
-  { minLength: 1, maxLength: 50 },
-);
+const samplesArb = fc.array(fc.record({ confidence: fc.double({ min: 0, max: 1, noNaN: true }), execution_time_ms: fc.integer({ min: 0, max: 10_000_000 }) }), { minLength: 1, maxLength: 50 });
 
 describe('updateBounds: properties', () => {
   it('keeps each mean within the range of the samples', () => {

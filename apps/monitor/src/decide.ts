@@ -13,11 +13,7 @@ export type MonitorDecision =
  * Pass up, reset or evaluate. Only a `failed` outcome that says it may succeed if tried again
  * (`recoverable: true`) is reset, and only while resets are left. Pure.
  */
-export function decideMonitor(
-  outcome: { readonly status: OutcomeStatus; readonly recoverable: boolean | null },
-  resets: number,
-  maxResets: number,
-): MonitorDecision {
+export function decideMonitor(outcome: { readonly status: OutcomeStatus; readonly recoverable: boolean | null }, resets: number, maxResets: number): MonitorDecision {
   if (outcome.status === 'needs_clarification') return 'pass_up';
   if (outcome.status === 'failed' && outcome.recoverable === true && resets < maxResets) return 'reset';
   return 'evaluate';

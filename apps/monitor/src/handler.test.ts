@@ -14,14 +14,16 @@ function run(rootId: string, beads: FakeBeads, options: MonitorOptionsInput = {}
   return { assignment, clock, context: fakeContext(assignment, beads, () => clock.now), handler: monitorHandler(options) };
 }
 
-
 /** Runs a root to its end, each Architect attempt answering `replies[i]` after `ms`. */
 async function complete(rootId: string, beads: FakeBeads, replies: readonly OutcomeReply[], ms = 1_000, options: MonitorOptionsInput = {}) {
   const { assignment, clock, context, handler } = run(rootId, beads, options);
   let step = await handler.start(context);
   for (const [round, reply] of replies.entries()) {
     clock.now += ms;
-    step = await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', delegated(step), round, () => reply));
+    step = await handler.resume!(
+      context,
+      settle(assignment, 'PROGRESS_MONITOR', delegated(step), round, () => reply),
+    );
   }
   return step;
 }
@@ -58,13 +60,23 @@ describe('monitorHandler.resume', () => {
     const { assignment, clock, context, handler } = run('r1', beads);
     const first = delegated(await handler.start(context));
     clock.now += 500;
-    const second = delegated(await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', first, 0, () => recoverable)));
+    const second = delegated(
+      await handler.resume!(
+        context,
+        settle(assignment, 'PROGRESS_MONITOR', first, 0, () => recoverable),
+      ),
+    );
     expect(second.children).toEqual(first.children);
     expect(second.memo).toEqual({ resets: 1, started_at: FIXED_NOW, attempt_started_at: FIXED_NOW + 500 });
     expect(beads.writes).toEqual([]);
 
     clock.now += 700;
-    const outcome = reported(await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', second, 1, () => recoverable)));
+    const outcome = reported(
+      await handler.resume!(
+        context,
+        settle(assignment, 'PROGRESS_MONITOR', second, 1, () => recoverable),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'failed', error_type: 'job_failed', recoverable: true, resources_used: { resets: 1 }, execution_time_ms: 1_200 });
     expect(beads.values.get('system/runs/r1')).toMatchObject({ status: 'failed', duration_ms: 1_200, resets: 1 });
     expect(beads.values.get('system/bounds/execute_code')).toMatchObject({ n: 1, execution_time_ms: { mean: 700 } });
@@ -96,7 +108,12 @@ describe('monitorHandler.resume', () => {
     const { assignment, clock, context, handler } = run('r1', beads, {}, { task_type: 'execute_code', plan: { strategy: 'majority', subtasks: [{ objective: 'a' }] } });
     const step = delegated(await handler.start(context));
     clock.now += 2_000;
-    const outcome = reported(await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.9))));
+    const outcome = reported(
+      await handler.resume!(
+        context,
+        settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.9)),
+      ),
+    );
     expect(outcomePayloadSchema.parse(outcome)).toMatchObject({ status: 'success', confidence: 0.9, execution_time_ms: 2_000, resources_used: { revisions: 0, resets: 0 } });
     expect(beads.writes).toEqual([
       [
@@ -136,7 +153,10 @@ describe('monitorHandler.resume', () => {
     const beads = new FakeBeads('PROGRESS_MONITOR');
     const { assignment, context, handler } = run('r1', beads, {}, {});
     const step = delegated(await handler.start(context));
-    await handler.resume!(context, settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.5)));
+    await handler.resume!(
+      context,
+      settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.5)),
+    );
     expect([...beads.values.keys()]).toEqual(['system/bounds/objective', 'system/runs/r1', 'history/runs/r1']);
   });
 });

@@ -24,14 +24,7 @@ export type { MonitorDecision } from './decide.js';
 export { monitorHandler } from './handler.js';
 export { monitorMemoSchema } from './monitor-memo.js';
 export type { MonitorMemo } from './monitor-memo.js';
-export {
-  DEFAULT_ARCHITECT_TIMEOUT_MS,
-  DEFAULT_MAX_RESETS,
-  DEFAULT_SURPRISE,
-  monitorOptionsSchema,
-  resolveMonitorOptions,
-  surpriseOptionsSchema,
-} from './options.js';
+export { DEFAULT_ARCHITECT_TIMEOUT_MS, DEFAULT_MAX_RESETS, DEFAULT_SURPRISE, monitorOptionsSchema, resolveMonitorOptions, surpriseOptionsSchema } from './options.js';
 export type { MonitorOptionsInput, ResolvedMonitorOptions, SurpriseOptions } from './options.js';
 export { DEFAULT_BOUNDS_TASK_TYPE, runRecords, strategyOf, taskTypeOf } from './records.js';
 export type { HistoryRecord, RunFacts, RunRecord } from './records.js';

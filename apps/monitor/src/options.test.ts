@@ -12,8 +12,6 @@ describe('resolveMonitorOptions', () => {
 
   it('refuses bad options, naming every problem', () => {
     const bad = { maxResets: -1, surprise: { minSamples: 0, sigmas: 0 } };
-    expect(() => resolveMonitorOptions(bad)).toThrow(
-      expect.objectContaining({ code: 'invalid_config', message: expect.stringMatching(/maxResets.*minSamples.*sigmas/) as unknown }),
-    );
+    expect(() => resolveMonitorOptions(bad)).toThrow(expect.objectContaining({ code: 'invalid_config', message: expect.stringMatching(/maxResets.*minSamples.*sigmas/) as unknown }));
   });
 });

@@ -16,10 +16,18 @@ describe('evaluatedReport', () => {
   it.each<[string, OutcomePayload, { flag: boolean; reason: string | null }, object]>([
     ['no surprise', outcome, { flag: false, reason: null }, { surprise_flag: false, surprise_reason: null }],
     ['the Monitor’s surprise', outcome, { flag: true, reason: 'confidence low' }, { surprise_flag: true, surprise_reason: 'confidence low' }],
-    ['a lower tier’s surprise is kept', { ...outcome, surprise_flag: true, surprise_reason: 'slow specialist' }, { flag: false, reason: null },
-      { surprise_flag: true, surprise_reason: 'slow specialist' }],
-    ['both', { ...outcome, surprise_flag: true, surprise_reason: 'slow specialist' }, { flag: true, reason: 'confidence low' },
-      { surprise_flag: true, surprise_reason: 'confidence low; slow specialist' }],
+    [
+      'a lower tier’s surprise is kept',
+      { ...outcome, surprise_flag: true, surprise_reason: 'slow specialist' },
+      { flag: false, reason: null },
+      { surprise_flag: true, surprise_reason: 'slow specialist' },
+    ],
+    [
+      'both',
+      { ...outcome, surprise_flag: true, surprise_reason: 'slow specialist' },
+      { flag: true, reason: 'confidence low' },
+      { surprise_flag: true, surprise_reason: 'confidence low; slow specialist' },
+    ],
   ])('%s', (_name, subject, surprise, expected) => {
     const report = evaluatedReport(subject, { surprise, resets: 1, durationMs: 1234.4 });
     expect(report).toEqual({ ...passUp(subject), execution_time_ms: 1234, resources_used: { parallel_tasks: 3, revisions: 0, resets: 1 }, ...expected });

@@ -32,10 +32,7 @@ describe('checkSurprise', () => {
 });
 
 describe('checkSurprise: properties', () => {
-  const samplesArb = fc.array(
-    fc.record({ confidence: fc.double({ min: 0, max: 1, noNaN: true }), execution_time_ms: fc.integer({ min: 0, max: 10_000_000 }) }),
-    { minLength: 1, maxLength: 40 },
-  );
+  const samplesArb = fc.array(fc.record({ confidence: fc.double({ min: 0, max: 1, noNaN: true }), execution_time_ms: fc.integer({ min: 0, max: 10_000_000 }) }), { minLength: 1, maxLength: 40 });
 
   it('never finds a sample equal to the mean surprising', () => {
     fc.assert(

@@ -46,8 +46,7 @@ export function checkSurprise(bounds: Bounds | null, sample: Sample, options: Su
     const words = METRIC_WORDS[metric];
     const side = sample[metric] > mean ? 'above' : 'below';
     return [
-      `${words.name} ${words.format(sample[metric])} is ${distance.toFixed(1)}σ ${side} the mean ${words.format(mean)} ` +
-        `(σ ${words.format(sigma)}, ${bounds.n} samples, limit ${options.sigmas}σ)`,
+      `${words.name} ${words.format(sample[metric])} is ${distance.toFixed(1)}σ ${side} the mean ${words.format(mean)} ` + `(σ ${words.format(sigma)}, ${bounds.n} samples, limit ${options.sigmas}σ)`,
     ];
   });
   return reasons.length === 0 ? { flag: false, reason: null } : { flag: true, reason: reasons.join('; ') };

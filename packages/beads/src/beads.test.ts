@@ -6,10 +6,12 @@ const METHODS = ['delete', 'exists', 'get', 'getMany', 'keys', 'ref', 'set', 'se
 /** A store that records which method was called, and has more methods than a handle may show. */
 function recordingStore(calls: string[]): Beads & { withTier(): never; redisKey(): string } {
   return new Proxy({} as Beads & { withTier(): never; redisKey(): string }, {
-    get: (_target, name) => (...args: unknown[]) => {
-      calls.push(`${String(name)}(${args.map((arg) => JSON.stringify(arg) ?? 'undefined').join(', ')})`);
-      return name === 'ref' ? 'beads:task/x' : Promise.resolve(null);
-    },
+    get:
+      (_target, name) =>
+      (...args: unknown[]) => {
+        calls.push(`${String(name)}(${args.map((arg) => JSON.stringify(arg) ?? 'undefined').join(', ')})`);
+        return name === 'ref' ? 'beads:task/x' : Promise.resolve(null);
+      },
   });
 }
 

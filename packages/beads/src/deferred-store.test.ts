@@ -17,7 +17,10 @@ describe('DeferredBeadsStore', () => {
   it('holds set and setMany until they are queued on the caller’s MULTI, then writes them in it', async () => {
     const { deferred, stored } = stores('deferred-multi');
     await deferred.set('execution/outputs/a', { n: 1 });
-    await deferred.setMany([{ key: 'execution/logs/a', value: 'log' }, { key: 'execution/outputs/b', value: 2, ttlMs: 5_000 }]);
+    await deferred.setMany([
+      { key: 'execution/logs/a', value: 'log' },
+      { key: 'execution/outputs/b', value: 2, ttlMs: 5_000 },
+    ]);
     expect(deferred.pendingWrites).toBe(3);
     expect(await stored.getMany(['execution/outputs/a', 'execution/logs/a', 'execution/outputs/b'])).toEqual([null, null, null]);
 
@@ -48,7 +51,12 @@ describe('DeferredBeadsStore', () => {
   it('refuses a write it may not make at once, and holds none of a batch with one refused key', async () => {
     const { deferred } = stores('deferred-refused');
     await expect(deferred.set('task/objective', 'x')).rejects.toBeInstanceOf(BeadsPermissionError);
-    await expect(deferred.setMany([{ key: 'execution/outputs/a', value: 1 }, { key: 'routing/plan', value: 2 }])).rejects.toBeInstanceOf(BeadsPermissionError);
+    await expect(
+      deferred.setMany([
+        { key: 'execution/outputs/a', value: 1 },
+        { key: 'routing/plan', value: 2 },
+      ]),
+    ).rejects.toBeInstanceOf(BeadsPermissionError);
     expect(deferred.pendingWrites).toBe(0);
   });
 

@@ -59,7 +59,14 @@ export class DeferredBeadsStore extends BeadsStore {
   override async getMany<T = unknown>(keys: readonly string[], schema?: BeadsValueSchema<T>): Promise<(T | null)[]> {
     const parsed = keys.map(parseBeadsKey);
     const unseen = parsed.filter((p) => !this.pending.has(this.base + p.key));
-    const stored = new Map((await super.getMany<T>(unseen.map((p) => p.key), schema)).map((value, i) => [unseen[i]!.key, value]));
+    const stored = new Map(
+      (
+        await super.getMany<T>(
+          unseen.map((p) => p.key),
+          schema,
+        )
+      ).map((value, i) => [unseen[i]!.key, value]),
+    );
     return parsed.map((p) => {
       const waiting = this.pending.get(this.base + p.key);
       return waiting ? decodeBeadsValue(p.key, waiting.text, schema) : (stored.get(p.key) ?? null);

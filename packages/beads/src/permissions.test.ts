@@ -80,7 +80,11 @@ describe('BeadsPermissionError', () => {
 
   it.each<[TierName, string, string]>([
     ['ABSTRACT_ARCHITECT', 'beads:history/routines/r', 'ABSTRACT_ARCHITECT may not write beads:history/routines/r: history/* is written by PROGRESS_MONITOR only (ABSTRACT_ARCHITECT writes task/*)'],
-    ['PROGRESS_MONITOR', 'execution/outputs/1', 'PROGRESS_MONITOR may not write beads:execution/outputs/1: execution/* is written by SPECIALIZED_FLEET only (PROGRESS_MONITOR writes system/* and history/*)'],
+    [
+      'PROGRESS_MONITOR',
+      'execution/outputs/1',
+      'PROGRESS_MONITOR may not write beads:execution/outputs/1: execution/* is written by SPECIALIZED_FLEET only (PROGRESS_MONITOR writes system/* and history/*)',
+    ],
     [
       'SPECIALIZED_FLEET',
       'system/seen-messages/monitor/m1',

@@ -4,8 +4,14 @@ import { DEFAULT_BEADS_TTL_MS, resolveBeadsStoreOptions, resolveTtl, type BeadsS
 describe('resolveBeadsStoreOptions', () => {
   it.each<[BeadsStoreOptions, object]>([
     [{ tier: 'SPECIALIZED_FLEET' }, { tier: 'SPECIALIZED_FLEET', prefix: '{tierflow}', defaultTtlMs: 86_400_000 }],
-    [{ tier: 'PROGRESS_MONITOR', prefix: '{cell-2}', defaultTtlMs: null }, { tier: 'PROGRESS_MONITOR', prefix: '{cell-2}', defaultTtlMs: null }],
-    [{ tier: 'ABSTRACT_ARCHITECT', defaultTtlMs: 1 }, { tier: 'ABSTRACT_ARCHITECT', prefix: '{tierflow}', defaultTtlMs: 1 }],
+    [
+      { tier: 'PROGRESS_MONITOR', prefix: '{cell-2}', defaultTtlMs: null },
+      { tier: 'PROGRESS_MONITOR', prefix: '{cell-2}', defaultTtlMs: null },
+    ],
+    [
+      { tier: 'ABSTRACT_ARCHITECT', defaultTtlMs: 1 },
+      { tier: 'ABSTRACT_ARCHITECT', prefix: '{tierflow}', defaultTtlMs: 1 },
+    ],
   ])('%j', (input, expected) => {
     expect(resolveBeadsStoreOptions(input)).toEqual(expected);
   });

@@ -129,7 +129,12 @@ describe('BeadsStore', () => {
     expect((error as Error).message).toContain('beads:routing/assignments');
     expect(await beads.getMany(['task/constraints', 'task/progress-summary', 'routing/assignments'])).toEqual([null, null, null]);
 
-    await expect(beads.setMany([{ key: 'task/a', value: 1 }, { key: 'task/b', value: undefined }])).rejects.toMatchObject({ code: 'beads_unserializable' });
+    await expect(
+      beads.setMany([
+        { key: 'task/a', value: 1 },
+        { key: 'task/b', value: undefined },
+      ]),
+    ).rejects.toMatchObject({ code: 'beads_unserializable' });
     expect(await beads.exists('task/a')).toBe(false);
   });
 
@@ -173,10 +178,12 @@ describe('BeadsStore', () => {
 
   it('checks a value with a schema', async () => {
     const beads = storeFor('ABSTRACT_ARCHITECT', 'schema');
-    const objective = { parse: (value: unknown): { goal: string } => {
-      if (typeof value !== 'object' || value === null || typeof (value as { goal?: unknown }).goal !== 'string') throw new Error('goal must be a string');
-      return value as { goal: string };
-    } };
+    const objective = {
+      parse: (value: unknown): { goal: string } => {
+        if (typeof value !== 'object' || value === null || typeof (value as { goal?: unknown }).goal !== 'string') throw new Error('goal must be a string');
+        return value as { goal: string };
+      },
+    };
     await beads.set('task/current-objective', { goal: 'ship' });
     await beads.set('task/constraints', { goal: 1 });
     expect(await beads.get('task/current-objective', objective)).toEqual({ goal: 'ship' });
@@ -219,12 +226,7 @@ describe('BeadsStore', () => {
 
   it('refuses malformed keys everywhere', async () => {
     const beads = storeFor('SPECIALIZED_FLEET', 'malformed');
-    for (const call of [
-      () => beads.get('execution/../task/x'),
-      () => beads.getMany(['execution/ok', 'nope/x']),
-      () => beads.set('execution/a b', 1),
-      () => beads.exists('execution/'),
-    ]) {
+    for (const call of [() => beads.get('execution/../task/x'), () => beads.getMany(['execution/ok', 'nope/x']), () => beads.set('execution/a b', 1), () => beads.exists('execution/')]) {
       await expect(call()).rejects.toMatchObject({ code: 'invalid_beads_key' });
     }
     expect(() => beads.redisKey('nope/x')).toThrow(/unknown namespace/);

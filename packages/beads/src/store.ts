@@ -118,9 +118,7 @@ export class BeadsStore implements Beads {
    */
   async setIfAbsent(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<boolean> {
     const write = this.prepare({ key, value, ...options });
-    const reply = await (write.ttlMs === null
-      ? this.redis.set(write.redisKey, write.text, 'NX')
-      : this.redis.set(write.redisKey, write.text, 'PX', write.ttlMs, 'NX'));
+    const reply = await (write.ttlMs === null ? this.redis.set(write.redisKey, write.text, 'NX') : this.redis.set(write.redisKey, write.text, 'PX', write.ttlMs, 'NX'));
     return reply === 'OK';
   }
 

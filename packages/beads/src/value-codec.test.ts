@@ -10,11 +10,15 @@ describe('encodeBeadsValue', () => {
     ['undefined', undefined, /undefined has no JSON form/],
     ['a function', () => 1, /function has no JSON form/],
     ['a BigInt', 1n, /BigInt/],
-    ['a cycle', (() => {
-      const cycle: { self?: unknown } = {};
-      cycle.self = cycle;
-      return cycle;
-    })(), /circular/i],
+    [
+      'a cycle',
+      (() => {
+        const cycle: { self?: unknown } = {};
+        cycle.self = cycle;
+        return cycle;
+      })(),
+      /circular/i,
+    ],
   ])('refuses %s', (_what, value, why) => {
     expect(() => encodeBeadsValue('task/x', value)).toThrow(expect.objectContaining({ code: 'beads_unserializable', message: expect.stringMatching(why) as unknown }));
     expect(() => encodeBeadsValue('task/x', value)).toThrow(/^cannot write beads:task\/x: the value is not JSON-serialisable/);
@@ -27,10 +31,12 @@ describe('decodeBeadsValue', () => {
   });
 
   it('checks with a schema when given one', () => {
-    const positive = { parse: (value: unknown): number => {
-      if (typeof value !== 'number' || value <= 0) throw new Error('expected a positive number');
-      return value;
-    } };
+    const positive = {
+      parse: (value: unknown): number => {
+        if (typeof value !== 'number' || value <= 0) throw new Error('expected a positive number');
+        return value;
+      },
+    };
     expect(decodeBeadsValue('task/x', '3', positive)).toBe(3);
     expect(() => decodeBeadsValue('task/x', '-3', positive)).toThrow(
       expect.objectContaining({ code: 'beads_invalid_value', message: 'beads:task/x holds a value its schema refuses: expected a positive number' }),

@@ -14,9 +14,7 @@ const childArb = fc.record({
 });
 
 /** 1–12 children with distinct, valid message ids, in completion order. */
-const childrenArb = fc
-  .array(childArb, { minLength: 1, maxLength: 12 })
-  .map((children): ChildResult[] => children.map((child, i) => ({ message_id: `msg-${i + 1}`, ...child })));
+const childrenArb = fc.array(childArb, { minLength: 1, maxLength: 12 }).map((children): ChildResult[] => children.map((child, i) => ({ message_id: `msg-${i + 1}`, ...child })));
 
 const strategyArb = fc.constantFrom(...AGGREGATION_STRATEGIES);
 

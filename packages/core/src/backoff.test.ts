@@ -11,8 +11,14 @@ describe('resolveRetryOptions', () => {
     [undefined, { attempts: 3, baseDelayMs: 200, maxDelayMs: 30_000, jitter: 0.5 }],
     [{}, DEFAULT_RETRY_OPTIONS],
     [{ attempts: 1 }, { ...DEFAULT_RETRY_OPTIONS, attempts: 1 }],
-    [{ baseDelayMs: 0, jitter: 0 }, { ...DEFAULT_RETRY_OPTIONS, baseDelayMs: 0, jitter: 0 }],
-    [{ baseDelayMs: 1000, maxDelayMs: 1000, jitter: 1 }, { attempts: 3, baseDelayMs: 1000, maxDelayMs: 1000, jitter: 1 }],
+    [
+      { baseDelayMs: 0, jitter: 0 },
+      { ...DEFAULT_RETRY_OPTIONS, baseDelayMs: 0, jitter: 0 },
+    ],
+    [
+      { baseDelayMs: 1000, maxDelayMs: 1000, jitter: 1 },
+      { attempts: 3, baseDelayMs: 1000, maxDelayMs: 1000, jitter: 1 },
+    ],
   ])('%j → %j', (input, expected) => {
     expect(resolveRetryOptions(input)).toEqual(expected);
   });

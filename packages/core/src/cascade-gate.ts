@@ -1,11 +1,5 @@
 import { type CascadeCheck, ERROR_TYPES, type OutcomePayload, type TierName } from '@tierflow/protocol';
-import {
-  CASCADE_SEVERITY,
-  cascadeCheck,
-  DEFAULT_CASCADE_THRESHOLDS,
-  resolveCascadeThresholds,
-  type CascadeThresholds,
-} from './confidence-cascade.js';
+import { CASCADE_SEVERITY, cascadeCheck, DEFAULT_CASCADE_THRESHOLDS, resolveCascadeThresholds, type CascadeThresholds } from './confidence-cascade.js';
 
 /** One upstream outcome as its receiver reads it: the outcome message id and its payload. */
 export interface UpstreamOutcome {

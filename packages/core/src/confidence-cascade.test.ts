@@ -1,14 +1,7 @@
 import { isTierflowError } from '@tierflow/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  CASCADE_SEVERITY,
-  cascadeCheck,
-  DEFAULT_CASCADE_THRESHOLDS,
-  resolveCascadeThresholds,
-  type CascadeAction,
-  type CascadeThresholds,
-} from './confidence-cascade.js';
+import { CASCADE_SEVERITY, cascadeCheck, DEFAULT_CASCADE_THRESHOLDS, resolveCascadeThresholds, type CascadeAction, type CascadeThresholds } from './confidence-cascade.js';
 
 describe('cascadeCheck with the default thresholds', () => {
   it.each<[number, CascadeAction, number]>([
@@ -60,7 +53,10 @@ describe('resolveCascadeThresholds', () => {
     [{}, DEFAULT_CASCADE_THRESHOLDS],
     [{ proceed: 0.9 }, { proceed: 0.9, flag: 0.5, review: 0.3 }],
     [{ review: 0.1 }, { proceed: 0.8, flag: 0.5, review: 0.1 }],
-    [{ proceed: 0.6, flag: 0.6, review: 0.6 }, { proceed: 0.6, flag: 0.6, review: 0.6 }],
+    [
+      { proceed: 0.6, flag: 0.6, review: 0.6 },
+      { proceed: 0.6, flag: 0.6, review: 0.6 },
+    ],
   ])('%j → %j', (input, expected) => {
     expect(resolveCascadeThresholds(input)).toEqual(expected);
   });
@@ -86,12 +82,10 @@ describe('resolveCascadeThresholds', () => {
 
 describe('cascadeCheck: properties', () => {
   const confidenceArb = fc.double({ min: 0, max: 1, noNaN: true });
-  const thresholdsArb = fc
-    .tuple(confidenceArb, confidenceArb, confidenceArb)
-    .map(([a, b, c]): CascadeThresholds => {
-      const [review, flag, proceed] = [a, b, c].sort((x, y) => x - y) as [number, number, number];
-      return { proceed, flag, review };
-    });
+  const thresholdsArb = fc.tuple(confidenceArb, confidenceArb, confidenceArb).map(([a, b, c]): CascadeThresholds => {
+    const [review, flag, proceed] = [a, b, c].sort((x, y) => x - y) as [number, number, number];
+    return { proceed, flag, review };
+  });
 
   it('never gives a lighter action to a lower confidence', () => {
     fc.assert(

@@ -54,8 +54,7 @@ export function resolveCascadeThresholds(input: Partial<CascadeThresholds> = {})
     review: input.review ?? DEFAULT_CASCADE_THRESHOLDS.review,
   };
   // Say which values were defaults: a lone override can clash with one the caller never wrote.
-  const show = (key: keyof CascadeThresholds): string =>
-    `${key} (${resolved[key]}${input[key] === undefined ? ', the default' : ''})`;
+  const show = (key: keyof CascadeThresholds): string => `${key} (${resolved[key]}${input[key] === undefined ? ', the default' : ''})`;
   const problems: string[] = [];
   for (const key of KEYS) {
     if (!isConfidence(resolved[key])) problems.push(`${show(key)} must be a number within [0, 1]`);

@@ -35,13 +35,7 @@ export { isConfidence, meanConfidence } from './mean-confidence.js';
 export { isMajority, strategyVerdict } from './strategy-verdict.js';
 export type { Majority, StrategyVerdict } from './strategy-verdict.js';
 
-export {
-  CASCADE_ACTIONS,
-  CASCADE_SEVERITY,
-  cascadeCheck,
-  DEFAULT_CASCADE_THRESHOLDS,
-  resolveCascadeThresholds,
-} from './confidence-cascade.js';
+export { CASCADE_ACTIONS, CASCADE_SEVERITY, cascadeCheck, DEFAULT_CASCADE_THRESHOLDS, resolveCascadeThresholds } from './confidence-cascade.js';
 export type { CascadeAction, CascadeDecision, CascadeThresholds } from './confidence-cascade.js';
 export { gateUpstream, gravestCheck } from './cascade-gate.js';
 export type { GatedOutcome, UpstreamOutcome } from './cascade-gate.js';

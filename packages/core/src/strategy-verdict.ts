@@ -6,9 +6,7 @@ export type Majority = 'succeeded' | 'failed';
 
 /** What a strategy alone makes of the counted children, before the cancellation and clarification rules. */
 export type StrategyVerdict =
-  | { readonly status: 'success'; readonly majority: null }
-  | { readonly status: 'failed'; readonly majority: null }
-  | { readonly status: 'partial'; readonly majority: Majority };
+  { readonly status: 'success'; readonly majority: null } | { readonly status: 'failed'; readonly majority: null } | { readonly status: 'partial'; readonly majority: Majority };
 
 /** More than half; counts are integers, so `2 × part > whole` is exact, and a tie is not a majority. */
 export function isMajority(part: number, whole: number): boolean {

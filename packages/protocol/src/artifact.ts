@@ -34,31 +34,32 @@ export const artifactSchema = z
     inline_content: z.string().nullable().default(null).meta({ description: 'The content itself, under 1 KB of UTF-8.' }),
     metadata: jsonObjectSchema.default({}),
   })
-  .superRefine((artifact, ctx) => {
-    const hasRef = artifact.content_ref !== null && artifact.content_ref !== undefined;
-    const hasInline = artifact.inline_content !== null && artifact.inline_content !== undefined;
-    if (hasRef === hasInline) {
-      ctx.addIssue({
-        code: 'custom',
-        path: hasRef ? ['inline_content'] : [],
-        message: hasRef
-          ? 'content_ref and inline_content are both set; exactly one must be non-null'
-          : 'neither content_ref nor inline_content is set; exactly one must be non-null',
-        params: { rule: 'artifact_content' },
-      });
-    }
-    if (typeof artifact.inline_content === 'string') {
-      const bytes = utf8ByteLength(artifact.inline_content);
-      if (bytes >= INLINE_CONTENT_LIMIT_BYTES) {
+  .superRefine(
+    (artifact, ctx) => {
+      const hasRef = artifact.content_ref !== null && artifact.content_ref !== undefined;
+      const hasInline = artifact.inline_content !== null && artifact.inline_content !== undefined;
+      if (hasRef === hasInline) {
         ctx.addIssue({
           code: 'custom',
-          path: ['inline_content'],
-          message: `inline_content is ${bytes} bytes; content of ${INLINE_CONTENT_LIMIT_BYTES} bytes or more must be stored in Beads and sent as content_ref`,
-          params: { rule: 'inline_limit' },
+          path: hasRef ? ['inline_content'] : [],
+          message: hasRef ? 'content_ref and inline_content are both set; exactly one must be non-null' : 'neither content_ref nor inline_content is set; exactly one must be non-null',
+          params: { rule: 'artifact_content' },
         });
       }
-    }
-  }, { when: whenObject })
+      if (typeof artifact.inline_content === 'string') {
+        const bytes = utf8ByteLength(artifact.inline_content);
+        if (bytes >= INLINE_CONTENT_LIMIT_BYTES) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['inline_content'],
+            message: `inline_content is ${bytes} bytes; content of ${INLINE_CONTENT_LIMIT_BYTES} bytes or more must be stored in Beads and sent as content_ref`,
+            params: { rule: 'inline_limit' },
+          });
+        }
+      }
+    },
+    { when: whenObject },
+  )
   .meta({ description: 'A concrete output: exactly one of content_ref and inline_content is non-null.' });
 export type Artifact = z.output<typeof artifactSchema>;
 export type ArtifactInput = z.input<typeof artifactSchema>;

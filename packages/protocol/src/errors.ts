@@ -40,8 +40,5 @@ export class TierflowError extends Error {
 
 /** True for a TierflowError (or a subclass), also across copies of this package. */
 export function isTierflowError(error: unknown): error is TierflowError {
-  return (
-    error instanceof TierflowError ||
-    (error instanceof Error && typeof (error as Partial<TierflowError>).code === 'string' && typeof (error as Partial<TierflowError>).retryable === 'boolean')
-  );
+  return error instanceof TierflowError || (error instanceof Error && typeof (error as Partial<TierflowError>).code === 'string' && typeof (error as Partial<TierflowError>).retryable === 'boolean');
 }

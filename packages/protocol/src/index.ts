@@ -30,7 +30,19 @@ export { isWireTypeName, jsonSchemaOf, WIRE_TYPE_NAMES, WIRE_TYPES } from './jso
 export type { WireTypeName } from './json-schema.js';
 export { isJsonObject, jsonObjectSchema, whenObject } from './json.js';
 export type { JsonObject, KnownFields } from './json.js';
-export { cancellationMessageSchema, delegationMessageSchema, isCancellation, isDelegation, isOutcome, MESSAGE_KINDS, MESSAGE_SCHEMAS, messageKind, messageSchema, outcomeMessageSchema, payloadKind } from './message.js';
+export {
+  cancellationMessageSchema,
+  delegationMessageSchema,
+  isCancellation,
+  isDelegation,
+  isOutcome,
+  MESSAGE_KINDS,
+  MESSAGE_SCHEMAS,
+  messageKind,
+  messageSchema,
+  outcomeMessageSchema,
+  payloadKind,
+} from './message.js';
 export type { CancellationMessage, CancellationMessageInput, DelegationMessage, DelegationMessageInput, Message, MessageKind, OutcomeMessage, OutcomeMessageInput } from './message.js';
 export { cancellationPayloadSchema } from './payloads/cancellation.js';
 export type { CancellationPayload, CancellationPayloadInput } from './payloads/cancellation.js';
@@ -48,4 +60,3 @@ export { formatJsonPath, formatValidationError, InvalidMessageError, parseMessag
 export type { ValidationError, ValidationResult } from './validate.js';
 export { isSupportedVersion, parseVersion, PROTOCOL_VERSION, SUPPORTED_MAJOR_VERSIONS, unsupportedVersionMessage, versionSchema } from './version.js';
 export type { ProtocolVersion } from './version.js';
-

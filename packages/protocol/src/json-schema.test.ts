@@ -21,7 +21,18 @@ describe('committed JSON Schema files', () => {
 
   it('cover every wire type', () => {
     expect(WIRE_TYPE_NAMES).toEqual(
-      expect.arrayContaining(['message', 'delegation-payload', 'outcome-payload', 'cancellation-payload', 'artifact', 'tier-level', 'outcome-status', 'parallel-delegation', 'aggregated-outcome', 'child-outcome-summary']),
+      expect.arrayContaining([
+        'message',
+        'delegation-payload',
+        'outcome-payload',
+        'cancellation-payload',
+        'artifact',
+        'tier-level',
+        'outcome-status',
+        'parallel-delegation',
+        'aggregated-outcome',
+        'child-outcome-summary',
+      ]),
     );
   });
 });

@@ -37,19 +37,22 @@ function envelopeSchema<P extends z.ZodType>(kind: MessageKind, payload: P) {
       payload,
       signature: messageSignatureSchema.optional().meta({ description: 'Ed25519 signature over the canonical message; required by deployments that sign.' }),
     })
-    .superRefine((message, ctx) => {
-      const { source_tier: source, target_tier: target } = message;
-      if (!isTierName(source) || !isTierName(target)) return;
-      const rule = DIRECTION_RULES[kind];
-      if (!rule.allows(TIER_LEVELS[source], TIER_LEVELS[target])) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['target_tier'],
-          message: `${rule.words}; got ${source} (${TIER_LEVELS[source]}) → ${target} (${TIER_LEVELS[target]})`,
-          params: { rule: 'direction' },
-        });
-      }
-    }, { when: whenObject });
+    .superRefine(
+      (message, ctx) => {
+        const { source_tier: source, target_tier: target } = message;
+        if (!isTierName(source) || !isTierName(target)) return;
+        const rule = DIRECTION_RULES[kind];
+        if (!rule.allows(TIER_LEVELS[source], TIER_LEVELS[target])) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['target_tier'],
+            message: `${rule.words}; got ${source} (${TIER_LEVELS[source]}) → ${target} (${TIER_LEVELS[target]})`,
+            params: { rule: 'direction' },
+          });
+        }
+      },
+      { when: whenObject },
+    );
 }
 
 export const delegationMessageSchema = envelopeSchema('delegation', delegationPayloadSchema).meta({

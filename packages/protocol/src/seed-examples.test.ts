@@ -8,13 +8,7 @@ import { join } from 'node:path';
 
 describe('the protocol’s complete message examples', () => {
   it('are all here', () => {
-    expect(seedExampleFiles().sort()).toEqual([
-      'aggregated-outcome.json',
-      'architect-cancels-dispatcher.json',
-      'architect-to-dispatcher.json',
-      'dispatcher-to-fleet.json',
-      'fleet-to-dispatcher.json',
-    ]);
+    expect(seedExampleFiles().sort()).toEqual(['aggregated-outcome.json', 'architect-cancels-dispatcher.json', 'architect-to-dispatcher.json', 'dispatcher-to-fleet.json', 'fleet-to-dispatcher.json']);
   });
 
   it.each(seedExampleFiles())('%s validates exactly as printed', (file) => {

@@ -1,16 +1,7 @@
 import { z } from 'zod';
 
 /** Every outcome status, as sent on the wire (docs/protocol.md#outcome-statuses). */
-export const OUTCOME_STATUSES = [
-  'success',
-  'partial',
-  'failed',
-  'blocked',
-  'needs_clarification',
-  'timeout',
-  'cancelled',
-  'throttled',
-] as const;
+export const OUTCOME_STATUSES = ['success', 'partial', 'failed', 'blocked', 'needs_clarification', 'timeout', 'cancelled', 'throttled'] as const;
 
 export const outcomeStatusSchema = z.enum(OUTCOME_STATUSES).meta({
   description:

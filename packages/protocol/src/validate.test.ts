@@ -51,24 +51,9 @@ describe('validate: broken variants of the protocol examples', () => {
     ['unknown status', OUTCOME, (m) => (m.payload.status = 'done'), [{ path: '$.payload.status', code: 'invalid_value' }]],
     ['error_type on success', OUTCOME, (m) => (m.payload.error_type = 'oops'), [{ path: '$.payload.error_type', code: 'error_fields' }]],
     ['recoverable on success', OUTCOME, (m) => (m.payload.recoverable = true), [{ path: '$.payload.recoverable', code: 'error_fields' }]],
-    [
-      'both artifact contents',
-      OUTCOME,
-      (m) => (artifacts(m)[1]!.content_ref = 'beads:x'),
-      [{ path: '$.payload.artifacts[1].inline_content', code: 'artifact_content' }],
-    ],
-    [
-      'no artifact content',
-      OUTCOME,
-      (m) => (artifacts(m)[0]!.content_ref = null),
-      [{ path: '$.payload.artifacts[0]', code: 'artifact_content' }],
-    ],
-    [
-      'inline artifact of 1 KB',
-      OUTCOME,
-      (m) => (artifacts(m)[1]!.inline_content = 'x'.repeat(1024)),
-      [{ path: '$.payload.artifacts[1].inline_content', code: 'inline_limit' }],
-    ],
+    ['both artifact contents', OUTCOME, (m) => (artifacts(m)[1]!.content_ref = 'beads:x'), [{ path: '$.payload.artifacts[1].inline_content', code: 'artifact_content' }]],
+    ['no artifact content', OUTCOME, (m) => (artifacts(m)[0]!.content_ref = null), [{ path: '$.payload.artifacts[0]', code: 'artifact_content' }]],
+    ['inline artifact of 1 KB', OUTCOME, (m) => (artifacts(m)[1]!.inline_content = 'x'.repeat(1024)), [{ path: '$.payload.artifacts[1].inline_content', code: 'inline_limit' }]],
     ['negative execution time', OUTCOME, (m) => (m.payload.execution_time_ms = -1), [{ path: '$.payload.execution_time_ms', code: 'too_small' }]],
     ['cancel target malformed', CANCELLATION, (m) => (m.payload.target_message_id = ''), [{ path: '$.payload.target_message_id', code: 'invalid_format' }]],
     ['payload missing', DELEGATION, (m) => delete (m as Record<string, unknown>).payload, [{ path: '$.payload', code: 'invalid_type' }]],
@@ -84,7 +69,7 @@ describe('validate: broken variants of the protocol examples', () => {
       m.payload.confidence = 7;
       m.payload.error_detail = 'not allowed on success';
       artifacts(m)[0]!.inline_content = 'also set';
-      ([m.source_tier, m.target_tier] = [m.target_tier, m.source_tier]);
+      [m.source_tier, m.target_tier] = [m.target_tier, m.source_tier];
     });
     expect(errorsOf(message)).toEqual([
       { path: '$.id', code: 'invalid_format' },
@@ -126,10 +111,12 @@ describe('validate: broken variants of the protocol examples', () => {
 
 describe('validate: versions', () => {
   it('rejects an unknown major version with one error naming it', () => {
-    const result = validate(mutated(DELEGATION, (m) => {
-      m.version = '2.0.0';
-      m.payload.priority = 99; // judged by 1.x rules it would be wrong, but a 2.x message is not judged by them
-    }));
+    const result = validate(
+      mutated(DELEGATION, (m) => {
+        m.version = '2.0.0';
+        m.payload.priority = 99; // judged by 1.x rules it would be wrong, but a 2.x message is not judged by them
+      }),
+    );
     expect(result).toEqual({
       ok: false,
       errors: [
@@ -193,14 +180,17 @@ describe('validate: any input', () => {
   });
 
   it('survives a hostile object', () => {
-    const hostile = new Proxy({}, {
-      get() {
-        throw new Error('boom');
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom');
+        },
+        has() {
+          throw new Error('boom');
+        },
       },
-      has() {
-        throw new Error('boom');
-      },
-    });
+    );
     const result = validate(hostile);
     expect(result.ok).toBe(false);
   });

@@ -12,9 +12,7 @@ export interface ValidationError {
   readonly message: string;
 }
 
-export type ValidationResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly errors: readonly ValidationError[] };
+export type ValidationResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly ValidationError[] };
 
 /** Thrown by {@link parseMessage}; carries every error. A bad message never becomes good by retrying. */
 export class InvalidMessageError extends TierflowError {
@@ -123,9 +121,7 @@ export function validate(input: unknown): ValidationResult<Message> {
 /** Reports the envelope's own errors as well as the unrecognisable payload. */
 function unknownPayload(value: Record<string, unknown>): ValidationResult<Message> {
   const envelope = validateWith(delegationMessageSchema, value);
-  const envelopeErrors = envelope.ok
-    ? []
-    : envelope.errors.filter((error) => !error.path.startsWith('$.payload') && error.code !== 'direction');
+  const envelopeErrors = envelope.ok ? [] : envelope.errors.filter((error) => !error.path.startsWith('$.payload') && error.code !== 'direction');
   const payloadError: ValidationError =
     value.payload === undefined
       ? { path: '$.payload', code: 'invalid_type', message: 'missing required field (expected a delegation, outcome or cancellation payload)' }

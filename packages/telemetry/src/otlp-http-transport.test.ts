@@ -58,7 +58,10 @@ describe('OtlpHttpTransport', () => {
     cleanup.push(() => collector.close());
     const plain = transport(collector.url);
     const gzipped = transport(collector.url, { compression: CompressionAlgorithm.GZIP });
-    cleanup.push(() => plain.shutdown(), () => gzipped.shutdown());
+    cleanup.push(
+      () => plain.shutdown(),
+      () => gzipped.shutdown(),
+    );
     expect(await plain.send(DATA, 10_000)).toEqual({ status: 'success' });
     expect(await gzipped.send(DATA, 10_000)).toEqual({ status: 'success' });
     expect(collector.bodies.map(({ headers }) => [headers['content-type'], headers['content-encoding']])).toEqual([
@@ -95,10 +98,16 @@ describe('OtlpHttpTransport', () => {
   it('retries a busy collector as its Retry-After says, and not a batch it rejects', async () => {
     const busy = await startCollector((response, index) => (index === 0 ? response.writeHead(503, { 'Retry-After': '0' }).end() : ok(response)));
     const rejecting = await startCollector((response) => response.writeHead(400).end('bad'));
-    cleanup.push(() => busy.close(), () => rejecting.close());
+    cleanup.push(
+      () => busy.close(),
+      () => rejecting.close(),
+    );
     const toBusy = transport(busy.url);
     const toRejecting = transport(rejecting.url);
-    cleanup.push(() => toBusy.shutdown(), () => toRejecting.shutdown());
+    cleanup.push(
+      () => toBusy.shutdown(),
+      () => toRejecting.shutdown(),
+    );
     expect(await toBusy.send(DATA, 10_000)).toEqual({ status: 'success' });
     expect(busy.bodies).toHaveLength(2);
     expect(await toRejecting.send(DATA, 10_000)).toMatchObject({ status: 'failure', error: { message: 'the collector answered 400 Bad Request' } });

@@ -65,7 +65,10 @@ export class OtlpHttpTransport implements IExporterTransport {
   shutdown(): void {
     if (this.stopped.signal.aborted) return;
     this.stopped.abort();
-    void this.http?.then(({ agent }) => agent.destroy(), () => undefined);
+    void this.http?.then(
+      ({ agent }) => agent.destroy(),
+      () => undefined,
+    );
   }
 
   private loadHttp(): Promise<{ agent: Agent; request: Request }> {
@@ -96,7 +99,12 @@ export class OtlpHttpTransport implements IExporterTransport {
         response.once('end', () => {
           const kind = classifyStatus(response.statusCode ?? 0);
           if (kind === 'accepted') resolve({ kind });
-          else resolve({ kind, error: new Error(`the collector answered ${response.statusCode} ${response.statusMessage ?? ''}`.trim()), retryAfterMs: parseRetryAfter(headerText(response.headers['retry-after']), Date.now()) });
+          else
+            resolve({
+              kind,
+              error: new Error(`the collector answered ${response.statusCode} ${response.statusMessage ?? ''}`.trim()),
+              retryAfterMs: parseRetryAfter(headerText(response.headers['retry-after']), Date.now()),
+            });
         });
         response.once('error', (error) => resolve({ kind: 'transient', error }));
       });

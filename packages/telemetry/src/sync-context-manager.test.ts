@@ -28,7 +28,16 @@ describe('SyncContextManager', () => {
   it('passes this and the arguments, and returns what the callback returns', () => {
     const manager = new SyncContextManager();
     const target = { base: 40 };
-    expect(manager.with(outer, function (this: typeof target, add: number) { return this.base + add; }, target, 2)).toBe(42);
+    expect(
+      manager.with(
+        outer,
+        function (this: typeof target, add: number) {
+          return this.base + add;
+        },
+        target,
+        2,
+      ),
+    ).toBe(42);
   });
 
   it('carries a context through synchronous code only: after an await the outer one is back', async () => {

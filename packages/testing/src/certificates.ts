@@ -27,7 +27,23 @@ export async function makeTestCertificates(dir: string): Promise<TestCertificate
   const leaf = async (name: string, usage: string, extra: string): Promise<void> => {
     await writeFile(file(`${name}.ext`), `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=${usage}\n${extra}`);
     await openssl(['req', ...ec, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', `/CN=tierflow test ${name}`]);
-    await openssl(['x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', file(`${name}.ext`), '-out', file(`${name}.crt`)]);
+    await openssl([
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.crt'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      file(`${name}.ext`),
+      '-out',
+      file(`${name}.crt`),
+    ]);
   };
   await leaf('server', 'serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
   await leaf('client', 'clientAuth', '');

@@ -19,7 +19,6 @@ export function findRedisServerBinary(): string | null {
 /** The error for a machine without redis-server, saying how to get it. */
 export function redisServerMissing(): Error {
   return new Error(
-    'redis-server is not on PATH: the Tierflow tests start a private Redis of their own. ' +
-      'Install it (Debian/Ubuntu: `apt-get install redis-server`; macOS: `brew install redis`) and try again.',
+    'redis-server is not on PATH: the Tierflow tests start a private Redis of their own. ' + 'Install it (Debian/Ubuntu: `apt-get install redis-server`; macOS: `brew install redis`) and try again.',
   );
 }

@@ -111,26 +111,24 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 
 function redisArgs(port: number, dir: string, options: RedisServerOptions): string[] {
   return [
-    '--save', '',
-    '--appendonly', options.appendOnly === true ? 'yes' : 'no',
-    '--bind', '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    options.appendOnly === true ? 'yes' : 'no',
+    '--bind',
+    '127.0.0.1',
     ...(options.tls ? tlsArgs(port, options.tls) : ['--port', String(port)]),
-    '--dir', dir,
-    '--daemonize', 'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
     ...(options.aclFile === undefined ? [] : ['--aclfile', options.aclFile]),
     ...(options.args ?? []),
   ];
 }
 
 function tlsArgs(port: number, tls: TestCertificates): string[] {
-  return [
-    '--port', '0',
-    '--tls-port', String(port),
-    '--tls-cert-file', tls.serverCert,
-    '--tls-key-file', tls.serverKey,
-    '--tls-ca-cert-file', tls.ca,
-    '--tls-auth-clients', 'yes',
-  ];
+  return ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.serverCert, '--tls-key-file', tls.serverKey, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'yes'];
 }
 
 type Launch = { readonly ok: true; readonly child: ChildProcess } | { readonly ok: false; readonly portTaken: boolean; readonly error: string };

@@ -22,25 +22,19 @@ describe('waitFor', () => {
   });
 
   it('times out naming the description and the last value', async () => {
-    await expect(waitFor(() => 0, { timeoutMs: 50, intervalMs: 5, description: 'the counter to move' })).rejects.toThrow(
-      /timed out after 50 ms waiting for the counter to move; last value: 0/,
-    );
+    await expect(waitFor(() => 0, { timeoutMs: 50, intervalMs: 5, description: 'the counter to move' })).rejects.toThrow(/timed out after 50 ms waiting for the counter to move; last value: 0/);
   });
 
   it('times out naming the last error', async () => {
     const failing = (): never => {
       throw new Error('connection refused');
     };
-    await expect(waitFor(failing, { timeoutMs: 30, intervalMs: 5, description: 'Redis' })).rejects.toThrow(
-      /waiting for Redis; last error: connection refused/,
-    );
+    await expect(waitFor(failing, { timeoutMs: 30, intervalMs: 5, description: 'Redis' })).rejects.toThrow(/waiting for Redis; last error: connection refused/);
   });
 
   it('does not let a hanging probe outlive the deadline', async () => {
     const started = Date.now();
-    await expect(waitFor(() => new Promise<never>(() => undefined), { timeoutMs: 50, description: 'a hang' })).rejects.toThrow(
-      /waiting for a hang; the probe never returned/,
-    );
+    await expect(waitFor(() => new Promise<never>(() => undefined), { timeoutMs: 50, description: 'a hang' })).rejects.toThrow(/waiting for a hang; the probe never returned/);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

@@ -41,10 +41,12 @@ function io(): CliIo & { out: string; err: string } {
 }
 
 async function loginFails(connect: () => Redis): Promise<string> {
-  return connect().ping().then(
-    () => 'logged in',
-    (error: Error) => error.message,
-  );
+  return connect()
+    .ping()
+    .then(
+      () => 'logged in',
+      (error: Error) => error.message,
+    );
 }
 
 describe('applyAcl', () => {

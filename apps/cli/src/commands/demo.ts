@@ -70,9 +70,7 @@ export async function demoCommand(dir: string | undefined, io: CliIo): Promise<n
     if (ready.size !== ALL_TIERS.length) throw new TierflowError('a tier worker exited while starting', { code: 'worker_exited' });
     io.stdout(`Started ${ALL_TIERS.map((tier) => `${tier} (pid ${tiers.children.get(tier)?.pid})`).join(', ')}\n\n`);
 
-    const runs = await Promise.all(
-      files.map(async (file) => ({ file, id: await client.enqueue(JSON.parse(await readFile(join(folder, file), 'utf8')) as unknown) })),
-    );
+    const runs = await Promise.all(files.map(async (file) => ({ file, id: await client.enqueue(JSON.parse(await readFile(join(folder, file), 'utf8')) as unknown) })));
     const outcomes = await Promise.all(runs.map((run) => client.waitForResult(run.id, { timeoutMs: 60_000 })));
     for (const [index, run] of runs.entries()) {
       const outcome = outcomes[index]!;

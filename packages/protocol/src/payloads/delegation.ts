@@ -6,10 +6,7 @@ import { jsonObjectSchema } from '../json.js';
 /** Priorities run from 0 (critical) to 4 (backlog); a delegation that names none is normal (2). */
 export const DEFAULT_PRIORITY = 2;
 
-export const prioritySchema = z
-  .int()
-  .min(0, { message: 'must be between 0 (critical) and 4 (backlog)' })
-  .max(4, { message: 'must be between 0 (critical) and 4 (backlog)' });
+export const prioritySchema = z.int().min(0, { message: 'must be between 0 (critical) and 4 (backlog)' }).max(4, { message: 'must be between 0 (critical) and 4 (backlog)' });
 
 /** Work assigned by a higher tier to the tier below it (docs/protocol.md#delegation-payload). */
 export const delegationPayloadSchema = z
@@ -28,9 +25,7 @@ export const delegationPayloadSchema = z
     deadline_hint: z.string().nullable().default(null).meta({ description: 'Soft guidance for planning, not enforced.' }),
     specialist_hint: z.string().min(1).nullable().default(null).meta({ description: 'Suggested specialist, if known.' }),
     task_data: jsonObjectSchema.default({}).meta({ description: 'Structured, tier-specific task data.' }),
-    expected_output_schema: jsonObjectSchema
-      .optional()
-      .meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not.' }),
+    expected_output_schema: jsonObjectSchema.optional().meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not.' }),
     target_agent: agentIdentitySchema.optional().meta({ description: 'The exact agent expected; the receiver refuses the work if it differs.' }),
   })
   .meta({ description: 'Delegation (down): a higher tier assigns work to a lower tier.' });

@@ -5,10 +5,7 @@ import { beadsRefSchema } from '../identifiers.js';
 import { jsonObjectSchema, whenObject } from '../json.js';
 import { isErrorStatus, outcomeStatusSchema } from '../statuses.js';
 
-export const confidenceSchema = z
-  .number()
-  .min(0, { message: 'must be between 0 and 1' })
-  .max(1, { message: 'must be between 0 and 1' });
+export const confidenceSchema = z.number().min(0, { message: 'must be between 0 and 1' }).max(1, { message: 'must be between 0 and 1' });
 
 const ERROR_FIELDS = ['error_type', 'error_detail', 'recoverable'] as const;
 
@@ -29,21 +26,24 @@ export const outcomePayloadSchema = z
     artifacts: z.array(artifactSchema).default([]).meta({ description: 'Concrete outputs.' }),
     cascade_check: cascadeCheckSchema.optional().meta({ description: 'The gravest confidence cascade check behind this outcome, its own or one its children carried.' }),
   })
-  .superRefine((outcome, ctx) => {
-    const parsed = outcomeStatusSchema.safeParse(outcome.status);
-    if (!parsed.success || isErrorStatus(parsed.data)) return;
-    for (const field of ERROR_FIELDS) {
-      const value: unknown = outcome[field];
-      if (value !== null && value !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: `${field} must be null when status is "${parsed.data}"; error fields belong to error statuses only`,
-          params: { rule: 'error_fields' },
-        });
+  .superRefine(
+    (outcome, ctx) => {
+      const parsed = outcomeStatusSchema.safeParse(outcome.status);
+      if (!parsed.success || isErrorStatus(parsed.data)) return;
+      for (const field of ERROR_FIELDS) {
+        const value: unknown = outcome[field];
+        if (value !== null && value !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: `${field} must be null when status is "${parsed.data}"; error fields belong to error statuses only`,
+            params: { rule: 'error_fields' },
+          });
+        }
       }
-    }
-  }, { when: whenObject })
+    },
+    { when: whenObject },
+  )
   .meta({ description: 'Outcome (up): a lower tier reports how the delegated work went.' });
 export type OutcomePayload = z.output<typeof outcomePayloadSchema>;
 export type OutcomePayloadInput = z.input<typeof outcomePayloadSchema>;

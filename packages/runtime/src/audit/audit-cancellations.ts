@@ -16,21 +16,19 @@ export function cancellationsSent(
   by: string,
   time: string,
 ): void {
-  const entries = nodes.map(
-    (node): AuditEntry => ({
-      time,
-      from: mark.source_tier,
-      to: node.tier,
-      kind: 'cancellation',
-      direction: 'sent',
-      id: mark.id,
-      correlation_id: node.job.id ?? '',
-      status: '',
-      confidence: null,
-      by,
-      attempt: null,
-      detail: mark.payload.reason,
-    }),
-  );
+  const entries = nodes.map((node): AuditEntry => ({
+    time,
+    from: mark.source_tier,
+    to: node.tier,
+    kind: 'cancellation',
+    direction: 'sent',
+    id: mark.id,
+    correlation_id: node.job.id ?? '',
+    status: '',
+    confidence: null,
+    by,
+    attempt: null,
+    detail: mark.payload.reason,
+  }));
   appendAudit(pipeline, auditKey(prefix, rootIdOf(mark.payload.target_message_id)), entries, DEFAULT_AUDIT_TTL_MS, true);
 }

@@ -83,7 +83,15 @@ const time = z.string().transform((text) => {
 
 /** The entries the tree reads; any other, or one with a field out of shape, is ignored. */
 const treeEntrySchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('delegation'), direction: z.enum(['sent', 'received']), id: z.string().min(1), to: z.string(), detail: z.string(), attempt: z.number().int().positive().nullable(), time }),
+  z.object({
+    kind: z.literal('delegation'),
+    direction: z.enum(['sent', 'received']),
+    id: z.string().min(1),
+    to: z.string(),
+    detail: z.string(),
+    attempt: z.number().int().positive().nullable(),
+    time,
+  }),
   z.object({
     kind: z.literal('outcome'),
     direction: z.enum(['sent', 'received']),

@@ -87,12 +87,7 @@ type Dependencies = Awaited<ReturnType<Job['getDependencies']>>;
 
 /** Child job ids from a parent's dependencies. */
 function childIds(dependencies: Dependencies, childQueueName: string): string[] {
-  const keys = [
-    ...Object.keys(dependencies.processed ?? {}),
-    ...(dependencies.unprocessed ?? []),
-    ...Object.keys(dependencies.ignored ?? {}),
-    ...(dependencies.failed ?? []),
-  ];
+  const keys = [...Object.keys(dependencies.processed ?? {}), ...(dependencies.unprocessed ?? []), ...Object.keys(dependencies.ignored ?? {}), ...(dependencies.failed ?? [])];
   return [...new Set(keys.filter((key) => key.startsWith(`${childQueueName}:`)).map((key) => key.slice(childQueueName.length + 1)))];
 }
 

@@ -33,7 +33,6 @@ export type CancelReport =
   | { readonly outcome: 'finished'; readonly target: string; readonly tier: TierName; readonly state: string }
   | { readonly outcome: 'unknown'; readonly target: string };
 
-
 /**
  * Cancels a message's work wherever it stands. The order matters:
  * 1. a durable mark for every node to stop, so a job that is waiting, delayed for a retry, or
@@ -80,7 +79,12 @@ async function stopNodes(redis: Redis, prefix: string, mark: CancellationMessage
   cancellationsSent(pipeline, prefix, mark, nodes, writer === CLIENT ? AUDIT_CLIENT : mark.source_tier, mark.timestamp);
   await pipeline.exec();
   await Promise.all(nodes.map((node) => hurry(node.job, node.state)));
-  await publishAbort(redis, keys.channel, nodes.map((node) => node.job.id!), options.reason);
+  await publishAbort(
+    redis,
+    keys.channel,
+    nodes.map((node) => node.job.id!),
+    options.reason,
+  );
 }
 
 /** Tells every process to abort these running handlers, in notices the listeners accept (bounded ids and reason). */

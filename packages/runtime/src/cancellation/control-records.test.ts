@@ -40,12 +40,19 @@ describe('control records', () => {
     expect(readTimeoutRecord(timeoutRecord('m-1', 5, dispatcher), 'm-2', signing, 'dispatcher')).toMatchObject({ ok: false, reason: 'it is for m-1, not m-2' });
     expect(readCancelMark(JSON.stringify(signRecord(mark('m-1'), client)), 'm-2', signing, 'client')).toMatchObject({ ok: false, reason: 'it cancels m-1, not m-2' });
     // The Fleet's own key, on a record in the client's key space.
-    expect(readCancelMark(JSON.stringify(signRecord(mark('m-1'), keys.signer('fleet'))), 'm-1', signing, 'client')).toMatchObject({ ok: false, reason: /signed by fleet .* only client may sign this/ });
+    expect(readCancelMark(JSON.stringify(signRecord(mark('m-1'), keys.signer('fleet'))), 'm-1', signing, 'client')).toMatchObject({
+      ok: false,
+      reason: /signed by fleet .* only client may sign this/,
+    });
     expect(readTimeoutRecord(timeoutRecord('m-1', 5, keys.signer('fleet')), 'm-1', signing, 'dispatcher')).toMatchObject({ ok: false, reason: /only dispatcher may sign/ });
   });
 
   it('never throw, whatever is stored (fuzzed), with or without signing', () => {
-    const stored = fc.oneof(fc.string(), fc.json(), fc.anything().map((value) => JSON.stringify(value) ?? 'undefined'));
+    const stored = fc.oneof(
+      fc.string(),
+      fc.json(),
+      fc.anything().map((value) => JSON.stringify(value) ?? 'undefined'),
+    );
     fc.assert(
       fc.property(stored, fc.boolean(), (text, signs) => {
         const config = signs ? signing : null;

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { withExpectedOutput } from './expected-output.js';
 import { buildOutcome } from '../messages/messages.js';
 
-const request = (expected_output_schema?: Record<string, unknown>) =>
-  delegationPayloadSchema.parse({ task_type: 't', objective: 'o', ...(expected_output_schema ? { expected_output_schema } : {}) });
+const request = (expected_output_schema?: Record<string, unknown>) => delegationPayloadSchema.parse({ task_type: 't', objective: 'o', ...(expected_output_schema ? { expected_output_schema } : {}) });
 const outcome = (status: 'success' | 'partial' | 'failed', artifacts: unknown[] = []): OutcomeMessage =>
   buildOutcome(
     'SPECIALIZED_FLEET',

@@ -167,7 +167,10 @@ export class TierflowClient {
 
   async close(): Promise<void> {
     this.waits?.close();
-    void this.clock?.then((clock) => clock.stop(), () => undefined);
+    void this.clock?.then(
+      (clock) => clock.stop(),
+      () => undefined,
+    );
     await this.monitor.close();
     this.redis.disconnect();
   }

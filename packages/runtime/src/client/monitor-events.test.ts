@@ -36,7 +36,17 @@ describe('monitorEventOf', () => {
 
 describe('entriesOf', () => {
   it('lists the entries of an XREAD reply, and none for a read that timed out', () => {
-    expect(entriesOf([['k', [['1-0', ['event', 'drained']], ['2-0', ['event', 'failed', 'jobId', 'r']]]]])).toEqual({
+    expect(
+      entriesOf([
+        [
+          'k',
+          [
+            ['1-0', ['event', 'drained']],
+            ['2-0', ['event', 'failed', 'jobId', 'r']],
+          ],
+        ],
+      ]),
+    ).toEqual({
       entries: [
         { id: '1-0', fields: ['event', 'drained'] },
         { id: '2-0', fields: ['event', 'failed', 'jobId', 'r'] },

@@ -22,7 +22,7 @@ describe('rootRecordOf', () => {
 
   it('calls a key of another type unreadable, and other errors unknown', () => {
     expect(rootRecordOf([new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), null], false)).toMatchObject({ state: 'unreadable' });
-    expect(rootRecordOf([new Error("NOPERM this user has no permissions to access one of the keys"), null], false)).toMatchObject({ state: 'unknown' });
+    expect(rootRecordOf([new Error('NOPERM this user has no permissions to access one of the keys'), null], false)).toMatchObject({ state: 'unknown' });
     expect(rootRecordOf(undefined, false)).toMatchObject({ state: 'unknown' });
     expect(rootRecordOf([null, 'OK'], false)).toMatchObject({ state: 'unreadable' });
     expect(rootRecordOf([null, [1, 2, 3, 4]], false)).toMatchObject({ state: 'unreadable' });

@@ -12,14 +12,7 @@ import { TierflowError } from '@tierflow/protocol';
  * - `root_unreadable`: its record in Redis cannot be read as a job;
  * - `client_closed`: the client was closed while waiting.
  */
-export type RootWaitErrorCode =
-  | 'wait_timeout'
-  | 'root_vanished'
-  | 'root_not_found'
-  | 'root_failed'
-  | 'root_outcome_invalid'
-  | 'root_unreadable'
-  | 'client_closed';
+export type RootWaitErrorCode = 'wait_timeout' | 'root_vanished' | 'root_not_found' | 'root_failed' | 'root_outcome_invalid' | 'root_unreadable' | 'client_closed';
 
 /** A wait for a root's outcome that ended without one; `code` says why. */
 export class RootWaitError extends TierflowError {
@@ -41,17 +34,11 @@ export const waitError = {
   timeout: (rootId: string, limitMs: number): RootWaitError =>
     new RootWaitError(rootId, 'wait_timeout', `timed out after ${limitMs} ms waiting for root ${rootId} (it may still finish: tierflow result ${rootId})`),
   vanished: (rootId: string): RootWaitError =>
-    new RootWaitError(
-      rootId,
-      'root_vanished',
-      `root ${rootId} no longer exists: Redis was flushed or restarted without persistence, or its job was removed; it will not answer`,
-    ),
+    new RootWaitError(rootId, 'root_vanished', `root ${rootId} no longer exists: Redis was flushed or restarted without persistence, or its job was removed; it will not answer`),
   notFound: (rootId: string): RootWaitError =>
     new RootWaitError(rootId, 'root_not_found', `no root objective ${rootId} on this deployment's Monitor queue (check the id, REDIS_URL and TIERFLOW_PREFIX)`),
   failed: (rootId: string, reason: string): RootWaitError => new RootWaitError(rootId, 'root_failed', `root ${rootId} failed: ${reason}`),
-  invalidOutcome: (rootId: string, signed: boolean): RootWaitError =>
-    new RootWaitError(rootId, 'root_outcome_invalid', `root ${rootId} finished without a valid${signed ? ', signed' : ''} outcome`),
-  unreadable: (rootId: string, problem: string): RootWaitError =>
-    new RootWaitError(rootId, 'root_unreadable', `root ${rootId}'s record in Redis cannot be read as a job: ${problem}`),
+  invalidOutcome: (rootId: string, signed: boolean): RootWaitError => new RootWaitError(rootId, 'root_outcome_invalid', `root ${rootId} finished without a valid${signed ? ', signed' : ''} outcome`),
+  unreadable: (rootId: string, problem: string): RootWaitError => new RootWaitError(rootId, 'root_unreadable', `root ${rootId}'s record in Redis cannot be read as a job: ${problem}`),
   closed: (rootId: string): RootWaitError => new RootWaitError(rootId, 'client_closed', `the client was closed while waiting for root ${rootId}`),
 };

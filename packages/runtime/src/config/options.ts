@@ -133,10 +133,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     beadsTtlMs: config.TIERFLOW_BEADS_TTL_MS,
     dedupTtlMs: config.TIERFLOW_DEDUP_TTL_MS,
     auditTtlMs: config.TIERFLOW_AUDIT_TTL_MS,
-    cascade:
-      config.TIERFLOW_CASCADE_CHECK === 'off'
-        ? null
-        : { proceed: config.TIERFLOW_CASCADE_PROCEED, flag: config.TIERFLOW_CASCADE_FLAG, review: config.TIERFLOW_CASCADE_REVIEW },
+    cascade: config.TIERFLOW_CASCADE_CHECK === 'off' ? null : { proceed: config.TIERFLOW_CASCADE_PROCEED, flag: config.TIERFLOW_CASCADE_FLAG, review: config.TIERFLOW_CASCADE_REVIEW },
     signing: signingFromEnv(env),
     limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
   });

@@ -44,11 +44,7 @@ export function shownValue(name: string, value: string): string {
  *
  * @throws ConfigError (code `invalid_config`) naming every bad variable, its value and why.
  */
-export function readEnv<S extends z.ZodObject>(
-  schema: S,
-  env: NodeJS.ProcessEnv,
-  across: (value: z.output<S>, set: ReadonlySet<string>) => readonly EnvProblem[] = () => [],
-): z.output<S> {
+export function readEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv, across: (value: z.output<S>, set: ReadonlySet<string>) => readonly EnvProblem[] = () => []): z.output<S> {
   const set: Record<string, string> = {};
   for (const name of Object.keys(schema.shape)) {
     const value = env[name];

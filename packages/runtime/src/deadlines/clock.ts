@@ -34,7 +34,14 @@ export class RedisClock implements Clock {
     await clock.sync();
     const refresh = (): void => {
       // A failed measurement keeps the last one: Redis is the same clock a minute later.
-      clock.timer = setTimeout(() => void clock.sync().catch(() => undefined).finally(refresh), refreshMs);
+      clock.timer = setTimeout(
+        () =>
+          void clock
+            .sync()
+            .catch(() => undefined)
+            .finally(refresh),
+        refreshMs,
+      );
       clock.timer.unref();
     };
     refresh();

@@ -46,7 +46,7 @@ describe('a watchdog whose parent is not parked when it falls due', () => {
     try {
       await finder.queue('ROUTING_DISPATCHER').add('decompose', {}, { jobId: 'p1' });
       const token = 'test-token';
-      const parent = (await dispatcher.getNextJob(token));
+      const parent = await dispatcher.getNextJob(token);
       expect(parent.id).toBe('p1');
       // The child is already overdue and no Fleet worker will ever take it.
       const child = { id: 'p1.0-0', index: 0, request: delegationPayloadSchema.parse({ task_type: 't', objective: 'o', timeout_ms: 1_000 }), deadline: Date.now() - 10_000 };

@@ -51,7 +51,6 @@ export interface WatchdogDeps {
   readonly canceller: TierCanceller;
 }
 
-
 /** How soon to look again at a round whose parent is not parked (running a pass, or taken back after a crash). */
 export const UNPARKED_RECHECK_MS = 1_000;
 
@@ -95,7 +94,10 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
 
   if (state.answer_by !== null && now >= state.answer_by) {
     await deps.redis.set(keys.timeout(party, watch.parentId), timeoutRecord(watch.parentId, now, deps.signer), 'PX', deps.markTtlMs);
-    await deps.canceller.cancelAll(unfinished.map((entry) => entry.child.id), `${watch.parentId} ran out of time`);
+    await deps.canceller.cancelAll(
+      unfinished.map((entry) => entry.child.id),
+      `${watch.parentId} ran out of time`,
+    );
     await releaseChildren(deps.finder, parent, watch.parentTier);
     return null;
   }
@@ -104,11 +106,13 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
     const pipeline = deps.redis.multi();
     for (const { child } of overdue) pipeline.set(keys.timeout(party, child.id), timeoutRecord(child.id, now, deps.signer), 'PX', deps.markTtlMs);
     await pipeline.exec();
-    await deps.canceller.cancelAll(overdue.map((entry) => entry.child.id), 'no outcome by its deadline');
+    await deps.canceller.cancelAll(
+      overdue.map((entry) => entry.child.id),
+      'no outcome by its deadline',
+    );
     for (const { job } of overdue) await job?.removeChildDependency().catch(() => false);
   }
   const still = new Set(unfinished.filter((entry) => !overdue.includes(entry)).map((entry) => entry.child.id));
   const next = still.size > 0 ? nextWatch(state, still) : null;
   return next === null ? null : Math.max(next, now + 10);
 }
-

@@ -1,12 +1,4 @@
-import {
-  delegationPayloadSchema,
-  formatValidationError,
-  isDelegation,
-  TierflowError,
-  validate,
-  validateWith,
-  type TierName,
-} from '@tierflow/protocol';
+import { delegationPayloadSchema, formatValidationError, isDelegation, TierflowError, validate, validateWith, type TierName } from '@tierflow/protocol';
 import type { Assignment } from '../policy/handler.js';
 import { rootIdOf } from '../messages/ids.js';
 import { checkObjectiveSize, checkSubtaskCount, InputTooLargeError, type InputLimits } from '../checks/input-limits.js';

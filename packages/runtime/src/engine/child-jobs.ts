@@ -25,13 +25,7 @@ export function jobOptions(id: string, priority: number, runtime: RuntimeOptions
  * Child jobs for a parent's delegations. `ignoreDependencyOnFailure`: a child that failed for
  * good still lets its parent resume, which reads the failure as a failed outcome.
  */
-export function childJobs(
-  messages: readonly DelegationMessage[],
-  parent: Job,
-  runtime: RuntimeOptions,
-  delayMs = 0,
-  traces: ReadonlyMap<string, string | undefined> = new Map(),
-) {
+export function childJobs(messages: readonly DelegationMessage[], parent: Job, runtime: RuntimeOptions, delayMs = 0, traces: ReadonlyMap<string, string | undefined> = new Map()) {
   return messages.map((message) => ({
     name: message.payload.task_type,
     data: message,

@@ -53,9 +53,7 @@ export async function collectRound(input: CollectInput): Promise<SettledRound | 
   // Usually every child has answered: only then are failures and timeout records worth a read.
   const unanswered = state.children.filter((child) => !(childValueKey(lowerQueue, child.id) in values));
   const [failures, late] =
-    unanswered.length === 0
-      ? [{} as Record<string, string>, new Set<string>()]
-      : await Promise.all([job.getIgnoredChildrenFailures(), timedOut(unanswered.map((child) => child.id))]);
+    unanswered.length === 0 ? [{} as Record<string, string>, new Set<string>()] : await Promise.all([job.getIgnoredChildrenFailures(), timedOut(unanswered.map((child) => child.id))]);
   const settled: SettledChild[] = [];
   const missing: StepState['children'][number][] = [];
   for (const child of state.children) {

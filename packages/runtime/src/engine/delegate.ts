@@ -66,7 +66,15 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   if (watchAt !== null) batch.zadd(keys.watchdogs(party), watchAt, watchMember(watch));
   const raceKey = roundKeyOf(messages[0]!.id);
   if (step.strategy === 'first_success' && raceKey) {
-    batch.set(keys.race(party, raceKey), raceRecord(messages.map((message) => message.id), engine.signer), 'PX', inFlightTtlMs(engine.runtime));
+    batch.set(
+      keys.race(party, raceKey),
+      raceRecord(
+        messages.map((message) => message.id),
+        engine.signer,
+      ),
+      'PX',
+      inFlightTtlMs(engine.runtime),
+    );
   }
   if (engine.role.recordsRunTrace && span.isRecording()) {
     batch.set(keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', engine.runtime.keepFinishedMs, 'NX');

@@ -65,10 +65,7 @@ export class JobFactsReader {
     const cancelKeys = this.cancellers.map((writer) => keys.cancel(writer, jobId));
     const timeoutKeys = this.timers.map((writer) => keys.timeout(writer, jobId));
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
-    const [texts, values] = await Promise.all([
-      redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys),
-      parent ? redis.hgetall(processedKey(job)) : null,
-    ]);
+    const [texts, values] = await Promise.all([redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys), parent ? redis.hgetall(processedKey(job)) : null]);
     const [cached, step] = [texts[0] ?? null, texts[1] ?? null];
     const marks = texts.slice(2, 2 + cancelKeys.length);
     const timeouts = texts.slice(2 + cancelKeys.length);

@@ -84,4 +84,3 @@ export function answerByOf(job: Job, assignment: Assignment): number | null {
   const deadline = deadlineOf(sentAt, timeout);
   return deadline === null || timeout === null ? null : deadline - receiverMarginMs(timeout);
 }
-

@@ -21,7 +21,9 @@ const delegate: Extract<Step, { kind: 'delegate' }> = {
   ],
 };
 const round: SettledRound = settle(assignment, 'ROUTING_DISPATCHER', delegate, 0, (_, index) =>
-  index === 0 ? { status: 'success', summary: 'a done', confidence: 0.9, artifacts: [{ artifact_type: 'text', inline_content: 'A', content_ref: null }] } : { status: 'failed', summary: 'b failed', confidence: 0 },
+  index === 0
+    ? { status: 'success', summary: 'a done', confidence: 0.9, artifacts: [{ artifact_type: 'text', inline_content: 'A', content_ref: null }] }
+    : { status: 'failed', summary: 'b failed', confidence: 0 },
 );
 const state: StepState = {
   round: 0,
@@ -92,7 +94,11 @@ describe('the pass machine', () => {
   });
 
   it('ends in exactly the three terminal phases', () => {
-    expect(Object.values(PHASES).filter(isTerminal).map((phase) => phase.kind)).toEqual(['parked', 'answered', 'retrying']);
+    expect(
+      Object.values(PHASES)
+        .filter(isTerminal)
+        .map((phase) => phase.kind),
+    ).toEqual(['parked', 'answered', 'retrying']);
   });
 
   describe('opening', () => {
@@ -161,7 +167,11 @@ describe('the pass machine', () => {
 
     it('answers with the artifacts of the children that had succeeded', () => {
       const next = transition(PHASES.stopping, EVENTS.round_settled, DISPATCHER);
-      expect(next).toMatchObject({ kind: 'answering', received: round.children, draft: { status: 'cancelled', recoverable: false, artifacts: [{ artifact_type: 'text', inline_content: 'A', content_ref: null }] } });
+      expect(next).toMatchObject({
+        kind: 'answering',
+        received: round.children,
+        draft: { status: 'cancelled', recoverable: false, artifacts: [{ artifact_type: 'text', inline_content: 'A', content_ref: null }] },
+      });
       expect(next.kind === 'answering' && next.draft.summary).toBe('cancelled: the operator cancelled it; 1 of 2 delegated subtasks had succeeded');
     });
 

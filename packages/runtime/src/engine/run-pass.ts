@@ -65,7 +65,10 @@ async function advance(engine: Engine, pass: Pass, phase: Exclude<Phase, Termina
 
 /** Stops the children of a round just sent: the pass was stopped while sending them. */
 export function stopChildren(engine: Engine, pass: Pass, state: StepState): Promise<void> {
-  return engine.canceller.cancelAll(state.children.map((child) => child.id), `${pass.assignment.id} was stopped`);
+  return engine.canceller.cancelAll(
+    state.children.map((child) => child.id),
+    `${pass.assignment.id} was stopped`,
+  );
 }
 
 /** Why the pass must stop now, if it must: cancelled, or out of time. */

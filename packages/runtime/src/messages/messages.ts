@@ -1,4 +1,19 @@
-import { type DelegationMessage, delegationPayloadSchema, ERROR_TYPES, InvalidMessageError, messageIdSchema, type OutcomeMessage, outcomePayloadSchema, PROTOCOL_VERSION, tierAbove, tierBelow, TierflowError, type TierName, validateWith, type ValidationError } from '@tierflow/protocol';
+import {
+  type DelegationMessage,
+  delegationPayloadSchema,
+  ERROR_TYPES,
+  InvalidMessageError,
+  messageIdSchema,
+  type OutcomeMessage,
+  outcomePayloadSchema,
+  PROTOCOL_VERSION,
+  tierAbove,
+  tierBelow,
+  TierflowError,
+  type TierName,
+  validateWith,
+  type ValidationError,
+} from '@tierflow/protocol';
 import type { z } from 'zod';
 import type { DelegationDraft, OutcomeDraft } from '../policy/handler.js';
 import { outcomeMessageId } from './ids.js';
@@ -6,14 +21,7 @@ import { signRecord } from '../security/signing.js';
 import type { Signer } from '../security/signing-keys.js';
 
 /** Builds and validates a delegation from `tier` to the tier below it; signed when `signing` is given. */
-export function buildDelegation(
-  tier: TierName,
-  id: string,
-  correlationId: string | null,
-  draft: DelegationDraft,
-  now: number,
-  signer: Signer | null = null,
-): DelegationMessage {
+export function buildDelegation(tier: TierName, id: string, correlationId: string | null, draft: DelegationDraft, now: number, signer: Signer | null = null): DelegationMessage {
   const target = tierBelow(tier);
   if (!target) throw TierflowError.permanent(`${tier} cannot delegate: it is the lowest tier`, { code: 'delegation_refused' });
   const message: DelegationMessage = {
@@ -55,7 +63,10 @@ export function buildOutcome(from: TierName, delegationId: string, draft: Outcom
  */
 function checkedPayload<S extends z.ZodType>(schema: S, draft: unknown, id: string, correlationId: string | null): z.output<S> {
   const errors: ValidationError[] = [];
-  for (const [path, value] of [['$.id', id], ['$.correlation_id', correlationId]] as const) {
+  for (const [path, value] of [
+    ['$.id', id],
+    ['$.correlation_id', correlationId],
+  ] as const) {
     if (value === null) continue;
     const checked = messageIdSchema.safeParse(value);
     if (!checked.success) errors.push({ path, code: 'invalid_format', message: checked.error.issues[0]?.message ?? 'not a message id' });

@@ -1,16 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { Beads } from '@tierflow/beads';
-import type {
-  AggregationStrategy,
-  DelegationMessage,
-  DelegationPayload,
-  DelegationPayloadInput,
-  JsonObject,
-  KnownFields,
-  OutcomeMessage,
-  OutcomePayloadInput,
-  TierName,
-} from '@tierflow/protocol';
+import type { AggregationStrategy, DelegationMessage, DelegationPayload, DelegationPayloadInput, JsonObject, KnownFields, OutcomeMessage, OutcomePayloadInput, TierName } from '@tierflow/protocol';
 
 /** What a tier is asked to do: a delegation, or for the Monitor the root objective made into one. */
 export interface Assignment {

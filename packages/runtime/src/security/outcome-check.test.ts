@@ -15,8 +15,7 @@ function outcome(answering = CHILD, signer: Signer | null = fleet, at = NOW) {
   return signRecord(buildOutcome('SPECIALIZED_FLEET', answering, { status: 'success', summary: 'done', confidence: 0.9 }, 5, at), signer);
 }
 
-const read = (value: ReturnType<typeof outcome>, config: SigningConfig | null = signing) =>
-  verifiedOutcome(JSON.parse(JSON.stringify(value)), value, 'SPECIALIZED_FLEET', CHILD, NOW, config);
+const read = (value: ReturnType<typeof outcome>, config: SigningConfig | null = signing) => verifiedOutcome(JSON.parse(JSON.stringify(value)), value, 'SPECIALIZED_FLEET', CHILD, NOW, config);
 
 describe("a parent reading a child's outcome", () => {
   it('takes a signed answer to this child as it is', () => {

@@ -11,14 +11,7 @@ import type { SigningConfig } from './signing-keys.js';
  * `error_type: 'signature_invalid'` and the reason. The answer's binding to its delegation stops
  * a genuine outcome of other work being passed off as this child's.
  */
-export function verifiedOutcome(
-  raw: unknown,
-  outcome: OutcomeMessage,
-  childTier: TierName,
-  childId: string,
-  now: number,
-  signing: SigningConfig | null | undefined,
-): OutcomeMessage {
+export function verifiedOutcome(raw: unknown, outcome: OutcomeMessage, childTier: TierName, childId: string, now: number, signing: SigningConfig | null | undefined): OutcomeMessage {
   if (!signing) return outcome;
   const refusal = outcomeRefusal(raw, outcome, childTier, childId, signing, now);
   return refusal === null ? outcome : refusedChildOutcome(childTier, childId, ERROR_TYPES.signatureInvalid, refusal, now);

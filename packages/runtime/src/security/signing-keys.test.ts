@@ -86,7 +86,11 @@ describe('signing settings from the environment', () => {
   it.each<[string, (dir: string) => NodeJS.ProcessEnv, RegExp]>([
     ['the retired shared key', () => ({ TIERFLOW_SIGNING_KEY: 'x'.repeat(40) }), /TIERFLOW_SIGNING_KEY: one shared key no longer signs for everyone; .*tierflow keys generate/],
     ['a directory without a key set', (dir) => ({ TIERFLOW_KEYS_DIR: dir }), /no public-keys.json in .*tierflow keys generate --dir/],
-    ['a damaged key set', (dir) => (generateKeySet(dir), writeFileSync(join(dir, PUBLIC_KEYS_FILE), '{"format":"tierflow-keys/1","keys":[{}]}'), { TIERFLOW_KEYS_DIR: dir }), /public-keys.json: keys.0.key_id/],
+    [
+      'a damaged key set',
+      (dir) => (generateKeySet(dir), writeFileSync(join(dir, PUBLIC_KEYS_FILE), '{"format":"tierflow-keys/1","keys":[{}]}'), { TIERFLOW_KEYS_DIR: dir }),
+      /public-keys.json: keys.0.key_id/,
+    ],
     ['a bad window', (dir) => (generateKeySet(dir), { TIERFLOW_KEYS_DIR: dir, TIERFLOW_MAX_CLOCK_SKEW_MS: '-1' }), /TIERFLOW_MAX_CLOCK_SKEW_MS="-1": must be a whole number/],
   ])('refuses %s at start', (_name, env, message) => {
     const dir = keyDir();

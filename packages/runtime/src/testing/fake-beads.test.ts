@@ -15,7 +15,10 @@ describe('FakeBeads', () => {
     const beads = new FakeBeads('SPECIALIZED_FLEET');
     expect(await beads.setIfAbsent('execution/finished/a', 1)).toBe(true);
     expect(await beads.setIfAbsent('execution/finished/a', 2)).toBe(false);
-    await beads.setMany([{ key: 'execution/outputs/b', value: 1 }, { key: 'execution/outputs/a.1', value: 2 }]);
+    await beads.setMany([
+      { key: 'execution/outputs/b', value: 1 },
+      { key: 'execution/outputs/a.1', value: 2 },
+    ]);
     expect(await beads.keys('execution/outputs/*')).toEqual(['execution/outputs/a.1', 'execution/outputs/b']);
     expect(await beads.keys('execution/outputs/a?1')).toEqual(['execution/outputs/a.1']);
     expect(await beads.getMany(['execution/finished/a', 'execution/none'])).toEqual([1, null]);

@@ -15,16 +15,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
  * ```
  */
 import { beadsRef, checkWrite, parseBeadsKey, type Beads, type BeadsEntry, type BeadsSetOptions } from '@tierflow/beads';
-import {
-  delegationPayloadSchema,
-  tierAbove,
-  tierBelow,
-  TierflowError,
-  type DelegationPayloadInput,
-  type JsonObject,
-  type OutcomePayloadInput,
-  type TierName,
-} from '@tierflow/protocol';
+import { delegationPayloadSchema, tierAbove, tierBelow, TierflowError, type DelegationPayloadInput, type JsonObject, type OutcomePayloadInput, type TierName } from '@tierflow/protocol';
 import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../policy/handler.js';
 import { childMessageId, rootIdOf } from '../messages/ids.js';
 import { buildDelegation, buildOutcome } from '../messages/messages.js';
@@ -81,7 +72,10 @@ export class FakeBeads implements Beads {
 
   /** The keys matching a glob of `*` and `?`, sorted. */
   keys(pattern: string): Promise<string[]> {
-    const glob = parseBeadsKey(pattern).key.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const glob = parseBeadsKey(pattern)
+      .key.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     const match = new RegExp(`^${glob}$`);
     return Promise.resolve([...this.values.keys()].filter((key) => match.test(key)).sort());
   }
@@ -119,10 +113,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
 }
 
 /** What a fake child answers (checked field by field: an Omit over the loose payload type would check nothing). */
-export type OutcomeReply = Pick<
-  OutcomePayloadInput,
-  'status' | 'summary' | 'confidence' | 'result_refs' | 'resources_used' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'
->;
+export type OutcomeReply = Pick<OutcomePayloadInput, 'status' | 'summary' | 'confidence' | 'result_refs' | 'resources_used' | 'error_type' | 'error_detail' | 'recoverable' | 'artifacts'>;
 
 /**
  * Settles a delegate step's children as the runtime would hand them back: ids from the parent's
