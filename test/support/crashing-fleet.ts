@@ -3,7 +3,7 @@
 // - `finish-then-crash` succeeds, and its process dies after the run's outcome is recorded
 //   (`execution/completions/<id>`) but before the job answers, on every try.
 // Run as `node test/dist/support/crashing-fleet.js` with the usual worker environment.
-import { BeadsStore, DeferredBeadsStore } from '@tierflow/beads';
+import { BeadsStore } from '@tierflow/beads';
 import { defaultRegistry, defineSpecialist, fleetHandler, fleetOptionsFromEnv, publishAgents } from '@tierflow/fleet';
 import { connect, consoleLogger, TierWorker, type TierHandler } from '@tierflow/runtime';
 
@@ -21,8 +21,10 @@ const handler: TierHandler = {
   ...inner,
   start: async (context) => {
     const step = await inner.start(context);
-    if (context.assignment.payload.specialist_hint === 'finish-then-crash' && context.beads instanceof DeferredBeadsStore) {
-      await context.beads.flush();
+    if (context.assignment.payload.specialist_hint === 'finish-then-crash') {
+      // A tier's Beads writes wait for the pass's commit; a listing sends them first (they could
+      // change what it lists), which is how this process gets its record written before it dies.
+      await context.beads.keys('execution/completions/*');
       die();
     }
     return step;
