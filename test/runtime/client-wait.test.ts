@@ -1,21 +1,10 @@
 import { buildOutcome, resolveRuntimeOptions, RootWaitError, TierflowClient, WAIT_GRACE_MS } from '@tierflow/runtime';
-import { redisClient, startRedisServer, uniquePrefix, type RedisServer } from '@tierflow/testing';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniquePrefix } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
 
 // A private Redis and no workers: nothing answers a root, so only the client's own checks end a wait.
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedisServer();
-  redis = redisClient(server.url);
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const db = usePrivateRedis();
 
 type Ending = { readonly error: unknown; readonly at: number };
 
@@ -32,14 +21,14 @@ async function ending(wait: Promise<unknown>): Promise<Ending> {
 /** A client of its own prefix, listening already: a first wait (for a root that never was) starts the listener. */
 async function listeningClient(label: string): Promise<{ client: TierflowClient; prefix: string }> {
   const prefix = uniquePrefix(label);
-  const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: server.url, prefix }));
+  const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: db.server.url, prefix }));
   await client.waitForResult('warm-up-no-such-root', { timeoutMs: 10_000 }).catch(() => undefined);
   return { client, prefix };
 }
 
 describe('a waiting client', () => {
   it('tells a root that never existed on a queue that exists', async () => {
-    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: server.url, prefix: uniquePrefix('unknown') }));
+    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: db.server.url, prefix: uniquePrefix('unknown') }));
     try {
       await client.enqueue({ objective: 'another root' });
       const { error } = await ending(client.waitForResult('no-such-root', { timeoutMs: 10_000 }));
@@ -55,7 +44,7 @@ describe('a waiting client', () => {
     try {
       const rootId = await client.enqueue({ objective: 'waits for a Monitor that is not there' });
       const wait = ending(client.waitForResult(rootId));
-      await redis.flushall();
+      await db.redis.flushall();
       const flushedAt = Date.now();
       const { error, at } = await wait;
       expect(error).toBeInstanceOf(RootWaitError);
@@ -72,7 +61,7 @@ describe('a waiting client', () => {
     try {
       const rootId = await client.enqueue({ objective: 'waits for a Monitor that is not there' });
       const wait = ending(client.waitForResult(rootId, { timeoutMs: 60_000 }));
-      await server.restart();
+      await db.server.restart();
       const restartedAt = Date.now();
       const { error, at } = await wait;
       expect(error).toMatchObject({ code: 'root_vanished', rootId });
@@ -90,7 +79,7 @@ describe('a waiting client', () => {
       // What BullMQ's finishing script writes for a completed job, less the stream entry.
       const outcome = buildOutcome('ABSTRACT_ARCHITECT', `${rootId}.0-0`, { status: 'success', summary: 'done elsewhere', confidence: 0.9 }, 5, Date.now());
       const now = Date.now();
-      await redis
+      await db.redis
         .multi()
         .lrem(`${prefix}:monitor:wait`, 0, rootId)
         .zrem(`${prefix}:monitor:prioritized`, rootId)
@@ -106,7 +95,7 @@ describe('a waiting client', () => {
   });
 
   it("ends a wait with no limit of its own shortly after the objective's timeout_ms", async () => {
-    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: server.url, prefix: uniquePrefix('default-limit') }));
+    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: db.server.url, prefix: uniquePrefix('default-limit') }));
     try {
       const started = Date.now();
       const rootId = await client.enqueue({ objective: 'nobody runs it', timeout_ms: 1_000 });
@@ -121,7 +110,7 @@ describe('a waiting client', () => {
   });
 
   it('rejects what is still awaited when it closes', async () => {
-    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: server.url, prefix: uniquePrefix('closing') }));
+    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: db.server.url, prefix: uniquePrefix('closing') }));
     const rootId = await client.enqueue({ objective: 'nobody runs it' });
     const wait = ending(client.waitForResult(rootId));
     await client.close();

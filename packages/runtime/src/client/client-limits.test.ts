@@ -1,21 +1,10 @@
-import { redisClient, startRedisServer, uniquePrefix, type RedisServer } from '@tierflow/testing';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniquePrefix } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import { TierflowClient } from './client.js';
 import { resolveRuntimeOptions } from '../config/options.js';
 
-let server: RedisServer;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedisServer();
-  redis = redisClient(server.url);
-});
-
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const db = usePrivateRedis();
 
 function planOf(count: number): Record<string, unknown> {
   return { objective: 'many', task_data: { plan: { strategy: 'all_success', subtasks: Array.from({ length: count }, (_, index) => ({ objective: `s${index}` })) } } };
@@ -33,7 +22,7 @@ async function refusal(client: TierflowClient, objective: unknown): Promise<Erro
 describe('TierflowClient.enqueue', () => {
   it('refuses too many subtasks and too many bytes with input_too_large, naming the size, the limit and the variable, and enqueues nothing', async () => {
     const prefix = uniquePrefix('limits');
-    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: server.url, prefix }));
+    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: db.server.url, prefix }));
     try {
       const many = await refusal(client, planOf(10_000));
       expect(many.code).toBe('input_too_large');
@@ -44,7 +33,7 @@ describe('TierflowClient.enqueue', () => {
       expect(big.message).toMatch(/^the objective is 2097\d{4} bytes as JSON, more than the limit of 1048576 bytes \(TIERFLOW_MAX_OBJECTIVE_BYTES raises it\)$/);
 
       // Nothing but the queue's own meta record, which BullMQ writes when the client opens it.
-      expect((await redis.keys(`${prefix}*`)).filter((key) => !key.endsWith(':monitor:meta'))).toEqual([]);
+      expect((await db.redis.keys(`${prefix}*`)).filter((key) => !key.endsWith(':monitor:meta'))).toEqual([]);
     } finally {
       await client.close();
     }
@@ -52,7 +41,7 @@ describe('TierflowClient.enqueue', () => {
 
   it('takes as much as the deployment allows', async () => {
     const prefix = uniquePrefix('limits-raised');
-    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: server.url, prefix, limits: { maxSubtasks: 300, maxObjectiveBytes: 2 * 1024 * 1024 } }));
+    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: db.server.url, prefix, limits: { maxSubtasks: 300, maxObjectiveBytes: 2 * 1024 * 1024 } }));
     try {
       await expect(client.enqueue(planOf(300))).resolves.toEqual(expect.any(String));
       await expect(client.enqueue({ objective: 'big', task_data: { blob: 'x'.repeat(1024 * 1024) } })).resolves.toEqual(expect.any(String));

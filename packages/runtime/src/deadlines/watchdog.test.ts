@@ -1,8 +1,8 @@
 import { delegationPayloadSchema } from '@tierflow/protocol';
-import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { controlKeys } from '../cancellation/control-keys.js';
 import { JobFinder } from '../redis/job-finder.js';
 import { TierCanceller } from '../cancellation/tier-canceller.js';
@@ -21,18 +21,10 @@ describe('parseWatchMember', () => {
 });
 
 describe('a watchdog whose parent is not parked when it falls due', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedisServer();
-    redis = redisClient(server.url);
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.stop();
-  });
+  const db = usePrivateRedis();
 
   it('is kept and looked at again, so the parent that parks again on the same round is still watched', async () => {
+    const { redis, server } = db;
     const prefix = uniquePrefix('watch');
     const keys = controlKeys(prefix);
     const finder = new JobFinder(redis, prefix);
