@@ -50,6 +50,7 @@ export { backoffDelay, DEFAULT_RETRY_OPTIONS, rawBackoffDelay, resolveRetryOptio
 export type { RetryOptions } from './backoff.js';
 
 export { checkDelegation } from './delegation-guard.js';
+export { parseRetryAfter } from './retry-after.js';
 export type { DelegationCheck } from './delegation-guard.js';
 
 // For convenience: the error type that resolve*Options and artifactFor throw.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRequestError, classifyStatus, CollectorAvailability, MAX_RETRIES, parseRetryAfter, retryDelay } from './export-policy.js';
+import { classifyRequestError, classifyStatus, CollectorAvailability, MAX_RETRIES, retryDelay } from './export-policy.js';
 
 const withCode = (code: string): Error => Object.assign(new Error(code), { code });
 
@@ -22,21 +22,6 @@ describe('classifyStatus', () => {
     expect([200, 202, 299].map(classifyStatus)).toEqual(['accepted', 'accepted', 'accepted']);
     expect([429, 502, 503, 504].map(classifyStatus)).toEqual(['transient', 'transient', 'transient', 'transient']);
     expect([0, 301, 400, 404, 413, 500].map(classifyStatus)).toEqual(Array(6).fill('permanent'));
-  });
-});
-
-describe('parseRetryAfter', () => {
-  const now = Date.parse('2025-01-15T10:30:00Z');
-
-  it('reads seconds and HTTP dates', () => {
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter(' 0 ', now)).toBe(0);
-    expect(parseRetryAfter('Wed, 15 Jan 2025 10:30:02 GMT', now)).toBe(2000);
-    expect(parseRetryAfter('Wed, 15 Jan 2025 10:29:00 GMT', now)).toBe(0);
-  });
-
-  it('ignores what it cannot read', () => {
-    for (const header of [undefined, '', 'soon', '-1', '1.5']) expect(parseRetryAfter(header, now)).toBeUndefined();
   });
 });
 

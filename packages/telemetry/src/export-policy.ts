@@ -37,16 +37,6 @@ export function classifyStatus(status: number): 'accepted' | FailureKind {
   return RETRYABLE_STATUSES.has(status) ? 'transient' : 'permanent';
 }
 
-/** A Retry-After header (seconds, or an HTTP date) as milliseconds from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(header: string | undefined, now: number): number | undefined {
-  if (header === undefined || header.trim() === '') return undefined;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its day and month; Date.parse alone would also read '-1' or '1.5' as dates.
-  const at = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
 /**
  * The pause before retry number `retry` (1 for the first): 1 s growing by half each time up to
  * 5 s, give or take a fifth; null once the retries are spent or the pause would end after `remainingMs`.

@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import type { convertLegacyHttpOptions } from '@opentelemetry/otlp-exporter-base/node-http';
-import { classifyRequestError, classifyStatus, CollectorAvailability, parseRetryAfter, retryDelay, type FailureKind } from './export-policy.js';
+import { parseRetryAfter } from '@tierflow/core';
+import { classifyRequestError, classifyStatus, CollectorAvailability, retryDelay, type FailureKind } from './export-policy.js';
 
 const gzip = promisify(gzipCallback);
 
