@@ -8,7 +8,7 @@ import { promptHashOf } from './agent-identity.js';
 import { defaultRegistry } from './registry.js';
 import { simSpecialist } from './sim.js';
 import type { FleetOutcome } from './specialist-outcome.js';
-import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from './specialist.js';
+import { defineSpecialist, SpecialistThrottledError, type Specialist, type SpecialistInput, type SpecialistResult } from './specialist.js';
 
 const ID = 'msg-002';
 const STARTED = Date.parse('2025-01-15T10:30:05Z');
@@ -255,6 +255,8 @@ describe('fleetHandler: outcomes', () => {
         constraints: ['Return -1 if not found'],
         contextRefs: ['beads:task/problem'],
         taskData: { language: 'python' },
+        expectedOutputSchema: null,
+        deadline: null,
         attempt: 2,
         signal,
         traceContext: ROOT_CONTEXT,
@@ -274,6 +276,17 @@ describe('fleetHandler: unavailable specialists', () => {
     expect(outcome.resources_used).toMatchObject({ specialists_available: ['sim'] });
     expect(harness.batches).toEqual([]);
     expect(harness.warnings).toEqual(['specialist unavailable']);
+    expectValidOutcome(outcome);
+  });
+});
+
+describe('fleetHandler: a busy specialist', () => {
+  it('answers throttled, recoverable, when the specialist throws SpecialistThrottledError, and writes nothing', async () => {
+    const busy = defineSpecialist({ name: 'busy', version: '1', run: () => Promise.reject(new SpecialistThrottledError('model at capacity: Retry-After 30 s')) });
+    const harness = runFleet({ specialist_hint: 'busy' }, { specialists: [busy] });
+    const outcome = await outcomeOf(harness);
+    expect(outcome).toMatchObject({ status: 'throttled', error_type: 'throttled', error_detail: 'model at capacity: Retry-After 30 s', recoverable: true, confidence: 0 });
+    expect(harness.batches).toEqual([]);
     expectValidOutcome(outcome);
   });
 });

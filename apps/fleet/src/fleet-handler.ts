@@ -5,7 +5,7 @@ import { agentRefusal, type AgentRefusal } from './agent-check.js';
 import type { SpecialistRegistry } from './registry.js';
 import { fleetReport, type FleetOutcome } from './specialist-outcome.js';
 import { checkSpecialistResult } from './specialist-result.js';
-import { isSpecialistUnavailable, type Specialist } from './specialist.js';
+import { isSpecialistUnavailable, SpecialistThrottledError, type Specialist } from './specialist.js';
 
 /** Options of {@link fleetHandler}. */
 export interface FleetHandlerOptions {
@@ -54,7 +54,10 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
         return { kind: 'outcome', outcome: recorded };
       }
       const running = inFlight.get(specialist.name) ?? 0;
-      if (specialist.maxConcurrent !== undefined && running >= specialist.maxConcurrent) return throttled(specialist);
+      if (specialist.maxConcurrent !== undefined && running >= specialist.maxConcurrent) {
+        const summary = `${specialist.name} is at its limit of ${specialist.maxConcurrent} concurrent runs; try later`;
+        return throttled(specialist, summary, `${specialist.name} at its concurrency limit (${specialist.maxConcurrent})`);
+      }
       inFlight.set(specialist.name, running + 1);
       try {
         const step = await runSpecialist(context, specialist, registry, outputTtlMs);
@@ -104,13 +107,13 @@ async function trackCompletion(context: TierContext): Promise<void> {
 }
 
 /** At its concurrency limit: the Dispatcher backs off and tries again, or routes elsewhere. */
-function throttled(specialist: Specialist): Step {
+function throttled(specialist: Specialist, summary: string, detail: string): Step {
   const outcome: FleetOutcome = {
     status: 'throttled',
-    summary: `${specialist.name} is at its limit of ${specialist.maxConcurrent} concurrent runs; try later`,
+    summary,
     confidence: 0,
     error_type: ERROR_TYPES.throttled,
-    error_detail: `${specialist.name} at its concurrency limit (${specialist.maxConcurrent})`,
+    error_detail: detail,
     recoverable: true,
     resources_used: { specialist: specialist.name },
     result_refs: [],
@@ -132,12 +135,15 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
       constraints: assignment.payload.constraints,
       contextRefs: assignment.payload.context_refs,
       taskData: assignment.payload.task_data,
+      expectedOutputSchema: assignment.payload.expected_output_schema ?? null,
+      deadline: deadlineOf(assignment),
       attempt: context.attempt,
       signal: context.signal,
       traceContext: context.traceContext,
     });
   } catch (error) {
     if (isSpecialistUnavailable(error)) return unavailable(context, specialist.name, error.message, registry);
+    if (error instanceof SpecialistThrottledError) return throttled(specialist, `${specialist.name} is busy; try later`, error.message);
     throw error;
   }
   const result = checkSpecialistResult(specialist.name, raw);
@@ -188,4 +194,10 @@ function refused(context: TierContext, refusal: AgentRefusal, registry: Speciali
     resources_used: { agent_requested: context.assignment.payload.target_agent ?? context.assignment.payload.specialist_hint, agents_registered: registry.names() },
   };
   return { kind: 'outcome', outcome };
+}
+
+/** When the sender stops waiting: its message's time plus the timeout it gave, when both are known. */
+function deadlineOf(assignment: TierContext['assignment']): number | null {
+  const { message, payload } = assignment;
+  return message && payload.timeout_ms !== null ? Date.parse(message.timestamp) + payload.timeout_ms : null;
 }

@@ -16,6 +16,10 @@ export interface SpecialistInput {
   readonly contextRefs: readonly string[];
   /** The delegation's `task_data`, as sent. */
   readonly taskData: Readonly<Record<string, unknown>>;
+  /** The JSON Schema the outcome must match (docs/protocol.md#expected-output-schemas), or null. */
+  readonly expectedOutputSchema: Readonly<Record<string, unknown>> | null;
+  /** When the sender stops waiting (ms since the epoch), or null when not known. */
+  readonly deadline: number | null;
   /** 1 for the first try, 2 for the first retry, … */
   readonly attempt: number;
   /** Fires on cancellation or timeout: stop at once and throw (its `reason` will do). */
@@ -106,6 +110,14 @@ function isJsonConfig(config: unknown): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The specialist is busy now and cannot wait for room in time: the Fleet answers `throttled`, so the Dispatcher backs off or routes elsewhere. */
+export class SpecialistThrottledError extends TierflowError {
+  override readonly name = 'SpecialistThrottledError';
+  constructor(message: string, options: { readonly cause?: unknown } = {}) {
+    super(message, { code: ERROR_TYPES.throttled, retryable: false, cause: options.cause });
   }
 }
 

@@ -12,6 +12,8 @@ export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: un
     constraints: [],
     contextRefs: [],
     taskData: sim === undefined ? {} : { sim },
+    expectedOutputSchema: null,
+    deadline: null,
     attempt: 1,
     signal: new AbortController().signal,
     traceContext: ROOT_CONTEXT,

@@ -22,6 +22,8 @@
  */
 export { makeTestCertificates } from './certificates.js';
 export type { TestCertificates } from './certificates.js';
+export { completion, FakeOpenAiServer } from './fake-openai.js';
+export type { FakeReply, FakeRequest } from './fake-openai.js';
 export { findRedisServerBinary } from './redis-binary.js';
 export { redisClient } from './redis-client.js';
 export { startRedisServer } from './redis-server.js';

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { specialistInput } from '../test-input.js';
+import { answerFormat, llmMessages, readAnswer } from './llm-prompt.js';
+
+describe('llmMessages', () => {
+  it('puts the objective, task type, constraints, task data and Beads references in the user message', () => {
+    const input = specialistInput({ constraints: ['O(log n)'], taskData: { language: 'python' }, contextRefs: ['beads:task/r1/plan'] });
+    const [system, user] = llmMessages(input);
+    expect(system?.role).toBe('system');
+    expect(user?.content).toBe(
+      'Objective: Write binary search function\n\nTask type: execute_code\n\nConstraints:\n- O(log n)\n\nTask data (JSON):\n{"language":"python"}\n\nShared context it refers to: beads:task/r1/plan',
+    );
+  });
+});
+
+describe('answerFormat', () => {
+  it('holds output to the expected-output schema, when there is one', () => {
+    const schema = { type: 'object', required: ['code'] };
+    expect(answerFormat(schema).json_schema.schema).toMatchObject({ properties: { output: schema }, required: ['summary', 'confidence', 'output'] });
+    expect(answerFormat(null).json_schema.schema).toMatchObject({ properties: { output: {} } });
+  });
+});
+
+describe('readAnswer', () => {
+  it('reads the JSON asked for', () => {
+    expect(readAnswer('{"summary":"wrote it","confidence":0.9,"output":{"code":"x"}}', 0.5)).toEqual({ summary: 'wrote it', confidence: 0.9, output: { code: 'x' } });
+  });
+
+  it('takes plain text as the output, its first line as the summary, and the default confidence', () => {
+    expect(readAnswer('def f():\n  pass', 0.4)).toEqual({ summary: 'def f():', confidence: 0.4, output: 'def f():\n  pass' });
+    expect(readAnswer(null, 0.4)).toEqual({ summary: '(the model answered nothing)', confidence: 0.4, output: '' });
+  });
+
+  it('replaces a confidence outside 0 to 1 by the default', () => {
+    expect(readAnswer('{"summary":"s","confidence":7,"output":1}', 0.5).confidence).toBe(0.5);
+  });
+});

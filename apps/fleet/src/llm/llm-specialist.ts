@@ -1,0 +1,91 @@
+import { parseRetryAfter } from '@tierflow/core';
+import { TierflowError } from '@tierflow/protocol';
+import OpenAI from 'openai';
+import { abortableDelay, abortError } from '../abortable-delay.js';
+import { defineSpecialist, SpecialistThrottledError, SpecialistUnavailableError, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
+import { classifyLlmFailure } from './llm-failure.js';
+import { answerFormat, llmMessages, readAnswer } from './llm-prompt.js';
+
+/** Options of {@link llmSpecialist}. */
+export interface LlmSpecialistOptions {
+  /** The specialist's name, what `specialist_hint` routes by, e.g. `python-lora`. */
+  readonly name: string;
+  /** The model to call; the name when left out (a LoRA adapter served under its own name). */
+  readonly model?: string;
+  /** The endpoint, e.g. `http://127.0.0.1:8000/v1`; OPENAI_BASE_URL when left out. */
+  readonly baseURL?: string;
+  /** OPENAI_API_KEY when left out; a local server that checks none takes any. */
+  readonly apiKey?: string;
+  /** The confidence of an answer that does not give its own: 0.5 when left out. */
+  readonly defaultConfidence?: number;
+  readonly systemPrompt?: string;
+  readonly maxConcurrent?: number;
+}
+
+/**
+ * A specialist that is a model behind an OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama,
+ * LM Studio, hosted APIs), called through the official `openai` client. Cancellation and
+ * timeouts abort the request at once. A busy endpoint (429, 503) is waited out when its
+ * Retry-After fits before the deadline, and otherwise answered `throttled`; a model the endpoint
+ * does not serve is `specialist_unavailable`; other failures are retried or not as their status says.
+ *
+ * ```ts
+ * registry.register(llmSpecialist({ name: 'python-lora', baseURL: 'http://127.0.0.1:8000/v1' }));
+ * ```
+ */
+export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
+  const model = options.model ?? options.name;
+  const defaultConfidence = options.defaultConfidence ?? 0.5;
+  if (!(defaultConfidence >= 0 && defaultConfidence <= 1)) {
+    throw TierflowError.permanent(`defaultConfidence (${defaultConfidence}) must be from 0 to 1`, { code: 'invalid_specialist' });
+  }
+  // The client's own retries would wait without knowing the deadline: this specialist decides.
+  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'none', maxRetries: 0 });
+  const config = { kind: 'llm', model, ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }) };
+  return defineSpecialist({
+    name: options.name,
+    version: '1.0.0',
+    config,
+    ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
+    run: (input) => complete(client, model, defaultConfidence, options.systemPrompt, input),
+  });
+}
+
+async function complete(client: OpenAI, model: string, defaultConfidence: number, systemPrompt: string | undefined, input: SpecialistInput): Promise<SpecialistResult> {
+  const request = { model, messages: llmMessages(input, systemPrompt), response_format: answerFormat(input.expectedOutputSchema) };
+  for (let waits = 0; ; waits++) {
+    try {
+      const completion = await client.chat.completions.create(request, { signal: input.signal });
+      const answer = readAnswer(completion.choices[0]?.message.content ?? null, defaultConfidence);
+      return {
+        summary: answer.summary,
+        confidence: answer.confidence,
+        artifacts: [{ artifact_type: 'llm_output', content: typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output) }],
+        resources_used: { model: completion.model, tokens_in: completion.usage?.prompt_tokens ?? 0, tokens_out: completion.usage?.completion_tokens ?? 0 },
+      };
+    } catch (error) {
+      if (input.signal.aborted) throw abortError(input.signal);
+      if (!(error instanceof OpenAI.APIError)) throw error;
+      const now = Date.now();
+      // The client types these loosely: a connection error has neither.
+      const headers = error.headers as Headers | undefined;
+      const status = error.status as number | undefined;
+      const retryAfterMs = parseRetryAfter(headers?.get('retry-after') ?? undefined, now);
+      const failure = classifyLlmFailure(status, retryAfterMs, input.deadline === null ? null : input.deadline - now, waits);
+      const detail = `${model} at ${client.baseURL}: ${error.message}`;
+      switch (failure.kind) {
+        case 'wait':
+          await abortableDelay(failure.ms, input.signal);
+          continue;
+        case 'throttled':
+          throw new SpecialistThrottledError(detail, { cause: error });
+        case 'unavailable':
+          throw new SpecialistUnavailableError(detail, { cause: error });
+        case 'retryable':
+          throw TierflowError.retryable(detail, { code: 'llm_call_failed', cause: error });
+        case 'permanent':
+          throw TierflowError.permanent(detail, { code: 'llm_call_refused', cause: error });
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted answer to a chat completion: a status with a body and headers, or none at all (`hang`). */
+export interface FakeReply {
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The JSON body; a completion whose content is {@link FakeOpenAiServer.defaultContent} when left out. */
+  readonly body?: unknown;
+  /** Never answer: the request stays open until the client gives up. */
+  readonly hang?: boolean;
+}
+
+/** A request the server received. */
+export interface FakeRequest {
+  readonly path: string;
+  readonly body: unknown;
+  readonly headers: IncomingMessage['headers'];
+}
+
+/**
+ * An OpenAI-compatible endpoint for tests, on a free loopback port: `GET /v1/models` lists
+ * `models`, and `POST /v1/chat/completions` gives the next scripted reply (a plain completion
+ * when none is left). It records every request, and whether a hanging one was abandoned.
+ */
+export class FakeOpenAiServer {
+  readonly requests: FakeRequest[] = [];
+  readonly replies: FakeReply[] = [];
+  /** How many requests left hanging were closed by the client. */
+  abandoned = 0;
+  defaultContent = JSON.stringify({ summary: 'done', confidence: 0.8, output: { ok: true } });
+
+  private constructor(
+    private readonly server: Server,
+    readonly models: string[],
+  ) {}
+
+  static async start(models: readonly string[] = ['sim-model']): Promise<FakeOpenAiServer> {
+    const server = createServer();
+    const fake = new FakeOpenAiServer(server, [...models]);
+    server.on('request', (request, response) => void fake.handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  /** The base URL a client is given: `http://127.0.0.1:<port>/v1`. */
+  get baseURL(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const path = request.url ?? '/';
+    this.requests.push({ path, body: text === '' ? null : (JSON.parse(text) as unknown), headers: request.headers });
+    if (request.method === 'GET' && path === '/v1/models') {
+      return send(response, 200, {}, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
+    }
+    if (request.method !== 'POST' || path !== '/v1/chat/completions') return send(response, 404, {}, { error: { message: `no route ${path}` } });
+    const reply = this.replies.shift() ?? {};
+    if (reply.hang) {
+      response.once('close', () => this.abandoned++);
+      return;
+    }
+    const model = (JSON.parse(text) as { model?: string }).model ?? 'unknown';
+    send(response, reply.status ?? 200, reply.headers ?? {}, reply.body ?? completion(model, this.defaultContent));
+  }
+}
+
+/** A non-streamed chat completion with `content`, 12 tokens in and 5 out. */
+export function completion(model: string, content: string): unknown {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+  };
+}
+
+function send(response: ServerResponse, status: number, headers: Readonly<Record<string, string>>, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
