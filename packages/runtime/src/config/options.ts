@@ -5,7 +5,7 @@ import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { wholeNumber } from './env-values.js';
 import { ConfigError } from './read-env.js';
 import { DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
-import { readTierflowEnv, readTierflowVars, type TierflowEnv } from './tierflow-env.js';
+import { readTierflowEnv, type TierflowEnv } from './tierflow-env.js';
 import { REDIS_TLS_ENV, redisTlsFromEnv } from '../redis/connection.js';
 import { resolveCascade } from './handoff-options.js';
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from '../checks/input-limits.js';
@@ -121,7 +121,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
 export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scope: { readonly tier?: TierSlug } = {}): RuntimeOptions {
   const config = readTierflowEnv(env);
   const redisUrl = redisUrlOf(config, scope.tier);
-  checkTlsEnv(env, redisUrl);
+  checkTlsEnv(env, config, redisUrl);
   return resolveRuntimeOptions({
     redisUrl,
     prefix: config.TIERFLOW_PREFIX,
@@ -180,9 +180,8 @@ export function withCredentials(url: string, username: string | undefined, passw
 }
 
 // TLS files only make sense for rediss://: with redis:// they would be silently ignored.
-function checkTlsEnv(env: NodeJS.ProcessEnv, redisUrl: string): void {
-  const files = readTierflowVars(env, Object.values(REDIS_TLS_ENV));
-  const named = Object.values(REDIS_TLS_ENV).filter((name) => files[name] !== undefined);
+function checkTlsEnv(env: NodeJS.ProcessEnv, config: TierflowEnv, redisUrl: string): void {
+  const named = Object.values(REDIS_TLS_ENV).filter((name) => config[name] !== undefined);
   if (named.length === 0) return;
   if (!isTlsUrl(redisUrl)) {
     throw TierflowError.permanent(`${named.join(', ')} set, but the Redis URL is not rediss://`, { code: 'invalid_config' });
