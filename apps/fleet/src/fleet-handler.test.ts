@@ -73,6 +73,7 @@ function runFleet(
     redelivered: attempt > 1,
     maxAttempts: 3,
     signal,
+    answerBy: null,
     beads,
     log,
     traceContext: ROOT_CONTEXT,

@@ -136,7 +136,7 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
       contextRefs: assignment.payload.context_refs,
       taskData: assignment.payload.task_data,
       expectedOutputSchema: assignment.payload.expected_output_schema ?? null,
-      deadline: deadlineOf(assignment),
+      deadline: context.answerBy,
       attempt: context.attempt,
       signal: context.signal,
       traceContext: context.traceContext,
@@ -194,10 +194,4 @@ function refused(context: TierContext, refusal: AgentRefusal, registry: Speciali
     resources_used: { agent_requested: context.assignment.payload.target_agent ?? context.assignment.payload.specialist_hint, agents_registered: registry.names() },
   };
   return { kind: 'outcome', outcome };
-}
-
-/** When the sender stops waiting: its message's time plus the timeout it gave, when both are known. */
-function deadlineOf(assignment: TierContext['assignment']): number | null {
-  const { message, payload } = assignment;
-  return message && payload.timeout_ms !== null ? Date.parse(message.timestamp) + payload.timeout_ms : null;
 }

@@ -18,7 +18,7 @@ export interface SpecialistInput {
   readonly taskData: Readonly<Record<string, unknown>>;
   /** The JSON Schema the outcome must match (docs/protocol.md#expected-output-schemas), or null. */
   readonly expectedOutputSchema: Readonly<Record<string, unknown>> | null;
-  /** When the sender stops waiting (ms since the epoch), or null when not known. */
+  /** When the run must be done for its answer to arrive in time (ms since the epoch), or null when there is no deadline. */
   readonly deadline: number | null;
   /** 1 for the first try, 2 for the first retry, … */
   readonly attempt: number;

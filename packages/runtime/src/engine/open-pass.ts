@@ -42,6 +42,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     redelivered: job.attemptsMade > 0 || (job.attemptsStarted ?? 1) > 1,
     maxAttempts: job.opts.attempts ?? 1,
     signal,
+    answerBy,
     beads: beadsHandle(beads),
     log: engine.log,
     traceContext: trace.setSpan(ROOT_CONTEXT, span),

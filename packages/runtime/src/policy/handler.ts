@@ -32,6 +32,11 @@ export interface TierContext {
   readonly maxAttempts: number;
   /** Fires when the work is cancelled or runs out of time; stop promptly when it does. */
   readonly signal: AbortSignal;
+  /**
+   * When this pass must have answered (ms since the epoch, on {@link now}'s clock): the delegation's
+   * deadline less the margin its answer needs to travel; null when it has no timeout. `signal` fires then.
+   */
+  readonly answerBy: number | null;
   /** Beads, with this tier's write permissions. */
   readonly beads: Beads;
   readonly log: TierLogger;

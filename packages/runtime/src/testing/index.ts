@@ -105,6 +105,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     redelivered: false,
     maxAttempts: 3,
     signal: new AbortController().signal,
+    answerBy: null,
     beads,
     log: { info: () => undefined, warn: () => undefined },
     traceContext: ROOT_CONTEXT,
