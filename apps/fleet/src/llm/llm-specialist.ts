@@ -1,5 +1,6 @@
 import { parseRetryAfter } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
+import { readTierflowVars } from '@tierflow/runtime';
 import OpenAI from 'openai';
 import { abortableDelay, abortError } from '../abortable-delay.js';
 import { defineSpecialist, SpecialistThrottledError, SpecialistUnavailableError, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
@@ -39,8 +40,9 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
   if (!(defaultConfidence >= 0 && defaultConfidence <= 1)) {
     throw TierflowError.permanent(`defaultConfidence (${defaultConfidence}) must be from 0 to 1`, { code: 'invalid_specialist' });
   }
+  const env = readTierflowVars(process.env, ['OPENAI_BASE_URL', 'OPENAI_API_KEY']);
   // The client's own retries would wait without knowing the deadline: this specialist decides.
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'none', maxRetries: 0 });
+  const client = new OpenAI({ baseURL: options.baseURL ?? env.OPENAI_BASE_URL ?? null, apiKey: options.apiKey ?? env.OPENAI_API_KEY ?? 'none', maxRetries: 0 });
   const config = { kind: 'llm', model, ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }) };
   return defineSpecialist({
     name: options.name,

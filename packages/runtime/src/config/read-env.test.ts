@@ -41,6 +41,7 @@ describe('shownValue', () => {
     expect(shownValue('REDIS_URL_FLEET', 'redis://fleet:pw@h:1')).toBe('"redis://fleet:***@h:1"');
     expect(shownValue('TIERFLOW_REDIS_PASSWORD', 'pw')).toBe('(not shown)');
     expect(shownValue('TIERFLOW_SIGNING_KEY', 'k')).toBe('(not shown)');
+    expect(shownValue('OPENAI_API_KEY', 'sk-secret')).toBe('(not shown)');
     expect(shownValue('TIERFLOW_PREFIX', 'x'.repeat(100))).toBe(JSON.stringify(`${'x'.repeat(80)}…`));
   });
 });

@@ -100,5 +100,6 @@ describe('readTierflowVars', () => {
     expect(readTierflowVars(env, ['TIERFLOW_LOG', 'JAEGER_URL', 'TIERFLOW_PREFIX'])).toEqual({ TIERFLOW_LOG: 'silent', JAEGER_URL: 'http://jaeger:16686', TIERFLOW_PREFIX: '{tierflow}' });
     expect(() => readTierflowVars({ TIERFLOW_LOG: 'loud' }, ['TIERFLOW_LOG'])).toThrow(/TIERFLOW_LOG="loud"/);
     expect(() => readTierflowVars({ ADMIN_REDIS_URL: 'http://x' }, ['ADMIN_REDIS_URL'])).toThrow(/ADMIN_REDIS_URL/);
+    expect(readTierflowVars({ OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1', OPENAI_API_KEY: '' }, ['OPENAI_BASE_URL', 'OPENAI_API_KEY'])).toEqual({ OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1' });
   });
 });

@@ -72,6 +72,11 @@ export const tierflowEnvSchema = z.object({
   /** Where `tierflow trace` points; the command's default (http://localhost:16686) when unset. */
   JAEGER_URL: envText().optional(),
 
+  // Model endpoints (LLM specialists), by the names OpenAI's clients use.
+  /** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1`. */
+  OPENAI_BASE_URL: envText().optional(),
+  OPENAI_API_KEY: envText().optional(),
+
   // A tier's worker (`tierflow worker <tier>`).
   /** Jobs per worker process; the worker's default (8) when unset. */
   TIERFLOW_CONCURRENCY: envWhole(R.concurrency).optional(),
