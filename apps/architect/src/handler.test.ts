@@ -1,5 +1,5 @@
 import { outcomePayloadSchema, type DelegationPayloadInput } from '@tierflow/protocol';
-import type { Plan } from '@tierflow/runtime';
+import type { Plan, PlanRequest, Planner } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { dispatcherReply } from './dispatcher-reply.js';
 import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
@@ -54,6 +54,32 @@ describe('architectHandler.start', () => {
     const { beads, context, handler } = setup({ plan: { strategy: 'all_success' } });
     await expect(handler.start(context)).rejects.toMatchObject({ code: 'invalid_plan' });
     expect(beads.writes).toEqual([]);
+  });
+
+  it('asks its planner for a plan when the objective has none, after recording the context it may read', async () => {
+    const requests: PlanRequest[] = [];
+    const planner: Planner = async (request) => {
+      requests.push(request);
+      expect(await request.beads.get('task/r1/current-objective')).toEqual({ objective: 'binary search', task_type: 'solve' });
+      return plan;
+    };
+    const { context, handler } = setup({ language: 'python' }, { planner });
+    const step = delegated(await handler.start(context));
+    expect(requests).toMatchObject([{ objective: 'binary search', taskType: 'solve', constraints: ['Must handle empty arrays'], taskData: { language: 'python' } }]);
+    expect(step.children[0]?.task_data).toEqual({ language: 'python', plan });
+    expect(step.memo).toMatchObject({ plan, delegated: [1, 2, 3] });
+  });
+
+  it('keeps an explicit plan and never asks the planner', async () => {
+    const planner: Planner = () => Promise.reject(new Error('not to be called'));
+    const { context, handler } = setup(undefined, { planner });
+    const step = delegated(await handler.start(context));
+    expect(step.children[0]?.task_data).toEqual({ plan, language: 'python' });
+  });
+
+  it('fails with invalid_plan when the planner returns something that is not a plan, naming the problem', async () => {
+    const { context, handler } = setup({}, { planner: () => Promise.resolve({ strategy: 'all_success', subtasks: [] }) });
+    await expect(handler.start(context)).rejects.toMatchObject({ code: 'invalid_plan', message: expect.stringContaining('$plan.subtasks') as unknown });
   });
 });
 

@@ -1,6 +1,6 @@
 import { beadsRef } from '@tierflow/beads';
 import { TierflowError, type JsonObject } from '@tierflow/protocol';
-import { passUp, type OutcomeFields, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
+import { passUp, planWith, type OutcomeFields, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
 import { initialMemo, readMemo, type ArchitectMemo } from './architect-memo.js';
 import { childOutcomesOf, workArtifactsOf } from './child-outcomes.js';
 import { decideArchitect, mapToPlan } from './decide.js';
@@ -28,13 +28,15 @@ export function architectHandler(input: ArchitectOptionsInput = {}): TierHandler
 
 async function start(context: TierContext, options: ResolvedArchitectOptions): Promise<Step> {
   const { rootId, payload } = context.assignment;
-  const plan = readPlan(payload.task_data);
+  const given = readPlan(payload.task_data);
   const keys = taskKeys(rootId);
   await context.beads.setMany([
     { key: keys.currentObjective, value: { objective: payload.objective, task_type: payload.task_type } },
     { key: keys.constraints, value: payload.constraints },
   ]);
-  return delegate(context, options, payload.task_data, initialMemo(plan));
+  // The planner runs after the context is in Beads, so it can read what it points at.
+  const plan = given ?? (options.planner ? await planWith(options.planner, context) : null);
+  return delegate(context, options, given || !plan ? payload.task_data : { ...payload.task_data, plan }, initialMemo(plan));
 }
 
 async function resume(context: TierContext, round: SettledRound, options: ResolvedArchitectOptions): Promise<Step> {

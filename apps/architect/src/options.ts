@@ -1,5 +1,5 @@
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
-import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
+import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** The recommended Dispatcher timeout (docs/protocol.md#timeouts). */
@@ -14,6 +14,8 @@ export const architectOptionsSchema = z.strictObject({
   maxRevisions: z.int().nonnegative().optional(),
   /** The default timeout of what it delegates: bounded as TIERFLOW_DISPATCHER_TIMEOUT_MS is, for it becomes a timer. */
   dispatcherTimeoutMs: wholeNumber(RUNTIME_RANGES.delegationTimeoutMs).optional(),
+  /** Plans an objective that comes without `task_data.plan`; without one, such an objective goes down whole. */
+  planner: z.custom<Planner>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
 });
 export type ArchitectOptionsInput = z.input<typeof architectOptionsSchema>;
 
@@ -21,6 +23,7 @@ export type ArchitectOptionsInput = z.input<typeof architectOptionsSchema>;
 export interface ResolvedArchitectOptions {
   readonly maxRevisions: number;
   readonly dispatcherTimeoutMs: number;
+  readonly planner: Planner | null;
 }
 
 /**
@@ -36,5 +39,6 @@ export function resolveArchitectOptions(input: ArchitectOptionsInput = {}): Reso
   return {
     maxRevisions: result.value.maxRevisions ?? DEFAULT_MAX_REVISIONS,
     dispatcherTimeoutMs: result.value.dispatcherTimeoutMs ?? DEFAULT_DISPATCHER_TIMEOUT_MS,
+    planner: result.value.planner ?? null,
   };
 }

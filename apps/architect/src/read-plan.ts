@@ -1,5 +1,5 @@
-import { formatValidationError, TierflowError, validateWith, type JsonObject } from '@tierflow/protocol';
-import { planSchema, type Plan } from '@tierflow/runtime';
+import type { JsonObject } from '@tierflow/protocol';
+import { checkedPlan, type Plan } from '@tierflow/runtime';
 
 /**
  * The plan in `task_data.plan`, validated, or null when there is none. The Architect checks it
@@ -8,11 +8,7 @@ import { planSchema, type Plan } from '@tierflow/runtime';
  * @throws TierflowError (permanent, code `invalid_plan`) naming every problem with the plan.
  */
 export function readPlan(taskData: JsonObject): Plan | null {
-  if (taskData.plan === undefined) return null;
-  const result = validateWith(planSchema, taskData.plan);
-  if (result.ok) return result.value;
-  const errors = result.errors.map((error) => formatValidationError({ ...error, path: error.path.replace(/^\$/, '$.task_data.plan') }));
-  throw TierflowError.permanent(`invalid plan: ${errors.join('; ')}`, { code: 'invalid_plan' });
+  return taskData.plan === undefined ? null : checkedPlan(taskData.plan, '$.task_data.plan');
 }
 
 /**

@@ -10,7 +10,7 @@ const unavailable = result('failed', 'specialist_unavailable');
 
 function memo(strategy: AggregationStrategy, ...subtasks: [SubtaskResult, string[]][]): DispatchMemo {
   const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({ index: i + 1, specialist: `s${i + 1}`, alternates, result: res, throttles: 0, deadline: null }));
-  return { strategy, subtasks: states, completion: states.map((state) => state.index) };
+  return { strategy, subtasks: states, completion: states.map((state) => state.index), plan: null };
 }
 
 describe('decideNext', () => {

@@ -1,5 +1,5 @@
 import { aggregationStrategySchema, artifactSchema, outcomeStatusSchema, TierflowError, type JsonObject } from '@tierflow/protocol';
-import type { SettledChild } from '@tierflow/runtime';
+import { planSchema, type Plan, type SettledChild } from '@tierflow/runtime';
 import { z } from 'zod';
 import type { Route } from './route.js';
 
@@ -37,11 +37,13 @@ export const dispatchMemoSchema = z.object({
   subtasks: z.array(subtaskStateSchema).min(1),
   /** Subtask indices in the completion order of their latest results, across rounds. */
   completion: z.array(z.int().positive()),
+  /** The plan a decomposer made; null when the delegation's own `task_data` gives it (derived again, not stored twice). */
+  plan: planSchema.nullable().default(null),
 });
 export type DispatchMemo = z.infer<typeof dispatchMemoSchema>;
 
 /** The memo of a fresh dispatch: one entry per routed subtask, no results yet. */
-export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly Route[], deadlines: readonly (number | null)[] = []): DispatchMemo {
+export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly Route[], deadlines: readonly (number | null)[] = [], plan: Plan | null = null): DispatchMemo {
   return {
     strategy,
     subtasks: routes.map((route, i) => ({
@@ -53,6 +55,7 @@ export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly
       deadline: deadlines[i] ?? null,
     })),
     completion: [],
+    plan,
   };
 }
 

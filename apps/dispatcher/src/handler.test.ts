@@ -1,5 +1,5 @@
 import { outcomePayloadSchema, type Artifact, type DelegationPayloadInput } from '@tierflow/protocol';
-import type { Plan } from '@tierflow/runtime';
+import type { Plan, Planner } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { dispatcherHandler } from './handler.js';
@@ -19,11 +19,11 @@ function payload(taskData: DelegationPayloadInput['task_data'] = { plan }): Dele
   return { task_type: 'decompose_and_solve', objective: 'binary search', constraints: ['O(log n)'], priority: 1, task_data: taskData };
 }
 
-function setup(taskData?: DelegationPayloadInput['task_data']) {
+function setup(taskData?: DelegationPayloadInput['task_data'], decomposer?: Planner) {
   const beads = new FakeBeads('ROUTING_DISPATCHER');
   const assignment = delegationTo('ROUTING_DISPATCHER', ID, payload(taskData));
   const context = fakeContext(assignment, beads);
-  const handler = dispatcherHandler({ routing: { execute_code: ['python-lora', 'sim'], test: ['sim'], '*': ['sim', 'gpu'] } });
+  const handler = dispatcherHandler({ routing: { execute_code: ['python-lora', 'sim'], test: ['sim'], '*': ['sim', 'gpu'] }, ...(decomposer ? { decomposer } : {}) });
   return { beads, assignment, context, handler };
 }
 
@@ -102,6 +102,36 @@ describe('dispatcherHandler.start', () => {
     const { beads, context, handler } = setup({ plan: { strategy: 'all_success', subtasks: [] } });
     await expect(handler.start(context)).rejects.toMatchObject({ code: 'invalid_plan', retryable: false });
     expect(beads.writes).toEqual([]);
+  });
+});
+
+describe('dispatcherHandler with a decomposer', () => {
+  it('splits a delegation without a plan, keeps the plan in its memo and routes from it in later rounds', async () => {
+    const asked: string[] = [];
+    const decomposer: Planner = (request) => {
+      asked.push(request.objective);
+      return Promise.resolve(plan);
+    };
+    const { assignment, context, handler } = setup({ language: 'python' }, decomposer);
+    const first = delegated(await handler.start(context));
+    expect(asked).toEqual(['binary search']);
+    expect(first.children.map((child) => child.specialist_hint)).toEqual(['python-lora', 'test-lora', 'sim']);
+    expect(first.memo).toMatchObject({ plan });
+    // python-lora is unavailable: the re-route comes from the remembered plan, without asking again.
+    const round0 = settle(assignment, 'ROUTING_DISPATCHER', first, 0, (_request, i) => (i === 0 ? unavailable : success()));
+    const second = delegated(await handler.resume!(context, round0));
+    expect(asked).toHaveLength(1);
+    expect(second.children).toEqual([expect.objectContaining({ objective: 'write binary search', specialist_hint: 'sim' })]);
+  });
+
+  it('leaves a delegation that carries its plan to that plan', async () => {
+    const { context, handler } = setup(undefined, () => Promise.reject(new Error('not to be called')));
+    expect(delegated(await handler.start(context)).children).toHaveLength(3);
+  });
+
+  it('fails with invalid_plan when the decomposer returns no plan', async () => {
+    const { context, handler } = setup({}, () => Promise.resolve('three subtasks, trust me'));
+    await expect(handler.start(context)).rejects.toMatchObject({ code: 'invalid_plan' });
   });
 });
 

@@ -1,6 +1,6 @@
 import { beadsRef } from '@tierflow/beads';
 import type { AgentIdentity } from '@tierflow/protocol';
-import type { DelegationDraft, Plan, SettledRound, Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { planWith, type DelegationDraft, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
 import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 import { decideNext } from './decide-next.js';
 import { initialMemo, readMemo, recordRound, type DispatchMemo } from './dispatch-memo.js';
@@ -29,13 +29,15 @@ export function dispatcherHandler(input: DispatcherOptionsInput = {}): TierHandl
 
 async function start(context: TierContext, options: ResolvedDispatcherOptions): Promise<Step> {
   const { rootId, payload } = context.assignment;
-  const plan = planOf(payload);
+  const decomposed = payload.task_data.plan === undefined && options.decomposer ? await planWith(options.decomposer, context) : null;
+  const plan = decomposed ?? planOf(payload);
   const keys = routingKeys(rootId);
   const now = context.now();
   const memo = initialMemo(
     plan.strategy,
     plan.subtasks.map((subtask) => routeOf(subtask, options.routing)),
     plan.subtasks.map((subtask) => now + (subtask.timeout_ms ?? options.fleetTimeoutMs)),
+    decomposed,
   );
   const [registered] = await Promise.all([
     registeredAgents(
@@ -78,16 +80,20 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
     ]);
     return {
       kind: 'delegate',
-      // The plan is derived again from the same payload: planOf is pure, so it is the same plan.
-      children: drafts(context, planOf(payload), decision.memo, options, registered, decision.subtasks, decision.timeouts),
+      children: drafts(context, planIn(decision.memo, payload), decision.memo, options, registered, decision.subtasks, decision.timeouts),
       strategy: decision.memo.strategy,
       memo: decision.memo,
       delayMs: decision.delayMs,
     };
   }
   const { outcome } = dispatchReport(memo, { rounds: round.round + 1, taskGraphRef: beadsRef(keys.taskGraph) });
-  await context.beads.set(keys.taskGraph, taskGraphOf(planOf(payload), statusesOf(memo)));
+  await context.beads.set(keys.taskGraph, taskGraphOf(planIn(memo, payload), statusesOf(memo)));
   return { kind: 'outcome', outcome };
+}
+
+/** The plan of this dispatch: the decomposer's, kept in the memo, or derived again from the payload (planOf is pure). */
+function planIn(memo: DispatchMemo, payload: TierContext['assignment']['payload']): Plan {
+  return memo.plan ?? planOf(payload);
 }
 
 /** The Fleet delegations of the given subtasks (1-based), each to its memo's current specialist. */

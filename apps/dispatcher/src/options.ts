@@ -1,6 +1,6 @@
 import { resolveRetryOptions, type RetryOptions } from '@tierflow/core';
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
-import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
+import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** The task_type key whose route list serves every task type without one of its own. */
@@ -22,6 +22,8 @@ export const dispatcherOptionsSchema = z.strictObject({
   fleetTimeoutMs: wholeNumber(RUNTIME_RANGES.delegationTimeoutMs).optional(),
   /** Back-off for a throttled subtask sent to the same specialist again: tries, base and cap. */
   throttleRetry: z.strictObject({ attempts: z.int().positive().optional(), baseDelayMs: z.int().nonnegative().optional(), maxDelayMs: z.int().nonnegative().optional() }).optional(),
+  /** Splits a delegation that comes without `task_data.plan`; without one, such a delegation is one subtask. */
+  decomposer: z.custom<Planner>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
 });
 export type DispatcherOptionsInput = z.input<typeof dispatcherOptionsSchema>;
 
@@ -31,6 +33,7 @@ export interface ResolvedDispatcherOptions {
   readonly routing: Readonly<Record<string, readonly string[]>>;
   readonly fleetTimeoutMs: number;
   readonly throttleRetry: RetryOptions;
+  readonly decomposer: Planner | null;
 }
 
 /** Throttled subtasks are tried 5 times in all, backing off from 100 ms up to 2 s. */
@@ -51,5 +54,6 @@ export function resolveDispatcherOptions(input: DispatcherOptionsInput = {}): Re
     routing: { ...DEFAULT_ROUTING, ...result.value.routing },
     fleetTimeoutMs: result.value.fleetTimeoutMs ?? DEFAULT_FLEET_TIMEOUT_MS,
     throttleRetry: resolveRetryOptions({ ...DEFAULT_THROTTLE_RETRY, ...result.value.throttleRetry }),
+    decomposer: result.value.decomposer ?? null,
   };
 }

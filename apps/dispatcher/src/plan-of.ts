@@ -1,5 +1,5 @@
-import { planSchema, type Plan } from '@tierflow/runtime';
-import { formatValidationError, TierflowError, validateWith, type DelegationPayload } from '@tierflow/protocol';
+import { checkedPlan, type Plan } from '@tierflow/runtime';
+import type { DelegationPayload } from '@tierflow/protocol';
 
 /** The task_type of the one subtask made from an objective that came without a plan and without a string `task_data.task_type`. */
 export const DEFAULT_TASK_TYPE = 'general';
@@ -12,14 +12,7 @@ export const DEFAULT_TASK_TYPE = 'general';
  */
 export function planOf(payload: Pick<DelegationPayload, 'objective' | 'task_data'>): Plan {
   const { plan, ...rest } = payload.task_data;
-  if (plan !== undefined) {
-    const result = validateWith(planSchema, plan);
-    if (!result.ok) {
-      const errors = result.errors.map((error) => formatValidationError({ ...error, path: error.path.replace(/^\$/, '$.task_data.plan') }));
-      throw TierflowError.permanent(`invalid plan: ${errors.join('; ')}`, { code: 'invalid_plan' });
-    }
-    return result.value;
-  }
+  if (plan !== undefined) return checkedPlan(plan, '$.task_data.plan');
   const taskType = typeof rest.task_type === 'string' && rest.task_type !== '' ? rest.task_type : DEFAULT_TASK_TYPE;
   return { strategy: 'all_success', subtasks: [{ objective: payload.objective, task_type: taskType, task_data: rest }] };
 }

@@ -25,6 +25,7 @@ function memo(strategy: AggregationStrategy, ...results: SubtaskResult[]): Dispa
     strategy,
     subtasks: results.map((res, i) => ({ index: i + 1, specialist: res.specialist, alternates: [], result: res, throttles: 0, deadline: null })),
     completion: results.map((_, i) => i + 1),
+    plan: null,
   };
 }
 

@@ -73,6 +73,8 @@ export type { WindowRefusal } from './security/message-window.js';
 export { refusedChildOutcome } from './messages/messages.js';
 export { verifiedOutcome } from './security/outcome-check.js';
 export { passUp } from './policy/outcome-fields.js';
+export { checkedPlan, planWith } from './policy/planner.js';
+export type { PlanRequest, Planner } from './policy/planner.js';
 export type { OutcomeFields } from './policy/outcome-fields.js';
 export { ReplayGuard } from './security/replay-guard.js';
 export { checkSignature, signRecord } from './security/signing.js';
