@@ -1,0 +1,75 @@
+import type { PlanRequest } from '@tierflow/runtime';
+import { FakeBeads } from '@tierflow/runtime/testing';
+import { completion, FakeOpenAiServer } from '@tierflow/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { llmPlanner, planIn } from './llm-planner.js';
+
+let server: FakeOpenAiServer;
+beforeAll(async () => {
+  server = await FakeOpenAiServer.start(['planner']);
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+  server.replies.length = 0;
+});
+
+const warnings: string[] = [];
+const request = (): PlanRequest => ({
+  objective: 'Write a binary search',
+  taskType: 'solve',
+  constraints: ['O(log n)'],
+  taskData: { language: 'python' },
+  contextRefs: [],
+  beads: new FakeBeads('ABSTRACT_ARCHITECT'),
+  deadline: null,
+  signal: new AbortController().signal,
+  log: { info: () => undefined, warn: (message) => warnings.push(message) },
+});
+const planner = () => llmPlanner({ model: 'planner', baseURL: server.baseURL, apiKey: 'test', specialists: ['writer', 'code-runner'] });
+const reply = (content: unknown) => ({ body: completion('planner', typeof content === 'string' ? content : JSON.stringify(content)) });
+const good = {
+  strategy: 'first_success',
+  subtasks: [
+    { objective: 'write it', specialist_hint: 'writer' },
+    { objective: 'write it another way', specialist_hint: 'writer' },
+  ],
+};
+
+describe('llmPlanner', () => {
+  it('asks the model for a plan as structured output, telling it the specialists, and returns the plan', async () => {
+    server.replies.push(reply(good));
+    await expect(planner()(request())).resolves.toEqual(good);
+    const body = server.requests[0]?.body as { model: string; messages: { content: string }[]; response_format: { json_schema: { schema: { properties: { strategy: unknown } } } } };
+    expect(body.model).toBe('planner');
+    expect(body.messages[1]?.content).toContain('Objective: Write a binary search');
+    expect(body.messages[1]?.content).toContain('Specialists you may name in specialist_hint: writer, code-runner');
+    expect(body.response_format.json_schema.schema.properties.strategy).toMatchObject({ enum: expect.arrayContaining(['first_success']) as unknown });
+  });
+
+  it('sends an invalid plan back once with its problems, and takes the corrected one', async () => {
+    server.replies.push(reply({ strategy: 'all_success', subtasks: [] }), reply(good));
+    await expect(planner()(request())).resolves.toEqual(good);
+    const second = server.requests[1]?.body as { messages: { role: string; content: string }[] };
+    expect(second.messages.at(-1)?.content).toContain('subtasks');
+    expect(warnings.at(-1)).toContain('invalid plan');
+  });
+
+  it('fails with invalid_plan when the second answer is no better', async () => {
+    server.replies.push(reply('a plan: do it'), reply({ strategy: 'all_success', subtasks: [{ objective: 'x', specialist_hint: 'nobody' }] }));
+    await expect(planner()(request())).rejects.toMatchObject({ code: 'invalid_plan', message: expect.stringContaining('no specialist "nobody"') as unknown });
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('planIn', () => {
+  it.each([
+    ['not JSON', 'sure!', 'not JSON'],
+    ['no subtasks', JSON.stringify({ strategy: 'all_success', subtasks: [] }), '$plan.subtasks'],
+    ['an unknown strategy', JSON.stringify({ strategy: 'best', subtasks: [{ objective: 'x' }] }), '$plan.strategy'],
+  ])('refuses %s', (_name, text, problem) => {
+    expect(() => planIn(text)).toThrow(expect.objectContaining({ code: 'invalid_plan', message: expect.stringContaining(problem) as unknown }));
+  });
+});

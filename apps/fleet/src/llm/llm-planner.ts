@@ -1,0 +1,111 @@
+import { aggregationStrategySchema, isTierflowError, TierflowError } from '@tierflow/protocol';
+import { checkedPlan, type Plan, type PlanRequest, type Planner } from '@tierflow/runtime';
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
+import { chatCompletion, openAiClient, type LlmEndpoint } from './llm-call.js';
+
+/** Options of {@link llmPlanner}. */
+export interface LlmPlannerOptions extends LlmEndpoint {
+  readonly model: string;
+  readonly systemPrompt?: string;
+  /** The specialists a subtask may name in `specialist_hint`; the model is told them, and held to them. */
+  readonly specialists?: readonly string[];
+}
+
+const DEFAULT_SYSTEM_PROMPT =
+  'You plan work for a team of agents. Split the objective into a few independent subtasks that together achieve it, ' +
+  'and choose how their results combine: "all_success" (every subtask is needed), "any_success" (one good result is enough), ' +
+  '"majority" (most must agree) or "first_success" (race alternatives; the first good one wins). ' +
+  'Answer with one JSON object: {"strategy": …, "subtasks": [{"objective": …, "task_type": …, "specialist_hint": …, "task_data": {…}}]}.';
+
+/**
+ * A planner (the Architect's `planner`, the Dispatcher's `decomposer`) that asks a model for the
+ * plan as JSON. A plan that does not parse or does not fit the plan schema is sent back once with
+ * the problems; a second bad plan fails the delegation with `invalid_plan`.
+ *
+ * ```ts
+ * startArchitectWorker({ runtime, planner: llmPlanner({ model: 'planner-lora' }) });
+ * ```
+ */
+export function llmPlanner(options: LlmPlannerOptions): Planner {
+  const client = openAiClient(options);
+  return async (request) => {
+    const messages = planMessages(request, options);
+    const first = await ask(client, options, messages, request);
+    try {
+      return planIn(first, options.specialists);
+    } catch (error) {
+      if (!isTierflowError(error) || error.code !== 'invalid_plan') throw error;
+      request.log.warn('the model proposed an invalid plan; asking once more', { model: options.model, problem: error.message });
+      messages.push({ role: 'assistant', content: first }, { role: 'user', content: `That plan is not valid: ${error.message}. Answer again with the corrected plan only.` });
+      return planIn(await ask(client, options, messages, request), options.specialists);
+    }
+  };
+}
+
+async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCompletionMessageParam[], request: PlanRequest): Promise<string> {
+  const completion = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists) }, request);
+  return completion.choices[0]?.message.content ?? '';
+}
+
+/** The chat messages asking for a plan: the system prompt, then the delegation. */
+export function planMessages(request: PlanRequest, options: Pick<LlmPlannerOptions, 'systemPrompt' | 'specialists'>): ChatCompletionMessageParam[] {
+  const parts = [`Objective: ${request.objective}`];
+  if (request.constraints.length > 0) parts.push(`Constraints:\n${request.constraints.map((constraint) => `- ${constraint}`).join('\n')}`);
+  if (Object.keys(request.taskData).length > 0) parts.push(`Task data (JSON):\n${JSON.stringify(request.taskData)}`);
+  if (options.specialists && options.specialists.length > 0) parts.push(`Specialists you may name in specialist_hint: ${options.specialists.join(', ')}`);
+  return [
+    { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+    { role: 'user', content: parts.join('\n\n') },
+  ];
+}
+
+/** Structured output: the part of the plan schema a model writes. */
+function planFormat(specialists: readonly string[] | undefined): ResponseFormatJSONSchema {
+  const hint = specialists && specialists.length > 0 ? { type: 'string', enum: [...specialists] } : { type: 'string' };
+  return {
+    type: 'json_schema',
+    json_schema: {
+      name: 'plan',
+      schema: {
+        type: 'object',
+        properties: {
+          strategy: { type: 'string', enum: [...aggregationStrategySchema.options] },
+          subtasks: {
+            type: 'array',
+            minItems: 1,
+            items: {
+              type: 'object',
+              properties: { objective: { type: 'string' }, task_type: { type: 'string' }, specialist_hint: hint, task_data: { type: 'object' } },
+              required: ['objective'],
+            },
+          },
+        },
+        required: ['strategy', 'subtasks'],
+      },
+    },
+  };
+}
+
+/**
+ * The plan in a model's answer. Pure.
+ *
+ * @throws TierflowError (permanent, code `invalid_plan`) when it is not JSON, not a plan, or names a specialist not offered.
+ */
+export function planIn(text: string, specialists?: readonly string[]): Plan {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw TierflowError.permanent(`invalid plan: the answer is not JSON (${JSON.stringify(text.slice(0, 80))})`, { code: 'invalid_plan' });
+  }
+  const plan = checkedPlan(value, '$plan');
+  if (specialists && specialists.length > 0) {
+    const unknown = plan.subtasks.flatMap((subtask, i) =>
+      subtask.specialist_hint && !specialists.includes(subtask.specialist_hint) ? [`$plan.subtasks[${i}].specialist_hint: no specialist "${subtask.specialist_hint}"`] : [],
+    );
+    if (unknown.length > 0) throw TierflowError.permanent(`invalid plan: ${unknown.join('; ')}`, { code: 'invalid_plan' });
+  }
+  return plan;
+}
