@@ -7,6 +7,8 @@
  * ```
  */
 export { main } from './main.js';
+export { defineConfig, projectConfigSchema } from './config/config-schema.js';
+export type { ProjectConfig, ProjectConfigInput } from './config/config-schema.js';
 export type { CliIo } from './io.js';
 export { spawnTiers } from './spawn-tiers.js';
 export type { TierProcesses } from './spawn-tiers.js';

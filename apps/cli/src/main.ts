@@ -16,6 +16,9 @@ import { validateCommand } from './commands/validate.js';
 import { workerCommand } from './commands/worker.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
+const CONFIG_FLAG = '--config <file>';
+const CONFIG_HELP = 'the project file (default: TIERFLOW_CONFIG, else tierflow.config.{ts,mts,js,mjs,json} here)';
+
 /** Builds the `tierflow` program; each action stores its exit code in `exit`. */
 function program(io: CliIo, exit: { code: number }): Command {
   const cli = new Command('tierflow')
@@ -47,15 +50,17 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description('run one tier in the foreground (monitor, architect, dispatcher or fleet); SIGINT/SIGTERM stop it cleanly')
     .argument('<tier>', 'monitor | architect | dispatcher | fleet')
     .option('--concurrency <n>', 'jobs this process runs at once', positiveInt)
-    .action(async (tier: string, options: { concurrency?: number }) => {
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (tier: string, options: { concurrency?: number; config?: string }) => {
       exit.code = await workerCommand(tier, options, io);
     });
 
   cli
     .command('up')
     .description('run the four tier workers as four processes, output prefixed by tier')
-    .action(async () => {
-      exit.code = await upCommand(io);
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (options: { config?: string }) => {
+      exit.code = await upCommand(options, io);
     });
 
   cli
@@ -148,8 +153,9 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('demo')
     .description("start the four tiers, run the examples, show each run's tree, stop everything")
     .argument('[dir]', 'a folder of objective files (default: examples/)')
-    .action(async (dir: string | undefined) => {
-      exit.code = await demoCommand(dir, io);
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (dir: string | undefined, options: { config?: string }) => {
+      exit.code = await demoCommand(dir, options, io);
     });
 
   return cli;

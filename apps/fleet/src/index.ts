@@ -37,6 +37,7 @@ export type { FleetProcessOptions } from './fleet-env.js';
 export { fleetHandler } from './fleet-handler.js';
 export type { FleetHandlerOptions } from './fleet-handler.js';
 export { logKey, outputKey } from './output-keys.js';
+export { discoverModels } from './llm/discover-models.js';
 export { chatCompletion, openAiClient } from './llm/llm-call.js';
 export type { CallLimits, LlmEndpoint } from './llm/llm-call.js';
 export { llmPlanner } from './llm/llm-planner.js';

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { readTierflowVars, redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
+import { projectEnv } from '../config/project-env.js';
 import { EXIT, type CliIo } from '../io.js';
 import { renderTree } from '../render-tree.js';
 import { spawnTiers } from '../spawn-tiers.js';
@@ -40,10 +41,11 @@ async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
  * in `dir` (default: the repository's examples/), prints each run's outcome and tree, and stops
  * everything it started.
  */
-export async function demoCommand(dir: string | undefined, io: CliIo): Promise<number> {
-  // The workers get this environment, with a prefix of the demo's own: a bad variable stops the
-  // demo here (exit 2), before it starts Redis or a worker.
+export async function demoCommand(dir: string | undefined, options: { readonly config?: string }, io: CliIo): Promise<number> {
+  // The workers get this environment, with a prefix of the demo's own: a bad variable or
+  // configuration stops the demo here (exit 2), before it starts Redis or a worker.
   for (const tier of ALL_TIERS) runtimeOptionsFromEnv({ ...process.env, TIERFLOW_PREFIX: '{tierflow-demo}' }, { tier });
+  const env = await projectEnv(options.config ?? readTierflowVars(process.env, ['TIERFLOW_CONFIG']).TIERFLOW_CONFIG, process.env);
   const folder = dir ?? EXAMPLES;
   const files = (await readdir(folder)).filter((file) => file.endsWith('.json')).sort();
   if (files.length === 0) {
@@ -57,7 +59,8 @@ export async function demoCommand(dir: string | undefined, io: CliIo): Promise<n
   io.stdout(`Redis ${redis.mine ? `(private, ${redis.url})` : redactUrl(redis.url)}, prefix ${prefix}\n`);
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
-  const tiers = spawnTiers({ ...process.env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, (tier, line) => {
+  if (env.TIERFLOW_CONFIG) io.stdout(`Configured by ${env.TIERFLOW_CONFIG}\n`);
+  const tiers = spawnTiers({ ...env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, (tier, line) => {
     logs.push(`${tier} | ${line}`);
     if (line.includes('worker ready')) ready.add(tier);
   });

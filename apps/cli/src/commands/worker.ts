@@ -1,10 +1,14 @@
 import { readTierflowEnv, runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
+import { loadConfig } from '../config/config-file.js';
+import { tierSetup } from '../config/tier-setup.js';
 import { EXIT, type CliIo } from '../io.js';
 import { isTierSlug, START_TIER, ALL_TIERS } from '../tiers.js';
 
 export interface WorkerOptions {
   readonly concurrency?: number;
+  /** The project file; TIERFLOW_CONFIG, else tierflow.config.* in the working directory, when left out. */
+  readonly config?: string;
 }
 
 /**
@@ -19,19 +23,22 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   // REDIS_URL_<TIER> lets one environment give each tier its own Redis user. A bad variable
   // throws here, before anything starts: `tierflow` prints each problem and exits 2.
   const runtime = runtimeOptionsFromEnv(process.env, { tier });
-  const config = readTierflowEnv(process.env);
+  const env = readTierflowEnv(process.env);
+  // A bad file stops the worker here too, naming the file and field.
+  const project = await loadConfig(options.config ?? env.TIERFLOW_CONFIG);
+  const setup = await tierSetup(project);
   let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
   const stop = new Promise<NodeJS.Signals>((resolve) => {
     onSignal = resolve;
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  const concurrency = options.concurrency ?? config.TIERFLOW_CONCURRENCY;
+  const concurrency = options.concurrency ?? env.TIERFLOW_CONCURRENCY;
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
   const telemetry = startTelemetry({ serviceName: `tierflow-${tier}` });
   let worker: TierWorker;
   try {
-    worker = await START_TIER[tier]({ runtime, ...(concurrency ? { concurrency } : {}) }, config);
+    worker = await START_TIER[tier]({ options: { runtime, ...(concurrency ? { concurrency } : {}) }, env, project, setup });
   } catch (error) {
     // Failed to start: a signal must end the process again, and nothing may keep it alive.
     process.off('SIGINT', onSignal);
@@ -39,6 +46,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     await telemetry.shutdown();
     throw error;
   }
+  if (project.file) io.stderr(`${tier} worker configured by ${project.file}\n`);
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier} (pid ${process.pid})\n`);
   const signal = await stop;
   io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);

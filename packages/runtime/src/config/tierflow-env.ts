@@ -77,6 +77,9 @@ export const tierflowEnvSchema = z.object({
   OPENAI_BASE_URL: envText().optional(),
   OPENAI_API_KEY: envText().optional(),
 
+  /** The project file `tierflow up`, `worker` and `demo` load, unless --config names one; else tierflow.config.* in the working directory. */
+  TIERFLOW_CONFIG: envText().optional(),
+
   // A tier's worker (`tierflow worker <tier>`).
   /** Jobs per worker process; the worker's default (8) when unset. */
   TIERFLOW_CONCURRENCY: envWhole(R.concurrency).optional(),

@@ -1,0 +1,85 @@
+import type { Specialist } from '@tierflow/fleet';
+import type { Planner } from '@tierflow/runtime';
+import { z } from 'zod';
+
+/** A module to load, relative to the configuration file, and which of its exports (`default` when left out). */
+const moduleRef = { module: z.string().min(1), export: z.string().min(1).optional() };
+
+/** The name of an environment variable that holds a secret, so the secret stays out of the file. */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be the name of an environment variable' });
+
+/** Where models are served; each field falls back to `models`' own, then to OPENAI_BASE_URL / OPENAI_API_KEY. */
+const endpointFields = { baseURL: z.url().optional(), apiKeyEnv: envName.optional() };
+
+/** What a model's tokens cost, in US dollars per million tokens. */
+export const priceSchema = z.strictObject({ input_usd_per_mtok: z.number().nonnegative(), output_usd_per_mtok: z.number().nonnegative() });
+
+const llmSpecialistEntry = z.strictObject({
+  kind: z.literal('llm'),
+  name: z.string().min(1),
+  /** The model to call; the name when left out (a LoRA adapter served under its own name). */
+  model: z.string().min(1).optional(),
+  ...endpointFields,
+  defaultConfidence: z.number().min(0).max(1).optional(),
+  systemPrompt: z.string().min(1).optional(),
+  maxConcurrent: z.int().positive().optional(),
+});
+
+const moduleSpecialistEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
+
+/** A specialist declared in the file: a model, or a module that exports what `defineSpecialist` makes. */
+const declaredSpecialist = z.discriminatedUnion('kind', [llmSpecialistEntry, moduleSpecialistEntry]);
+export type DeclaredSpecialist = z.infer<typeof declaredSpecialist>;
+
+/** A specialist object itself, as a `.js` or `.ts` configuration may give it; `defineSpecialist` checks the rest. */
+const specialistObject = z.custom<Specialist>((value) => typeof value === 'object' && value !== null && typeof (value as { run?: unknown }).run === 'function', {
+  message: 'must be a specialist (what defineSpecialist makes)',
+});
+
+const plannerFunction = z.custom<Planner>((value) => typeof value === 'function', { message: 'must be a function' });
+const llmPlannerEntry = z.strictObject({ kind: z.literal('llm'), model: z.string().min(1), ...endpointFields, systemPrompt: z.string().min(1).optional() });
+const modulePlannerEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
+const plannerEntry = z.union([plannerFunction, z.discriminatedUnion('kind', [llmPlannerEntry, modulePlannerEntry])]);
+export type PlannerEntry = z.infer<typeof plannerEntry>;
+
+/**
+ * The project file, `tierflow.config.{ts,mts,js,mjs,json}`: what `tierflow up`, `tierflow worker`
+ * and `tierflow demo` run besides the built-in `sim` specialist. Strict: a misspelt field is an
+ * error, not a silent default.
+ */
+export const projectConfigSchema = z.strictObject({
+  /** Specialists the Fleet serves, besides `sim`. */
+  specialists: z.array(z.union([specialistObject, declaredSpecialist])).default([]),
+  /** The model endpoint and what its models cost. */
+  models: z
+    .strictObject({
+      ...endpointFields,
+      /** Every model the endpoint lists (`GET /v1/models`) becomes a specialist of its name; on by default when there is an endpoint. */
+      discover: z.boolean().optional(),
+      /** model → price, for the cost in each outcome's usage. */
+      prices: z.record(z.string().min(1), priceSchema).optional(),
+      /** The confidence of an answer whose model gives none. */
+      defaultConfidence: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
+  /** The Dispatcher's routes: task type → [specialist, ...alternates]; `'*'` for every other type. */
+  routing: z.record(z.string().min(1), z.array(z.string().min(1)).min(1, { message: 'a route needs at least one specialist' })).optional(),
+  architect: z.strictObject({ planner: plannerEntry.optional(), maxRevisions: z.int().nonnegative().optional() }).optional(),
+  dispatcher: z.strictObject({ decomposer: plannerEntry.optional() }).optional(),
+});
+
+/** What a configuration file's default export may be. */
+export type ProjectConfigInput = z.input<typeof projectConfigSchema>;
+export type ProjectConfig = z.output<typeof projectConfigSchema>;
+
+/**
+ * Types a configuration in `tierflow.config.ts` and returns it unchanged.
+ *
+ * ```ts
+ * import { defineConfig } from '@tierflow/cli';
+ * export default defineConfig({ specialists: [{ kind: 'llm', name: 'python-lora' }], routing: { execute_code: ['python-lora', 'sim'] } });
+ * ```
+ */
+export function defineConfig(config: ProjectConfigInput): ProjectConfigInput {
+  return config;
+}

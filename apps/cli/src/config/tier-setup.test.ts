@@ -1,0 +1,107 @@
+import { SpecialistRegistry } from '@tierflow/fleet';
+import { FakeOpenAiServer } from '@tierflow/testing';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findConfigFile, loadConfig, readConfigFile } from './config-file.js';
+import { projectConfigSchema, type ProjectConfigInput } from './config-schema.js';
+import { discoveredSpecialists, tierSetup } from './tier-setup.js';
+
+let dir: string;
+let server: FakeOpenAiServer;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tierflow-setup-'));
+  await writeFile(join(dir, 'planner.mjs'), 'export const plan = async (request) => ({ strategy: "all_success", subtasks: [{ objective: request.objective }] });\nexport const notAFunction = 3;\n');
+  await writeFile(join(dir, 'two.mjs'), 'const run = async () => ({ summary: "ok", confidence: 1 });\nexport default [{ name: "a", version: "1", run }, { name: "b", version: "1", run }];\n');
+  await writeFile(join(dir, 'bad.mjs'), 'export default { name: "bad name!", version: "1", run: async () => ({}) };\n');
+  server = await FakeOpenAiServer.start(['python-lora', 'sql-lora', 'org/base-model']);
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const setupOf = (config: ProjectConfigInput, env: NodeJS.ProcessEnv = {}) => tierSetup({ file: join(dir, 'tierflow.config.json'), config: projectConfigSchema.parse(config) }, env);
+const silent = { info: () => undefined, warn: () => undefined };
+
+describe('tierSetup', () => {
+  it('builds LLM specialists, loads module specialists (one or a list) and planners, and passes routes on', async () => {
+    const setup = await setupOf({
+      specialists: [
+        { kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL },
+        { kind: 'module', module: './two.mjs' },
+      ],
+      routing: { code: ['writer', 'sim'] },
+      architect: { planner: { kind: 'module', module: './planner.mjs', export: 'plan' }, maxRevisions: 2 },
+      dispatcher: { decomposer: { kind: 'llm', model: 'planner', baseURL: server.baseURL } },
+    });
+    expect(setup.specialists.map((specialist) => specialist.name)).toEqual(['writer', 'a', 'b']);
+    expect(setup.specialists[0]?.config).toMatchObject({ kind: 'llm', model: 'python-lora' });
+    expect(setup.dispatcher.routing).toEqual({ code: ['writer', 'sim'] });
+    expect(setup.architect.maxRevisions).toBe(2);
+    expect(typeof setup.architect.planner).toBe('function');
+    expect(typeof setup.dispatcher.decomposer).toBe('function');
+  });
+
+  it.each<[string, ProjectConfigInput, string]>([
+    [
+      'a planner export that is not a function',
+      { architect: { planner: { kind: 'module', module: './planner.mjs', export: 'notAFunction' } } },
+      'architect.planner: ./planner.mjs exports "notAFunction" that is not a function',
+    ],
+    ['a missing export', { specialists: [{ kind: 'module', module: './planner.mjs', export: 'nothing' }] }, 'specialists[0]: '],
+    ['an invalid specialist from a module', { specialists: [{ kind: 'module', module: './bad.mjs' }] }, 'specialists[0] (./bad.mjs): invalid specialist: name "bad name!"'],
+    ['a key variable that is unset', { models: { apiKeyEnv: 'NO_SUCH_KEY' }, specialists: [{ kind: 'llm', name: 'x' }] }, 'specialists[0].apiKeyEnv: NO_SUCH_KEY is not set'],
+  ])('refuses %s, naming the file and field', async (_name, config, expected) => {
+    await expect(setupOf(config)).rejects.toMatchObject({ code: 'invalid_config', problems: [expect.stringContaining(expected)] });
+  });
+});
+
+describe('discoveredSpecialists', () => {
+  it('makes a specialist of every model the endpoint lists that is not registered and has a usable name', async () => {
+    const registry = new SpecialistRegistry([{ name: 'sql-lora', version: '1', run: () => Promise.resolve({ summary: '', confidence: 1 }) }]);
+    const found = await discoveredSpecialists(projectConfigSchema.parse({ models: { baseURL: server.baseURL } }), registry, silent, {});
+    expect(found.map((specialist) => specialist.name)).toEqual(['python-lora']);
+  });
+
+  it('uses OPENAI_BASE_URL when the file names no endpoint, and nothing when discovery is off or there is no endpoint', async () => {
+    const none = projectConfigSchema.parse({});
+    expect((await discoveredSpecialists(none, new SpecialistRegistry(), silent, { OPENAI_BASE_URL: server.baseURL })).map((s) => s.name)).toEqual(['python-lora', 'sql-lora']);
+    expect(await discoveredSpecialists(projectConfigSchema.parse({ models: { discover: false } }), new SpecialistRegistry(), silent, { OPENAI_BASE_URL: server.baseURL })).toEqual([]);
+    expect(await discoveredSpecialists(none, new SpecialistRegistry(), silent, {})).toEqual([]);
+  });
+
+  it('logs an endpoint that cannot be asked and goes on without its models', async () => {
+    const warnings: string[] = [];
+    const found = await discoveredSpecialists(
+      projectConfigSchema.parse({ models: { baseURL: 'http://127.0.0.1:9/v1' } }),
+      new SpecialistRegistry(),
+      { info: () => undefined, warn: (message) => warnings.push(message) },
+      {},
+    );
+    expect(found).toEqual([]);
+    expect(warnings).toEqual([expect.stringContaining('cannot list the endpoint models')]);
+  });
+});
+
+describe('finding and reading the file', () => {
+  it('finds the first tierflow.config.* in the directory, or none', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'tierflow-find-'));
+    try {
+      expect(findConfigFile(undefined, empty)).toBeNull();
+      await writeFile(join(empty, 'tierflow.config.json'), '{}');
+      await writeFile(join(empty, 'tierflow.config.mjs'), 'export default { routing: { x: ["sim"] } };');
+      expect(findConfigFile(undefined, empty)).toBe(join(empty, 'tierflow.config.mjs'));
+      expect((await loadConfig(undefined, empty)).config.routing).toEqual({ x: ['sim'] });
+      expect((await loadConfig('tierflow.config.json', empty)).config).toEqual({ specialists: [] });
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('reads TypeScript, and names the file relative to the working directory in its problems', async () => {
+    await writeFile(join(dir, 'tierflow.config.ts'), 'const routes: Record<string, string[]> = { code: ["sim"] };\nexport default { routing: routes, architect: { maxRevisions: -1 } };\n');
+    await expect(readConfigFile(join(dir, 'tierflow.config.ts'), dir)).rejects.toMatchObject({ problems: ['tierflow.config.ts: architect.maxRevisions: Too small: expected number to be >=0'] });
+  });
+});

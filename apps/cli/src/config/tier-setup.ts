@@ -1,0 +1,136 @@
+import { defineSpecialist, discoverModels, llmPlanner, llmSpecialist, specialistNameSchema, type Specialist, type SpecialistRegistry } from '@tierflow/fleet';
+import { isTierflowError } from '@tierflow/protocol';
+import { ConfigError, readTierflowVars, type Planner, type TierLogger } from '@tierflow/runtime';
+import { dirname, resolve } from 'node:path';
+import { importModule, shownPath, type LoadedConfig } from './config-file.js';
+import type { DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';
+
+/** What each tier's worker is started with, besides the runtime's options, from a configuration. */
+export interface TierSetup {
+  readonly architect: { readonly planner?: Planner; readonly maxRevisions?: number };
+  readonly dispatcher: { readonly decomposer?: Planner; readonly routing?: Record<string, string[]> };
+  /** The specialists the Fleet serves besides `sim`: those configured, then the endpoint's models ({@link discoveredSpecialists}). */
+  readonly specialists: readonly Specialist[];
+}
+
+/**
+ * Turns a configuration into the tiers' options: builds the LLM specialists and planners, loads
+ * the modules it names (relative to the file). The endpoint's models are not asked for here: that
+ * is the Fleet's, at start ({@link discoveredSpecialists}).
+ *
+ * @throws ConfigError naming the file and field of each problem: a module that does not load or
+ *   does not export what it should, a secret's variable unset, a specialist that is invalid.
+ */
+export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): Promise<TierSetup> {
+  const { config, file } = loaded;
+  const where = (field: string) => `${file === null ? 'configuration' : shownPath(file, process.cwd())}: ${field}`;
+  const base = file === null ? process.cwd() : dirname(file);
+  const specialists = await Promise.all(
+    config.specialists.map(async (entry, i) =>
+      typeof (entry as Specialist).run === 'function'
+        ? [checked(entry as Specialist, where(`specialists[${i}]`))]
+        : await declared(entry as DeclaredSpecialist, config, base, env, where(`specialists[${i}]`)),
+    ),
+  );
+  const names = [...specialists.flat().map((specialist) => specialist.name), 'sim'];
+  const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
+  const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
+  return {
+    architect: { ...(planner ? { planner } : {}), ...(config.architect?.maxRevisions === undefined ? {} : { maxRevisions: config.architect.maxRevisions }) },
+    dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? { routing: config.routing } : {}) },
+    specialists: specialists.flat(),
+  };
+}
+
+async function declared(entry: DeclaredSpecialist, config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, where: string): Promise<Specialist[]> {
+  switch (entry.kind) {
+    case 'llm': {
+      const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
+      const endpoint = endpointOf({ baseURL, apiKeyEnv }, config, env, where);
+      return [checked(() => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config) }), where)];
+    }
+    case 'module': {
+      const value = await loaded(resolve(base, entry.module), entry.export, where);
+      const list = Array.isArray(value) ? (value as unknown[]) : [value];
+      return list.map((specialist, i) => checked(specialist as Specialist, Array.isArray(value) ? `${where} (${entry.module} [${i}])` : `${where} (${entry.module})`));
+    }
+  }
+}
+
+async function plannerOf(entry: PlannerEntry, config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, specialists: readonly string[], where: string): Promise<Planner> {
+  if (typeof entry === 'function') return entry;
+  switch (entry.kind) {
+    case 'llm': {
+      const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
+      return llmPlanner({ ...defined(rest), ...endpointOf({ baseURL, apiKeyEnv }, config, env, where), specialists });
+    }
+    case 'module': {
+      const value = await loaded(resolve(base, entry.module), entry.export, where);
+      if (typeof value !== 'function') throw new ConfigError([`${where}: ${entry.module} exports ${JSON.stringify(entry.export ?? 'default')} that is not a function`]);
+      return value as Planner;
+    }
+  }
+}
+
+/** The endpoint of an entry: its own fields, else the `models` section's; a key named by variable read now. */
+function endpointOf(own: { baseURL?: string | undefined; apiKeyEnv?: string | undefined }, config: ProjectConfig, env: NodeJS.ProcessEnv, where: string): { baseURL?: string; apiKey?: string } {
+  const baseURL = own.baseURL ?? config.models?.baseURL;
+  const keyVar = own.apiKeyEnv ?? config.models?.apiKeyEnv;
+  const apiKey = keyVar === undefined ? undefined : env[keyVar];
+  if (keyVar !== undefined && !apiKey) throw new ConfigError([`${where}.apiKeyEnv: ${keyVar} is not set`]);
+  return { ...(baseURL === undefined ? {} : { baseURL }), ...(apiKey === undefined ? {} : { apiKey }) };
+}
+
+function confidenceOf(entry: { defaultConfidence?: number | undefined }, config: ProjectConfig): { defaultConfidence?: number } {
+  const value = entry.defaultConfidence ?? config.models?.defaultConfidence;
+  return value === undefined ? {} : { defaultConfidence: value };
+}
+
+/** The fields that are set: zod gives `undefined` for an optional field left out, the options want it absent. */
+function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+}
+
+async function loaded(file: string, exportName: string | undefined, where: string): Promise<unknown> {
+  let value: unknown;
+  try {
+    value = await importModule(file, exportName);
+  } catch (error) {
+    throw new ConfigError([`${where}: cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  if (value === undefined) throw new ConfigError([`${where}: ${file} has no export ${JSON.stringify(exportName ?? 'default')}`]);
+  return value;
+}
+
+/** A specialist checked by defineSpecialist, its problems blamed on the field that gave it. */
+function checked(specialist: Specialist | (() => Specialist), where: string): Specialist {
+  try {
+    return typeof specialist === 'function' ? specialist() : defineSpecialist(specialist);
+  } catch (error) {
+    if (isTierflowError(error)) throw new ConfigError([`${where}: ${error.message}`]);
+    throw error;
+  }
+}
+
+/**
+ * One LLM specialist per model the endpoint serves that is not registered already, when an
+ * endpoint is configured (the file's `models.baseURL`, else OPENAI_BASE_URL) and `models.discover`
+ * is not false. An endpoint that cannot be asked is logged and skipped: the Fleet serves the rest.
+ */
+export async function discoveredSpecialists(config: ProjectConfig, registry: SpecialistRegistry, log: TierLogger, env: NodeJS.ProcessEnv = process.env): Promise<Specialist[]> {
+  const baseURL = config.models?.baseURL ?? readTierflowVars(env, ['OPENAI_BASE_URL']).OPENAI_BASE_URL;
+  if (baseURL === undefined || config.models?.discover === false) return [];
+  const endpoint = endpointOf({}, config, env, 'models');
+  let models: string[];
+  try {
+    models = await discoverModels({ ...endpoint, baseURL });
+  } catch (error) {
+    log.warn('cannot list the endpoint models; serving the configured specialists only', { error: error instanceof Error ? error.message : String(error) });
+    return [];
+  }
+  const fresh = models.filter((model) => registry.get(model) === undefined && specialistNameSchema.safeParse(model).success);
+  // A base model such as `org/model` cannot be a specialist name; its LoRA adapters usually can.
+  const unnamed = models.filter((model) => !specialistNameSchema.safeParse(model).success);
+  if (unnamed.length > 0) log.info('endpoint models not served as specialists (not a specialist name)', { models: unnamed });
+  return fresh.map((model) => llmSpecialist({ name: model, ...endpoint, baseURL, ...confidenceOf({}, config) }));
+}
