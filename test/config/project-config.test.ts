@@ -1,6 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BeadsStore } from '@tierflow/beads';
+import { connect } from '@tierflow/runtime';
 import { FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
@@ -74,6 +76,14 @@ describe('a project configuration', () => {
     const call = models.requests.find((request) => request.path === '/v1/chat/completions');
     expect(call?.body).toMatchObject({ model: 'python-lora' });
     expect(deployment.logs.some((line) => line.includes('configured by') && line.includes('tierflow.config.ts'))).toBe(true);
+    // The Monitor lists the models the Fleet serves, as system state.
+    const redis = connect(deployment.redis.url);
+    try {
+      const loaded = await new BeadsStore(redis, { tier: 'PROGRESS_MONITOR', prefix: deployment.runtime.prefix }).get('system/loaded-loras');
+      expect(loaded).toMatchObject({ models: ['python-lora'], specialists: expect.arrayContaining([expect.objectContaining({ agent_id: 'echo', model: null })]) as unknown });
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 

@@ -31,7 +31,7 @@ export { agentRefusal } from './agent-check.js';
 export type { AgentRefusal } from './agent-check.js';
 export { agentIdentityOf, promptHashOf } from './agent-identity.js';
 export { publishAgents } from './agent-registry.js';
-export type { PublishedAgent } from './agent-registry.js';
+
 export { fleetOptionsFromEnv, fleetEnvSchema } from './fleet-env.js';
 export type { FleetProcessOptions } from './fleet-env.js';
 export { fleetHandler } from './fleet-handler.js';

@@ -11,7 +11,8 @@ const recoverable: OutcomeReply = { status: 'failed', summary: 'dispatcher lost'
 function run(rootId: string, beads: FakeBeads, options: MonitorOptionsInput = {}, taskData: Record<string, unknown> = { task_type: 'execute_code' }) {
   const clock = { now: FIXED_NOW };
   const assignment = rootAssignment(rootId, { objective: 'binary search', constraints: ['O(log n)'], priority: 1, task_data: taskData });
-  return { assignment, clock, context: fakeContext(assignment, beads, () => clock.now), handler: monitorHandler(options) };
+  // system/loaded-loras has tests of its own below.
+  return { assignment, clock, context: fakeContext(assignment, beads, () => clock.now), handler: monitorHandler({ loadedLorasRefreshMs: 0, ...options }) };
 }
 
 /** Runs a root to its end, each Architect attempt answering `replies[i]` after `ms`. */
@@ -158,5 +159,36 @@ describe('monitorHandler.resume', () => {
       settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.5)),
     );
     expect([...beads.values.keys()]).toEqual(['system/bounds/objective', 'system/runs/r1', 'history/runs/r1']);
+  });
+});
+
+describe('system/loaded-loras', () => {
+  const agent = (agent_id: string, model?: string) => ({ agent_id, agent_version: '1.0.0', prompt_hash: 'a'.repeat(64), registered_at: '2026-01-01T00:00:00.000Z', ...(model ? { model } : {}) });
+
+  it('lists the models behind the published agents when a root arrives, and looks again only after the interval', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    // What Fleets published: the Monitor only reads it.
+    beads.values.set('execution/agents/python-lora', agent('python-lora', 'python-lora'));
+    beads.values.set('execution/agents/writer', agent('writer', 'python-lora'));
+    beads.values.set('execution/agents/sim', agent('sim'));
+    beads.values.set('execution/agents/broken', { agent_id: 3 });
+    const first = run('r1', beads, { loadedLorasRefreshMs: 30_000 });
+    await first.handler.start(first.context);
+    expect(await beads.get('system/loaded-loras')).toEqual({
+      models: ['python-lora'],
+      specialists: [
+        { agent_id: 'python-lora', agent_version: '1.0.0', model: 'python-lora', registered_at: '2026-01-01T00:00:00.000Z' },
+        { agent_id: 'sim', agent_version: '1.0.0', model: null, registered_at: '2026-01-01T00:00:00.000Z' },
+        { agent_id: 'writer', agent_version: '1.0.0', model: 'python-lora', registered_at: '2026-01-01T00:00:00.000Z' },
+      ],
+      updated_at: new Date(FIXED_NOW).toISOString(),
+    });
+    beads.values.set('execution/agents/sql-lora', agent('sql-lora', 'sql-lora'));
+    const writes = beads.writes.length;
+    await first.handler.start(first.context);
+    expect(beads.writes).toHaveLength(writes);
+    first.clock.now += 30_000;
+    await first.handler.start(first.context);
+    expect(await beads.get('system/loaded-loras')).toMatchObject({ models: ['python-lora', 'sql-lora'] });
   });
 });

@@ -3,6 +3,7 @@ import { passUp, type SettledRound, type Step, type TierContext, type TierHandle
 import { architectDraft } from './architect-draft.js';
 import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
 import { decideMonitor } from './decide.js';
+import { loadedLorasKeeper } from './loaded-loras.js';
 import { readMemo, type MonitorMemo } from './monitor-memo.js';
 import { resolveMonitorOptions, type MonitorOptionsInput, type ResolvedMonitorOptions } from './options.js';
 import { runRecords, strategyOf, taskTypeOf } from './records.js';
@@ -20,11 +21,14 @@ import { boundsKey, runKeys } from './system-keys.js';
  */
 export function monitorHandler(input: MonitorOptionsInput = {}): TierHandler {
   const options = resolveMonitorOptions(input);
+  const keepLoadedLoras = loadedLorasKeeper(options.loadedLorasRefreshMs);
   return {
     tier: 'PROGRESS_MONITOR',
-    start: (context) => {
+    start: async (context) => {
       const now = context.now();
-      return Promise.resolve(delegate(context, options, { resets: 0, started_at: now, attempt_started_at: now }));
+      // System state, kept as roots arrive: a failure to keep it must not fail the root.
+      await keepLoadedLoras(context.beads, now).catch((error: unknown) => context.log.warn('cannot update system/loaded-loras', { error: String(error) }));
+      return delegate(context, options, { resets: 0, started_at: now, attempt_started_at: now });
     },
     resume: (context, round) => resume(context, round, options),
   };

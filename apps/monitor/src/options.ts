@@ -1,6 +1,7 @@
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
 import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
 import { z } from 'zod';
+import { LOADED_LORAS_REFRESH_MS } from './loaded-loras.js';
 
 /** The recommended Architect timeout (docs/protocol.md#timeouts). */
 export const DEFAULT_ARCHITECT_TIMEOUT_MS = 120_000;
@@ -26,6 +27,8 @@ export const monitorOptionsSchema = z.strictObject({
   /** The default timeout of what it delegates: bounded as TIERFLOW_ARCHITECT_TIMEOUT_MS is, for it becomes a timer. */
   architectTimeoutMs: wholeNumber(RUNTIME_RANGES.delegationTimeoutMs).optional(),
   surprise: surpriseOptionsSchema.optional(),
+  /** How often at most `system/loaded-loras` is brought up to date, as roots arrive; 0 never. */
+  loadedLorasRefreshMs: z.int().nonnegative().optional(),
 });
 export type MonitorOptionsInput = z.input<typeof monitorOptionsSchema>;
 
@@ -40,6 +43,7 @@ export interface ResolvedMonitorOptions {
   readonly maxResets: number;
   readonly architectTimeoutMs: number;
   readonly surprise: SurpriseOptions;
+  readonly loadedLorasRefreshMs: number;
 }
 
 /**
@@ -52,10 +56,11 @@ export function resolveMonitorOptions(input: MonitorOptionsInput = {}): Resolved
   if (!result.ok) {
     throw TierflowError.permanent(`invalid monitor options: ${result.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
   }
-  const { maxResets, architectTimeoutMs, surprise } = result.value;
+  const { maxResets, architectTimeoutMs, surprise, loadedLorasRefreshMs } = result.value;
   return {
     maxResets: maxResets ?? DEFAULT_MAX_RESETS,
     architectTimeoutMs: architectTimeoutMs ?? DEFAULT_ARCHITECT_TIMEOUT_MS,
     surprise: { minSamples: surprise?.minSamples ?? DEFAULT_SURPRISE.minSamples, sigmas: surprise?.sigmas ?? DEFAULT_SURPRISE.sigmas },
+    loadedLorasRefreshMs: loadedLorasRefreshMs ?? LOADED_LORAS_REFRESH_MS,
   };
 }

@@ -5,3 +5,6 @@
 export function agentKey(agentId: string): string {
   return `execution/agents/${agentId}`;
 }
+
+/** The pattern of every published agent's key, for {@link Beads.keys}. */
+export const AGENT_KEYS_PATTERN = 'execution/agents/*';

@@ -17,7 +17,7 @@
  * const architect = beads.withTier('ABSTRACT_ARCHITECT'); // same connection, the Architect's permissions
  * ```
  */
-export { agentKey } from './agent-keys.js';
+export { AGENT_KEYS_PATTERN, agentKey } from './agent-keys.js';
 export { BEADS_NAMESPACES, BEADS_REF_PREFIX, beadsRef, isBeadsNamespace, MAX_BEADS_KEY_LENGTH, parseBeadsKey } from './beads-key.js';
 export type { BeadsNamespace, ParsedBeadsKey } from './beads-key.js';
 export { BeadsPermissionError, canWrite, checkWrite, SEEN_MESSAGES_PATH, seenMessageKey, seenMessagesRedisPrefix, WRITE_PERMISSIONS } from './permissions.js';

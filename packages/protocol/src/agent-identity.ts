@@ -18,3 +18,11 @@ export const agentIdentitySchema = z
   })
   .meta({ title: 'AgentIdentity', description: 'A registered agent: id, version and prompt/config hash.' });
 export type AgentIdentity = z.output<typeof agentIdentitySchema>;
+
+/** One entry of the agent registry in Beads (`execution/agents/<id>`): the identity, when a Fleet published it, and the model behind it, if any. */
+export const publishedAgentSchema = agentIdentitySchema.extend({
+  registered_at: z.iso.datetime({ offset: true }),
+  /** The model an LLM specialist calls: with a model server, a LoRA adapter's name. */
+  model: z.string().min(1).optional(),
+});
+export type PublishedAgent = z.output<typeof publishedAgentSchema>;

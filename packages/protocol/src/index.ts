@@ -10,10 +10,10 @@
  * else for (const error of result.errors) console.error(formatValidationError(error));
  * ```
  */
-export { agentIdentitySchema } from './agent-identity.js';
+export { agentIdentitySchema, publishedAgentSchema } from './agent-identity.js';
 export { ERROR_TYPES, ROUTABLE_ERROR_TYPES } from './error-types.js';
 export type { ErrorType } from './error-types.js';
-export type { AgentIdentity } from './agent-identity.js';
+export type { AgentIdentity, PublishedAgent } from './agent-identity.js';
 export { aggregatedOutcomeSchema, AGGREGATION_STRATEGIES, aggregationStrategySchema, childOutcomeSummarySchema, parallelDelegationSchema } from './aggregation.js';
 export type { AggregatedOutcome, AggregationStrategy, ChildOutcomeSummary, ParallelDelegation } from './aggregation.js';
 export { artifactSchema, INLINE_CONTENT_LIMIT_BYTES, utf8ByteLength } from './artifact.js';
