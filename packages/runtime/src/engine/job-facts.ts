@@ -71,7 +71,7 @@ export class JobFactsReader {
     const timeouts = texts.slice(2 + cancelKeys.length);
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
-    const stop: StopReason | null = mark ? { status: 'cancelled', reason: mark.payload.reason } : timedOut ? { status: 'timeout', reason: 'ran out of time' } : null;
+    const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : null;
     const state = step ? steps.read(step, jobId) : null;
     const corrupt = state && !state.ok ? new CorruptRecordError(steps.key(jobId), state.reason) : null;
     if (corrupt) this.deps.log.warn('a step state cannot be read: the job answers failed', { key: corrupt.key, reason: corrupt.message });
@@ -157,4 +157,10 @@ export class JobFactsReader {
     this.deps.log.warn(`ignored a ${what}`, { key, reason: read.reason });
     return null;
   }
+}
+
+/** What a cancellation mark stops a job with: `cancelled`, and the error_type the mark names, if any. */
+function markStop(mark: CancellationMessage): StopReason {
+  const errorType = mark.payload.error_type;
+  return { status: 'cancelled', reason: mark.payload.reason, ...(typeof errorType === 'string' ? { errorType } : {}) };
 }
