@@ -113,7 +113,7 @@ export class TierWorker {
     this.finder = new JobFinder(queueRedis, runtime.prefix);
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     const keys = controlKeys(runtime.prefix);
-    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log });
+    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, readsBudget: roleOf(tier).kind === 'root' });
     const below = tierBelow(tier);
     const canceller = new TierCanceller({ redis, finder: this.finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
     this.engine = {
