@@ -1,12 +1,15 @@
-import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, toAggregatedOutcome, withoutUsage, type Aggregation, type ChildResult } from '@tierflow/core';
 import type { AggregationStrategy, ArtifactInput, OutcomePayload } from '@tierflow/protocol';
 import { passUp, type OutcomeFields } from '@tierflow/runtime';
 import type { ArchitectMemo } from './architect-memo.js';
 import { workArtifactsOf, type ChildOutcomeEntry } from './child-outcomes.js';
 
-/** The Dispatcher's outcome forwarded, with the revisions it took in `resources_used`. */
+/**
+ * The Dispatcher's outcome forwarded, with the revisions it took in `resources_used`. Its usage
+ * is left out: the runtime adds every round's usage itself, and a copy would count twice.
+ */
 export function forwardReport(outcome: OutcomePayload, revisions: number): OutcomeFields {
-  return { ...passUp(outcome), resources_used: { ...outcome.resources_used, revisions } };
+  return { ...passUp(outcome), resources_used: { ...withoutUsage(outcome.resources_used), revisions } };
 }
 
 /** The error_type of an aggregate, by status (the vocabulary lives in the core). */
@@ -78,7 +81,7 @@ export function reaggregatedReport(input: ReaggregationInput): { outcome: Outcom
       summary: `${aggregation.summary} (after ${memo.revisions} ${times})`,
       confidence: aggregation.confidence,
       result_refs: outcome.result_refs,
-      resources_used: { ...outcome.resources_used, revisions: memo.revisions },
+      resources_used: { ...withoutUsage(outcome.resources_used), revisions: memo.revisions },
       surprise_flag: outcome.surprise_flag,
       surprise_reason: outcome.surprise_reason,
       ...errorFieldsOf(aggregation, outcome),

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { canWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
 import { delegationPayloadSchema, outcomePayloadSchema, TierflowError, type DelegationPayloadInput } from '@tierflow/protocol';
-import type { Step, TierContext, TierLogger } from '@tierflow/runtime';
+import { UNMETERED, type Step, type TierContext, type TierLogger } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { fleetHandler, type FleetHandlerOptions } from './fleet-handler.js';
 import { promptHashOf } from './agent-identity.js';
@@ -77,6 +77,7 @@ function runFleet(
     beads,
     log,
     traceContext: ROOT_CONTEXT,
+    usage: UNMETERED,
     now: () => (clock += 250) - 250, // 250 ms per reading: started, then finished
   };
   return { step: fleetHandler(registry, options).start(context), batches, warnings };
@@ -261,6 +262,7 @@ describe('fleetHandler: outcomes', () => {
         attempt: 2,
         signal,
         traceContext: ROOT_CONTEXT,
+        usage: UNMETERED,
       },
     ]);
   });

@@ -140,6 +140,7 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
       attempt: context.attempt,
       signal: context.signal,
       traceContext: context.traceContext,
+      usage: context.usage,
     });
   } catch (error) {
     if (isSpecialistUnavailable(error)) return unavailable(context, specialist.name, error.message, registry);

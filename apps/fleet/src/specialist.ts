@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError } from '@tierflow/protocol';
+import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError, type Usage } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** What a specialist is asked to do: the Fleet's delegation, flattened, plus the try number and a stop signal. */
@@ -26,6 +26,19 @@ export interface SpecialistInput {
   readonly signal: AbortSignal;
   /** The OpenTelemetry context of this hop: the parent for spans the specialist starts (a model call, say). */
   readonly traceContext: Context;
+  /**
+   * The run's meter, shared by every process: call `reserve()` before each model call (it throws a
+   * TierflowError, code `budget_exceeded`, once the run's budget is spent: make no call then) and
+   * `record(usage)` after it. Report the same usage in `resources_used.usage`.
+   */
+  readonly usage: SpecialistUsageMeter;
+}
+
+/** What a specialist sees of the run's usage meter. */
+export interface SpecialistUsageMeter {
+  reserve(): Promise<void>;
+  /** A finished call's tokens and cost; its `llm_calls` is ignored (`reserve` counted the call). */
+  record(usage: Usage): Promise<void>;
 }
 
 /** One output of a specialist; the Fleet decides whether it travels inline or through Beads. */
@@ -52,7 +65,10 @@ export interface SpecialistResult {
   /** For `needs_clarification`: the question to ask. */
   readonly error_detail?: string | undefined;
   readonly recoverable?: boolean | undefined;
-  /** Tokens, models, … reported alongside the Fleet's own `specialist` and `specialist_version`. */
+  /**
+   * Models, … reported alongside the Fleet's own `specialist` and `specialist_version`; model
+   * calls go in `usage` (tokens_in, tokens_out, cost_usd, llm_calls: docs/protocol.md#usage).
+   */
   readonly resources_used?: Readonly<Record<string, unknown>> | undefined;
 }
 

@@ -1,4 +1,5 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { UNMETERED } from '@tierflow/runtime';
 import type { SpecialistInput } from './specialist.js';
 
 /** A specialist input for tests: the sim script in `taskData.sim`, attempt 1, a signal that never fires. */
@@ -17,6 +18,7 @@ export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: un
     attempt: 1,
     signal: new AbortController().signal,
     traceContext: ROOT_CONTEXT,
+    usage: UNMETERED,
     ...rest,
   };
 }

@@ -1,3 +1,4 @@
+import { withoutUsage } from '@tierflow/core';
 import type { OutcomePayload } from '@tierflow/protocol';
 import { passUp, type OutcomeFields } from '@tierflow/runtime';
 import type { SurpriseVerdict } from './surprise.js';
@@ -25,7 +26,8 @@ export function evaluatedReport(outcome: OutcomePayload, evaluation: Evaluation)
   return {
     ...passUp(outcome),
     execution_time_ms: Math.max(0, Math.round(evaluation.durationMs)),
-    resources_used: { ...outcome.resources_used, resets: evaluation.resets },
+    // The Architect's usage is the runtime's to add (with every reset's): a copy would count twice.
+    resources_used: { ...withoutUsage(outcome.resources_used), resets: evaluation.resets },
     surprise_flag: flag,
     surprise_reason: flag && reasons.length > 0 ? reasons.join('; ') : null,
   };

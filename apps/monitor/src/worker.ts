@@ -1,3 +1,4 @@
+import type { Budget } from '@tierflow/protocol';
 import { TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
 import { monitorHandler } from './handler.js';
 import type { MonitorOptionsInput } from './options.js';
@@ -8,14 +9,17 @@ export interface MonitorWorkerOptions extends MonitorOptionsInput {
   /** Jobs this process runs at once (the runtime's default when left out). */
   readonly concurrency?: number;
   readonly log?: TierLogger;
+  /** The budget of runs whose objective sets none (docs/operations.md#usage-prices-and-budgets); each limit an objective sets takes its default's place. */
+  readonly budget?: Budget;
 }
 
 /** Starts a Monitor worker on the `monitor` queue, where root objectives arrive; resolves once it takes jobs. */
 export async function startMonitorWorker(options: MonitorWorkerOptions): Promise<TierWorker> {
-  const { runtime, concurrency, log, ...policy } = options;
+  const { runtime, concurrency, log, budget, ...policy } = options;
   return TierWorker.start({
     handler: monitorHandler(policy),
     runtime,
+    ...(budget === undefined ? {} : { budget }),
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(log === undefined ? {} : { log }),
   });

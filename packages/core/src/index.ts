@@ -50,6 +50,11 @@ export { backoffDelay, DEFAULT_RETRY_OPTIONS, rawBackoffDelay, resolveRetryOptio
 export type { RetryOptions } from './backoff.js';
 
 export { checkDelegation } from './delegation-guard.js';
+
+export { addUsage, callUsage, isZeroUsage, readUsage, roundCost, sumUsage, usageOf, withoutUsage, ZERO_USAGE } from './usage.js';
+export type { ModelPrice } from './usage.js';
+export { BUDGET_LIMITS, budgetExceededReason, microUsd, recordVerdict, reservationVerdict } from './budget.js';
+export type { BudgetLimit, BudgetVerdict } from './budget.js';
 export { parseRetryAfter } from './retry-after.js';
 export type { DelegationCheck } from './delegation-guard.js';
 

@@ -48,6 +48,8 @@ export const ERROR_TYPES = {
   signatureInvalid: 'signature_invalid',
   /** A root objective over the input limits, refused before it is enqueued. */
   inputTooLarge: 'input_too_large',
+  /** The run reached its budget (tokens, cost or model calls): the whole run is cancelled. */
+  budgetExceeded: 'budget_exceeded',
 } as const;
 
 /** One of the codes Tierflow sets. */

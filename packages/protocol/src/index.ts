@@ -56,6 +56,8 @@ export { isErrorStatus, OUTCOME_STATUSES, outcomeStatusSchema } from './statuses
 export type { OutcomeStatus } from './statuses.js';
 export { isTierName, TIER_LEVELS, TIER_NAMES, TIER_SLUGS, tierAbove, tierBelow, tierLevel, tierNameSchema, tierOfSlug } from './tiers.js';
 export type { TierLevel, TierName, TierSlug } from './tiers.js';
+export { budgetSchema, usageSchema } from './usage.js';
+export type { Budget, Usage } from './usage.js';
 export { formatJsonPath, formatValidationError, InvalidMessageError, parseMessage, validate, validateWith } from './validate.js';
 export type { ValidationError, ValidationResult } from './validate.js';
 export { isSupportedVersion, parseVersion, PROTOCOL_VERSION, SUPPORTED_MAJOR_VERSIONS, unsupportedVersionMessage, versionSchema } from './version.js';

@@ -9,6 +9,7 @@ import { outcomePayloadSchema } from './payloads/outcome.js';
 import { messageSignatureSchema } from './signature.js';
 import { outcomeStatusSchema } from './statuses.js';
 import { tierNameSchema } from './tiers.js';
+import { usageSchema } from './usage.js';
 
 /** Every wire type, by the name used for its JSON Schema file and for `tierflow schema <type>`. */
 export const WIRE_TYPES = {
@@ -28,6 +29,7 @@ export const WIRE_TYPES = {
   'aggregated-outcome': aggregatedOutcomeSchema,
   'message-signature': messageSignatureSchema,
   'agent-identity': agentIdentitySchema,
+  usage: usageSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type WireTypeName = keyof typeof WIRE_TYPES;

@@ -19,6 +19,10 @@ export { InvalidJobError, readAssignment, ROOT_TASK_TYPE } from './engine/assign
 export { AUDIT_CLIENT, AUDIT_KINDS, auditKey, DEFAULT_AUDIT_TTL_MS } from './audit/audit-entry.js';
 export type { AuditDirection, AuditEntry, AuditKind, AuditRecord } from './audit/audit-entry.js';
 export { readAuditTrail } from './audit/audit-read.js';
+export { BudgetExceededError, UNMETERED, UsageMeters } from './budget/usage-meter.js';
+export type { UsageMeter, UsageMetersDeps } from './budget/usage-meter.js';
+export { chargeUsage, runBudget } from './budget/charge-usage.js';
+export type { Charge, ChargeKeys } from './budget/charge-usage.js';
 export { cancelMessage, releaseChildren } from './cancellation/cancel.js';
 export type { CancelOptions, CancelReport } from './cancellation/cancel.js';
 export { abortNoticeSchema, readAbortNotice } from './cancellation/control-notice.js';

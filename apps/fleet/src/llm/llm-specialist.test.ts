@@ -1,4 +1,4 @@
-import { isTierflowError } from '@tierflow/protocol';
+import { isTierflowError, TierflowError, type Usage } from '@tierflow/protocol';
 import { FakeOpenAiServer, waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SpecialistThrottledError, SpecialistUnavailableError } from '../specialist.js';
@@ -18,6 +18,22 @@ beforeEach(() => {
   server.replies.length = 0;
 });
 
+/** A meter that refuses nothing and remembers what it was told, in order. */
+function recordingMeter() {
+  const events: ('reserve' | Usage)[] = [];
+  return {
+    events,
+    reserve: () => {
+      events.push('reserve');
+      return Promise.resolve();
+    },
+    record: (usage: Usage) => {
+      events.push(usage);
+      return Promise.resolve();
+    },
+  };
+}
+
 const specialist = () => llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test' });
 
 describe('llmSpecialist', () => {
@@ -28,7 +44,7 @@ describe('llmSpecialist', () => {
       summary: 'done',
       confidence: 0.8,
       artifacts: [{ artifact_type: 'llm_output', content: '{"ok":true}' }],
-      resources_used: { model: 'python-lora', tokens_in: 12, tokens_out: 5 },
+      resources_used: { model: 'python-lora', usage: { tokens_in: 12, tokens_out: 5, cost_usd: 0, llm_calls: 1 } },
     });
     const body = server.requests[0]?.body as { model: string; messages: { content: string }[]; response_format: { json_schema: { schema: unknown } } };
     expect(body.model).toBe('python-lora');
@@ -37,11 +53,38 @@ describe('llmSpecialist', () => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer test');
   });
 
+  it('prices the endpoint’s token counts per million, reserving each call before it and recording it after', async () => {
+    const meter = recordingMeter();
+    const priced = llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test', price: { input_usd_per_mtok: 2.5, output_usd_per_mtok: 10 } });
+    const result = await priced.run(specialistInput({ usage: meter }));
+    // 12 tokens in at $2.50 and 5 out at $10 per million.
+    const usage = { tokens_in: 12, tokens_out: 5, cost_usd: 0.00008, llm_calls: 1 };
+    expect(result.resources_used).toEqual({ model: 'python-lora', usage });
+    expect(meter.events).toEqual(['reserve', usage]);
+  });
+
+  it('makes no call once the run’s budget is spent: the meter’s budget_exceeded goes up as it is', async () => {
+    const refusal = TierflowError.permanent('run root-1 has reached its budget', { code: 'budget_exceeded' });
+    const error = await specialist()
+      .run(specialistInput({ usage: { reserve: () => Promise.reject(refusal), record: () => Promise.resolve() } }))
+      .catch((caught: unknown) => caught);
+    expect(error).toBe(refusal);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a price that is not a number from 0 up', () => {
+    expect(() => llmSpecialist({ name: 'x', baseURL: server.baseURL, price: { input_usd_per_mtok: -1, output_usd_per_mtok: 1 } })).toThrow(/price/);
+  });
+
   it('waits out a 429 whose Retry-After fits before the deadline, then calls again', async () => {
     server.replies.push({ status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'busy' } } });
-    const result = await specialist().run(specialistInput({ deadline: Date.now() + 10_000 }));
+    const meter = recordingMeter();
+    const result = await specialist().run(specialistInput({ deadline: Date.now() + 10_000, usage: meter }));
     expect(result.summary).toBe('done');
     expect(server.requests).toHaveLength(2);
+    // Both calls were reserved and count; only the answered one used tokens.
+    expect(meter.events.filter((event) => event === 'reserve')).toHaveLength(2);
+    expect(result.resources_used).toMatchObject({ usage: { tokens_in: 12, tokens_out: 5, llm_calls: 2 } });
   });
 
   it('answers throttled when Retry-After would pass the deadline', async () => {

@@ -1,4 +1,4 @@
-import { parseRetryAfter } from '@tierflow/core';
+import { addUsage, callUsage, parseRetryAfter, ZERO_USAGE, type ModelPrice } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime';
 import OpenAI from 'openai';
@@ -21,6 +21,12 @@ export interface LlmSpecialistOptions {
   readonly defaultConfidence?: number;
   readonly systemPrompt?: string;
   readonly maxConcurrent?: number;
+  /**
+   * What the model costs, in US dollars per million tokens in and out, as its provider prices
+   * it: a call's cost is the endpoint's own token counts (its `usage` field) at these prices.
+   * Without it, calls cost 0 and only tokens and calls are counted.
+   */
+  readonly price?: ModelPrice;
 }
 
 /**
@@ -43,27 +49,51 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
   const env = readTierflowVars(process.env, ['OPENAI_BASE_URL', 'OPENAI_API_KEY']);
   // The client's own retries would wait without knowing the deadline: this specialist decides.
   const client = new OpenAI({ baseURL: options.baseURL ?? env.OPENAI_BASE_URL ?? null, apiKey: options.apiKey ?? env.OPENAI_API_KEY ?? 'none', maxRetries: 0 });
+  const price = options.price ?? null;
+  if (price && !(isPrice(price.input_usd_per_mtok) && isPrice(price.output_usd_per_mtok))) {
+    throw TierflowError.permanent('price: input_usd_per_mtok and output_usd_per_mtok must be finite numbers from 0 up', { code: 'invalid_specialist' });
+  }
   const config = { kind: 'llm', model, ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }) };
   return defineSpecialist({
     name: options.name,
     version: '1.0.0',
     config,
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
-    run: (input) => complete(client, model, defaultConfidence, options.systemPrompt, input),
+    run: (input) => complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price }, input),
   });
 }
 
-async function complete(client: OpenAI, model: string, defaultConfidence: number, systemPrompt: string | undefined, input: SpecialistInput): Promise<SpecialistResult> {
-  const request = { model, messages: llmMessages(input, systemPrompt), response_format: answerFormat(input.expectedOutputSchema) };
+function isPrice(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+interface CallSettings {
+  readonly model: string;
+  readonly defaultConfidence: number;
+  readonly systemPrompt: string | undefined;
+  readonly price: ModelPrice | null;
+}
+
+async function complete(client: OpenAI, settings: CallSettings, input: SpecialistInput): Promise<SpecialistResult> {
+  const { model, defaultConfidence, price } = settings;
+  const request = { model, messages: llmMessages(input, settings.systemPrompt), response_format: answerFormat(input.expectedOutputSchema) };
+  // Calls refused by a busy endpoint count as calls (each was reserved) but cost no tokens.
+  let calls = 0;
   for (let waits = 0; ; waits++) {
+    // Throws budget_exceeded once the run's budget is spent: nothing is sent then.
+    await input.usage.reserve();
+    calls++;
     try {
       const completion = await client.chat.completions.create(request, { signal: input.signal });
+      // The endpoint's own counts; an endpoint that reports none costs nothing here.
+      const call = callUsage(completion.usage?.prompt_tokens ?? 0, completion.usage?.completion_tokens ?? 0, price);
+      await input.usage.record(call);
       const answer = readAnswer(completion.choices[0]?.message.content ?? null, defaultConfidence);
       return {
         summary: answer.summary,
         confidence: answer.confidence,
         artifacts: [{ artifact_type: 'llm_output', content: typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output) }],
-        resources_used: { model: completion.model, tokens_in: completion.usage?.prompt_tokens ?? 0, tokens_out: completion.usage?.completion_tokens ?? 0 },
+        resources_used: { model: completion.model, usage: addUsage(call, { ...ZERO_USAGE, llm_calls: calls - 1 }) },
       };
     } catch (error) {
       if (input.signal.aborted) throw abortError(input.signal);

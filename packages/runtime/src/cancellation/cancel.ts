@@ -26,6 +26,8 @@ export interface CancelOptions {
   readonly signer?: Signer | null;
   /** Now, on the deployment's clock (the marks' time); this host's clock when left out. */
   readonly now?: number;
+  /** The error_type the stopped work answers with (e.g. budget_exceeded); `cancelled` when left out. */
+  readonly errorType?: string;
 }
 
 export type CancelReport =
@@ -84,14 +86,15 @@ async function stopNodes(redis: Redis, prefix: string, mark: CancellationMessage
     keys.channel,
     nodes.map((node) => node.job.id!),
     options.reason,
+    options.errorType,
   );
 }
 
 /** Tells every process to abort these running handlers, in notices the listeners accept (bounded ids and reason). */
-async function publishAbort(redis: Redis, channel: string, ids: readonly string[], reason: string): Promise<void> {
+async function publishAbort(redis: Redis, channel: string, ids: readonly string[], reason: string, errorType: string | undefined): Promise<void> {
   const shortReason = reason.length > MAX_NOTICE_REASON ? `${reason.slice(0, MAX_NOTICE_REASON - 1)}…` : reason;
   for (let start = 0; start < ids.length; start += MAX_NOTICE_IDS) {
-    const notice: AbortNotice = { kind: 'cancel', ids: ids.slice(start, start + MAX_NOTICE_IDS), reason: shortReason, status: 'cancelled' };
+    const notice: AbortNotice = { kind: 'cancel', ids: ids.slice(start, start + MAX_NOTICE_IDS), reason: shortReason, status: 'cancelled', ...(errorType ? { error_type: errorType } : {}) };
     await redis.publish(channel, JSON.stringify(notice));
   }
 }
@@ -104,7 +107,13 @@ function cancellationMessage(targetId: string, target: TierName, options: Cancel
     source_tier: options.source ?? 'PROGRESS_MONITOR',
     target_tier: target,
     correlation_id: targetId,
-    payload: { target_message_id: targetId, reason: options.reason, cascade: options.cascade ?? true, ...(options.winner ? { winner: options.winner } : {}) },
+    payload: {
+      target_message_id: targetId,
+      reason: options.reason,
+      cascade: options.cascade ?? true,
+      ...(options.winner ? { winner: options.winner } : {}),
+      ...(options.errorType ? { error_type: options.errorType } : {}),
+    },
   }) as CancellationMessage;
 }
 

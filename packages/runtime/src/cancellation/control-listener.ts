@@ -5,6 +5,8 @@ import { readAbortNotice } from './control-notice.js';
 export interface StopReason {
   readonly status: 'cancelled' | 'timeout';
   readonly reason: string;
+  /** The error_type to answer with when it is not the status itself (a run stopped over its budget). */
+  readonly errorType?: string;
 }
 
 export function isStopReason(value: unknown): value is StopReason {
@@ -73,7 +75,7 @@ export class RunningHandlers {
     const { notice } = read;
     const here = notice.ids.filter((id) => this.running.has(id));
     if (here.length === 0) return;
-    const stop: StopReason = { status: notice.status, reason: notice.reason };
+    const stop: StopReason = { status: notice.status, reason: notice.reason, ...(notice.error_type ? { errorType: notice.error_type } : {}) };
     const verify = this.options.verify;
     if (!verify) {
       for (const id of here) this.running.get(id)?.abort(stop);

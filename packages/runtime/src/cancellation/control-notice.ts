@@ -17,6 +17,8 @@ export const abortNoticeSchema = z.strictObject({
   reason: z.string().max(MAX_NOTICE_REASON),
   /** What the aborted handlers answer: `cancelled`, or `timeout` when a deadline ran out. */
   status: z.enum(['cancelled', 'timeout']),
+  /** Why, as the error_type the aborted handlers answer with (e.g. budget_exceeded); the status when absent. */
+  error_type: z.string().min(1).max(64).optional(),
 });
 export type AbortNotice = z.infer<typeof abortNoticeSchema>;
 

@@ -34,6 +34,12 @@ export class TierCanceller {
     return cancelMessage(redis, finder, prefix, messageId, { now: now(), reason, source: tier, writer: party, markTtlMs, signer, ...(winner ? { winner } : {}) });
   }
 
+  /** Cancels a message's work, its answer carrying `errorType` rather than `cancelled` (a run over its budget). */
+  cancelWith(messageId: string, reason: string, errorType: string): Promise<unknown> {
+    const { redis, finder, prefix, tier, party, signer, markTtlMs, now } = this.options;
+    return cancelMessage(redis, finder, prefix, messageId, { now: now(), reason, source: tier, writer: party, markTtlMs, signer, errorType });
+  }
+
   /** Cancels each of `ids`, one after another. */
   async cancelAll(ids: readonly string[], reason: string): Promise<void> {
     for (const id of ids) await this.cancel(id, reason);

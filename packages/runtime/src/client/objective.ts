@@ -1,4 +1,4 @@
-import { agentIdentitySchema, aggregationStrategySchema, jsonObjectSchema, messageSignatureSchema, prioritySchema } from '@tierflow/protocol';
+import { agentIdentitySchema, aggregationStrategySchema, budgetSchema, jsonObjectSchema, messageSignatureSchema, prioritySchema } from '@tierflow/protocol';
 import { z } from 'zod';
 import { outputSchemaField } from '../checks/output-schema-field.js';
 
@@ -36,6 +36,8 @@ export const objectiveFileSchema = z.strictObject({
   priority: prioritySchema.optional(),
   timeout_ms: positiveMs.optional(),
   task_data: z.looseObject({ plan: planSchema.optional() }).optional(),
+  /** The most the run may spend on model calls (docs/operations.md#usage-prices-and-budgets); the deployment's default when left out. */
+  budget: budgetSchema.optional(),
 });
 export type ObjectiveFile = z.infer<typeof objectiveFileSchema>;
 

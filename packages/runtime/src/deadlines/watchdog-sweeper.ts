@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { parseWatchMember, type WatchdogJob } from './watchdog.js';
 
 /**
  * Claims due watchdogs atomically: each due member is pushed a lease ahead, so exactly one
@@ -20,13 +19,15 @@ return due`;
 /** How long a claimed watchdog is held before another process may take it over. */
 export const WATCH_LEASE_MS = 30_000;
 
-export interface SweeperOptions {
+export interface SweeperOptions<T> {
   readonly redis: Redis;
   readonly key: string;
   /** How often the set is looked at: the precision of deadlines, at one Redis call per beat. */
   readonly intervalMs: number;
+  /** A member as stored, or null for one of the wrong shape. */
+  readonly parse: (member: string) => T | null;
   /** Runs one watchdog; answers when to look again, or null when it is done. */
-  readonly run: (watch: WatchdogJob) => Promise<number | null>;
+  readonly run: (watch: T) => Promise<number | null>;
   readonly onError: (error: unknown) => void;
   /** Told of a member of the wrong shape, which is dropped from the set. */
   readonly onMalformed?: (member: string) => void;
@@ -37,12 +38,12 @@ export interface SweeperOptions {
  * and removes itself when it settles, so a watchdog costs no queue job, and no Redis call unless
  * a deadline is actually missed.
  */
-export class WatchdogSweeper {
+export class WatchdogSweeper<T> {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> = Promise.resolve();
   private stopped = false;
 
-  constructor(private readonly options: SweeperOptions) {}
+  constructor(private readonly options: SweeperOptions<T>) {}
 
   start(): void {
     const beat = (): void => {
@@ -68,7 +69,7 @@ export class WatchdogSweeper {
     await Promise.all(
       due.map(async (member) => {
         try {
-          const watch = parseWatchMember(member);
+          const watch = this.options.parse(member);
           if (!watch) this.options.onMalformed?.(member);
           const next = watch ? await run(watch) : null;
           if (next === null) await redis.zrem(key, member);

@@ -34,7 +34,14 @@ describe('a watchdog whose parent is not parked when it falls due', () => {
     const dispatcher = new Worker('dispatcher', null, { connection: workerRedis, prefix, autorun: false });
     const canceller = new TierCanceller({ redis, finder, prefix, tier: 'ROUTING_DISPATCHER', party: 'dispatcher', signer: null, markTtlMs: 60_000, now: Date.now });
     const deps = { redis, keys, party: 'dispatcher' as const, finder, steps, markTtlMs: 60_000, signer: null, canceller };
-    const sweeper = new WatchdogSweeper({ redis, key: keys.watchdogs('dispatcher'), intervalMs: 50, run: (watch) => runWatchdog(deps, watch, Date.now()), onError: () => undefined });
+    const sweeper = new WatchdogSweeper({
+      redis,
+      key: keys.watchdogs('dispatcher'),
+      intervalMs: 50,
+      parse: parseWatchMember,
+      run: (watch) => runWatchdog(deps, watch, Date.now()),
+      onError: () => undefined,
+    });
     try {
       await finder.queue('ROUTING_DISPATCHER').add('decompose', {}, { jobId: 'p1' });
       const token = 'test-token';

@@ -8,6 +8,7 @@ import { partyOf } from '../security/party.js';
 import { signRecord } from '../security/signing.js';
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from './step-store.js';
+import { usageBelow, withUsageBelow } from './usage-rollup.js';
 
 /**
  * Sends a job's outcome. One fenced MULTI records it for de-duplication, lands the policy's Beads
@@ -17,7 +18,9 @@ import type { StepState } from './step-store.js';
 export async function answer(engine: Engine, pass: Pass, state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[]): Promise<OutcomeMessage> {
   const { job, assignment } = pass;
   const now = engine.clock.now();
-  const built = engine.role.outcome({ tier: engine.tier, assignment, state, draft, durationMs: now - pass.startedAt, now });
+  // A parent that delegated reports what its whole subtree used, whatever its policy wrote.
+  const full = state === null ? draft : withUsageBelow(draft, usageBelow(state, received));
+  const built = engine.role.outcome({ tier: engine.tier, assignment, state, draft: full, durationMs: now - pass.startedAt, now });
   // Signed before it is cached, so a duplicate delivery answered from the cache is signed too.
   const outcome = signRecord(withExpectedOutput(assignment.payload, built), engine.signer);
   const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;

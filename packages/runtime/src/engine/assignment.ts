@@ -50,7 +50,7 @@ function readRoot(data: unknown): Assignment {
     timeout_ms: objective.timeout_ms ?? null,
     task_data: objective.task_data ?? {},
   });
-  return { id: root.value.root_id, rootId: root.value.root_id, payload, message: null };
+  return { id: root.value.root_id, rootId: root.value.root_id, payload, message: null, ...(objective.budget ? { budget: objective.budget } : {}) };
 }
 
 function readDelegation(tier: TierName, data: unknown): Assignment {

@@ -14,6 +14,8 @@ import { addChildJobs, childJobs } from './child-jobs.js';
 import type { DelegateStep } from './pass-machine.js';
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from './step-store.js';
+import { usageBelow } from './usage-rollup.js';
+import { runBudget, writeBudget } from '../budget/charge-usage.js';
 
 type Child = StepState['children'][number];
 
@@ -48,6 +50,8 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
       ...(traces.get(message.id) ? { trace: traces.get(message.id)! } : {}),
     })),
     memo: step.memo ?? {},
+    // The round that settled is counted now, with the new round's state: one write, so a crash cannot count it twice.
+    usage: usageBelow(previous, received),
     answer_by: pass.answerBy,
   };
   const own = previous?.trace ?? (job.opts.telemetry?.metadata ? undefined : serialiseContext(active));
@@ -76,6 +80,9 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
       inFlightTtlMs(engine.runtime),
     );
   }
+  // The root's first round sets the run's limits, before any child can spend against them.
+  const budget = engine.role.kind === 'root' && previous === null ? runBudget(engine.budget, assignment.budget) : null;
+  if (budget) writeBudget(batch, keys.budget(assignment.rootId), budget, inFlightTtlMs(engine.runtime));
   if (engine.role.recordsRunTrace && span.isRecording()) {
     batch.set(keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', engine.runtime.keepFinishedMs, 'NX');
   }

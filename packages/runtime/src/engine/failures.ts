@@ -47,7 +47,7 @@ export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] 
     status: stop.status,
     summary: `${stop.status === 'timeout' ? 'timed out' : 'cancelled'}: ${stop.reason}${progress}`,
     confidence: 0,
-    error_type: stop.status,
+    error_type: stop.errorType ?? stop.status,
     error_detail: stop.reason,
     recoverable: stop.status === 'timeout',
     artifacts: succeeded.flatMap((child) => child.outcome.payload.artifacts),

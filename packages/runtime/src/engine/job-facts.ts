@@ -1,4 +1,4 @@
-import { type CancellationMessage, type OutcomeMessage, tierAbove, type TierName, type TierSlug } from '@tierflow/protocol';
+import { type CancellationMessage, ERROR_TYPES, type OutcomeMessage, tierAbove, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
@@ -6,6 +6,7 @@ import { roundKeyOf, type ControlKeys } from '../cancellation/control-keys.js';
 import type { StopReason } from '../cancellation/control-listener.js';
 import { readCancelMark, readRace, readTimeoutRecord, type RecordRead } from '../cancellation/control-records.js';
 import { CorruptRecordError } from '../redis/corrupt-record.js';
+import { stopReason } from '../budget/budget-stops.js';
 import type { DedupCache } from './dedup.js';
 import type { TierLogger } from '../policy/handler.js';
 import { cancellersOf, partyOf, type Party } from '../security/party.js';
@@ -32,6 +33,11 @@ export interface JobFactsDeps {
   readonly steps: StepStore;
   readonly signing: SigningConfig | null;
   readonly log: TierLogger;
+  /**
+   * The root's jobs also read their run's budget: a run over it stops at the root even when its
+   * work finished before the Monitor's cancellation reached it (see budget-stops.ts).
+   */
+  readonly readsBudget?: boolean;
 }
 
 /**
@@ -65,13 +71,17 @@ export class JobFactsReader {
     const cancelKeys = this.cancellers.map((writer) => keys.cancel(writer, jobId));
     const timeoutKeys = this.timers.map((writer) => keys.timeout(writer, jobId));
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
-    const [texts, values] = await Promise.all([redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys), parent ? redis.hgetall(processedKey(job)) : null]);
+    const [texts, values, budget] = await Promise.all([
+      redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys),
+      parent ? redis.hgetall(processedKey(job)) : null,
+      this.deps.readsBudget ? redis.hgetall(keys.budget(jobId)) : null,
+    ]);
     const [cached, step] = [texts[0] ?? null, texts[1] ?? null];
     const marks = texts.slice(2, 2 + cancelKeys.length);
     const timeouts = texts.slice(2 + cancelKeys.length);
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
-    const stop: StopReason | null = mark ? { status: 'cancelled', reason: mark.payload.reason } : timedOut ? { status: 'timeout', reason: 'ran out of time' } : null;
+    const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : budget?.exceeded ? budgetStop(budget) : null;
     const state = step ? steps.read(step, jobId) : null;
     const corrupt = state && !state.ok ? new CorruptRecordError(steps.key(jobId), state.reason) : null;
     if (corrupt) this.deps.log.warn('a step state cannot be read: the job answers failed', { key: corrupt.key, reason: corrupt.message });
@@ -157,4 +167,15 @@ export class JobFactsReader {
     this.deps.log.warn(`ignored a ${what}`, { key, reason: read.reason });
     return null;
   }
+}
+
+/** What a cancellation mark stops a job with: `cancelled`, and the error_type the mark names, if any. */
+function markStop(mark: CancellationMessage): StopReason {
+  const errorType = mark.payload.error_type;
+  return { status: 'cancelled', reason: mark.payload.reason, ...(typeof errorType === 'string' ? { errorType } : {}) };
+}
+
+/** A run over its budget, as its root reads it: cancelled, budget_exceeded. */
+function budgetStop(record: Record<string, string>): StopReason {
+  return { status: 'cancelled', reason: stopReason(record), errorType: ERROR_TYPES.budgetExceeded };
 }

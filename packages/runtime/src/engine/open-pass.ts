@@ -47,6 +47,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     log: engine.log,
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
     now: () => engine.clock.now(),
+    usage: engine.meters.for(assignment.rootId),
   };
   // The children's answers read with the job's facts serve the first read of the round; later ones read again.
   let preread = input.childValues;

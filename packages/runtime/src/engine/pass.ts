@@ -16,6 +16,8 @@ import type { JobFactsReader } from './job-facts.js';
 import type { PassRules } from './pass-machine.js';
 import type { TierRole } from './role.js';
 import type { StepStore } from './step-store.js';
+import type { Budget } from '@tierflow/protocol';
+import type { UsageMeters } from '../budget/usage-meter.js';
 
 /**
  * What a tier worker's passes share: its tier, its policy, and the stores and helpers the
@@ -39,6 +41,10 @@ export interface Engine {
   readonly signer: Signer | null;
   readonly reader: JobFactsReader;
   readonly canceller: TierCanceller;
+  /** Each run's usage meter, for the policy's context. */
+  readonly meters: UsageMeters;
+  /** The default budget of runs (read at the root only); null for none. */
+  readonly budget: Budget | null;
   /** Sends a pass's writes, only while the pass still holds its job (see FencedBatch). */
   commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]>;
 }

@@ -1,4 +1,4 @@
-import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema, messageSignatureSchema, type TierSlug } from '@tierflow/protocol';
+import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema, messageSignatureSchema, usageSchema, type TierSlug } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { z } from 'zod';
@@ -24,6 +24,12 @@ export const stepStateSchema = z.object({
     }),
   ),
   memo: jsonObjectSchema,
+  /**
+   * What the children of the rounds before this one used (tokens, cost, model calls), summed as
+   * each round settled: kept here so a parent resumed in another process, after a crash, still
+   * counts them. Read leniently (usageOf), since the outline check does not look at it.
+   */
+  usage: usageSchema.optional(),
   /** The round's pending watchdog job, removed once the round has settled normally. */
   watchdog: z.string().optional(),
   /** Trace context for later passes when the job carries none (a root enqueued without an SDK). */

@@ -1,5 +1,5 @@
 import { backoffDelay } from '@tierflow/core';
-import { tierBelow, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { budgetSchema, formatValidationError, TierflowError, tierBelow, validateWith, type Budget, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import type { Span } from '@opentelemetry/api';
 import type { Redis } from 'ioredis';
@@ -11,7 +11,9 @@ import type { RuntimeOptions } from '../config/options.js';
 import { finishedJobRetention, inFlightTtlMs } from '../config/retention.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { RedisClock } from '../deadlines/clock.js';
-import { runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
+import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
+import { parseBudgetStop, stopOverBudget } from '../budget/budget-stops.js';
+import { UsageMeters } from '../budget/usage-meter.js';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { consoleLogger, throttledWarning } from '../observability/logger.js';
@@ -45,6 +47,11 @@ export interface TierWorkerOptions {
   /** BullMQ lock duration; a crashed worker's jobs are reclaimed after about this long. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  /**
+   * The budget of runs whose objective sets none; an objective's own limits take the place of
+   * these one by one. Read by the root tier (the Monitor), which owns each run's budget.
+   */
+  readonly budget?: Budget;
 }
 
 /**
@@ -64,7 +71,9 @@ export class TierWorker {
   /** What the engine's passes share: the tier's policy, role, stores and helpers. */
   private readonly engine: Engine;
   private readonly worker: Worker;
-  private readonly watchdogs: WatchdogSweeper;
+  private readonly watchdogs: WatchdogSweeper<WatchdogJob>;
+  /** At the root: runs over their budget, to cancel (queued by whichever process saw it). */
+  private readonly budgetStops: WatchdogSweeper<string> | null;
   /** Assignments already validated, for parents resuming in this process. */
   private readonly assignments: AssignmentMemo;
   /** Every message this tier sends or receives, appended to its run's audit stream. */
@@ -104,7 +113,7 @@ export class TierWorker {
     this.finder = new JobFinder(queueRedis, runtime.prefix);
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     const keys = controlKeys(runtime.prefix);
-    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log });
+    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, readsBudget: roleOf(tier).kind === 'root' });
     const below = tierBelow(tier);
     const canceller = new TierCanceller({ redis, finder: this.finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
     this.engine = {
@@ -124,6 +133,8 @@ export class TierWorker {
       signer,
       reader: this.reader,
       canceller,
+      meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log: this.log }),
+      budget: defaultBudget(options.budget),
       commit: (batch, lock) => this.commit(batch, lock),
     };
     const refusedNotice = throttledWarning(this.log, `dropped a malformed notice on ${keys.channel}`);
@@ -147,10 +158,23 @@ export class TierWorker {
       redis,
       key: keys.watchdogs(party),
       intervalMs: WATCHDOG_SWEEP_MS,
+      parse: parseWatchMember,
       run: (watch) => this.watch(watch),
       onError: (error) => this.log.warn('watchdog error', { error: String(error) }),
       onMalformed: (member) => this.log.warn('dropped a malformed watchdog entry', { key: keys.watchdogs(party), member: member.slice(0, 200) }),
     });
+    this.budgetStops =
+      this.engine.role.kind === 'root'
+        ? new WatchdogSweeper({
+            redis,
+            key: keys.budgetStops,
+            intervalMs: WATCHDOG_SWEEP_MS,
+            parse: parseBudgetStop,
+            run: (rootId) => stopOverBudget({ redis, keys, canceller }, rootId),
+            onError: (error) => this.log.warn('budget stop error', { error: String(error) }),
+            onMalformed: (member) => this.log.warn('dropped a malformed budget stop', { key: keys.budgetStops, member: member.slice(0, 200) }),
+          })
+        : null;
     this.worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
     this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
   }
@@ -180,6 +204,7 @@ export class TierWorker {
       throw error;
     }
     tierWorker.watchdogs.start();
+    tierWorker.budgetStops?.start();
     return tierWorker;
   }
 
@@ -194,7 +219,7 @@ export class TierWorker {
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
-    await Promise.all([this.worker.close(), this.watchdogs.stop()]);
+    await Promise.all([this.worker.close(), this.watchdogs.stop(), this.budgetStops?.stop()]);
     await Promise.all([this.finder.close(), this.deadLetters.close()]);
     this.running.close();
     this.clock.stop();
@@ -327,4 +352,12 @@ const WATCHDOG_SWEEP_MS = 250;
 
 function timeUp(assignment: Assignment): StopReason {
   return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };
+}
+
+/** The default budget, checked once at start: a bad one is a configuration error, not a run's. */
+function defaultBudget(budget: Budget | undefined): Budget | null {
+  if (budget === undefined) return null;
+  const parsed = validateWith(budgetSchema, budget);
+  if (!parsed.ok) throw TierflowError.permanent(`invalid default budget: ${parsed.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
+  return parsed.value;
 }

@@ -1,6 +1,18 @@
 import type { Context } from '@opentelemetry/api';
 import type { Beads } from '@tierflow/beads';
-import type { AggregationStrategy, DelegationMessage, DelegationPayload, DelegationPayloadInput, JsonObject, KnownFields, OutcomeMessage, OutcomePayloadInput, TierName } from '@tierflow/protocol';
+import type { UsageMeter } from '../budget/usage-meter.js';
+import type {
+  AggregationStrategy,
+  Budget,
+  DelegationMessage,
+  DelegationPayload,
+  DelegationPayloadInput,
+  JsonObject,
+  KnownFields,
+  OutcomeMessage,
+  OutcomePayloadInput,
+  TierName,
+} from '@tierflow/protocol';
 
 /** What a tier is asked to do: a delegation, or for the Monitor the root objective made into one. */
 export interface Assignment {
@@ -10,6 +22,8 @@ export interface Assignment {
   readonly payload: DelegationPayload;
   /** The delegation as received; null for the root objective, which reaches the Monitor from outside the tiers. */
   readonly message: DelegationMessage | null;
+  /** The root objective's own budget, if it set one (root assignments only). */
+  readonly budget?: Budget;
 }
 
 export interface TierLogger {
@@ -48,6 +62,11 @@ export interface TierContext {
   readonly traceContext: Context;
   /** Milliseconds since the epoch; the one clock policies use, so tests can pin it. */
   now(): number;
+  /**
+   * The run's usage meter: `reserve()` before each model call (it throws `budget_exceeded` once
+   * the run's budget is spent), `record(usage)` after it. Counted in Redis across every process.
+   */
+  readonly usage: UsageMeter;
 }
 
 /** An outcome as a policy writes it; the runtime adds the envelope and `execution_time_ms` when absent. */

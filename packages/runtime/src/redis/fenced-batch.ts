@@ -93,6 +93,10 @@ export class FencedBatch implements RedisWrites {
     return this.add([], 'PEXPIRE', key, milliseconds, ...options);
   }
 
+  hsetnx(key: string, field: string, value: string | number): this {
+    return this.add([key], 'HSETNX', key, field, value);
+  }
+
   zadd(key: string, score: number, member: string): this {
     return this.add([key], 'ZADD', key, score, member);
   }

@@ -17,6 +17,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { beadsRef, checkWrite, parseBeadsKey, type Beads, type BeadsEntry, type BeadsSetOptions } from '@tierflow/beads';
 import { delegationPayloadSchema, tierAbove, tierBelow, TierflowError, type DelegationPayloadInput, type JsonObject, type OutcomePayloadInput, type TierName } from '@tierflow/protocol';
 import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../policy/handler.js';
+import { UNMETERED } from '../budget/usage-meter.js';
 import { childMessageId, rootIdOf } from '../messages/ids.js';
 import { buildDelegation, buildOutcome } from '../messages/messages.js';
 
@@ -110,6 +111,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     log: { info: () => undefined, warn: () => undefined },
     traceContext: ROOT_CONTEXT,
     now,
+    usage: UNMETERED,
   };
 }
 

@@ -1,0 +1,116 @@
+import { microUsd } from '@tierflow/core';
+import type { Budget, Usage } from '@tierflow/protocol';
+import type { Redis } from 'ioredis';
+import type { FencedBatch } from '../redis/fenced-batch.js';
+
+/**
+ * Counts a run's model calls, tokens and cost against its budget, for every process at once.
+ *   KEYS[1]  the root's budget hash: limits (max_llm_calls, max_tokens, max_cost_micro_usd,
+ *            written by the Monitor), counters (llm_calls, tokens_in, tokens_out, cost_micro_usd),
+ *            and `exceeded` (the limit that stopped the run, once one has)
+ *   KEYS[2]  the budget-stops sorted set the Monitor sweeps
+ *   ARGV[1]  `reserve` (before a call: refuse it once any limit is reached, else count it) or
+ *            `record` (after a call: add its tokens and cost)
+ *   ARGV[2]  the root id, the member queued on KEYS[2] when this call stops the run
+ *   ARGV[3]  tokens in, ARGV[4] tokens out, ARGV[5] cost in millionths of a dollar (record; 0 for reserve)
+ *   ARGV[6]  the hash's TTL in ms, set when it has none (a run without a budget is counted too)
+ * Returns { accepted (1|0), the limit that stopped the run or '', 1 when this call stopped it,
+ * llm_calls, tokens_in + tokens_out, cost_micro_usd }. Only the call that sets `exceeded` queues
+ * the stop, so however many calls hit the limit at once, the run is cancelled once.
+ */
+const CHARGE_USAGE = `
+local h = KEYS[1]
+local function count(field) return tonumber(redis.call('HGET', h, field) or '0') or 0 end
+local function over(strict)
+  local checks = { {'max_llm_calls', 'max_llm_calls', count('llm_calls')}, {'max_tokens', 'max_tokens', count('tokens_in') + count('tokens_out')}, {'max_cost_usd', 'max_cost_micro_usd', count('cost_micro_usd')} }
+  for _, check in ipairs(checks) do
+    local max = tonumber(redis.call('HGET', h, check[2]) or '')
+    if max and ((strict and check[3] > max) or (not strict and check[3] >= max)) then return check[1] end
+  end
+  return false
+end
+local function stop(limit)
+  if redis.call('HSETNX', h, 'exceeded', limit) == 0 then return 0 end
+  local time = redis.call('TIME')
+  redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[2])
+  return 1
+end
+local accepted, limit, first = 1, '', 0
+if ARGV[1] == 'reserve' then
+  local already = redis.call('HGET', h, 'exceeded')
+  local reached = already or over(false)
+  if reached then
+    accepted, limit = 0, reached
+    if not already then first = stop(reached) end
+  else
+    redis.call('HINCRBY', h, 'llm_calls', 1)
+  end
+else
+  redis.call('HINCRBY', h, 'tokens_in', ARGV[3])
+  redis.call('HINCRBY', h, 'tokens_out', ARGV[4])
+  redis.call('HINCRBY', h, 'cost_micro_usd', ARGV[5])
+  if not redis.call('HGET', h, 'exceeded') then
+    local passed = over(true)
+    if passed then limit, first = passed, stop(passed) end
+  end
+end
+if redis.call('PTTL', h) == -1 then redis.call('PEXPIRE', h, ARGV[6]) end
+return { accepted, limit, first, count('llm_calls'), count('tokens_in') + count('tokens_out'), count('cost_micro_usd') }`;
+
+/** What a charge found: whether the call may go on, and whether the run is (now) over budget. */
+export interface Charge {
+  /** For a reservation: the call may start (and was counted). Always true for a record. */
+  readonly accepted: boolean;
+  /** The limit that stopped the run, or null while it is within its budget. */
+  readonly limit: string | null;
+  /** This call was the one that stopped the run: its caller sees that the run is cancelled. */
+  readonly stopsRun: boolean;
+  /** The run's totals after this call. */
+  readonly spent: { readonly llm_calls: number; readonly tokens: number; readonly cost_usd: number };
+}
+
+interface ChargeCommand {
+  tierflowChargeUsage(keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
+}
+
+export interface ChargeKeys {
+  readonly budget: string;
+  readonly stops: string;
+}
+
+/** Runs the charge script once: a reservation (`usage` null) or the record of a call's tokens and cost. */
+export async function chargeUsage(redis: Redis, keys: ChargeKeys, rootId: string, usage: Usage | null, ttlMs: number): Promise<Charge> {
+  if (!('tierflowChargeUsage' in redis)) redis.defineCommand('tierflowChargeUsage', { lua: CHARGE_USAGE });
+  const args = usage === null ? ['reserve', rootId, 0, 0, 0] : ['record', rootId, usage.tokens_in, usage.tokens_out, microUsd(usage.cost_usd)];
+  const reply = await (redis as unknown as ChargeCommand).tierflowChargeUsage(2, keys.budget, keys.stops, ...args, Math.max(1, Math.ceil(ttlMs)));
+  return readCharge(reply);
+}
+
+/** The script's reply, read without trusting its shape. */
+function readCharge(reply: unknown): Charge {
+  const [accepted, limit, first, calls, tokens, micro] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : Number(value) || 0);
+  return {
+    accepted: number(accepted) === 1,
+    limit: typeof limit === 'string' && limit !== '' ? limit : null,
+    stopsRun: number(first) === 1,
+    spent: { llm_calls: number(calls), tokens: number(tokens), cost_usd: number(micro) / 1e6 },
+  };
+}
+
+/**
+ * Queues the writing of a run's limits on the root's first commit. Each limit is set only if it
+ * is not there yet, so a root delivered again writes nothing new; the counters are left alone.
+ */
+export function writeBudget(batch: FencedBatch, key: string, budget: Budget, ttlMs: number): void {
+  if (budget.max_llm_calls !== undefined) batch.hsetnx(key, 'max_llm_calls', budget.max_llm_calls);
+  if (budget.max_tokens !== undefined) batch.hsetnx(key, 'max_tokens', budget.max_tokens);
+  if (budget.max_cost_usd !== undefined) batch.hsetnx(key, 'max_cost_micro_usd', microUsd(budget.max_cost_usd));
+  batch.pexpire(key, ttlMs);
+}
+
+/** The budget a run gets: the deployment's default, each limit the objective sets taking its place. */
+export function runBudget(defaults: Budget | null, objective: Budget | undefined): Budget | null {
+  if (!defaults && !objective) return null;
+  return { ...defaults, ...objective };
+}
