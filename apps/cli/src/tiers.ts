@@ -31,7 +31,7 @@ type Starter = (start: TierStart) => Promise<TierWorker>;
  * and with what the project's configuration adds: planners, routes, specialists.
  */
 export const START_TIER: Readonly<Record<TierSlug, Starter>> = {
-  monitor: ({ options, env }) => startMonitorWorker({ ...options, ...opt('architectTimeoutMs', env.TIERFLOW_ARCHITECT_TIMEOUT_MS) }),
+  monitor: ({ options, env, setup }) => startMonitorWorker({ ...options, ...setup.monitor, ...opt('architectTimeoutMs', env.TIERFLOW_ARCHITECT_TIMEOUT_MS) }),
   architect: ({ options, env, setup }) => startArchitectWorker({ ...options, ...setup.architect, ...opt('dispatcherTimeoutMs', env.TIERFLOW_DISPATCHER_TIMEOUT_MS) }),
   dispatcher: ({ options, env, setup }) => startDispatcherWorker({ ...options, ...setup.dispatcher, ...opt('fleetTimeoutMs', env.TIERFLOW_FLEET_TIMEOUT_MS) }),
   fleet: async ({ options, env, project, setup }) => {

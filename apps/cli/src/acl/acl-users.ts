@@ -73,6 +73,10 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
     `%R~${keys.timeout(anyone, '*')}`,
     `%R~${keys.race(anyone, '*')}`,
     `%R~${keys.raceWinner(anyone, '*')}`,
+    // A run's budget: the Monitor writes its limits and takes the stops; a model call from any
+    // tier (a specialist, a planner) charges it through one script.
+    `~${keys.budget('*')}`,
+    `~${keys.budgetStops}`,
     // Only the Monitor records a root's trace id.
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`] : []),
     ...beadsAclKeyRules(tierOfSlug(slug)!, prefix),

@@ -1,4 +1,5 @@
 import type { Specialist } from '@tierflow/fleet';
+import { budgetSchema } from '@tierflow/protocol';
 import type { Planner } from '@tierflow/runtime';
 import { z } from 'zod';
 
@@ -66,6 +67,8 @@ export const projectConfigSchema = z.strictObject({
   routing: z.record(z.string().min(1), z.array(z.string().min(1)).min(1, { message: 'a route needs at least one specialist' })).optional(),
   architect: z.strictObject({ planner: plannerEntry.optional(), maxRevisions: z.int().nonnegative().optional() }).optional(),
   dispatcher: z.strictObject({ decomposer: plannerEntry.optional() }).optional(),
+  /** The budget of a run whose objective sets none; an objective's own limits take the place of these one by one. */
+  budget: budgetSchema.optional(),
 });
 
 /** What a configuration file's default export may be. */

@@ -1,4 +1,6 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { SpecialistRegistry } from '@tierflow/fleet';
+import type { Usage } from '@tierflow/protocol';
 import { FakeOpenAiServer } from '@tierflow/testing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,6 +44,34 @@ describe('tierSetup', () => {
     expect(setup.architect.maxRevisions).toBe(2);
     expect(typeof setup.architect.planner).toBe('function');
     expect(typeof setup.dispatcher.decomposer).toBe('function');
+  });
+
+  it('prices each model call as models.prices says, and hands the Monitor the default budget', async () => {
+    const setup = await setupOf({
+      specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL }],
+      models: { prices: { 'python-lora': { input_usd_per_mtok: 1_000, output_usd_per_mtok: 2_000 } } },
+      budget: { max_llm_calls: 10 },
+    });
+    expect(setup.monitor).toEqual({ budget: { max_llm_calls: 10 } });
+    const recorded: Usage[] = [];
+    const result = await setup.specialists[0]!.run({
+      messageId: 'm1',
+      rootId: 'r1',
+      objective: 'write it',
+      taskType: 'execute_code',
+      constraints: [],
+      contextRefs: [],
+      taskData: {},
+      expectedOutputSchema: null,
+      deadline: null,
+      attempt: 1,
+      signal: new AbortController().signal,
+      traceContext: ROOT_CONTEXT,
+      usage: { reserve: () => Promise.resolve(), record: (usage) => Promise.resolve(void recorded.push(usage)) },
+    });
+    // 12 tokens in at $1,000 and 5 out at $2,000 per million.
+    expect(recorded).toEqual([expect.objectContaining({ cost_usd: 0.022 })]);
+    expect(result.resources_used).toMatchObject({ usage: { tokens_in: 12, tokens_out: 5, cost_usd: 0.022, llm_calls: 1 } });
   });
 
   it.each<[string, ProjectConfigInput, string]>([

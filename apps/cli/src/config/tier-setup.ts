@@ -1,5 +1,6 @@
 import { defineSpecialist, discoverModels, llmPlanner, llmSpecialist, specialistNameSchema, type Specialist, type SpecialistRegistry } from '@tierflow/fleet';
-import { isTierflowError } from '@tierflow/protocol';
+import type { ModelPrice } from '@tierflow/core';
+import { isTierflowError, type Budget } from '@tierflow/protocol';
 import { ConfigError, readTierflowVars, type Planner, type TierLogger } from '@tierflow/runtime';
 import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
@@ -7,6 +8,7 @@ import type { DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-s
 
 /** What each tier's worker is started with, besides the runtime's options, from a configuration. */
 export interface TierSetup {
+  readonly monitor: { readonly budget?: Budget };
   readonly architect: { readonly planner?: Planner; readonly maxRevisions?: number };
   readonly dispatcher: { readonly decomposer?: Planner; readonly routing?: Record<string, string[]> };
   /** The specialists the Fleet serves besides `sim`: those configured, then the endpoint's models ({@link discoveredSpecialists}). */
@@ -36,6 +38,7 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
   return {
+    monitor: config.budget === undefined ? {} : { budget: config.budget },
     architect: { ...(planner ? { planner } : {}), ...(config.architect?.maxRevisions === undefined ? {} : { maxRevisions: config.architect.maxRevisions }) },
     dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? { routing: config.routing } : {}) },
     specialists: specialists.flat(),
@@ -47,7 +50,7 @@ async function declared(entry: DeclaredSpecialist, config: ProjectConfig, base: 
     case 'llm': {
       const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
       const endpoint = endpointOf({ baseURL, apiKeyEnv }, config, env, where);
-      return [checked(() => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config) }), where)];
+      return [checked(() => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config), ...priceOf(rest.model ?? rest.name, config) }), where)];
     }
     case 'module': {
       const value = await loaded(resolve(base, entry.module), entry.export, where);
@@ -62,7 +65,7 @@ async function plannerOf(entry: PlannerEntry, config: ProjectConfig, base: strin
   switch (entry.kind) {
     case 'llm': {
       const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
-      return llmPlanner({ ...defined(rest), ...endpointOf({ baseURL, apiKeyEnv }, config, env, where), specialists });
+      return llmPlanner({ ...defined(rest), ...endpointOf({ baseURL, apiKeyEnv }, config, env, where), specialists, ...priceOf(rest.model, config) });
     }
     case 'module': {
       const value = await loaded(resolve(base, entry.module), entry.export, where);
@@ -89,6 +92,12 @@ function confidenceOf(entry: { defaultConfidence?: number | undefined }, config:
 /** The fields that are set: zod gives `undefined` for an optional field left out, the options want it absent. */
 function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+}
+
+/** A model's price from `models.prices`, when the file gives one. */
+function priceOf(model: string, config: ProjectConfig): { price?: ModelPrice } {
+  const price = config.models?.prices?.[model];
+  return price === undefined || !Object.hasOwn(config.models?.prices ?? {}, model) ? {} : { price };
 }
 
 async function loaded(file: string, exportName: string | undefined, where: string): Promise<unknown> {
@@ -132,5 +141,5 @@ export async function discoveredSpecialists(config: ProjectConfig, registry: Spe
   // A base model such as `org/model` cannot be a specialist name; its LoRA adapters usually can.
   const unnamed = models.filter((model) => !specialistNameSchema.safeParse(model).success);
   if (unnamed.length > 0) log.info('endpoint models not served as specialists (not a specialist name)', { models: unnamed });
-  return fresh.map((model) => llmSpecialist({ name: model, ...endpoint, baseURL, ...confidenceOf({}, config) }));
+  return fresh.map((model) => llmSpecialist({ name: model, ...endpoint, baseURL, ...confidenceOf({}, config), ...priceOf(model, config) }));
 }

@@ -26,6 +26,14 @@ export interface CallLimits {
   readonly signal: AbortSignal;
   /** When the answer must be in (ms since the epoch), or null. */
   readonly deadline: number | null;
+  /** Before each request is sent: throws to send none (a run's spent budget: `usage.reserve`). */
+  readonly beforeEachTry?: () => Promise<void>;
+}
+
+/** A completion, and how many requests it took (a busy endpoint's refusals included). */
+export interface CallResult {
+  readonly completion: ChatCompletion;
+  readonly tries: number;
 }
 
 /**
@@ -36,10 +44,11 @@ export interface CallLimits {
  * @throws SpecialistThrottledError, SpecialistUnavailableError, TierflowError (`llm_call_failed`
  *   retryable, `llm_call_refused` permanent), or the abort reason when `signal` fires.
  */
-export async function chatCompletion(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, limits: CallLimits): Promise<ChatCompletion> {
+export async function chatCompletion(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, limits: CallLimits): Promise<CallResult> {
   for (let waits = 0; ; waits++) {
+    await limits.beforeEachTry?.();
     try {
-      return await client.chat.completions.create(request, { signal: limits.signal });
+      return { completion: await client.chat.completions.create(request, { signal: limits.signal }), tries: waits + 1 };
     } catch (error) {
       if (limits.signal.aborted) throw abortError(limits.signal);
       if (!(error instanceof OpenAI.APIError)) throw error;

@@ -1,4 +1,4 @@
-import type { PlanRequest } from '@tierflow/runtime';
+import { BudgetExceededError, UNMETERED, type PlanRequest } from '@tierflow/runtime';
 import { FakeBeads } from '@tierflow/runtime/testing';
 import { completion, FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ const request = (): PlanRequest => ({
   deadline: null,
   signal: new AbortController().signal,
   log: { info: () => undefined, warn: (message) => warnings.push(message) },
+  usage: UNMETERED,
 });
 const planner = () => llmPlanner({ model: 'planner', baseURL: server.baseURL, apiKey: 'test', specialists: ['writer', 'code-runner'] });
 const reply = (content: unknown) => ({ body: completion('planner', typeof content === 'string' ? content : JSON.stringify(content)) });
@@ -61,6 +62,19 @@ describe('llmPlanner', () => {
     server.replies.push(reply('a plan: do it'), reply({ strategy: 'all_success', subtasks: [{ objective: 'x', specialist_hint: 'nobody' }] }));
     await expect(planner()(request())).rejects.toMatchObject({ code: 'invalid_plan', message: expect.stringContaining('no specialist "nobody"') as unknown });
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('llmPlanner and the run budget', () => {
+  it('reserves each call before sending it and records its tokens; a spent budget sends nothing', async () => {
+    const recorded: unknown[] = [];
+    server.replies.push(reply(good));
+    const metered = { ...request(), usage: { reserve: () => Promise.resolve(), record: (usage: unknown) => Promise.resolve(void recorded.push(usage)) } };
+    await planner()(metered);
+    expect(recorded).toEqual([expect.objectContaining({ tokens_in: 12, tokens_out: 5 })]);
+    const spent = { ...request(), usage: { reserve: () => Promise.reject(new BudgetExceededError('r1', 'max_llm_calls 1')), record: () => Promise.resolve() } };
+    await expect(planner()(spent)).rejects.toMatchObject({ code: 'budget_exceeded' });
+    expect(server.requests).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { callUsage, type ModelPrice } from '@tierflow/core';
 import { aggregationStrategySchema, isTierflowError, TierflowError } from '@tierflow/protocol';
 import { checkedPlan, type Plan, type PlanRequest, type Planner } from '@tierflow/runtime';
 import type OpenAI from 'openai';
@@ -11,6 +12,8 @@ export interface LlmPlannerOptions extends LlmEndpoint {
   readonly systemPrompt?: string;
   /** The specialists a subtask may name in `specialist_hint`; the model is told them, and held to them. */
   readonly specialists?: readonly string[];
+  /** What the model costs per million tokens, for the run's budget. */
+  readonly price?: ModelPrice;
 }
 
 const DEFAULT_SYSTEM_PROMPT =
@@ -45,7 +48,10 @@ export function llmPlanner(options: LlmPlannerOptions): Planner {
 }
 
 async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCompletionMessageParam[], request: PlanRequest): Promise<string> {
-  const completion = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists) }, request);
+  // Planning calls count against the run's budget like any model call.
+  const limits = { signal: request.signal, deadline: request.deadline, beforeEachTry: () => request.usage.reserve() };
+  const { completion } = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists) }, limits);
+  await request.usage.record(callUsage(completion.usage?.prompt_tokens ?? 0, completion.usage?.completion_tokens ?? 0, options.price ?? null));
   return completion.choices[0]?.message.content ?? '';
 }
 

@@ -1,22 +1,16 @@
-import { addUsage, callUsage, parseRetryAfter, ZERO_USAGE, type ModelPrice } from '@tierflow/core';
+import { addUsage, callUsage, ZERO_USAGE, type ModelPrice } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
-import { readTierflowVars } from '@tierflow/runtime';
-import OpenAI from 'openai';
-import { abortableDelay, abortError } from '../abortable-delay.js';
-import { defineSpecialist, SpecialistThrottledError, SpecialistUnavailableError, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
-import { classifyLlmFailure } from './llm-failure.js';
+import type OpenAI from 'openai';
+import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
+import { chatCompletion, openAiClient, type LlmEndpoint } from './llm-call.js';
 import { answerFormat, llmMessages, readAnswer } from './llm-prompt.js';
 
 /** Options of {@link llmSpecialist}. */
-export interface LlmSpecialistOptions {
+export interface LlmSpecialistOptions extends LlmEndpoint {
   /** The specialist's name, what `specialist_hint` routes by, e.g. `python-lora`. */
   readonly name: string;
   /** The model to call; the name when left out (a LoRA adapter served under its own name). */
   readonly model?: string;
-  /** The endpoint, e.g. `http://127.0.0.1:8000/v1`; OPENAI_BASE_URL when left out. */
-  readonly baseURL?: string;
-  /** OPENAI_API_KEY when left out; a local server that checks none takes any. */
-  readonly apiKey?: string;
   /** The confidence of an answer that does not give its own: 0.5 when left out. */
   readonly defaultConfidence?: number;
   readonly systemPrompt?: string;
@@ -46,9 +40,7 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
   if (!(defaultConfidence >= 0 && defaultConfidence <= 1)) {
     throw TierflowError.permanent(`defaultConfidence (${defaultConfidence}) must be from 0 to 1`, { code: 'invalid_specialist' });
   }
-  const env = readTierflowVars(process.env, ['OPENAI_BASE_URL', 'OPENAI_API_KEY']);
-  // The client's own retries would wait without knowing the deadline: this specialist decides.
-  const client = new OpenAI({ baseURL: options.baseURL ?? env.OPENAI_BASE_URL ?? null, apiKey: options.apiKey ?? env.OPENAI_API_KEY ?? 'none', maxRetries: 0 });
+  const client = openAiClient(options);
   const price = options.price ?? null;
   if (price && !(isPrice(price.input_usd_per_mtok) && isPrice(price.output_usd_per_mtok))) {
     throw TierflowError.permanent('price: input_usd_per_mtok and output_usd_per_mtok must be finite numbers from 0 up', { code: 'invalid_specialist' });
@@ -77,47 +69,17 @@ interface CallSettings {
 async function complete(client: OpenAI, settings: CallSettings, input: SpecialistInput): Promise<SpecialistResult> {
   const { model, defaultConfidence, price } = settings;
   const request = { model, messages: llmMessages(input, settings.systemPrompt), response_format: answerFormat(input.expectedOutputSchema) };
-  // Calls refused by a busy endpoint count as calls (each was reserved) but cost no tokens.
-  let calls = 0;
-  for (let waits = 0; ; waits++) {
-    // Throws budget_exceeded once the run's budget is spent: nothing is sent then.
-    await input.usage.reserve();
-    calls++;
-    try {
-      const completion = await client.chat.completions.create(request, { signal: input.signal });
-      // The endpoint's own counts; an endpoint that reports none costs nothing here.
-      const call = callUsage(completion.usage?.prompt_tokens ?? 0, completion.usage?.completion_tokens ?? 0, price);
-      await input.usage.record(call);
-      const answer = readAnswer(completion.choices[0]?.message.content ?? null, defaultConfidence);
-      return {
-        summary: answer.summary,
-        confidence: answer.confidence,
-        artifacts: [{ artifact_type: 'llm_output', content: typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output) }],
-        resources_used: { model: completion.model, usage: addUsage(call, { ...ZERO_USAGE, llm_calls: calls - 1 }) },
-      };
-    } catch (error) {
-      if (input.signal.aborted) throw abortError(input.signal);
-      if (!(error instanceof OpenAI.APIError)) throw error;
-      const now = Date.now();
-      // The client types these loosely: a connection error has neither.
-      const headers = error.headers as Headers | undefined;
-      const status = error.status as number | undefined;
-      const retryAfterMs = parseRetryAfter(headers?.get('retry-after') ?? undefined, now);
-      const failure = classifyLlmFailure(status, retryAfterMs, input.deadline === null ? null : input.deadline - now, waits);
-      const detail = `${model} at ${client.baseURL}: ${error.message}`;
-      switch (failure.kind) {
-        case 'wait':
-          await abortableDelay(failure.ms, input.signal);
-          continue;
-        case 'throttled':
-          throw new SpecialistThrottledError(detail, { cause: error });
-        case 'unavailable':
-          throw new SpecialistUnavailableError(detail, { cause: error });
-        case 'retryable':
-          throw TierflowError.retryable(detail, { code: 'llm_call_failed', cause: error });
-        case 'permanent':
-          throw TierflowError.permanent(detail, { code: 'llm_call_refused', cause: error });
-      }
-    }
-  }
+  // Each request is reserved first, so a spent budget sends none (budget_exceeded); requests a
+  // busy endpoint refused count as calls but cost no tokens.
+  const { completion, tries } = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, beforeEachTry: () => input.usage.reserve() });
+  // The endpoint's own counts; an endpoint that reports none costs nothing here.
+  const call = callUsage(completion.usage?.prompt_tokens ?? 0, completion.usage?.completion_tokens ?? 0, price);
+  await input.usage.record(call);
+  const answer = readAnswer(completion.choices[0]?.message.content ?? null, defaultConfidence);
+  return {
+    summary: answer.summary,
+    confidence: answer.confidence,
+    artifacts: [{ artifact_type: 'llm_output', content: typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output) }],
+    resources_used: { model: completion.model, usage: addUsage(call, { ...ZERO_USAGE, llm_calls: tries - 1 }) },
+  };
 }

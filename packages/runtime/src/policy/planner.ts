@@ -17,6 +17,8 @@ export interface PlanRequest {
   /** Fires on cancellation or timeout: stop at once and throw. */
   readonly signal: AbortSignal;
   readonly log: TierContext['log'];
+  /** The run's usage meter: a planner that calls a model reserves each call and records its tokens, like a specialist. */
+  readonly usage: TierContext['usage'];
 }
 
 /**
@@ -43,6 +45,7 @@ export async function planWith(planner: Planner, context: TierContext): Promise<
     deadline: context.answerBy,
     signal: context.signal,
     log: context.log,
+    usage: context.usage,
   });
   return checkedPlan(proposed, '$plan');
 }
