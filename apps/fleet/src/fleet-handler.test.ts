@@ -29,6 +29,7 @@ function fakeBeads(stored = new Map<string, unknown>()) {
         return Promise.reject(TierflowError.permanent(`beads:${key} holds a value its schema refuses`, { code: 'beads_invalid_value', cause }));
       }
     },
+    getMany: (keys: readonly string[]) => Promise.all(keys.map((key) => fake.get(key.replace(/^beads:/, '')))),
     setMany: (entries: readonly BeadsEntry[]) => {
       for (const entry of entries) stored.set(entry.key, entry.value);
       // The recorded outcome rides in every batch; the tests below look at the rest.
@@ -248,8 +249,10 @@ describe('fleetHandler: outcomes', () => {
       { specialists: [spy], attempt: 2, signal },
     );
     await harness.step;
+    expect(await seen[0]?.readContext()).toEqual({ 'beads:task/problem': null });
     expect(seen).toEqual([
       {
+        readContext: expect.any(Function) as unknown,
         messageId: ID,
         rootId: 'root-1',
         objective: 'Write binary search function',

@@ -122,6 +122,11 @@ function throttled(specialist: Specialist, summary: string, detail: string): Ste
   return { kind: 'outcome', outcome };
 }
 
+async function readRefs(context: TierContext, refs: readonly string[]): Promise<Record<string, unknown>> {
+  const values = refs.length === 0 ? [] : await context.beads.getMany(refs);
+  return Object.fromEntries(refs.map((ref, i) => [ref, values[i] ?? null]));
+}
+
 async function runSpecialist(context: TierContext, specialist: Specialist, registry: SpecialistRegistry, ttlMs: number | undefined): Promise<Step> {
   const { assignment } = context;
   const startedAt = context.now();
@@ -134,6 +139,7 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
       taskType: assignment.payload.task_type,
       constraints: assignment.payload.constraints,
       contextRefs: assignment.payload.context_refs,
+      readContext: () => readRefs(context, assignment.payload.context_refs),
       taskData: assignment.payload.task_data,
       expectedOutputSchema: assignment.payload.expected_output_schema ?? null,
       deadline: context.answerBy,

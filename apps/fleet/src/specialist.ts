@@ -14,6 +14,8 @@ export interface SpecialistInput {
   readonly constraints: readonly string[];
   /** Beads references the sender pointed at (`beads:task/…`), for the specialist to read if it needs them. */
   readonly contextRefs: readonly string[];
+  /** Reads what `contextRefs` point at: each reference's value, null for one that is gone. */
+  readContext(): Promise<Readonly<Record<string, unknown>>>;
   /** The delegation's `task_data`, as sent. */
   readonly taskData: Readonly<Record<string, unknown>>;
   /** The JSON Schema the outcome must match (docs/protocol.md#expected-output-schemas), or null. */

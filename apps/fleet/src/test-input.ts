@@ -12,6 +12,7 @@ export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: un
     taskType: 'execute_code',
     constraints: [],
     contextRefs: [],
+    readContext: () => Promise.resolve({}),
     taskData: sim === undefined ? {} : { sim },
     expectedOutputSchema: null,
     deadline: null,

@@ -9,6 +9,8 @@ export interface FakeReply {
   readonly body?: unknown;
   /** Never answer: the request stays open until the client gives up. */
   readonly hang?: boolean;
+  /** Streamed: send the first chunk, then nothing more, until the client gives up. */
+  readonly hangAfter?: boolean;
 }
 
 /** A request the server received. */
@@ -21,7 +23,8 @@ export interface FakeRequest {
 /**
  * An OpenAI-compatible endpoint for tests, on a free loopback port: `GET /v1/models` lists
  * `models`, and `POST /v1/chat/completions` gives the next scripted reply (a plain completion
- * when none is left). It records every request, and whether a hanging one was abandoned.
+ * when none is left), streamed as server-sent chunks when the request asks for a stream. It
+ * records every request, and whether a hanging one was abandoned.
  */
 export class FakeOpenAiServer {
   readonly requests: FakeRequest[] = [];
@@ -64,13 +67,36 @@ export class FakeOpenAiServer {
     }
     if (request.method !== 'POST' || path !== '/v1/chat/completions') return send(response, 404, {}, { error: { message: `no route ${path}` } });
     const reply = this.replies.shift() ?? {};
-    if (reply.hang) {
-      response.once('close', () => this.abandoned++);
-      return;
-    }
-    const model = (JSON.parse(text) as { model?: string }).model ?? 'unknown';
-    send(response, reply.status ?? 200, reply.headers ?? {}, reply.body ?? completion(model, this.defaultContent));
+    // The response never ends: a close is the client giving up.
+    if (reply.hang || reply.hangAfter) response.once('close', () => this.abandoned++);
+    if (reply.hang) return;
+    const { model = 'unknown', stream = false } = JSON.parse(text) as { model?: string; stream?: boolean };
+    const status = reply.status ?? 200;
+    // A streamed request gets its completion as server-sent chunks; an error stays a plain JSON answer.
+    if (stream && status === 200) return sendStream(response, model, contentOf(reply.body) ?? this.defaultContent, reply.hangAfter);
+    send(response, status, reply.headers ?? {}, reply.body ?? completion(model, this.defaultContent));
   }
+}
+
+/** The content of a scripted completion body, for streaming it. */
+function contentOf(body: unknown): string | undefined {
+  const content = (body as { choices?: { message?: { content?: unknown } }[] } | undefined)?.choices?.[0]?.message?.content;
+  return typeof content === 'string' ? content : undefined;
+}
+
+/** A streamed completion: the content in three chunks, then one with the usage (12 in, 5 out), then [DONE]; or the first chunk only, and nothing more, with `hangAfter`. */
+function sendStream(response: ServerResponse, model: string, content: string, hangAfter: boolean | undefined): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  const chunk = (delta: object, usage: object | null = null, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model, choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
+  const third = Math.ceil(content.length / 3);
+  const pieces = [content.slice(0, third), content.slice(third, 2 * third), content.slice(2 * third)];
+  response.write(chunk({ role: 'assistant', content: pieces[0] }));
+  if (hangAfter) return;
+  response.write(chunk({ content: pieces[1] }));
+  response.write(chunk({ content: pieces[2] }, null, 'stop'));
+  response.write(chunk({}, { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }));
+  response.end('data: [DONE]\n\n');
 }
 
 /** A non-streamed chat completion with `content`, 12 tokens in and 5 out. */

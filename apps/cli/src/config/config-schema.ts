@@ -24,6 +24,8 @@ const llmSpecialistEntry = z.strictObject({
   defaultConfidence: z.number().min(0).max(1).optional(),
   systemPrompt: z.string().min(1).optional(),
   maxConcurrent: z.int().positive().optional(),
+  /** Ask for answers as streams of chunks. */
+  stream: z.boolean().optional(),
 });
 
 const moduleSpecialistEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });

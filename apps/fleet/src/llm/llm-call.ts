@@ -30,9 +30,14 @@ export interface CallLimits {
   readonly beforeEachTry?: () => Promise<void>;
 }
 
-/** A completion, and how many requests it took (a busy endpoint's refusals included). */
+/** What a call came back with, streamed or not, and how many requests it took (a busy endpoint's refusals included). */
 export interface CallResult {
-  readonly completion: ChatCompletion;
+  readonly content: string;
+  /** The model that answered, as the endpoint names it. */
+  readonly model: string;
+  /** The endpoint's token counts; zero when it reported none. */
+  readonly tokensIn: number;
+  readonly tokensOut: number;
   readonly tries: number;
 }
 
@@ -44,11 +49,12 @@ export interface CallResult {
  * @throws SpecialistThrottledError, SpecialistUnavailableError, TierflowError (`llm_call_failed`
  *   retryable, `llm_call_refused` permanent), or the abort reason when `signal` fires.
  */
-export async function chatCompletion(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, limits: CallLimits): Promise<CallResult> {
+export async function chatCompletion(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, limits: CallLimits, stream = false): Promise<CallResult> {
   for (let waits = 0; ; waits++) {
     await limits.beforeEachTry?.();
     try {
-      return { completion: await client.chat.completions.create(request, { signal: limits.signal }), tries: waits + 1 };
+      const answer = stream ? await streamed(client, request, limits.signal) : whole(await client.chat.completions.create(request, { signal: limits.signal }));
+      return { ...answer, tries: waits + 1 };
     } catch (error) {
       if (limits.signal.aborted) throw abortError(limits.signal);
       if (!(error instanceof OpenAI.APIError)) throw error;
@@ -74,4 +80,28 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
       }
     }
   }
+}
+
+type Answer = Omit<CallResult, 'tries'>;
+
+function whole(completion: ChatCompletion): Answer {
+  const usage = completion.usage;
+  return { content: completion.choices[0]?.message.content ?? '', model: completion.model, tokensIn: usage?.prompt_tokens ?? 0, tokensOut: usage?.completion_tokens ?? 0 };
+}
+
+/** The same call streamed: the content put together from its chunks, the usage from the last (asked for with `include_usage`). */
+async function streamed(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<Answer> {
+  const chunks = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal });
+  let content = '';
+  let model = request.model;
+  let tokensIn = 0;
+  let tokensOut = 0;
+  for await (const chunk of chunks) {
+    model = chunk.model || model;
+    content += chunk.choices[0]?.delta.content ?? '';
+    if (chunk.usage) ({ prompt_tokens: tokensIn, completion_tokens: tokensOut } = chunk.usage);
+  }
+  // The client ends an aborted stream quietly, as if it were complete: it was not.
+  if (signal.aborted) throw abortError(signal);
+  return { content, model, tokensIn, tokensOut };
 }

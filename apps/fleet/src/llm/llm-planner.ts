@@ -50,9 +50,9 @@ export function llmPlanner(options: LlmPlannerOptions): Planner {
 async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCompletionMessageParam[], request: PlanRequest): Promise<string> {
   // Planning calls count against the run's budget like any model call.
   const limits = { signal: request.signal, deadline: request.deadline, beforeEachTry: () => request.usage.reserve() };
-  const { completion } = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists) }, limits);
-  await request.usage.record(callUsage(completion.usage?.prompt_tokens ?? 0, completion.usage?.completion_tokens ?? 0, options.price ?? null));
-  return completion.choices[0]?.message.content ?? '';
+  const reply = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists) }, limits);
+  await request.usage.record(callUsage(reply.tokensIn, reply.tokensOut, options.price ?? null));
+  return reply.content;
 }
 
 /** The chat messages asking for a plan: the system prompt, then the delegation. */

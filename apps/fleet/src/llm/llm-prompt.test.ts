@@ -3,13 +3,19 @@ import { specialistInput } from '../test-input.js';
 import { answerFormat, llmMessages, readAnswer } from './llm-prompt.js';
 
 describe('llmMessages', () => {
-  it('puts the objective, task type, constraints, task data and Beads references in the user message', () => {
-    const input = specialistInput({ constraints: ['O(log n)'], taskData: { language: 'python' }, contextRefs: ['beads:task/r1/plan'] });
-    const [system, user] = llmMessages(input);
+  it('puts the objective, task type, constraints, task data and the shared context its references hold in the user message', () => {
+    const input = specialistInput({ constraints: ['O(log n)'], taskData: { language: 'python' }, contextRefs: ['beads:task/r1/constraints', 'beads:task/r1/gone'] });
+    const [system, user] = llmMessages(input, undefined, { 'beads:task/r1/constraints': ['O(log n)'], 'beads:task/r1/gone': null });
     expect(system?.role).toBe('system');
     expect(user?.content).toBe(
-      'Objective: Write binary search function\n\nTask type: execute_code\n\nConstraints:\n- O(log n)\n\nTask data (JSON):\n{"language":"python"}\n\nShared context it refers to: beads:task/r1/plan',
+      'Objective: Write binary search function\n\nTask type: execute_code\n\nConstraints:\n- O(log n)\n\nTask data (JSON):\n{"language":"python"}\n\nShared context:\nbeads:task/r1/constraints: ["O(log n)"]',
     );
+  });
+
+  it('cuts a long shared value, so the task is not crowded out', () => {
+    const [, user] = llmMessages(specialistInput(), undefined, { 'beads:task/r1/big': 'x'.repeat(10_000) });
+    expect(String(user?.content).length).toBeLessThan(4_200);
+    expect(String(user?.content)).toMatch(/x…$/);
   });
 });
 

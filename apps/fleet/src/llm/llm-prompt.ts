@@ -14,12 +14,19 @@ const DEFAULT_SYSTEM_PROMPT =
   '"summary" (one sentence on what you did), "confidence" (a number from 0 to 1: how sure you are the work is right) ' +
   'and "output" (the work itself).';
 
-/** The chat messages for one task: the system prompt, then the objective, constraints, task data and Beads references. */
-export function llmMessages(input: SpecialistInput, systemPrompt: string = DEFAULT_SYSTEM_PROMPT): ChatCompletionMessageParam[] {
+/** How much of one shared-context value goes into a prompt: enough to inform, not to crowd out the task. */
+export const CONTEXT_VALUE_CHARS = 4_000;
+
+/**
+ * The chat messages for one task: the system prompt, then the objective, constraints, task data
+ * and the shared context its Beads references hold (each value cut at {@link CONTEXT_VALUE_CHARS}).
+ */
+export function llmMessages(input: SpecialistInput, systemPrompt: string = DEFAULT_SYSTEM_PROMPT, context: Readonly<Record<string, unknown>> = {}): ChatCompletionMessageParam[] {
   const parts = [`Objective: ${input.objective}`, `Task type: ${input.taskType}`];
   if (input.constraints.length > 0) parts.push(`Constraints:\n${input.constraints.map((constraint) => `- ${constraint}`).join('\n')}`);
   if (Object.keys(input.taskData).length > 0) parts.push(`Task data (JSON):\n${JSON.stringify(input.taskData)}`);
-  if (input.contextRefs.length > 0) parts.push(`Shared context it refers to: ${input.contextRefs.join(', ')}`);
+  const shared = Object.entries(context).filter(([, value]) => value !== null);
+  if (shared.length > 0) parts.push(`Shared context:\n${shared.map(([ref, value]) => `${ref}: ${cut(JSON.stringify(value))}`).join('\n')}`);
   return [
     { role: 'system', content: systemPrompt },
     { role: 'user', content: parts.join('\n\n') },
@@ -64,6 +71,10 @@ function parseObject(text: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+function cut(text: string): string {
+  return text.length > CONTEXT_VALUE_CHARS ? `${text.slice(0, CONTEXT_VALUE_CHARS)}…` : text;
 }
 
 function firstLine(text: string): string {

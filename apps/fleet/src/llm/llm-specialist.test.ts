@@ -116,4 +116,22 @@ describe('llmSpecialist', () => {
     await expect(running).rejects.toThrow('cancelled by the Dispatcher');
     await waitFor(() => server.abandoned === abandonedBefore + 1, { description: 'the server to see the request closed' });
   });
+
+  it('streamed, puts the answer together from its chunks and takes the tokens from the last', async () => {
+    const streaming = llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test', stream: true });
+    const result = await streaming.run(specialistInput());
+    expect(result).toMatchObject({ summary: 'done', confidence: 0.8, artifacts: [{ content: '{"ok":true}' }], resources_used: { usage: { tokens_in: 12, tokens_out: 5, llm_calls: 1 } } });
+    expect(server.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('streamed, stops reading and closes the request the moment the signal fires, mid-stream', async () => {
+    server.replies.push({ hangAfter: true });
+    const controller = new AbortController();
+    const running = llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test', stream: true }).run(specialistInput({ signal: controller.signal }));
+    await waitFor(() => server.requests.length === 1, { description: 'the request sent' });
+    const abandonedBefore = server.abandoned;
+    controller.abort(new Error('cancelled mid-stream'));
+    await expect(running).rejects.toThrow('cancelled mid-stream');
+    await waitFor(() => server.abandoned === abandonedBefore + 1, { description: 'the server to see the stream closed' });
+  });
 });

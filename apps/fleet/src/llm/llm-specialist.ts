@@ -21,6 +21,8 @@ export interface LlmSpecialistOptions extends LlmEndpoint {
    * Without it, calls cost 0 and only tokens and calls are counted.
    */
   readonly price?: ModelPrice;
+  /** Ask for the answer as a stream of chunks (`stream: true`), for servers and proxies that cut long silent requests. */
+  readonly stream?: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     version: '1.0.0',
     config,
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
-    run: (input) => complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price }, input),
+    run: (input) => complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false }, input),
   });
 }
 
@@ -64,22 +66,23 @@ interface CallSettings {
   readonly defaultConfidence: number;
   readonly systemPrompt: string | undefined;
   readonly price: ModelPrice | null;
+  readonly stream: boolean;
 }
 
 async function complete(client: OpenAI, settings: CallSettings, input: SpecialistInput): Promise<SpecialistResult> {
   const { model, defaultConfidence, price } = settings;
-  const request = { model, messages: llmMessages(input, settings.systemPrompt), response_format: answerFormat(input.expectedOutputSchema) };
+  const request = { model, messages: llmMessages(input, settings.systemPrompt, await input.readContext()), response_format: answerFormat(input.expectedOutputSchema) };
   // Each request is reserved first, so a spent budget sends none (budget_exceeded); requests a
   // busy endpoint refused count as calls but cost no tokens.
-  const { completion, tries } = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, beforeEachTry: () => input.usage.reserve() });
+  const reply = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, beforeEachTry: () => input.usage.reserve() }, settings.stream);
   // The endpoint's own counts; an endpoint that reports none costs nothing here.
-  const call = callUsage(completion.usage?.prompt_tokens ?? 0, completion.usage?.completion_tokens ?? 0, price);
+  const call = callUsage(reply.tokensIn, reply.tokensOut, price);
   await input.usage.record(call);
-  const answer = readAnswer(completion.choices[0]?.message.content ?? null, defaultConfidence);
+  const answer = readAnswer(reply.content, defaultConfidence);
   return {
     summary: answer.summary,
     confidence: answer.confidence,
     artifacts: [{ artifact_type: 'llm_output', content: typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output) }],
-    resources_used: { model: completion.model, usage: addUsage(call, { ...ZERO_USAGE, llm_calls: tries - 1 }) },
+    resources_used: { model: reply.model, usage: addUsage(call, { ...ZERO_USAGE, llm_calls: reply.tries - 1 }) },
   };
 }
