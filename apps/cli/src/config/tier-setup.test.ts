@@ -61,6 +61,7 @@ describe('tierSetup', () => {
       taskType: 'execute_code',
       constraints: [],
       contextRefs: [],
+      readContext: () => Promise.resolve({}),
       taskData: {},
       expectedOutputSchema: null,
       deadline: null,
