@@ -30,6 +30,8 @@ export { abortableDelay, abortError } from './abortable-delay.js';
 export { agentRefusal } from './agent-check.js';
 export type { AgentRefusal } from './agent-check.js';
 export { agentIdentityOf, promptHashOf } from './agent-identity.js';
+export { checkedSpecialist, codeIn } from './checked-specialist.js';
+export type { CheckedSpecialistOptions } from './checked-specialist.js';
 export { publishAgents } from './agent-registry.js';
 
 export { fleetOptionsFromEnv, fleetEnvSchema } from './fleet-env.js';

@@ -30,8 +30,11 @@ const llmSpecialistEntry = z.strictObject({
 
 const moduleSpecialistEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
 
-/** A specialist declared in the file: a model, or a module that exports what `defineSpecialist` makes. */
-const declaredSpecialist = z.discriminatedUnion('kind', [llmSpecialistEntry, moduleSpecialistEntry]);
+/** A writer whose work a checker must pass (checkedSpecialist): both named among the file's other specialists, or `sim`. */
+const checkedSpecialistEntry = z.strictObject({ kind: z.literal('checked'), name: z.string().min(1), writer: z.string().min(1), checker: z.string().min(1) });
+
+/** A specialist declared in the file: a model, a module that exports what `defineSpecialist` makes, or a checked writer. */
+const declaredSpecialist = z.discriminatedUnion('kind', [llmSpecialistEntry, moduleSpecialistEntry, checkedSpecialistEntry]);
 export type DeclaredSpecialist = z.infer<typeof declaredSpecialist>;
 
 /** A specialist object itself, as a `.js` or `.ts` configuration may give it; `defineSpecialist` checks the rest. */

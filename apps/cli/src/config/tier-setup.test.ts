@@ -75,7 +75,23 @@ describe('tierSetup', () => {
     expect(result.resources_used).toMatchObject({ usage: { tokens_in: 12, tokens_out: 5, cost_usd: 0.022, llm_calls: 1 } });
   });
 
+  it('makes a checked writer of two specialists the file names, in the order the file lists them', async () => {
+    const setup = await setupOf({
+      specialists: [
+        { kind: 'checked', name: 'checked-a', writer: 'a', checker: 'sim' },
+        { kind: 'module', module: './two.mjs' },
+      ],
+    });
+    expect(setup.specialists.map((specialist) => specialist.name)).toEqual(['checked-a', 'a', 'b']);
+    expect(setup.specialists[0]?.config).toMatchObject({ kind: 'checked', writer: { name: 'a' }, checker: { name: 'sim' } });
+  });
+
   it.each<[string, ProjectConfigInput, string]>([
+    [
+      'a checked writer naming no specialist of the file',
+      { specialists: [{ kind: 'checked', name: 'c', writer: 'nobody', checker: 'sim' }] },
+      'specialists[0].writer: no specialist of that name in this file',
+    ],
     [
       'a planner export that is not a function',
       { architect: { planner: { kind: 'module', module: './planner.mjs', export: 'notAFunction' } } },

@@ -1,4 +1,4 @@
-import { defineSpecialist, discoverModels, llmPlanner, llmSpecialist, specialistNameSchema, type Specialist, type SpecialistRegistry } from '@tierflow/fleet';
+import { checkedSpecialist, defineSpecialist, discoverModels, simSpecialist, llmPlanner, llmSpecialist, specialistNameSchema, type Specialist, type SpecialistRegistry } from '@tierflow/fleet';
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
 import { ConfigError, readTierflowVars, type Planner, type TierLogger } from '@tierflow/runtime';
@@ -27,13 +27,21 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const { config, file } = loaded;
   const where = (field: string) => `${file === null ? 'configuration' : shownPath(file, process.cwd())}: ${field}`;
   const base = file === null ? process.cwd() : dirname(file);
-  const specialists = await Promise.all(
+  // Checked writers name other specialists: they are made once those exist.
+  const built = await Promise.all(
     config.specialists.map(async (entry, i) =>
       typeof (entry as Specialist).run === 'function'
         ? [checked(entry as Specialist, where(`specialists[${i}]`))]
-        : await declared(entry as DeclaredSpecialist, config, base, env, where(`specialists[${i}]`)),
+        : (entry as DeclaredSpecialist).kind === 'checked'
+          ? []
+          : await declared(entry as Exclude<DeclaredSpecialist, { kind: 'checked' }>, config, base, env, where(`specialists[${i}]`)),
     ),
   );
+  const byName = new Map([simSpecialist, ...built.flat()].map((specialist) => [specialist.name, specialist]));
+  const specialists = config.specialists.map((entry, i) => {
+    const declaration = entry as DeclaredSpecialist;
+    return typeof (entry as Specialist).run === 'function' || declaration.kind !== 'checked' ? (built[i] ?? []) : [checkedOf(declaration, byName, where(`specialists[${i}]`))];
+  });
   const names = [...specialists.flat().map((specialist) => specialist.name), 'sim'];
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
@@ -45,7 +53,15 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   };
 }
 
-async function declared(entry: DeclaredSpecialist, config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, where: string): Promise<Specialist[]> {
+function checkedOf(entry: Extract<DeclaredSpecialist, { kind: 'checked' }>, byName: ReadonlyMap<string, Specialist>, where: string): Specialist {
+  const writer = byName.get(entry.writer);
+  const checker = byName.get(entry.checker);
+  const missing = [...(writer ? [] : [`${where}.writer`]), ...(checker ? [] : [`${where}.checker`])];
+  if (!writer || !checker) throw new ConfigError(missing.map((field) => `${field}: no specialist of that name in this file`));
+  return checked(() => checkedSpecialist({ name: entry.name, writer, checker }), where);
+}
+
+async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>, config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, where: string): Promise<Specialist[]> {
   switch (entry.kind) {
     case 'llm': {
       const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
