@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specialistInput } from '../test-input.js';
 import { codeRunnerSpecialist } from './code-runner.js';
@@ -79,6 +82,17 @@ describe.skipIf(box.python === null)('codeRunnerSpecialist (python)', () => {
   it('refuses to start processes', async () => {
     const result = await run('import subprocess\ndef sh():\n    return subprocess.run(["true"]).returncode\n', 'sh', [{ args: [], expected: 0 }]);
     expect(content(result).cases[0]?.error).toMatch(/^PermissionError: starting processes is denied/);
+  });
+
+  it.skipIf(!box.asNobody.python)('runs as nobody where the Fleet is root: it cannot write outside its directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'code-runner-test-'));
+    try {
+      const code = 'def write(path):\n    with open(path, "w") as file:\n        file.write("pwned")\n    return "written"\n';
+      const result = await run(code, 'write', [{ args: [join(dir, 'out.txt')], expected: 'written' }]);
+      expect(content(result).cases[0]?.error).toMatch(/^PermissionError/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('kills the child at once when the signal fires', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TierflowError } from '@tierflow/protocol';
@@ -9,7 +9,7 @@ import { JS_HARNESS, jsCandidateFile, jsCommand } from './js-harness.js';
 import { resolveCodeRunnerLimits, wallTimeFor, type CodeRunnerLimits, type CodeRunnerOptions } from './limits.js';
 import { PYTHON_HARNESS, pythonCommand } from './python-harness.js';
 import { runChild, type ChildRun } from './run-child.js';
-import { sandbox, type Sandbox } from './sandbox.js';
+import { NOBODY, sandbox, type Sandbox } from './sandbox.js';
 import { CODE_RUNNER_LANGUAGES, parseCodeRunnerTask, type CodeRunnerTask } from './task-data.js';
 
 /**
@@ -72,6 +72,8 @@ const TOO_LATE: ChildRun = { lines: [], outputTail: '', exitCode: null, exitSign
 
 /** Writes the harness and the candidate into `dir`; returns the command that runs them. */
 async function prepare(box: Sandbox, dir: string, task: CodeRunnerTask, limits: CodeRunnerLimits): Promise<string[]> {
+  // The child, run as nobody, owns its directory (its HOME and TMPDIR) and nothing else.
+  if (box.asNobody[task.language]) await chown(dir, NOBODY, NOBODY);
   switch (task.language) {
     case 'javascript':
       await writeFile(join(dir, 'harness.cjs'), JS_HARNESS);

@@ -1,5 +1,5 @@
 import type { CodeRunnerLimits } from './limits.js';
-import type { Sandbox } from './sandbox.js';
+import { AS_NOBODY, type Sandbox } from './sandbox.js';
 
 // Starts the line appended to the candidate's source; the harness checks the syntax of what comes before.
 const EXPORT_LINE = '\n;module.exports = ';
@@ -26,7 +26,7 @@ export function jsCommand(sandbox: Sandbox, dir: string, limits: CodeRunnerLimit
   }
   node.push(`${dir}/harness.cjs`);
   const rlimits = sandbox.prlimit ? ['prlimit', `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--data=${limits.memoryMb * 1024 * 1024}`, '--'] : [];
-  return [...(sandbox.netns ?? []), ...rlimits, ...node];
+  return [...(sandbox.netns ?? []), ...(sandbox.asNobody.javascript ? AS_NOBODY : []), ...rlimits, ...node];
 }
 
 /**

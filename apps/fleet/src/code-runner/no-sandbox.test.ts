@@ -4,11 +4,13 @@ import { isTierflowError } from '@tierflow/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import { specialistInput } from '../test-input.js';
 import { codeRunnerSpecialist } from './code-runner.js';
+import type * as SandboxModule from './sandbox.js';
 import type { Sandbox } from './sandbox.js';
 
 // A host with none of the tools: no namespaces, no prlimit, no permission model, no python3.
-vi.mock('./sandbox.js', () => ({
-  sandbox: (): Promise<Sandbox> => Promise.resolve({ netns: null, prlimit: false, nodePermission: null, nodeDisableWarning: false, python: null }),
+vi.mock('./sandbox.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof SandboxModule>()),
+  sandbox: (): Promise<Sandbox> => Promise.resolve({ netns: null, prlimit: false, nodePermission: null, nodeDisableWarning: false, python: null, asNobody: { javascript: false, python: false } }),
 }));
 
 const runner = codeRunnerSpecialist({ wallMs: 1_000 });

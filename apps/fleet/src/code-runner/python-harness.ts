@@ -1,5 +1,5 @@
 import type { CodeRunnerLimits } from './limits.js';
-import type { Sandbox } from './sandbox.js';
+import { AS_NOBODY, type Sandbox } from './sandbox.js';
 
 /**
  * The command that runs the Python harness, which sets its own rlimits (CPU and address space:
@@ -7,7 +7,7 @@ import type { Sandbox } from './sandbox.js';
  * host's PYTHON* variables and user site-packages out.
  */
 export function pythonCommand(sandbox: Sandbox, python: string, dir: string, limits: CodeRunnerLimits): string[] {
-  return [...(sandbox.netns ?? []), python, '-I', '-B', `${dir}/harness.py`, String(limits.cpuSeconds), String(limits.memoryMb * 1024 * 1024)];
+  return [...(sandbox.netns ?? []), ...(sandbox.asNobody.python ? AS_NOBODY : []), python, '-I', '-B', `${dir}/harness.py`, String(limits.cpuSeconds), String(limits.memoryMb * 1024 * 1024)];
 }
 
 /**

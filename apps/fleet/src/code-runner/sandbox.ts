@@ -12,7 +12,15 @@ export interface Sandbox {
   readonly nodeDisableWarning: boolean;
   /** The Python interpreter's own path (not a launcher that wraps it), or null without `python3`. */
   readonly python: string | null;
+  /** Per language, whether the child can run as {@link NOBODY} (the Fleet runs as root and `setpriv` works). */
+  readonly asNobody: { readonly javascript: boolean; readonly python: boolean };
 }
+
+/** The unprivileged user and group a child runs as where the Fleet is root: `nobody`. */
+export const NOBODY = 65_534;
+
+/** The command prefix that runs the rest as {@link NOBODY}, with no supplementary groups. */
+export const AS_NOBODY: readonly string[] = ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--'];
 
 const PROBE_TIMEOUT_MS = 5_000;
 
@@ -50,12 +58,19 @@ async function probe(): Promise<Sandbox> {
     probeNodePermission(),
     succeeds('python3', ['-I', '-c', 'import resource, socket, sys; print(sys.executable)']),
   ]);
+  const pythonPath = python === null || python.trim() === '' ? null : python.trim();
+  // Only root can switch users; the interpreter must also be reachable for nobody.
+  const [nodeAsNobody, pythonAsNobody] = await Promise.all([
+    succeeds('setpriv', [...AS_NOBODY.slice(1), process.execPath, '-e', '0']),
+    pythonPath === null ? null : succeeds('setpriv', [...AS_NOBODY.slice(1), pythonPath, '-I', '-c', '0']),
+  ]);
   return {
     netns,
     prlimit: prlimit !== null,
     nodePermission: node.flag,
     nodeDisableWarning: node.disableWarning,
-    python: python === null || python.trim() === '' ? null : python.trim(),
+    python: pythonPath,
+    asNobody: { javascript: nodeAsNobody !== null, python: pythonAsNobody !== null },
   };
 }
 
