@@ -33,7 +33,13 @@ export { agentIdentityOf, promptHashOf } from './agent-identity.js';
 export { checkedSpecialist, codeIn } from './checked-specialist.js';
 export type { CheckedSpecialistOptions } from './checked-specialist.js';
 export { publishAgents } from './agent-registry.js';
-
+export { codeRunnerSpecialist } from './code-runner/code-runner.js';
+export { CODE_RUNNER_ERROR_TYPES } from './code-runner/grade.js';
+export type { CodeRunnerErrorType } from './code-runner/grade.js';
+export { codeRunnerOptionsSchema } from './code-runner/limits.js';
+export type { CodeRunnerOptions } from './code-runner/limits.js';
+export { codeRunnerTaskDataSchema } from './code-runner/task-data.js';
+export type { CodeRunnerTask } from './code-runner/task-data.js';
 export { fleetOptionsFromEnv, fleetEnvSchema } from './fleet-env.js';
 export type { FleetProcessOptions } from './fleet-env.js';
 export { fleetHandler } from './fleet-handler.js';
