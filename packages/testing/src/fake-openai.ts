@@ -32,6 +32,8 @@ export class FakeOpenAiServer {
   /** How many requests left hanging were closed by the client. */
   abandoned = 0;
   defaultContent = JSON.stringify({ summary: 'done', confidence: 0.8, output: { ok: true } });
+  /** Answers by what is asked (the request's JSON body), before the scripted replies; undefined leaves it to them. */
+  respond: ((body: { model?: string; messages?: { role: string; content: string }[] }) => FakeReply | undefined) | null = null;
 
   private constructor(
     private readonly server: Server,
@@ -66,7 +68,7 @@ export class FakeOpenAiServer {
       return send(response, 200, {}, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
     }
     if (request.method !== 'POST' || path !== '/v1/chat/completions') return send(response, 404, {}, { error: { message: `no route ${path}` } });
-    const reply = this.replies.shift() ?? {};
+    const reply = this.respond?.(JSON.parse(text) as never) ?? this.replies.shift() ?? {};
     // The response never ends: a close is the client giving up.
     if (reply.hang || reply.hangAfter) response.once('close', () => this.abandoned++);
     if (reply.hang) return;

@@ -1,4 +1,4 @@
-import type { Specialist } from '@tierflow/fleet';
+import { codeRunnerOptionsSchema, type Specialist } from '@tierflow/fleet';
 import { budgetSchema } from '@tierflow/protocol';
 import type { Planner } from '@tierflow/runtime';
 import { z } from 'zod';
@@ -33,8 +33,11 @@ const moduleSpecialistEntry = z.strictObject({ kind: z.literal('module'), ...mod
 /** A writer whose work a checker must pass (checkedSpecialist): both named among the file's other specialists, or `sim`. */
 const checkedSpecialistEntry = z.strictObject({ kind: z.literal('checked'), name: z.string().min(1), writer: z.string().min(1), checker: z.string().min(1) });
 
-/** A specialist declared in the file: a model, a module that exports what `defineSpecialist` makes, or a checked writer. */
-const declaredSpecialist = z.discriminatedUnion('kind', [llmSpecialistEntry, moduleSpecialistEntry, checkedSpecialistEntry]);
+/** The code runner, with its limits (all optional): docs/extending.md#the-code-runner. */
+const codeRunnerEntry = codeRunnerOptionsSchema.partial().extend({ kind: z.literal('code-runner') });
+
+/** A specialist declared in the file: a model, a module that exports what `defineSpecialist` makes, the code runner, or a checked writer. */
+const declaredSpecialist = z.discriminatedUnion('kind', [llmSpecialistEntry, moduleSpecialistEntry, codeRunnerEntry, checkedSpecialistEntry]);
 export type DeclaredSpecialist = z.infer<typeof declaredSpecialist>;
 
 /** A specialist object itself, as a `.js` or `.ts` configuration may give it; `defineSpecialist` checks the rest. */

@@ -1,4 +1,15 @@
-import { checkedSpecialist, defineSpecialist, discoverModels, simSpecialist, llmPlanner, llmSpecialist, specialistNameSchema, type Specialist, type SpecialistRegistry } from '@tierflow/fleet';
+import {
+  checkedSpecialist,
+  codeRunnerSpecialist,
+  defineSpecialist,
+  discoverModels,
+  simSpecialist,
+  llmPlanner,
+  llmSpecialist,
+  specialistNameSchema,
+  type Specialist,
+  type SpecialistRegistry,
+} from '@tierflow/fleet';
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
 import { ConfigError, readTierflowVars, type Planner, type TierLogger } from '@tierflow/runtime';
@@ -67,6 +78,10 @@ async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>,
       const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
       const endpoint = endpointOf({ baseURL, apiKeyEnv }, config, env, where);
       return [checked(() => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config), ...priceOf(rest.model ?? rest.name, config) }), where)];
+    }
+    case 'code-runner': {
+      const { kind: _kind, ...limits } = entry;
+      return [checked(() => codeRunnerSpecialist(defined(limits)), where)];
     }
     case 'module': {
       const value = await loaded(resolve(base, entry.module), entry.export, where);
