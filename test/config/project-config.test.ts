@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BeadsStore } from '@tierflow/beads';
 import { connect } from '@tierflow/runtime';
-import { FakeOpenAiServer } from '@tierflow/testing';
+import { completion, FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { runCommand } from '../support/run-command.js';
@@ -23,6 +23,7 @@ export default {
   specialists: [shout, { kind: 'module', module: './specialists/echo.mjs' }],
   models: { baseURL: process.env.TEST_MODELS_URL },
   routing: { loud: ['shout'] },
+  architect: { planner: { kind: 'llm', model: 'planner' } },
 } satisfies ProjectConfigInput;
 `;
 
@@ -84,6 +85,39 @@ describe('a project configuration', () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+describe('a model as the Architect’s planner', () => {
+  it('plans an objective that comes without a plan, and the run follows the plan', async () => {
+    models.respond = (body) =>
+      body.model === 'planner'
+        ? {
+            body: completion(
+              'planner',
+              JSON.stringify({
+                strategy: 'all_success',
+                subtasks: [
+                  { objective: 'say it back', specialist_hint: 'echo' },
+                  { objective: 'shout it', specialist_hint: 'shout' },
+                ],
+              }),
+            ),
+          }
+        : undefined;
+    const outcome = await deployment.client.waitForResult(await deployment.client.enqueue({ objective: 'plan this yourself' }), { timeoutMs: 30_000 });
+    expect(outcome.payload.status, outcome.payload.summary).toBe('success');
+    expect(outcome.payload.artifacts.map((artifact) => artifact.inline_content)).toEqual(expect.arrayContaining(['say it back', 'SHOUT IT']));
+  });
+
+  it('fails the run with invalid_plan when the model’s plan does not parse, even after it was told why', async () => {
+    const before = models.requests.length;
+    models.respond = (body) => (body.model === 'planner' ? { body: completion('planner', 'Step 1: write code. Step 2: test it.') } : undefined);
+    const outcome = await deployment.client.waitForResult(await deployment.client.enqueue({ objective: 'plan this badly' }), { timeoutMs: 30_000 });
+    expect(outcome.payload).toMatchObject({ status: 'failed', error_type: 'invalid_plan', recoverable: false });
+    expect(outcome.payload.error_detail).toContain('not JSON');
+    expect(models.requests.slice(before).filter((request) => (request.body as { model?: string } | null)?.model === 'planner')).toHaveLength(2);
+    models.respond = null;
   });
 });
 
