@@ -20,13 +20,15 @@ import type { FencedBatch } from '../redis/fenced-batch.js';
  */
 const CHARGE_USAGE = `
 local h = KEYS[1]
-local function count(field) return tonumber(redis.call('HGET', h, field) or '0') or 0 end
+-- One read of everything, so a charge costs the same however many limits there are.
+local v = redis.call('HMGET', h, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'max_llm_calls', 'max_tokens', 'max_cost_micro_usd', 'exceeded')
+local calls, tin, tout, cost = tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or 0, tonumber(v[4]) or 0
+local maxCalls, maxTokens, maxCost, exceeded = tonumber(v[5] or ''), tonumber(v[6] or ''), tonumber(v[7] or ''), v[8]
 local function over(strict)
-  local checks = { {'max_llm_calls', 'max_llm_calls', count('llm_calls')}, {'max_tokens', 'max_tokens', count('tokens_in') + count('tokens_out')}, {'max_cost_usd', 'max_cost_micro_usd', count('cost_micro_usd')} }
-  for _, check in ipairs(checks) do
-    local max = tonumber(redis.call('HGET', h, check[2]) or '')
-    if max and ((strict and check[3] > max) or (not strict and check[3] >= max)) then return check[1] end
-  end
+  local function past(used, max) return max ~= nil and ((strict and used > max) or (not strict and used >= max)) end
+  if past(calls, maxCalls) then return 'max_llm_calls' end
+  if past(tin + tout, maxTokens) then return 'max_tokens' end
+  if past(cost, maxCost) then return 'max_cost_usd' end
   return false
 end
 local function stop(limit)
@@ -37,25 +39,25 @@ local function stop(limit)
 end
 local accepted, limit, first = 1, '', 0
 if ARGV[1] == 'reserve' then
-  local already = redis.call('HGET', h, 'exceeded')
-  local reached = already or over(false)
+  local reached = exceeded or over(false)
   if reached then
     accepted, limit = 0, reached
-    if not already then first = stop(reached) end
+    if not exceeded then first = stop(reached) end
   else
-    redis.call('HINCRBY', h, 'llm_calls', 1)
+    calls = redis.call('HINCRBY', h, 'llm_calls', 1)
+    -- The first charge of a run without a budget creates the hash: it must not outlive the run.
+    if calls == 1 and redis.call('PTTL', h) == -1 then redis.call('PEXPIRE', h, ARGV[6]) end
   end
 else
-  redis.call('HINCRBY', h, 'tokens_in', ARGV[3])
-  redis.call('HINCRBY', h, 'tokens_out', ARGV[4])
-  redis.call('HINCRBY', h, 'cost_micro_usd', ARGV[5])
-  if not redis.call('HGET', h, 'exceeded') then
+  tin = redis.call('HINCRBY', h, 'tokens_in', ARGV[3])
+  tout = redis.call('HINCRBY', h, 'tokens_out', ARGV[4])
+  cost = redis.call('HINCRBY', h, 'cost_micro_usd', ARGV[5])
+  if not exceeded then
     local passed = over(true)
     if passed then limit, first = passed, stop(passed) end
   end
 end
-if redis.call('PTTL', h) == -1 then redis.call('PEXPIRE', h, ARGV[6]) end
-return { accepted, limit, first, count('llm_calls'), count('tokens_in') + count('tokens_out'), count('cost_micro_usd') }`;
+return { accepted, limit, first, calls, tin + tout, cost }`;
 
 /** What a charge found: whether the call may go on, and whether the run is (now) over budget. */
 export interface Charge {
