@@ -4,27 +4,21 @@
 // medians over the rounds. The LLM leaves add what a real one does: the prompt, the HTTP call
 // through the openai client, and the run's usage meter (two charge scripts a call).
 //   npm run build && node test/dist/bench/llm-hop.js [sequential=100] [in-flight=500] [rounds=2]
-import type { ObjectiveFile } from '@tierflow/runtime';
 import { FakeOpenAiServer } from '@tierflow/testing';
+import { LLM_BENCH_MODEL, llmObjective, simObjective } from './llm-shape.js';
 import { measureHalf, type HalfFigures } from './measure.js';
-import { benchObjective, median } from './shape.js';
+import { median } from './shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
 const [sequential = 100, inFlight = 500, rounds = 2] = process.argv.slice(2).map(Number);
-const MODEL = 'bench-model';
-const models = await FakeOpenAiServer.start([MODEL]);
-
-const llmObjective: ObjectiveFile = {
-  objective: 'bench',
-  task_data: { plan: { strategy: 'all_success', subtasks: [1, 2, 3].map((index) => ({ objective: `subtask ${index}`, specialist_hint: MODEL })) } },
-};
+const models = await FakeOpenAiServer.start([LLM_BENCH_MODEL]);
 
 type Side = 'sim' | 'llm';
 
 async function half(side: Side): Promise<HalfFigures> {
   // The Fleet serves every model the endpoint lists: here, one.
   const env = side === 'llm' ? { OPENAI_BASE_URL: models.baseURL, OPENAI_API_KEY: 'bench' } : {};
-  const target = await startTierflowShape({ OTEL_TRACES_EXPORTER: 'none', ...env }, side === 'llm' ? llmObjective : benchObjective);
+  const target = await startTierflowShape({ OTEL_TRACES_EXPORTER: 'none', ...env }, side === 'llm' ? llmObjective : simObjective);
   try {
     const figures = await measureHalf(target, { warmUp: 100, sequential, inFlight });
     console.log(

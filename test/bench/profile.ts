@@ -1,30 +1,38 @@
 // Where the workers' CPU goes on the bench shape (tracing on, roots in flight at once): an
 // inspector CPU profile in each of the four worker processes, taken after the warm-up, and each
-// sample charged to the package that owns its frame (self time).
-//   npm run build && node test/dist/bench/profile.js [in-flight=1000] [functions=25]
+// sample charged to the package that owns its frame (self time). With --llm the leaves are LLM
+// specialists answered by a model server in this process (bench/llm-hop.ts).
+//   npm run build && node test/dist/bench/profile.js [--llm] [in-flight=1000] [functions=25]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Profiler } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '@tierflow/testing';
+import { FakeOpenAiServer, waitFor } from '@tierflow/testing';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import { WARM_UP_ROOTS } from './measure.js';
 import { totalCpuMicros } from './process-cpu.js';
 import { profileShares, type Share } from './profile-owners.js';
+import { LLM_BENCH_MODEL, llmObjective } from './llm-shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
-const [inFlight = 1000, functionCount = 25] = process.argv.slice(2).map(Number);
+const llm = process.argv[2] === '--llm';
+const [inFlight = 1000, functionCount = 25] = process.argv.slice(llm ? 3 : 2).map(Number);
+const models = llm ? await FakeOpenAiServer.start([LLM_BENCH_MODEL]) : null;
 const preload = fileURLToPath(new URL('./cpu-profile-preload.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tierflow-profile-'));
 const receiver = await startOtlpReceiver({ decodeLater: true });
-const half = await startTierflowShape({
-  OTEL_TRACES_EXPORTER: 'otlp',
-  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
-  NODE_OPTIONS: `--import ${preload}`,
-  TIERFLOW_BENCH_PROFILE_DIR: dir,
-});
+const half = await startTierflowShape(
+  {
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+    NODE_OPTIONS: `--import ${preload}`,
+    TIERFLOW_BENCH_PROFILE_DIR: dir,
+    ...(models ? { OPENAI_BASE_URL: models.baseURL, OPENAI_API_KEY: 'bench' } : {}),
+  },
+  models ? llmObjective : undefined,
+);
 const profiles = (): string[] => readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'));
 const toggleProfilers = (): void => {
   for (const pid of half.workerPids) process.kill(pid, 'SIGUSR2');
@@ -50,5 +58,6 @@ try {
 } finally {
   await half.stop();
   await receiver.close();
+  await models?.close();
   rmSync(dir, { recursive: true, force: true });
 }
