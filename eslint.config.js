@@ -13,7 +13,7 @@ export default tseslint.config(
     languageOptions: {
       globals: globals.node,
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.ts', 'examples/*/*.ts'] },
+        projectService: { allowDefaultProject: ['*.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
