@@ -26,6 +26,8 @@ export { completion, FakeOpenAiServer } from './fake-openai.js';
 export type { FakeReply, FakeRequest } from './fake-openai.js';
 export { findRedisServerBinary } from './redis-binary.js';
 export { redisClient } from './redis-client.js';
+export { startRequestCounter } from './request-counter.js';
+export type { RequestCounter } from './request-counter.js';
 export { startRedisServer } from './redis-server.js';
 export type { RedisServer, RedisServerOptions } from './redis-server.js';
 export { uniquePrefix } from './unique-prefix.js';

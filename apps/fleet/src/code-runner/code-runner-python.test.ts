@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startRequestCounter, type RequestCounter } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specialistInput } from '../test-input.js';
 import { codeRunnerSpecialist } from './code-runner.js';
@@ -16,18 +15,11 @@ const run = (code: string, entry: string, tests: readonly { args: unknown[]; exp
   runner.run(specialistInput({ taskData: { language: 'python', code, entry, tests }, ...overrides }));
 const content = (result: { artifacts?: readonly { content: string }[] | undefined }) => JSON.parse(result.artifacts?.[0]?.content ?? 'null') as { cases: { passed: boolean; error?: string }[] };
 
-let server: Server;
-let requests = 0;
+let server: RequestCounter;
 beforeAll(async () => {
-  server = createServer((_request, response) => {
-    requests++;
-    response.end('reached');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server = await startRequestCounter();
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 describe.skipIf(box.python === null)('codeRunnerSpecialist (python)', () => {
   it('passes every case; print() does not disturb the results', async () => {
@@ -74,9 +66,9 @@ describe.skipIf(box.python === null)('codeRunnerSpecialist (python)', () => {
 
   it('refuses a network call: network_denied, and the server sees nothing', async () => {
     const code = 'import urllib.request\ndef get(port):\n    return urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=2).status\n';
-    const result = await run(code, 'get', [{ args: [(server.address() as AddressInfo).port], expected: 200 }]);
+    const result = await run(code, 'get', [{ args: [server.port], expected: 200 }]);
     expect(result).toMatchObject({ status: 'failed', error_type: 'network_denied', recoverable: false });
-    expect(requests).toBe(0);
+    expect(server.requests()).toBe(0);
   });
 
   it('refuses to start processes', async () => {

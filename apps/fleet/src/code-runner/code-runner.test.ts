@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isTierflowError } from '@tierflow/protocol';
+import { startRequestCounter, type RequestCounter } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specialistInput } from '../test-input.js';
 import { codeRunnerSpecialist } from './code-runner.js';
@@ -21,20 +20,13 @@ interface TestResultContent {
 const content = (result: { artifacts?: readonly { content: string }[] | undefined }): TestResultContent => JSON.parse(result.artifacts?.[0]?.content ?? 'null') as TestResultContent;
 
 // The server a network call would reach: it must never see a request.
-let server: Server;
-let requests = 0;
+let server: RequestCounter;
 beforeAll(async () => {
   console.info('code-runner sandbox on this host:', await sandbox());
-  server = createServer((_request, response) => {
-    requests++;
-    response.end('reached');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server = await startRequestCounter();
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
-const port = () => (server.address() as AddressInfo).port;
+afterAll(() => server.close());
+const port = () => server.port;
 
 describe('codeRunnerSpecialist (javascript)', () => {
   it('passes every case and reports each with its value and time', async () => {
@@ -105,7 +97,7 @@ function get(port) { return new Promise((resolve, reject) => require('node:http'
       expect(result).toMatchObject({ status: 'failed', error_type: 'network_denied', recoverable: false });
       expect(content(result).cases[0]?.error).toContain('NetworkDeniedError');
     }
-    expect(requests).toBe(0);
+    expect(server.requests()).toBe(0);
   });
 
   it('refuses to start processes', async () => {
