@@ -1,4 +1,7 @@
+import { delegationPayloadSchema } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
+import { buildOutcome } from '../messages/messages.js';
+import type { SettledChild } from '../policy/handler.js';
 import { BudgetExceededError } from '../budget/usage-meter.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 
@@ -16,5 +19,20 @@ describe('budget failures and stops', () => {
       recoverable: false,
     });
     expect(stoppedDraft({ status: 'cancelled', reason: 'by hand' }).error_type).toBe('cancelled');
+  });
+});
+
+describe('stoppedDraft', () => {
+  const child = (index: number, status: 'success' | 'cancelled' | 'partial' | 'failed'): SettledChild => {
+    const id = `r1.0-0.0-${index}`;
+    const payload = { status, summary: status, confidence: 0.5, artifacts: [{ artifact_type: 'text', inline_content: `from ${status}` }], ...(status === 'success' ? {} : { error_type: status, error_detail: status, recoverable: false }) };
+    const request = delegationPayloadSchema.parse({ task_type: 't', objective: 'o', task_data: {} });
+    return { id, index, request, outcome: buildOutcome('ROUTING_DISPATCHER', id, payload, 10, Date.now()) };
+  };
+
+  it('brings up the artifacts of every child that did not fail: a stopped child’s partial results rise another level', () => {
+    const draft = stoppedDraft({ status: 'cancelled', reason: 'by hand' }, [child(0, 'success'), child(1, 'cancelled'), child(2, 'partial'), child(3, 'failed')], 5);
+    expect(draft.artifacts?.map((artifact) => artifact.inline_content)).toEqual(['from success', 'from cancelled', 'from partial']);
+    expect(draft.summary).toBe('cancelled: by hand; 1 of 5 delegated subtasks had succeeded');
   });
 });

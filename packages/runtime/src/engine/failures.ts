@@ -37,11 +37,12 @@ export function failureDraft(error: unknown, attempts: number): OutcomeDraft {
 
 /**
  * The answer of work stopped early, cancelled or out of time: it carries what partial results
- * there are, so the artifacts of the children that had succeeded come along
- * (docs/protocol.md#cancellation-semantics).
+ * there are (docs/protocol.md#cancellation-semantics): the artifacts of every child that did not
+ * fail, so what a stopped child had gathered from below comes up a level more, to the root.
  */
 export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] = [], delegated = 0): OutcomeDraft {
   const succeeded = settled.filter((child) => child.outcome.payload.status === 'success');
+  const kept = settled.filter((child) => child.outcome.payload.status !== 'failed');
   const progress = delegated > 0 ? `; ${succeeded.length} of ${delegated} delegated subtasks had succeeded` : '';
   return {
     status: stop.status,
@@ -50,6 +51,6 @@ export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] 
     error_type: stop.errorType ?? stop.status,
     error_detail: stop.reason,
     recoverable: stop.status === 'timeout',
-    artifacts: succeeded.flatMap((child) => child.outcome.payload.artifacts),
+    artifacts: kept.flatMap((child) => child.outcome.payload.artifacts),
   };
 }
