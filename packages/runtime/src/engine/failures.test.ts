@@ -25,7 +25,13 @@ describe('budget failures and stops', () => {
 describe('stoppedDraft', () => {
   const child = (index: number, status: 'success' | 'cancelled' | 'partial' | 'failed'): SettledChild => {
     const id = `r1.0-0.0-${index}`;
-    const payload = { status, summary: status, confidence: 0.5, artifacts: [{ artifact_type: 'text', inline_content: `from ${status}` }], ...(status === 'success' ? {} : { error_type: status, error_detail: status, recoverable: false }) };
+    const payload = {
+      status,
+      summary: status,
+      confidence: 0.5,
+      artifacts: [{ artifact_type: 'text', inline_content: `from ${status}` }],
+      ...(status === 'success' ? {} : { error_type: status, error_detail: status, recoverable: false }),
+    };
     const request = delegationPayloadSchema.parse({ task_type: 't', objective: 'o', task_data: {} });
     return { id, index, request, outcome: buildOutcome('ROUTING_DISPATCHER', id, payload, 10, Date.now()) };
   };
