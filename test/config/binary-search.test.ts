@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { completion, FakeOpenAiServer, waitFor } from '@tierflow/testing';
+import { renderTree } from '@tierflow/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 
@@ -55,5 +56,9 @@ describe('the binary-search example', () => {
     // The whole run's model calls at the root: the two writers that answered, priced; the third was stopped mid-call.
     expect(payload.resources_used['usage']).toMatchObject({ tokens_in: 24, tokens_out: 10 });
     await waitFor(() => models.abandoned === 1, { description: 'the losing writer’s request to be closed' });
+    // `tierflow status` shows the same at the root, and each writer's own calls on its line.
+    const tree = await deployment.client.tree(id);
+    expect(tree?.usage).toMatchObject({ tokens_in: 24, tokens_out: 10 });
+    expect(renderTree(tree!)).toMatch(/writer-[ab]  success  1\.00  1 call  17 tokens  \$0\.000003/);
   });
 });

@@ -11,6 +11,7 @@ const leaf = (index: number, overrides: Partial<RunNode>): RunNode => ({
   source: 'outcome',
   job_state: 'completed',
   confidence: 0.9,
+  usage: null,
   attempts: 1,
   started_at: null,
   finished_at: null,
@@ -49,5 +50,11 @@ describe('renderTree', () => {
       '└─ fleet       r.0-0.0-0.0-5  general  missing  (delegation sent; no job, no outcome on record)',
       '',
     ]);
+  });
+
+  it('shows what a node’s model calls used, its subtree’s included', () => {
+    const usage = { tokens_in: 2_000, tokens_out: 410, cost_usd: 0.0042, llm_calls: 3 };
+    expect(renderTree(leaf(0, { specialist: 'python-lora', usage }))).toBe('fleet       r.0-0.0-0.0-0  general  python-lora  success  0.90  3 calls  2,410 tokens  $0.0042\n');
+    expect(renderTree(leaf(0, { usage: { ...usage, cost_usd: 0, llm_calls: 1 } }))).toContain('0.90  1 call  2,410 tokens\n');
   });
 });

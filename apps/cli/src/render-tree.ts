@@ -1,8 +1,9 @@
-import { TIER_SLUGS } from '@tierflow/protocol';
+import { TIER_SLUGS, type Usage } from '@tierflow/protocol';
 import { FINISHED_STATES, type RunNode } from '@tierflow/runtime';
 
 /**
- * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`.
+ * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`,
+ * with `1 call  17 tokens  $0.0001` on a node whose work called models.
  * A status the node did not give itself says where it came from: `timeout  0.00  (recorded by
  * its parent; job still waiting)` for a child the watchdog gave up on.
  */
@@ -16,6 +17,7 @@ export function renderTree(node: RunNode): string {
       current.specialist ?? '',
       current.status,
       current.confidence === null ? '' : current.confidence.toFixed(2),
+      current.usage === null ? '' : usageText(current.usage),
       current.attempts > 1 ? `attempts ${current.attempts}` : '',
       noteOf(current),
     ].filter((part) => part !== '');
@@ -27,6 +29,14 @@ export function renderTree(node: RunNode): string {
   };
   walk(node, '', '');
   return `${lines.join('\n')}\n`;
+}
+
+/** `3 calls  2,410 tokens  $0.0042`: what the node's model calls used, its subtree's included. */
+function usageText(usage: Usage): string {
+  const calls = `${usage.llm_calls} call${usage.llm_calls === 1 ? '' : 's'}`;
+  const tokens = `${(usage.tokens_in + usage.tokens_out).toLocaleString('en-US')} tokens`;
+  // Costs are kept to a millionth of a dollar: show that much, no trailing zeros.
+  return usage.cost_usd > 0 ? `${calls}  ${tokens}  $${Number(usage.cost_usd.toFixed(6)).toString()}` : `${calls}  ${tokens}`;
 }
 
 /** Where a status came from, when not from the node itself (its outcome or its job's state). */

@@ -1,4 +1,5 @@
-import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { isZeroUsage, usageOf } from '@tierflow/core';
+import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type TierName, type Usage } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { AuditRecord } from './audit-entry.js';
 import { ROOT_TASK_TYPE } from '../engine/assignment.js';
@@ -25,6 +26,8 @@ export interface RunNode {
   /** The job's state in its queue while it is retained; null once it is gone (never added, or past retention). */
   readonly job_state: string | null;
   readonly confidence: number | null;
+  /** The model calls of this node and everything below it, as its outcome reports them; null without an outcome or without calls. */
+  readonly usage: Usage | null;
   readonly attempts: number;
   readonly started_at: string | null;
   readonly finished_at: string | null;
@@ -173,12 +176,18 @@ function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: Readonl
     source,
     job_state: job?.state ?? null,
     confidence,
+    usage: usageIn(job?.outcome ?? null),
     // BullMQ counts an attempt when it ends (failed, retried or completed); a running one is not counted yet.
     attempts: job ? job.attempts_made + (job.state === 'active' ? 1 : 0) : (record?.attempts ?? 0),
     started_at: job?.processed_on ? new Date(job.processed_on).toISOString() : (record?.first_delivery ?? null),
     finished_at: job?.finished_on ? new Date(job.finished_on).toISOString() : job ? null : (record?.sent?.time ?? null),
     children: childIds.map((childId) => mergeNode(childId, below!, audit, jobs)),
   };
+}
+
+function usageIn(outcome: OutcomeMessage | null): Usage | null {
+  const usage = outcome ? usageOf(outcome.payload.resources_used) : null;
+  return usage && !isZeroUsage(usage) ? usage : null;
 }
 
 function statusOf(job: JobFacts | null, record: AuditNode | null): { status: string; source: RunNodeSource; confidence: number | null } {
