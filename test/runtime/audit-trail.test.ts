@@ -126,6 +126,31 @@ describe('the audit trail of a run', () => {
     expect(records.at(-1)).toMatchObject({ kind: 'outcome', direction: 'sent', to: 'client', status: 'cancelled' });
   });
 
+  it('shows a specialist’s progress while it works, in the run’s tree and on its trail, one update a second at most', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 3_000 }]));
+    const leafId = `${rootId}.0-0.0-0.0-0`;
+    // While it runs: the leaf's latest progress, in the tree and in what `tierflow status` prints.
+    const running = await waitFor(
+      async () => {
+        const leaf = treeNodes((await deployment.client.tree(rootId))!, 'SPECIALIZED_FLEET')[0];
+        return leaf?.progress && leaf.source !== 'outcome' ? leaf : null;
+      },
+      { timeoutMs: 10_000, description: 'the leaf to report progress' },
+    );
+    expect(running.progress).toMatchObject({ percent: expect.any(Number) as unknown, note: expect.stringMatching(/^sim: \d+ of 3000 ms$/) as unknown });
+    const text = await tierflow(['status', rootId], env());
+    expect(text.stdout).toMatch(new RegExp(`${leafId.replaceAll('.', '\\.')}\\s+general\\s+sim\\s+active\\s+\\d+% sim: \\d+ of 3000 ms`));
+    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
+    // Reported every half second, kept once a second: 2 or 3 of the 5.
+    const progress = (await audit(rootId)).filter((record) => record.kind === 'progress');
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.length).toBeLessThanOrEqual(3);
+    for (const record of progress) {
+      expect(record).toMatchObject({ from: 'SPECIALIZED_FLEET', to: 'ROUTING_DISPATCHER', direction: 'sent', id: leafId, by: 'SPECIALIZED_FLEET' });
+      expect(record.detail).toMatch(/^\d+% sim: \d+ of 3000 ms$/);
+    }
+  });
+
   it('says so for a root it has no trail of', async () => {
     const result = await tierflow(['audit', 'no-such-root'], env());
     expect(result).toMatchObject({ code: 1, stdout: '' });

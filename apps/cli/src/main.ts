@@ -14,6 +14,7 @@ import { traceCommand } from './commands/trace.js';
 import { upCommand } from './commands/up.js';
 import { validateCommand } from './commands/validate.js';
 import { workerCommand } from './commands/worker.js';
+import { workersCommand } from './commands/workers.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
 const CONFIG_FLAG = '--config <file>';
@@ -80,6 +81,14 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--json', 'print the tree as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
       exit.code = await statusCommand(rootId, options, io);
+    });
+
+  cli
+    .command('workers')
+    .description('list the live worker processes of each tier, from their heartbeats')
+    .option('--json', 'print them as JSON')
+    .action(async (options: { json?: boolean }) => {
+      exit.code = await workersCommand(options, io);
     });
 
   cli

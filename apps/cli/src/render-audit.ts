@@ -1,5 +1,6 @@
 import { isTierName, TIER_SLUGS } from '@tierflow/protocol';
 import type { AuditRecord } from '@tierflow/runtime';
+import { textTable } from './text-table.js';
 
 const HEADER = ['TIME', 'FROM', 'TO', 'KIND', 'DIRECTION', 'ID', 'STATUS', 'CONFIDENCE', 'DETAIL'];
 
@@ -16,14 +17,7 @@ export function renderAudit(records: readonly AuditRecord[]): string {
     record.confidence === null ? '-' : record.confidence.toFixed(2),
     [record.detail, record.attempt !== null && record.attempt > 1 ? `attempt ${record.attempt}` : ''].filter((part) => part !== '').join(', '),
   ]);
-  const widths = HEADER.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  // The last column is not padded: no trailing blanks.
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  return `${[HEADER, ...rows].map(line).join('\n')}\n`;
+  return textTable(HEADER, rows);
 }
 
 function slugOf(party: string): string {

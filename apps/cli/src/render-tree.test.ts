@@ -12,6 +12,7 @@ const leaf = (index: number, overrides: Partial<RunNode>): RunNode => ({
   job_state: 'completed',
   confidence: 0.9,
   usage: null,
+  progress: null,
   attempts: 1,
   started_at: null,
   finished_at: null,

@@ -1,5 +1,5 @@
 import { TIER_SLUGS, type Usage } from '@tierflow/protocol';
-import { FINISHED_STATES, type RunNode } from '@tierflow/runtime';
+import { FINISHED_STATES, progressText, type RunNode } from '@tierflow/runtime';
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`,
@@ -18,6 +18,8 @@ export function renderTree(node: RunNode): string {
       current.status,
       current.confidence === null ? '' : current.confidence.toFixed(2),
       current.usage === null ? '' : usageText(current.usage),
+      // Progress tells of work under way; once there is an outcome, it says more.
+      current.progress === null || current.source === 'outcome' ? '' : progressText(current.progress),
       current.attempts > 1 ? `attempts ${current.attempts}` : '',
       noteOf(current),
     ].filter((part) => part !== '');

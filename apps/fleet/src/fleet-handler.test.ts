@@ -79,6 +79,7 @@ function runFleet(
     log,
     traceContext: ROOT_CONTEXT,
     usage: UNMETERED,
+    progress: () => undefined,
     now: () => (clock += 250) - 250, // 250 ms per reading: started, then finished
   };
   return { step: fleetHandler(registry, options).start(context), batches, warnings };
@@ -266,6 +267,7 @@ describe('fleetHandler: outcomes', () => {
         signal,
         traceContext: ROOT_CONTEXT,
         usage: UNMETERED,
+        progress: expect.any(Function) as unknown,
       },
     ]);
   });

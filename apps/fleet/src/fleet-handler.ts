@@ -147,6 +147,7 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
       signal: context.signal,
       traceContext: context.traceContext,
       usage: context.usage,
+      progress: (update) => context.progress(update),
     });
   } catch (error) {
     if (isSpecialistUnavailable(error)) return unavailable(context, specialist.name, error.message, registry);

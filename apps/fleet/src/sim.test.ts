@@ -139,3 +139,17 @@ describe('sim delay', () => {
     await expect(run({}, 1, signal)).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
+
+describe('sim progress', () => {
+  it('reports how far along a long delay is every half second, and nothing for a short one', async () => {
+    const updates: unknown[] = [];
+    await simSpecialist.run(specialistInput({ sim: { delay_ms: 1_200 }, progress: (update) => void updates.push(update) }));
+    expect(updates).toEqual([
+      { percent: 42, note: 'sim: 500 of 1200 ms' },
+      { percent: 83, note: 'sim: 1000 of 1200 ms' },
+    ]);
+    updates.length = 0;
+    await simSpecialist.run(specialistInput({ sim: { delay_ms: 900 }, progress: (update) => void updates.push(update) }));
+    expect(updates).toEqual([]);
+  });
+});

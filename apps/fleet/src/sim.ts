@@ -40,13 +40,26 @@ export const simSpecialist = defineSpecialist({
 async function runSim(input: SpecialistInput): Promise<SpecialistResult> {
   const config = parseSimConfig(input.taskData);
   if (config.unavailable) throw new SpecialistUnavailableError('sim: scripted as unavailable');
-  if (config.delay_ms > 0) await abortableDelay(config.delay_ms, input.signal);
+  if (config.delay_ms > 0) await simDelay(config.delay_ms, input);
   input.signal.throwIfAborted();
   if (config.permanent_error) throw TierflowError.permanent('sim: scripted permanent failure', { code: 'sim_permanent' });
   if (input.attempt <= config.fail_times) {
     throw TierflowError.retryable(`sim: transient failure ${input.attempt} of ${config.fail_times}`, { code: 'sim_transient' });
   }
   return simResult(config, input.attempt);
+}
+
+/** Steps of a long delay: a progress report after each (what a real long task would send). */
+const SIM_PROGRESS_STEP_MS = 500;
+
+/** Waits `ms`, reporting how far along it is every half second when that is long enough to watch. */
+async function simDelay(ms: number, input: SpecialistInput): Promise<void> {
+  if (ms < 2 * SIM_PROGRESS_STEP_MS) return abortableDelay(ms, input.signal);
+  for (let waited = 0; waited < ms; waited += SIM_PROGRESS_STEP_MS) {
+    await abortableDelay(Math.min(SIM_PROGRESS_STEP_MS, ms - waited), input.signal);
+    const done = Math.min(ms, waited + SIM_PROGRESS_STEP_MS);
+    if (done < ms) input.progress({ percent: Math.round((100 * done) / ms), note: `sim: ${done} of ${ms} ms` });
+  }
 }
 
 function simResult(config: SimConfig, attempt: number): SpecialistResult {

@@ -1,5 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError, type Usage } from '@tierflow/protocol';
+import type { ProgressUpdate } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** What a specialist is asked to do: the Fleet's delegation, flattened, plus the try number and a stop signal. */
@@ -26,6 +27,8 @@ export interface SpecialistInput {
   readonly attempt: number;
   /** Fires on cancellation or timeout: stop at once and throw (its `reason` will do). */
   readonly signal: AbortSignal;
+  /** Reports how far along the run is, `{ percent, note }` (docs/operations.md#progress): at most one a second is kept; never throws. */
+  progress(update: ProgressUpdate): void;
   /** The OpenTelemetry context of this hop: the parent for spans the specialist starts (a model call, say). */
   readonly traceContext: Context;
   /**

@@ -35,6 +35,7 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
     }),
     runtime: options.runtime,
     log,
+    specialists: registry.names(),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
   });
   log.info('fleet worker started', { specialists: registry.names(), prefix: options.runtime.prefix });

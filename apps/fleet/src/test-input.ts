@@ -20,6 +20,7 @@ export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: un
     signal: new AbortController().signal,
     traceContext: ROOT_CONTEXT,
     usage: UNMETERED,
+    progress: () => undefined,
     ...rest,
   };
 }

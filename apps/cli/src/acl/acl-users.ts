@@ -68,11 +68,14 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
     `~${keys.timeout(slug, '*')}`,
     `~${keys.race(slug, '*')}`,
     `~${keys.raceWinner(slug, '*')}`,
+    `~${keys.progress(slug, '*')}`,
+    `~${keys.worker(slug, '*')}`,
     // Everyone's marks, timeout records and races, to read.
     `%R~${keys.cancel(anyone, '*')}`,
     `%R~${keys.timeout(anyone, '*')}`,
     `%R~${keys.race(anyone, '*')}`,
     `%R~${keys.raceWinner(anyone, '*')}`,
+    `%R~${keys.progress(anyone, '*')}`,
     // A run's budget: the Monitor writes its limits and takes the stops; a model call from any
     // tier (a specialist, a planner) charges it through one script.
     `~${keys.budget('*')}`,
@@ -87,7 +90,19 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
   return {
     admin: [...reset, '+@all', '~*', '&*'],
     // Enqueues, waits, reads trees, results and audit trails, cancels anywhere, replays dead letters.
-    client: [...reset, ...APP_COMMANDS, ...queues, deadLetters, `~${keys.cancel('client', '*')}`, `%R~${keys.trace('*')}`, `%R~${p}:beads:*`, channel, auditAclSelector(p)],
+    client: [
+      ...reset,
+      ...APP_COMMANDS,
+      ...queues,
+      deadLetters,
+      `~${keys.cancel('client', '*')}`,
+      `%R~${keys.trace('*')}`,
+      `%R~${keys.progress(anyone, '*')}`,
+      `%R~${keys.worker(anyone, '*')}`,
+      `%R~${p}:beads:*`,
+      channel,
+      auditAclSelector(p),
+    ],
     monitor: tier('monitor'),
     architect: tier('architect'),
     dispatcher: tier('dispatcher'),

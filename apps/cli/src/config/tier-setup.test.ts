@@ -69,6 +69,7 @@ describe('tierSetup', () => {
       signal: new AbortController().signal,
       traceContext: ROOT_CONTEXT,
       usage: { reserve: () => Promise.resolve(), record: (usage) => Promise.resolve(void recorded.push(usage)) },
+      progress: () => undefined,
     });
     // 12 tokens in at $1,000 and 5 out at $2,000 per million.
     expect(recorded).toEqual([expect.objectContaining({ cost_usd: 0.022 })]);

@@ -29,7 +29,8 @@ export interface AuditEntry {
   readonly detail: string;
 }
 
-export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation'] as const;
+/** `progress` is a note a job made while it worked (docs/operations.md#progress), not a message. */
+export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 export type AuditDirection = 'sent' | 'received';
 

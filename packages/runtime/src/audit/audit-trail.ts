@@ -1,4 +1,4 @@
-import { isCancellation, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { isCancellation, tierAbove, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
@@ -69,6 +69,12 @@ export class AuditTrail {
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
     entries.push(this.outcomeEntry(outcome.timestamp, this.tier, to, 'sent', outcome));
     appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.refreshTtl());
+  }
+
+  /** A job's progress, as it reports it (throttled by its reporter): from this tier to the one that asked for the work. */
+  progress(rootId: string, messageId: string, text: string): void {
+    const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : tierAbove(this.tier)!;
+    this.appendNow(rootId, this.entry(this.time(), this.tier, to, 'progress', 'sent', { id: messageId, correlation_id: null }, text), false);
   }
 
   private time(): string {

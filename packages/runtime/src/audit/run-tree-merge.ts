@@ -3,6 +3,7 @@ import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, ty
 import { z } from 'zod';
 import type { AuditRecord } from './audit-entry.js';
 import { ROOT_TASK_TYPE } from '../engine/assignment.js';
+import type { ProgressRecord } from '../progress/progress.js';
 
 /**
  * Where a node's `status` comes from, first that applies:
@@ -28,6 +29,8 @@ export interface RunNode {
   readonly confidence: number | null;
   /** The model calls of this node and everything below it, as its outcome reports them; null without an outcome or without calls. */
   readonly usage: Usage | null;
+  /** The latest progress the node's job reported, while the run keeps it; null when it reported none. */
+  readonly progress: ProgressRecord | null;
   readonly attempts: number;
   readonly started_at: string | null;
   readonly finished_at: string | null;
@@ -155,12 +158,12 @@ export function auditChildren(audit: AuditDigest, parentId: string, childTier: T
  * knows of, each with the best status on hand (see {@link RunNodeSource}). Null when neither
  * knows the root.
  */
-export function mergeRunTree(rootId: string, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>): RunNode | null {
+export function mergeRunTree(rootId: string, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>, progress: ReadonlyMap<string, ProgressRecord> = new Map()): RunNode | null {
   if (!jobs.has(rootId) && !audit.exists) return null;
-  return mergeNode(rootId, 'PROGRESS_MONITOR', audit, jobs);
+  return mergeNode(rootId, 'PROGRESS_MONITOR', audit, jobs, progress);
 }
 
-function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>): RunNode {
+function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>, progress: ReadonlyMap<string, ProgressRecord>): RunNode {
   const job = jobs.get(id) ?? null;
   const record = audit.nodes.get(id) ?? null;
   const below = tierBelow(tier);
@@ -177,11 +180,12 @@ function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: Readonl
     job_state: job?.state ?? null,
     confidence,
     usage: usageIn(job?.outcome ?? null),
+    progress: progress.get(id) ?? null,
     // BullMQ counts an attempt when it ends (failed, retried or completed); a running one is not counted yet.
     attempts: job ? job.attempts_made + (job.state === 'active' ? 1 : 0) : (record?.attempts ?? 0),
     started_at: job?.processed_on ? new Date(job.processed_on).toISOString() : (record?.first_delivery ?? null),
     finished_at: job?.finished_on ? new Date(job.finished_on).toISOString() : job ? null : (record?.sent?.time ?? null),
-    children: childIds.map((childId) => mergeNode(childId, below!, audit, jobs)),
+    children: childIds.map((childId) => mergeNode(childId, below!, audit, jobs, progress)),
   };
 }
 

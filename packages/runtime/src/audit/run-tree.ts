@@ -1,9 +1,11 @@
-import { isOutcome, tierBelow, validate, type TierName } from '@tierflow/protocol';
+import { isOutcome, TIER_SLUGS, tierBelow, validate, type TierName } from '@tierflow/protocol';
 import { Queue, type Job } from 'bullmq';
 import { ReplyError, type Redis } from 'ioredis';
 import { readAuditTrail } from './audit-read.js';
 import type { AuditRecord } from './audit-entry.js';
 import { QUEUE_OF } from '../messages/queues.js';
+import { controlKeys } from '../cancellation/control-keys.js';
+import { readProgress, type ProgressRecord } from '../progress/progress.js';
 import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode } from './run-tree-merge.js';
 
 /**
@@ -20,7 +22,7 @@ export async function readRunTree(redis: Redis, prefix: string, rootId: string):
     return queue;
   };
   try {
-    const [records, root] = await Promise.all([readTrail(redis, prefix, rootId), readJob(queueOf, 'PROGRESS_MONITOR', rootId)]);
+    const [records, root, progress] = await Promise.all([readTrail(redis, prefix, rootId), readJob(queueOf, 'PROGRESS_MONITOR', rootId), readRunProgress(redis, prefix, rootId)]);
     const audit = digestAudit(records);
     const jobs = new Map<string, JobFacts>();
     if (root) jobs.set(rootId, root);
@@ -34,11 +36,27 @@ export async function readRunTree(redis: Redis, prefix: string, rootId: string):
       });
       level = ids;
     }
-    return mergeRunTree(rootId, audit, jobs);
+    return mergeRunTree(rootId, audit, jobs, progress);
   } finally {
     // The queues share the caller's connection: closing them must not close it.
     await Promise.all([...queues.values()].map((queue) => queue.close()));
   }
+}
+
+/** Every job's latest progress in the run, from each tier's hash; a key that is not a hash holds none. */
+async function readRunProgress(redis: Redis, prefix: string, rootId: string): Promise<Map<string, ProgressRecord>> {
+  const keys = controlKeys(prefix);
+  const hashes = await Promise.all(
+    Object.values(TIER_SLUGS).map(async (slug) => {
+      try {
+        return await redis.hgetall(keys.progress(slug, rootId));
+      } catch (error) {
+        if (error instanceof ReplyError) return {};
+        throw error;
+      }
+    }),
+  );
+  return new Map(hashes.flatMap((hash) => [...readProgress(hash)]));
 }
 
 /** The trail, or none where the key holds something else than a stream. */

@@ -25,6 +25,10 @@ export const controlKeys = (prefix: string) => ({
   budget: (rootId: string) => `${prefix}:budget:${rootId}`,
   /** Roots that went over their budget, for a Monitor process to cancel (a sorted set by when). */
   budgetStops: `${prefix}:budget-stops`,
+  /** A run's latest progress of each job of a tier: a hash by message id, written by that tier (docs/operations.md#progress). */
+  progress: (tier: TierSlug, rootId: string) => `${prefix}:progress:${tier}:${rootId}`,
+  /** A worker process's heartbeat (a record that expires), written by that worker (`<host>:<pid>`): `tierflow workers` lists them. */
+  worker: (tier: TierSlug, processId: string) => `${prefix}:workers:${tier}:${processId}`,
   /** Pub/sub channel every worker process listens on, to abort running handlers. */
   channel: `${prefix}:control`,
 });

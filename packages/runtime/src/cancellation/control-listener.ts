@@ -62,6 +62,11 @@ export class RunningHandlers {
     this.running.delete(jobId);
   }
 
+  /** Handler runs under way now. */
+  get size(): number {
+    return this.running.size;
+  }
+
   close(): void {
     this.subscriber.disconnect();
   }

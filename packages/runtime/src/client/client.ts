@@ -19,6 +19,7 @@ import type { RuntimeOptions } from '../config/options.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
 import { asOutcome } from './root-outcome.js';
+import { listWorkers, type WorkerBeat } from '../workers/heartbeat.js';
 import { readRunTree } from '../audit/run-tree.js';
 import type { RunNode } from '../audit/run-tree-merge.js';
 import { signRecord } from '../security/signing.js';
@@ -163,6 +164,11 @@ export class TierflowClient {
    */
   async tree(rootId: string): Promise<RunNode | null> {
     return readRunTree(this.redis, this.runtime.prefix, rootId);
+  }
+
+  /** The deployment's live worker processes, from their heartbeats, sorted by tier, host and pid. */
+  async workers(): Promise<WorkerBeat[]> {
+    return listWorkers(this.redis, this.runtime.prefix);
   }
 
   async close(): Promise<void> {

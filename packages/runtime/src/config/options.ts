@@ -30,6 +30,8 @@ export interface RuntimeOptions {
    */
   readonly lockDurationMs: number;
   readonly stalledIntervalMs: number;
+  /** How often a worker writes its heartbeat (`tierflow workers`); it counts as gone after three missed. */
+  readonly heartbeatMs: number;
   /**
    * Poison work: a job whose worker died this many times while running it (BullMQ took it back
    * from a dead worker that often) is answered `failed`, error_type `worker_crashed`, without
@@ -56,6 +58,7 @@ export interface RuntimeOptionsInput {
   readonly dedupTtlMs?: number;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  readonly heartbeatMs?: number;
   readonly maxCrashes?: number;
   readonly beadsTtlMs?: number;
   readonly auditTtlMs?: number;
@@ -72,6 +75,7 @@ const runtimeNumbersSchema = z.looseObject({
   dedupTtlMs: wholeNumber(R.dedupTtlMs).optional(),
   lockDurationMs: wholeNumber(R.lockDurationMs).optional(),
   stalledIntervalMs: wholeNumber(R.stalledIntervalMs).optional(),
+  heartbeatMs: wholeNumber(R.heartbeatMs).optional(),
   maxCrashes: wholeNumber(R.maxCrashes).optional(),
   beadsTtlMs: wholeNumber(R.beadsTtlMs).optional(),
   auditTtlMs: wholeNumber(R.auditTtlMs).optional(),
@@ -101,6 +105,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     dedupTtlMs: input.dedupTtlMs ?? RUNTIME_DEFAULTS.dedupTtlMs,
     lockDurationMs: input.lockDurationMs ?? RUNTIME_DEFAULTS.lockDurationMs,
     stalledIntervalMs: input.stalledIntervalMs ?? RUNTIME_DEFAULTS.stalledIntervalMs,
+    heartbeatMs: input.heartbeatMs ?? RUNTIME_DEFAULTS.heartbeatMs,
     maxCrashes: input.maxCrashes ?? RUNTIME_DEFAULTS.maxCrashes,
     beadsTtlMs: input.beadsTtlMs ?? RUNTIME_DEFAULTS.beadsTtlMs,
     auditTtlMs: input.auditTtlMs ?? DEFAULT_AUDIT_TTL_MS,
@@ -128,6 +133,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     retry: { attempts: config.TIERFLOW_RETRY_ATTEMPTS, baseDelayMs: config.TIERFLOW_RETRY_BASE_MS, maxDelayMs: config.TIERFLOW_RETRY_MAX_MS },
     lockDurationMs: config.TIERFLOW_LOCK_DURATION_MS,
     stalledIntervalMs: config.TIERFLOW_STALLED_INTERVAL_MS,
+    heartbeatMs: config.TIERFLOW_HEARTBEAT_MS,
     maxCrashes: config.TIERFLOW_MAX_CRASHES,
     keepFinishedMs: config.TIERFLOW_KEEP_FINISHED_MS,
     beadsTtlMs: config.TIERFLOW_BEADS_TTL_MS,

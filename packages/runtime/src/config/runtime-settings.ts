@@ -20,6 +20,8 @@ export const RUNTIME_DEFAULTS = {
   stalledIntervalMs: 30_000,
   maxCrashes: DEFAULT_MAX_CRASHES,
   beadsTtlMs: 24 * 3600_000,
+  /** A worker's heartbeat: gone from `tierflow workers` after three missed ones (15 s). */
+  heartbeatMs: 5_000,
 } as const;
 
 const ms = (min: number, max: number): WholeRange => ({ unit: 'milliseconds', min, max });
@@ -30,6 +32,8 @@ export const RUNTIME_RANGES = {
   lockDurationMs: ms(1_000, MAX_TIMER_MS),
   /** A Redis script every interval: more often than ten times a second only burns Redis. A timer. */
   stalledIntervalMs: ms(100, MAX_TIMER_MS),
+  /** One SET a beat: ten a second at most. A timer. */
+  heartbeatMs: ms(100, MAX_TIMER_MS),
   keepFinishedMs: ms(1, MAX_RETENTION_MS),
   dedupTtlMs: ms(1, MAX_RETENTION_MS),
   beadsTtlMs: ms(1, MAX_RETENTION_MS),

@@ -42,6 +42,8 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_RETRY_MAX_MS: envWhole(R.retryDelayMs).default(DEFAULT_RETRY_OPTIONS.maxDelayMs),
   TIERFLOW_LOCK_DURATION_MS: envWhole(R.lockDurationMs).default(RUNTIME_DEFAULTS.lockDurationMs),
   TIERFLOW_STALLED_INTERVAL_MS: envWhole(R.stalledIntervalMs).default(RUNTIME_DEFAULTS.stalledIntervalMs),
+  /** How often each worker writes its heartbeat for `tierflow workers`. */
+  TIERFLOW_HEARTBEAT_MS: envWhole(R.heartbeatMs).default(RUNTIME_DEFAULTS.heartbeatMs),
   TIERFLOW_MAX_CRASHES: envWhole(R.maxCrashes).default(RUNTIME_DEFAULTS.maxCrashes),
   TIERFLOW_KEEP_FINISHED_MS: envWhole(R.keepFinishedMs).default(RUNTIME_DEFAULTS.keepFinishedMs),
   TIERFLOW_DEDUP_TTL_MS: envWhole(R.dedupTtlMs).default(RUNTIME_DEFAULTS.dedupTtlMs),

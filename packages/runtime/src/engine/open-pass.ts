@@ -7,6 +7,9 @@ import { deserialiseContext, linkTo, startProcessSpan, trace } from '../observab
 import type { Assignment, TierContext } from '../policy/handler.js';
 import { lockKey } from '../redis/bullmq-keys.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
+import { inFlightTtlMs } from '../config/retention.js';
+import { PROGRESS_INTERVAL_MS } from '../progress/progress.js';
+import { progressReporter } from '../progress/progress-reporter.js';
 import type { Engine, Pass, PassLock } from './pass.js';
 import type { StepState } from './step-store.js';
 
@@ -48,6 +51,18 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
     now: () => engine.clock.now(),
     usage: engine.meters.for(assignment.rootId),
+    progress: progressReporter({
+      redis: engine.redis,
+      key: engine.keys.progress(engine.party, assignment.rootId),
+      rootId: assignment.rootId,
+      messageId: assignment.id,
+      ttlMs: inFlightTtlMs(engine.runtime),
+      span,
+      audit: engine.audit,
+      log: engine.log,
+      now: () => engine.clock.now(),
+      intervalMs: PROGRESS_INTERVAL_MS,
+    }),
   };
   // The children's answers read with the job's facts serve the first read of the round; later ones read again.
   let preread = input.childValues;

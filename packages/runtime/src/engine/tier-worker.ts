@@ -14,6 +14,8 @@ import { RedisClock } from '../deadlines/clock.js';
 import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
 import { parseBudgetStop, stopOverBudget } from '../budget/budget-stops.js';
 import { UsageMeters } from '../budget/usage-meter.js';
+import { Heartbeat } from '../workers/heartbeat.js';
+import { hostname } from 'node:os';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { consoleLogger, throttledWarning } from '../observability/logger.js';
@@ -52,6 +54,8 @@ export interface TierWorkerOptions {
    * these one by one. Read by the root tier (the Monitor), which owns each run's budget.
    */
   readonly budget?: Budget;
+  /** What the worker serves, for its heartbeat (`tierflow workers`): the Fleet's specialists. */
+  readonly specialists?: readonly string[];
 }
 
 /**
@@ -74,6 +78,7 @@ export class TierWorker {
   private readonly watchdogs: WatchdogSweeper<WatchdogJob>;
   /** At the root: runs over their budget, to cancel (queued by whichever process saw it). */
   private readonly budgetStops: WatchdogSweeper<string> | null;
+  private readonly heartbeat: Heartbeat;
   /** Assignments already validated, for parents resuming in this process. */
   private readonly assignments: AssignmentMemo;
   /** Every message this tier sends or receives, appended to its run's audit stream. */
@@ -145,7 +150,7 @@ export class TierWorker {
     this.worker = new Worker(QUEUE_OF[this.tier], (job, token) => this.process(job, token), {
       connection: workerRedis,
       prefix: runtime.prefix,
-      concurrency: options.concurrency ?? 8,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       autorun: false,
       lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
       stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
@@ -175,6 +180,17 @@ export class TierWorker {
             onMalformed: (member) => this.log.warn('dropped a malformed budget stop', { key: keys.budgetStops, member: member.slice(0, 200) }),
           })
         : null;
+    this.heartbeat = new Heartbeat({
+      redis,
+      key: keys.worker(party, `${hostname()}:${process.pid}`),
+      tier,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      specialists: options.specialists ?? null,
+      running: () => this.running.size,
+      intervalMs: runtime.heartbeatMs,
+      now: () => clock.now(),
+      log: this.log,
+    });
     this.worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
     this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
   }
@@ -205,6 +221,7 @@ export class TierWorker {
     }
     tierWorker.watchdogs.start();
     tierWorker.budgetStops?.start();
+    tierWorker.heartbeat.start();
     return tierWorker;
   }
 
@@ -220,6 +237,8 @@ export class TierWorker {
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
     await Promise.all([this.worker.close(), this.watchdogs.stop(), this.budgetStops?.stop()]);
+    // Gone from `tierflow workers` at once, not after three missed beats.
+    await this.heartbeat.stop();
     await Promise.all([this.finder.close(), this.deadLetters.close()]);
     this.running.close();
     this.clock.stop();
@@ -349,6 +368,9 @@ const PARKED = new WaitingChildrenError();
 
 /** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
 const WATCHDOG_SWEEP_MS = 250;
+
+/** Jobs a worker runs at once unless told. */
+const DEFAULT_CONCURRENCY = 8;
 
 function timeUp(assignment: Assignment): StopReason {
   return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };

@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import type { Beads } from '@tierflow/beads';
 import type { UsageMeter } from '../budget/usage-meter.js';
+import type { ProgressUpdate } from '../progress/progress.js';
 import type {
   AggregationStrategy,
   Budget,
@@ -67,6 +68,11 @@ export interface TierContext {
    * the run's budget is spent), `record(usage)` after it. Counted in Redis across every process.
    */
   readonly usage: UsageMeter;
+  /**
+   * Reports how far along the work is, `{ percent, note }`: kept for the run (`tierflow status`),
+   * added to the trace and the audit trail. At most one a second is kept; it never throws or waits.
+   */
+  progress(update: ProgressUpdate): void;
 }
 
 /** An outcome as a policy writes it; the runtime adds the envelope and `execution_time_ms` when absent. */

@@ -112,6 +112,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     traceContext: ROOT_CONTEXT,
     now,
     usage: UNMETERED,
+    progress: () => undefined,
   };
 }
 

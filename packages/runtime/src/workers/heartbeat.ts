@@ -1,0 +1,111 @@
+import { hostname } from 'node:os';
+import { escapeRedisGlob } from '@tierflow/beads';
+import type { TierName, TierSlug } from '@tierflow/protocol';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { controlKeys } from '../cancellation/control-keys.js';
+import type { TierLogger } from '../policy/handler.js';
+
+/** What a worker says of itself in each beat: `tierflow workers` lists these. */
+export const workerBeatSchema = z.object({
+  tier: z.string(),
+  host: z.string(),
+  pid: z.int(),
+  started_at: z.iso.datetime({ offset: true }),
+  beat_at: z.iso.datetime({ offset: true }),
+  concurrency: z.int().nonnegative(),
+  /** Jobs running in it at the beat. */
+  running: z.int().nonnegative(),
+  /** What it serves, when its tier has a say: the Fleet's specialists. */
+  specialists: z.array(z.string()).nullable(),
+});
+export type WorkerBeat = z.infer<typeof workerBeatSchema>;
+
+/** What a heartbeat needs of its worker. */
+export interface HeartbeatOptions {
+  readonly redis: Redis;
+  /** `<prefix>:workers:<tier slug>:<host>:<pid>` (control key `worker`). */
+  readonly key: string;
+  readonly tier: TierName;
+  readonly concurrency: number;
+  readonly specialists: readonly string[] | null;
+  /** Jobs running now. */
+  readonly running: () => number;
+  readonly intervalMs: number;
+  readonly now: () => number;
+  readonly log: TierLogger;
+}
+
+/**
+ * A worker's heartbeat: a record that expires after three intervals, written again every
+ * interval, so a worker that dies drops out of `tierflow workers` by itself, and one that stops
+ * cleanly takes its record with it. One SET a beat.
+ */
+export class Heartbeat {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly startedAt: string;
+
+  constructor(private readonly options: HeartbeatOptions) {
+    this.startedAt = new Date(options.now()).toISOString();
+  }
+
+  start(): void {
+    this.beat();
+    this.timer = setInterval(() => this.beat(), this.options.intervalMs);
+    // A heartbeat alone must not keep a process alive.
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.options.redis.del(this.options.key).catch(() => undefined);
+  }
+
+  /** The record of a beat at `now`. */
+  record(now: number): WorkerBeat {
+    const { tier, concurrency, specialists, running } = this.options;
+    return {
+      tier,
+      host: hostname(),
+      pid: process.pid,
+      started_at: this.startedAt,
+      beat_at: new Date(now).toISOString(),
+      concurrency,
+      running: running(),
+      specialists: specialists ? [...specialists] : null,
+    };
+  }
+
+  private beat(): void {
+    const { redis, key, intervalMs, now, log } = this.options;
+    redis.set(key, JSON.stringify(this.record(now())), 'PX', 3 * intervalMs).catch((error: unknown) => log.warn('heartbeat failed', { error: String(error) }));
+  }
+}
+
+/** The records of live workers among `texts` (what the keys held), leniently: what does not parse is left out. Sorted by tier, host, pid. Pure. */
+export function readBeats(texts: readonly (string | null)[]): WorkerBeat[] {
+  const beats = texts.flatMap((text) => {
+    if (text === null) return [];
+    try {
+      const parsed = workerBeatSchema.safeParse(JSON.parse(text));
+      return parsed.success ? [parsed.data] : [];
+    } catch {
+      return [];
+    }
+  });
+  return beats.sort((a, b) => a.tier.localeCompare(b.tier) || a.host.localeCompare(b.host) || a.pid - b.pid);
+}
+
+/** Every live worker of a deployment, by SCAN over its heartbeat keys (one Cluster slot: the prefix is hash-tagged). */
+export async function listWorkers(redis: Redis, prefix: string): Promise<WorkerBeat[]> {
+  const pattern = controlKeys(escapeRedisGlob(prefix)).worker('*' as TierSlug, '*');
+  const keys = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+    for (const key of batch) keys.add(key);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys.size === 0 ? [] : readBeats(await redis.mget(...keys));
+}
