@@ -8,6 +8,7 @@ import { dlqCommand } from './commands/dlq.js';
 import { enqueueCommand } from './commands/enqueue.js';
 import { keysCommand, type KeysOptions } from './commands/keys.js';
 import { resultCommand } from './commands/result.js';
+import { runsCommand } from './commands/runs.js';
 import { schemaCommand } from './commands/schema.js';
 import { statusCommand } from './commands/status.js';
 import { traceCommand } from './commands/trace.js';
@@ -81,6 +82,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--json', 'print the tree as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
       exit.code = await statusCommand(rootId, options, io);
+    });
+
+  cli
+    .command('runs')
+    .description('list recent and active runs, latest first')
+    .option('--status <status>', 'only runs of this status: running, waiting, or an outcome status (success, failed, …)')
+    .option('--limit <n>', 'at most this many (default 20)', positiveInt)
+    .option('--json', 'print them as JSON')
+    .action(async (options: { status?: string; limit?: number; json?: boolean }) => {
+      exit.code = await runsCommand(options, io);
     });
 
   cli

@@ -79,6 +79,7 @@ export { verifiedOutcome } from './security/outcome-check.js';
 export { passUp } from './policy/outcome-fields.js';
 export { checkedPlan, planWith } from './policy/planner.js';
 export { workerBeatSchema } from './workers/heartbeat.js';
+export type { RunListOptions, RunSummary } from './client/run-list.js';
 export type { WorkerBeat } from './workers/heartbeat.js';
 export { PROGRESS_INTERVAL_MS, progressRecordSchema, progressText, progressUpdateSchema } from './progress/progress.js';
 export type { ProgressRecord, ProgressUpdate } from './progress/progress.js';

@@ -20,6 +20,7 @@ import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
 import { asOutcome } from './root-outcome.js';
 import { listWorkers, type WorkerBeat } from '../workers/heartbeat.js';
+import { listRuns, type RunListOptions, type RunSummary } from './run-list.js';
 import { readRunTree } from '../audit/run-tree.js';
 import type { RunNode } from '../audit/run-tree-merge.js';
 import { signRecord } from '../security/signing.js';
@@ -164,6 +165,11 @@ export class TierflowClient {
    */
   async tree(rootId: string): Promise<RunNode | null> {
     return readRunTree(this.redis, this.runtime.prefix, rootId);
+  }
+
+  /** The most recent runs, latest first: running, waiting, and finished ones still retained; `status` keeps those of one status. */
+  async runs(options: RunListOptions = {}): Promise<RunSummary[]> {
+    return listRuns(this.monitor, options, await this.now());
   }
 
   /** The deployment's live worker processes, from their heartbeats, sorted by tier, host and pid. */

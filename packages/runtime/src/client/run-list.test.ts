@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { buildOutcome } from '../messages/messages.js';
+import { runSummary, statesFor } from './run-list.js';
+
+const T0 = Date.parse('2026-11-25T12:00:00.000Z');
+const job = (overrides: Record<string, unknown> = {}) => ({
+  id: 'r1',
+  data: { kind: 'root', root_id: 'r1', objective: { objective: 'write a binary search' } },
+  timestamp: T0,
+  processedOn: T0 + 100,
+  finishedOn: undefined,
+  returnvalue: null,
+  ...overrides,
+});
+
+describe('runSummary', () => {
+  it('reads a finished root: its outcome’s status and how long it took', () => {
+    const outcome = buildOutcome('ABSTRACT_ARCHITECT', 'r1.0-0', { status: 'partial', summary: 's', confidence: 0.5, error_type: 'x', error_detail: 'y', recoverable: true }, 10, T0);
+    expect(runSummary(job({ finishedOn: T0 + 2_600, returnvalue: outcome }), 'completed', T0 + 9_000)).toEqual({
+      root_id: 'r1',
+      status: 'partial',
+      objective: 'write a binary search',
+      submitted_at: '2026-11-25T12:00:00.000Z',
+      finished_at: '2026-11-25T12:00:02.600Z',
+      duration_ms: 2_500,
+    });
+  });
+
+  it.each([
+    ['active', 'running', 900],
+    ['waiting-children', 'running', 900],
+    ['waiting', 'waiting', 900],
+    ['failed', 'failed', 900],
+  ] as const)('a %s root job is %s', (state, status, duration) => {
+    expect(runSummary(job(), state, T0 + 1_000)).toMatchObject({ status, duration_ms: duration, finished_at: null });
+  });
+
+  it('shows a root whose data does not parse, and cuts a long objective', () => {
+    expect(runSummary(job({ data: 'junk' }), 'waiting', T0).objective).toBe('(unreadable)');
+    expect(runSummary(job({ data: { objective: { objective: 'x'.repeat(100) } } }), 'waiting', T0).objective).toHaveLength(80);
+  });
+});
+
+describe('statesFor', () => {
+  it('looks where runs of a status can be', () => {
+    expect(statesFor('running')).toEqual(['active', 'waiting-children']);
+    expect(statesFor('success')).toEqual(['completed', 'failed']);
+    expect(statesFor(undefined)).toHaveLength(7);
+  });
+});

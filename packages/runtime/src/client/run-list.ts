@@ -1,0 +1,72 @@
+import { isOutcome, validate } from '@tierflow/protocol';
+import type { Job, JobType, Queue } from 'bullmq';
+import { z } from 'zod';
+
+/** One root in `tierflow runs`: where it is, and how long it has taken. */
+export interface RunSummary {
+  readonly root_id: string;
+  /** The outcome's status once it has one; `running` while its tiers work, `waiting` before, `failed` for a root job that failed outright. */
+  readonly status: string;
+  /** The objective, cut to 80 characters. */
+  readonly objective: string;
+  readonly submitted_at: string;
+  readonly finished_at: string | null;
+  /** Finished: how long it took; running: how long so far (both from the Monitor's job). */
+  readonly duration_ms: number | null;
+}
+
+/** What `runs` can be asked for: an outcome status, or where unfinished runs are. */
+export interface RunListOptions {
+  readonly status?: string;
+  /** 20 unless told; 1,000 at most. */
+  readonly limit?: number;
+}
+
+const RUNNING: readonly JobType[] = ['active', 'waiting-children'];
+const WAITING: readonly JobType[] = ['waiting', 'delayed', 'prioritized'];
+const FINISHED: readonly JobType[] = ['completed', 'failed'];
+
+/** Where to look for runs of a status: running and waiting ones in their queue states; the others among finished jobs. Pure. */
+export function statesFor(status: string | undefined): readonly JobType[] {
+  if (status === undefined) return [...RUNNING, ...WAITING, ...FINISHED];
+  if (status === 'running') return RUNNING;
+  if (status === 'waiting') return WAITING;
+  return FINISHED;
+}
+
+const rootDataSchema = z.looseObject({ objective: z.looseObject({ objective: z.string() }) });
+
+/** A Monitor job as a run, read without trusting it: a job whose data does not parse still shows, with what can be read. Pure. */
+export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue'>, state: JobType, now: number): RunSummary {
+  const data = rootDataSchema.safeParse(job.data);
+  const objective = data.success ? data.data.objective.objective : '(unreadable)';
+  const returned = state === 'completed' ? validate(job.returnvalue) : null;
+  const status = returned?.ok && isOutcome(returned.value) ? returned.value.payload.status : RUNNING.includes(state) ? 'running' : WAITING.includes(state) ? 'waiting' : 'failed';
+  const finished = job.finishedOn ?? null;
+  const started = job.processedOn ?? null;
+  return {
+    root_id: job.id ?? '',
+    status,
+    objective: objective.length > 80 ? `${objective.slice(0, 79)}…` : objective,
+    submitted_at: new Date(job.timestamp).toISOString(),
+    finished_at: finished === null ? null : new Date(finished).toISOString(),
+    duration_ms: started === null ? null : (finished ?? now) - started,
+  };
+}
+
+/**
+ * The most recent runs (latest first) from the Monitor's queue: those running or waiting, and
+ * the finished ones still retained (TIERFLOW_KEEP_FINISHED_MS).
+ */
+export async function listRuns(monitor: Queue, options: RunListOptions, now: number): Promise<RunSummary[]> {
+  const limit = Math.min(Math.max(1, options.limit ?? 20), 1_000);
+  // With a status to match among finished runs, look further back than the limit.
+  const reach = options.status === undefined || options.status === 'running' || options.status === 'waiting' ? limit : limit * 10;
+  const states = statesFor(options.status);
+  const found = await Promise.all(states.map(async (state) => (await monitor.getJobs([state], 0, reach - 1, false)).map((job) => runSummary(job, state, now))));
+  return found
+    .flat()
+    .filter((run) => options.status === undefined || run.status === options.status)
+    .sort((a, b) => b.submitted_at.localeCompare(a.submitted_at))
+    .slice(0, limit);
+}
