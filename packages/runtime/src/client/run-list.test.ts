@@ -3,12 +3,12 @@ import { buildOutcome } from '../messages/messages.js';
 import { runSummary, statesFor } from './run-list.js';
 
 const T0 = Date.parse('2026-11-25T12:00:00.000Z');
-const job = (overrides: Record<string, unknown> = {}) => ({
+type JobLike = Parameters<typeof runSummary>[0];
+const job = (overrides: Partial<JobLike> = {}): JobLike => ({
   id: 'r1',
   data: { kind: 'root', root_id: 'r1', objective: { objective: 'write a binary search' } },
   timestamp: T0,
   processedOn: T0 + 100,
-  finishedOn: undefined,
   returnvalue: null,
   ...overrides,
 });
