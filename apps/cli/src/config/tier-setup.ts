@@ -38,30 +38,34 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const { config, file } = loaded;
   const where = (field: string) => `${file === null ? 'configuration' : shownPath(file, process.cwd())}: ${field}`;
   const base = file === null ? process.cwd() : dirname(file);
-  // Checked writers name other specialists: they are made once those exist.
-  const built = await Promise.all(
-    config.specialists.map(async (entry, i) =>
-      typeof (entry as Specialist).run === 'function'
-        ? [checked(entry as Specialist, where(`specialists[${i}]`))]
-        : (entry as DeclaredSpecialist).kind === 'checked'
-          ? []
-          : await declared(entry as Exclude<DeclaredSpecialist, { kind: 'checked' }>, config, base, env, where(`specialists[${i}]`)),
-    ),
-  );
-  const byName = new Map([simSpecialist, ...built.flat()].map((specialist) => [specialist.name, specialist]));
-  const specialists = config.specialists.map((entry, i) => {
-    const declaration = entry as DeclaredSpecialist;
-    return typeof (entry as Specialist).run === 'function' || declaration.kind !== 'checked' ? (built[i] ?? []) : [checkedOf(declaration, byName, where(`specialists[${i}]`))];
-  });
-  const names = [...specialists.flat().map((specialist) => specialist.name), 'sim'];
+  const specialists = await specialistsOf(config, base, env, (i) => where(`specialists[${i}]`));
+  const names = [...specialists.map((specialist) => specialist.name), 'sim'];
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
   return {
     monitor: config.budget === undefined ? {} : { budget: config.budget },
     architect: { ...(planner ? { planner } : {}), ...(config.architect?.maxRevisions === undefined ? {} : { maxRevisions: config.architect.maxRevisions }) },
     dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? { routing: config.routing } : {}) },
-    specialists: specialists.flat(),
+    specialists,
   };
+}
+
+type Entry = ProjectConfig['specialists'][number];
+
+function isSpecialistObject(entry: Entry): entry is Specialist {
+  return typeof (entry as Partial<Specialist>).run === 'function';
+}
+
+/** The file's specialists, in its order. Checked writers name others of the file, so they are made last. */
+async function specialistsOf(config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, where: (index: number) => string): Promise<Specialist[]> {
+  const built = await Promise.all(
+    config.specialists.map(async (entry, i) => {
+      if (isSpecialistObject(entry)) return [checked(entry, where(i))];
+      return entry.kind === 'checked' ? [] : await declared(entry, config, base, env, where(i));
+    }),
+  );
+  const byName = new Map([simSpecialist, ...built.flat()].map((specialist) => [specialist.name, specialist]));
+  return config.specialists.flatMap((entry, i) => (!isSpecialistObject(entry) && entry.kind === 'checked' ? [checkedOf(entry, byName, where(i))] : (built[i] ?? [])));
 }
 
 function checkedOf(entry: Extract<DeclaredSpecialist, { kind: 'checked' }>, byName: ReadonlyMap<string, Specialist>, where: string): Specialist {
