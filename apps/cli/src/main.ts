@@ -15,6 +15,7 @@ import { traceCommand } from './commands/trace.js';
 import { upCommand } from './commands/up.js';
 import { validateCommand } from './commands/validate.js';
 import { workerCommand } from './commands/worker.js';
+import { watchCommand } from './commands/watch.js';
 import { workersCommand } from './commands/workers.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
@@ -82,6 +83,15 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--json', 'print the tree as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
       exit.code = await statusCommand(rootId, options, io);
+    });
+
+  cli
+    .command('watch')
+    .description('follow a run live until it ends: the tree redrawn on a terminal, plain lines otherwise, --json for one event a line')
+    .argument('<root-id>', 'the id printed by enqueue')
+    .option('--json', 'one JSON event a line (NDJSON), the outcome last')
+    .action(async (rootId: string, options: { json?: boolean }) => {
+      exit.code = await watchCommand(rootId, { ...options, terminal: process.stdout.isTTY ? process.stdout : null }, io);
     });
 
   cli

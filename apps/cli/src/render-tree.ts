@@ -3,11 +3,12 @@ import { FINISHED_STATES, progressText, type RunNode } from '@tierflow/runtime';
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`,
- * with `1 call  17 tokens  $0.0001` on a node whose work called models.
+ * with `1 call  17 tokens  $0.0001` on a node whose work called models. Given `now`, each node
+ * also shows how long it has run (the live view of `tierflow watch`).
  * A status the node did not give itself says where it came from: `timeout  0.00  (recorded by
  * its parent; job still waiting)` for a child the watchdog gave up on.
  */
-export function renderTree(node: RunNode): string {
+export function renderTree(node: RunNode, now?: number): string {
   const lines: string[] = [];
   const walk = (current: RunNode, lead: string, childLead: string): void => {
     const parts = [
@@ -17,6 +18,7 @@ export function renderTree(node: RunNode): string {
       current.specialist ?? '',
       current.status,
       current.confidence === null ? '' : current.confidence.toFixed(2),
+      now === undefined ? '' : elapsedOf(current, now),
       current.usage === null ? '' : usageText(current.usage),
       // Progress tells of work under way; once there is an outcome, it says more.
       current.progress === null || current.source === 'outcome' ? '' : progressText(current.progress),
@@ -31,6 +33,13 @@ export function renderTree(node: RunNode): string {
   };
   walk(node, '', '');
   return `${lines.join('\n')}\n`;
+}
+
+/** How long a node has run, or ran: `2.4 s`; empty before it started. */
+function elapsedOf(node: RunNode, now: number): string {
+  if (node.started_at === null) return '';
+  const ms = (node.finished_at === null ? now : Date.parse(node.finished_at)) - Date.parse(node.started_at);
+  return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 }
 
 /** `3 calls  2,410 tokens  $0.0042`: what the node's model calls used, its subtree's included. */

@@ -1,0 +1,63 @@
+import { TIER_SLUGS } from '@tierflow/protocol';
+import { progressText, runtimeOptionsFromEnv, TierflowClient, type RunNode } from '@tierflow/runtime';
+import { createLogUpdate } from 'log-update';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EXIT, type CliIo } from '../io.js';
+import { renderTree } from '../render-tree.js';
+import { finished, nodeEvents, type NodeEvent } from '../watch-events.js';
+
+export interface WatchOptions {
+  readonly json?: boolean;
+  /** How often the tree is read again (default 500 ms). */
+  readonly intervalMs?: number;
+  /** Where the live view is drawn; a terminal gets it redrawn in place, anything else plain lines. */
+  readonly terminal?: NodeJS.WriteStream | null;
+}
+
+/**
+ * `tierflow watch <root-id> [--json]`: the run as it goes, until it ends, then its outcome. On a
+ * terminal the tree is redrawn in place; otherwise one line per node that changed; with `--json`
+ * one JSON event a line. Exit 0 when the run succeeds, 1 otherwise.
+ */
+export async function watchCommand(rootId: string, options: WatchOptions, io: CliIo): Promise<number> {
+  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const terminal = options.json ? null : (options.terminal ?? null);
+  const live = terminal ? createLogUpdate(terminal, { showCursor: true }) : null;
+  const seen = new Map<string, string>();
+  const started = Date.now();
+  try {
+    for (;;) {
+      const tree = await client.tree(rootId);
+      if (!tree) {
+        io.stderr(`no run ${rootId} (unknown, or past retention)\n`);
+        return EXIT.invalid;
+      }
+      const done = finished(tree);
+      if (live) live(`${heading(tree, Date.now() - started)}\n${renderTree(tree, Date.now())}`);
+      else for (const event of nodeEvents(tree, seen)) io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${plainLine(event)}\n`);
+      if (done) {
+        live?.done();
+        const outcome = await client.result(rootId);
+        const status = outcome?.payload.status ?? tree.status;
+        if (options.json) {
+          io.stdout(`${JSON.stringify({ type: 'outcome', root_id: rootId, status, summary: outcome?.payload.summary ?? '', confidence: outcome?.payload.confidence ?? 0 })}\n`);
+        } else {
+          io.stdout(`${status}: ${outcome?.payload.summary ?? '(no outcome retained)'}\n`);
+        }
+        return status === 'success' ? EXIT.ok : EXIT.invalid;
+      }
+      await sleep(options.intervalMs ?? 500);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+function heading(tree: RunNode, watchedMs: number): string {
+  return `run ${tree.id}  ${tree.status}  (watching for ${(watchedMs / 1000).toFixed(0)} s; Ctrl-C stops watching, not the run)`;
+}
+
+function plainLine(event: NodeEvent): string {
+  const parts = [new Date().toISOString(), TIER_SLUGS[event.tier].padEnd(10), event.id, event.specialist ?? '', event.status, event.progress ? progressText(event.progress) : ''];
+  return parts.filter((part) => part !== '').join('  ');
+}

@@ -1,0 +1,37 @@
+import type { RunNode } from '@tierflow/runtime';
+import { describe, expect, it } from 'vitest';
+import { finished, nodeEvents } from './watch-events.js';
+
+const node = (id: string, overrides: Partial<RunNode> = {}): RunNode => ({
+  id,
+  tier: 'SPECIALIZED_FLEET',
+  task_type: 'general',
+  specialist: 'sim',
+  status: 'active',
+  source: 'queue',
+  job_state: 'active',
+  confidence: null,
+  usage: null,
+  progress: null,
+  attempts: 1,
+  started_at: null,
+  finished_at: null,
+  children: [],
+  ...overrides,
+});
+
+describe('nodeEvents', () => {
+  it('tells of each node once when it appears, and again only when it changes', () => {
+    const seen = new Map<string, string>();
+    const root = (leaf: RunNode) => node('r', { tier: 'PROGRESS_MONITOR', specialist: null, status: 'waiting-children', children: [leaf] });
+    expect(nodeEvents(root(node('r.0')), seen).map((event) => event.id)).toEqual(['r', 'r.0']);
+    expect(nodeEvents(root(node('r.0')), seen)).toEqual([]);
+    const progressed = nodeEvents(root(node('r.0', { progress: { percent: 40, note: null, at: '2026-11-25T12:00:00.000Z' } })), seen);
+    expect(progressed).toEqual([expect.objectContaining({ type: 'node', id: 'r.0', status: 'active', progress: expect.objectContaining({ percent: 40 }) as unknown })]);
+  });
+
+  it('says a run is over once its root answered', () => {
+    expect(finished(node('r', { source: 'outcome', status: 'success' }))).toBe(true);
+    expect(finished(node('r'))).toBe(false);
+  });
+});
