@@ -65,10 +65,10 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
     expect(completions() - before).toBeLessThanOrEqual(2);
     const usage = outcome.payload.resources_used.usage as { llm_calls: number; tokens_in: number };
     expect(usage.llm_calls).toBeLessThanOrEqual(2);
-    // What was done comes up with the cancellation: each answered call's output, never one twice.
-    // (A call the cancellation cut short has no output, so this is at most, not exactly, the calls made.)
+    // What was done may come up with the cancellation, each answered call's output once at most:
+    // whether a call's answer reaches its parent before the cancellation does is a race (the rule
+    // itself, that stopped work passes up what did not fail, is tested in engine/failures.test.ts).
     const outputs = outcome.payload.artifacts.filter((artifact) => artifact.artifact_type === 'llm_output');
-    expect(outputs.length).toBeGreaterThan(0);
     expect(outputs.length).toBeLessThanOrEqual(completions() - before);
     const budgetKey = `${deployment.runtime.prefix}:budget:${rootId}`;
     expect(await redis.hmget(budgetKey, 'max_llm_calls', 'llm_calls', 'exceeded')).toEqual(['2', '2', 'max_llm_calls']);
