@@ -1,24 +1,9 @@
 import type { RunNode } from '@tierflow/runtime';
+import { runNode } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { renderTree } from './render-tree.js';
 
-const leaf = (index: number, overrides: Partial<RunNode>): RunNode => ({
-  id: `r.0-0.0-0.0-${index}`,
-  tier: 'SPECIALIZED_FLEET',
-  task_type: 'general',
-  specialist: 'sim',
-  status: 'success',
-  source: 'outcome',
-  job_state: 'completed',
-  confidence: 0.9,
-  usage: null,
-  progress: null,
-  attempts: 1,
-  started_at: null,
-  finished_at: null,
-  children: [],
-  ...overrides,
-});
+const leaf = (index: number, overrides: Partial<RunNode>): RunNode => runNode(`r.0-0.0-0.0-${index}`, overrides);
 
 describe('renderTree', () => {
   it('marks a status the node did not give itself with where it came from', () => {

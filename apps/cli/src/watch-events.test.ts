@@ -1,24 +1,10 @@
 import type { RunNode } from '@tierflow/runtime';
+import { runNode } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { finished, nodeEvents } from './watch-events.js';
 
-const node = (id: string, overrides: Partial<RunNode> = {}): RunNode => ({
-  id,
-  tier: 'SPECIALIZED_FLEET',
-  task_type: 'general',
-  specialist: 'sim',
-  status: 'active',
-  source: 'queue',
-  job_state: 'active',
-  confidence: null,
-  usage: null,
-  progress: null,
-  attempts: 1,
-  started_at: null,
-  finished_at: null,
-  children: [],
-  ...overrides,
-});
+// A Fleet leaf still running, unless told otherwise.
+const node = (id: string, overrides: Partial<RunNode> = {}): RunNode => runNode(id, { status: 'active', source: 'queue', job_state: 'active', confidence: null, ...overrides });
 
 describe('nodeEvents', () => {
   it('tells of each node once when it appears, and again only when it changes', () => {

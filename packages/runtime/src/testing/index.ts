@@ -17,6 +17,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { beadsRef, checkWrite, parseBeadsKey, type Beads, type BeadsEntry, type BeadsSetOptions } from '@tierflow/beads';
 import { delegationPayloadSchema, tierAbove, tierBelow, TierflowError, type DelegationPayloadInput, type JsonObject, type OutcomePayloadInput, type TierName } from '@tierflow/protocol';
 import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../policy/handler.js';
+import type { RunNode } from '../audit/run-tree-merge.js';
 import { UNMETERED } from '../budget/usage-meter.js';
 import { childMessageId, rootIdOf } from '../messages/ids.js';
 import { buildDelegation, buildOutcome } from '../messages/messages.js';
@@ -156,3 +157,24 @@ export function reported(step: Step): Extract<Step, { kind: 'outcome' }>['outcom
 
 export { memoryKeySet } from './keys.js';
 export type { MemoryKeySet } from './keys.js';
+
+/** A node of a run's tree as `tierflow status --json` gives it: a Fleet leaf that succeeded with `sim`, unless `overrides` say otherwise. */
+export function runNode(id: string, overrides: Partial<RunNode> = {}): RunNode {
+  return {
+    id,
+    tier: 'SPECIALIZED_FLEET',
+    task_type: 'general',
+    specialist: 'sim',
+    status: 'success',
+    source: 'outcome',
+    job_state: 'completed',
+    confidence: 0.9,
+    usage: null,
+    progress: null,
+    attempts: 1,
+    started_at: null,
+    finished_at: null,
+    children: [],
+    ...overrides,
+  };
+}
