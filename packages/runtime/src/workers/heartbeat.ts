@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { escapeRedisGlob } from '@tierflow/beads';
-import type { TierName, TierSlug } from '@tierflow/protocol';
+import { TIER_NAMES, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { controlKeys } from '../cancellation/control-keys.js';
@@ -83,7 +83,7 @@ export class Heartbeat {
   }
 }
 
-/** The records of live workers among `texts` (what the keys held), leniently: what does not parse is left out. Sorted by tier, host, pid. Pure. */
+/** The records of live workers among `texts` (what the keys held), leniently: what does not parse is left out. Sorted from the Monitor down, then by host and pid. Pure. */
 export function readBeats(texts: readonly (string | null)[]): WorkerBeat[] {
   const beats = texts.flatMap((text) => {
     if (text === null) return [];
@@ -94,7 +94,8 @@ export function readBeats(texts: readonly (string | null)[]): WorkerBeat[] {
       return [];
     }
   });
-  return beats.sort((a, b) => a.tier.localeCompare(b.tier) || a.host.localeCompare(b.host) || a.pid - b.pid);
+  const rank = (tier: string): number => (TIER_NAMES as readonly string[]).indexOf(tier);
+  return beats.sort((a, b) => rank(a.tier) - rank(b.tier) || a.host.localeCompare(b.host) || a.pid - b.pid);
 }
 
 /** Every live worker of a deployment, by SCAN over its heartbeat keys (one Cluster slot: the prefix is hash-tagged). */
