@@ -74,6 +74,40 @@ describe('gateUpstream', () => {
   });
 });
 
+describe('gateUpstream under an error policy', () => {
+  const under = (confidence: number, policy: 'flag_and_continue' | 'retry' | 'escalate') =>
+    gateUpstream({ id: 'r.0-0.out', payload: payload('success', confidence) }, 'ROUTING_DISPATCHER', undefined, policy);
+
+  it('flag_and_continue: work under the flag bound goes on as it came, flagged', () => {
+    for (const confidence of [0.4, 0.1]) {
+      const gated = under(confidence, 'flag_and_continue');
+      expect(gated.payload).toEqual(payload('success', confidence));
+      expect(gated.check?.action).toBe('flag_uncertainty');
+    }
+  });
+
+  it('retry: work under the flag bound fails, recoverable, as low_confidence_retry, for its sender to send once more', () => {
+    for (const [confidence, action] of [
+      [0.4, 'needs_review'],
+      [0.1, 'reject_and_escalate'],
+    ] as const) {
+      const gated = under(confidence, 'retry');
+      expect(gated.payload).toMatchObject({ status: 'failed', error_type: 'low_confidence_retry', recoverable: true });
+      expect(gated.payload.error_detail).toBe(`send it again with this concern: confidence ${confidence.toFixed(2)} of r.0-0.out is under 0.5`);
+      expect(gated.check?.action).toBe(action);
+    }
+  });
+
+  it('leaves work at or over the flag bound alone, whatever the policy', () => {
+    for (const policy of ['flag_and_continue', 'retry', 'escalate'] as const) expect(under(0.6, policy).payload.status).toBe('success');
+  });
+
+  it('escalate is the cascade as it was', () => {
+    expect(under(0.4, 'escalate')).toEqual(gate('success', 0.4));
+    expect(under(0.1, 'escalate')).toEqual(gate('success', 0.1));
+  });
+});
+
 describe('gravestCheck', () => {
   const check = (action: CascadeCheck['action'], checked_by: CascadeCheck['checked_by'] = 'ROUTING_DISPATCHER'): CascadeCheck => ({
     action,

@@ -1,4 +1,4 @@
-import { type CascadeCheck, ERROR_TYPES, type OutcomePayload, type TierName } from '@tierflow/protocol';
+import { type CascadeCheck, ERROR_TYPES, type LowConfidencePolicy, type OutcomePayload, type TierName } from '@tierflow/protocol';
 import { CASCADE_SEVERITY, cascadeCheck, DEFAULT_CASCADE_THRESHOLDS, resolveCascadeThresholds, type CascadeThresholds } from './confidence-cascade.js';
 
 /** One upstream outcome as its receiver reads it: the outcome message id and its payload. */
@@ -26,15 +26,36 @@ export interface GatedOutcome {
  * | `needs_review`        | `needs_clarification`, error_type `needs_review`: a person must look before it is used; it flows up unchanged, like a clarification |
  * | `reject_and_escalate` | `failed`, error_type `low_confidence`, recoverable: escalated to the owner, who may revise |
  *
+ * That is the `escalate` policy (docs/protocol.md#error-policies), the default. Under the flag
+ * bound, the delegation's `on_low_confidence` may ask otherwise: `flag_and_continue` goes on with
+ * the outcome as it came, flagged (`flag_uncertainty`, its threshold the one missed);
+ * `retry` answers `failed`, error_type `low_confidence_retry`, recoverable, which tells the
+ * sender to send the work once more with the concern attached.
+ *
  * Pure.
  */
-export function gateUpstream(upstream: UpstreamOutcome, checkedBy: TierName, thresholds: CascadeThresholds = DEFAULT_CASCADE_THRESHOLDS): GatedOutcome {
+export function gateUpstream(upstream: UpstreamOutcome, checkedBy: TierName, thresholds: CascadeThresholds = DEFAULT_CASCADE_THRESHOLDS, onLow: LowConfidencePolicy = 'escalate'): GatedOutcome {
   const { payload } = upstream;
   if (payload.status !== 'success') return { check: null, payload };
   const decision = cascadeCheck(payload.confidence, thresholds);
   const check: CascadeCheck = { ...decision, upstream_id: upstream.id, checked_by: checkedBy };
   const bounds = thresholds === DEFAULT_CASCADE_THRESHOLDS ? thresholds : resolveCascadeThresholds(thresholds);
   const under = (bound: number): string => `confidence ${payload.confidence.toFixed(2)} of ${upstream.id} is under ${bound}`;
+  const low = decision.action === 'needs_review' || decision.action === 'reject_and_escalate';
+  if (low && onLow === 'flag_and_continue') return { check: { ...check, action: 'flag_uncertainty' }, payload };
+  if (low && onLow === 'retry') {
+    return {
+      check,
+      payload: {
+        ...payload,
+        status: 'failed',
+        summary: `to be tried again for low confidence: ${payload.summary}`,
+        error_type: ERROR_TYPES.lowConfidenceRetry,
+        error_detail: `send it again with this concern: ${under(bounds.flag)}`,
+        recoverable: true,
+      },
+    };
+  }
   switch (decision.action) {
     case 'proceed':
     case 'flag_uncertainty':

@@ -28,6 +28,8 @@ export { AGGREGATE_ERROR_TYPE, aggregateErrorType } from './aggregate-error-type
 export type { Aggregation } from './aggregate.js';
 export { AGGREGATION_SUMMARY, toAggregatedOutcome } from './aggregated-outcome.js';
 export { errorDetailOf, questionsOf, summarize } from './aggregate-report.js';
+export { checkBoundary, targetParty } from './boundaries.js';
+export type { Boundaries, BoundaryVerdict } from './boundaries.js';
 export type { ReportFacts } from './aggregate-report.js';
 export { CHILD_CLASS_OF, CHILD_CLASSES, childName, classifyChild, countChildren, countedChildren, isRecoverableFailure } from './child-result.js';
 export type { AggregationCounts, ChildClass, ChildResult } from './child-result.js';

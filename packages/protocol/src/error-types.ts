@@ -16,6 +16,8 @@ export const ERROR_TYPES = {
   needsReview: 'needs_review',
   /** The confidence cascade refused work below its lowest bound. */
   lowConfidence: 'low_confidence',
+  /** Work under the cascade's flag bound whose error policy says `retry`: its sender sends it once more, with the concern. */
+  lowConfidenceRetry: 'low_confidence_retry',
   /** The answer did not match its expected-output schema. */
   formatMismatch: 'format_mismatch',
   /** The expected-output schema itself could not be used. */
@@ -24,6 +26,12 @@ export const ERROR_TYPES = {
   specialistUnavailable: 'specialist_unavailable',
   /** The agent named is not in the Fleet's registry: another may serve it. */
   unknownAgent: 'unknown_agent',
+  /** A delegation outside its sender's collaboration boundaries, refused before it was sent. */
+  boundaryViolation: 'boundary_violation',
+  /** A handoff interceptor refused the message (docs/protocol.md#handoff-interceptors). */
+  handoffRefused: 'handoff_refused',
+  /** A subtask not run because a subtask it depends on did not succeed (docs/protocol.md#subtask-dependencies). */
+  dependencyFailed: 'dependency_failed',
   /** The agent's version or prompt hash differs from the one pinned. */
   agentHashMismatch: 'agent_hash_mismatch',
   /** A specialist at its concurrency limit. */

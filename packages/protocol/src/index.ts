@@ -19,8 +19,14 @@ export type { AggregatedOutcome, AggregationStrategy, ChildOutcomeSummary, Paral
 export { artifactSchema, INLINE_CONTENT_LIMIT_BYTES, utf8ByteLength } from './artifact.js';
 export type { Artifact, ArtifactInput } from './artifact.js';
 export { canonicalJson, signingInput } from './canonical.js';
+export { answerTo, clarificationSchema, clarificationsOf, MAX_CLARIFICATION_CHARS, questionSchema } from './clarification.js';
+export type { Clarification, Question } from './clarification.js';
 export { CASCADE_ACTION_NAMES, cascadeActionSchema, cascadeCheckSchema } from './cascade-check.js';
+export { DEFAULT_ERROR_POLICY, errorPolicySchema, FORMAT_MISMATCH_POLICIES, inheritErrorPolicy, LOW_CONFIDENCE_POLICIES, resolveErrorPolicy, TIMEOUT_POLICIES } from './error-policy.js';
+export type { ErrorPolicy, FormatMismatchPolicy, LowConfidencePolicy, ResolvedErrorPolicy, TimeoutPolicy } from './error-policy.js';
 export type { CascadeCheck } from './cascade-check.js';
+export { EVIDENCE_GRADES, evidenceGradeSchema, evidenceRank, weakestGrade } from './evidence-grade.js';
+export type { EvidenceGrade } from './evidence-grade.js';
 export { isTierflowError, TierflowError } from './errors.js';
 export type { TierflowErrorOptions } from './errors.js';
 export { beadsRefSchema, messageIdSchema, timestampSchema } from './identifiers.js';
@@ -56,6 +62,8 @@ export { isErrorStatus, OUTCOME_STATUSES, outcomeStatusSchema } from './statuses
 export type { OutcomeStatus } from './statuses.js';
 export { isTierName, TIER_LEVELS, TIER_NAMES, TIER_SLUGS, tierAbove, tierBelow, tierLevel, tierNameSchema, tierOfSlug } from './tiers.js';
 export type { TierLevel, TierName, TierSlug } from './tiers.js';
+export { upstreamOf, upstreamWorkSchema } from './upstream.js';
+export type { UpstreamWork, UpstreamWorkInput } from './upstream.js';
 export { budgetSchema, usageSchema } from './usage.js';
 export type { Budget, Usage } from './usage.js';
 export { formatJsonPath, formatValidationError, InvalidMessageError, parseMessage, validate, validateWith } from './validate.js';

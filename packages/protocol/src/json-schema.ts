@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentIdentitySchema } from './agent-identity.js';
 import { aggregatedOutcomeSchema, aggregationStrategySchema, childOutcomeSummarySchema, parallelDelegationSchema } from './aggregation.js';
 import { artifactSchema } from './artifact.js';
+import { evidenceGradeSchema } from './evidence-grade.js';
 import { cancellationMessageSchema, delegationMessageSchema, messageSchema, outcomeMessageSchema } from './message.js';
 import { cancellationPayloadSchema } from './payloads/cancellation.js';
 import { delegationPayloadSchema } from './payloads/delegation.js';
@@ -9,6 +10,7 @@ import { outcomePayloadSchema } from './payloads/outcome.js';
 import { messageSignatureSchema } from './signature.js';
 import { outcomeStatusSchema } from './statuses.js';
 import { tierNameSchema } from './tiers.js';
+import { upstreamWorkSchema } from './upstream.js';
 import { usageSchema } from './usage.js';
 
 /** Every wire type, by the name used for its JSON Schema file and for `tierflow schema <type>`. */
@@ -30,6 +32,8 @@ export const WIRE_TYPES = {
   'message-signature': messageSignatureSchema,
   'agent-identity': agentIdentitySchema,
   usage: usageSchema,
+  'evidence-grade': evidenceGradeSchema,
+  'upstream-work': upstreamWorkSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type WireTypeName = keyof typeof WIRE_TYPES;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentIdentitySchema } from '../agent-identity.js';
 import { beadsRefSchema } from '../identifiers.js';
+import { errorPolicySchema } from '../error-policy.js';
 import { jsonObjectSchema } from '../json.js';
 
 /** Priorities run from 0 (critical) to 4 (backlog); a delegation that names none is normal (2). */
@@ -27,6 +28,7 @@ export const delegationPayloadSchema = z
     task_data: jsonObjectSchema.default({}).meta({ description: 'Structured, tier-specific task data.' }),
     expected_output_schema: jsonObjectSchema.optional().meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not.' }),
     target_agent: agentIdentitySchema.optional().meta({ description: 'The exact agent expected; the receiver refuses the work if it differs.' }),
+    error_policy: errorPolicySchema.optional(),
   })
   .meta({ description: 'Delegation (down): a higher tier assigns work to a lower tier.' });
 export type DelegationPayload = z.output<typeof delegationPayloadSchema>;
