@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BEADS_NAMESPACES } from './beads-key.js';
 import { beadsAclKeyRules } from './beads-acl.js';
 import { canWrite } from './permissions.js';
+import { escapeRedisGlob } from './redis-glob.js';
 
 const db = usePrivateRedis();
 
@@ -37,7 +38,7 @@ describe('beadsAclKeyRules', () => {
   it.each(TIER_NAMES)('lets Redis refuse exactly the writes the store refuses: %s', async (tier) => {
     const prefix = '{acl-[x]*}';
     const user = `beads-${TIER_SLUGS[tier]}`;
-    await db.redis.call('ACL', 'SETUSER', user, 'reset', 'on', 'nopass', '+get', '+set', ...beadsAclKeyRules(tier, prefix));
+    await db.redis.call('ACL', 'SETUSER', user, 'reset', 'on', 'nopass', '+get', '+set', ...beadsAclKeyRules(tier, escapeRedisGlob(prefix)));
     for (const key of KEYS) {
       const redisKey = `${prefix}:beads:${key}`;
       expect([key, await allowed(user, 'SET', redisKey, 'v')]).toEqual([key, canWrite(tier, key)]);

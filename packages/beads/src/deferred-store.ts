@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './scan-keys.js';
 import { parseBeadsKey } from './beads-key.js';
 import { BeadsStore, queueWrites, type BeadsEntry, type BeadsSetOptions, type BeadsWrites, type PreparedWrite } from './store.js';
 import type { BeadsStoreOptions } from './store-options.js';
@@ -22,7 +22,7 @@ export class DeferredBeadsStore extends BeadsStore {
   private readonly pending = new Map<string, PreparedWrite>();
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     options: BeadsStoreOptions,
     /** Sends what is waiting before a write that cannot wait (the runtime fences it by the job's lock). */
     private readonly commit: BeadsCommit = async (queue) => {

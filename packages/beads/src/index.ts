@@ -32,6 +32,8 @@ export { DEFAULT_BEADS_PREFIX, DEFAULT_BEADS_TTL_MS, resolveBeadsStoreOptions, r
 export type { BeadsStoreOptions, ResolvedBeadsStoreOptions } from './store-options.js';
 export type { BeadsValueSchema } from './value-codec.js';
 export { escapeRedisGlob } from './redis-glob.js';
+export { scanKeys } from './scan-keys.js';
+export type { RedisClient } from './scan-keys.js';
 
 // For convenience: the base of the errors this package throws.
 export { isTierflowError, TierflowError } from '@tierflow/protocol';

@@ -1,9 +1,9 @@
 import { type TierName } from '@tierflow/protocol';
-import { type Redis } from 'ioredis';
 import type { Beads } from './beads.js';
 import { beadsRef, parseBeadsKey } from './beads-key.js';
 import { checkWrite } from './permissions.js';
 import { escapeRedisGlob } from './redis-glob.js';
+import { scanKeys, type RedisClient } from './scan-keys.js';
 import { resolveBeadsStoreOptions, resolveTtl, type BeadsStoreOptions } from './store-options.js';
 import { decodeBeadsValue, encodeBeadsValue, type BeadsValueSchema } from './value-codec.js';
 
@@ -19,9 +19,6 @@ export interface BeadsEntry extends BeadsSetOptions {
   readonly value: unknown;
 }
 
-// SCAN's COUNT: a hint of how many keys Redis looks at per call, not how many it returns.
-const SCAN_COUNT = 500;
-
 /**
  * Beads, the shared state every tier reads and each tier writes only in its own namespaces, on
  * Redis. Values are JSON. The key `task/x` lives at `<prefix>:beads:task/x`; every method takes a
@@ -32,11 +29,11 @@ export class BeadsStore implements Beads {
   readonly tier: TierName;
   readonly prefix: string;
   readonly defaultTtlMs: number | null;
-  protected readonly redis: Redis;
+  protected readonly redis: RedisClient;
   protected readonly base: string;
 
   /** @throws TierflowError (code `invalid_config`) for bad options. */
-  constructor(redis: Redis, options: BeadsStoreOptions) {
+  constructor(redis: RedisClient, options: BeadsStoreOptions) {
     const resolved = resolveBeadsStoreOptions(options);
     this.redis = redis;
     this.tier = resolved.tier;
@@ -143,16 +140,8 @@ export class BeadsStore implements Beads {
    */
   async keys(pattern: string): Promise<string[]> {
     const parsed = parseBeadsKey(pattern);
-    const match = escapeRedisGlob(this.base) + parsed.key;
-    const found = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT);
-      // SCAN may return a key more than once; the set keeps one.
-      for (const redisKey of batch) found.add(redisKey.slice(this.base.length));
-      cursor = next;
-    } while (cursor !== '0');
-    return [...found].sort();
+    const found = await scanKeys(this.redis, escapeRedisGlob(this.base) + parsed.key);
+    return found.map((redisKey) => redisKey.slice(this.base.length)).sort();
   }
 
   protected prepare(entry: BeadsEntry): PreparedWrite {

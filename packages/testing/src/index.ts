@@ -18,7 +18,10 @@
  * });
  * ```
  *
- * In a vitest file, `usePrivateRedis()` from `@tierflow/testing/vitest` does the start and stop.
+ * `startRedisCluster()` starts a private Redis Cluster the same way, for code that must work on one.
+ *
+ * In a vitest file, `usePrivateRedis()` (or `useRedisCluster()`) from `@tierflow/testing/vitest`
+ * does the start and stop.
  */
 export { makeTestCertificates } from './certificates.js';
 export type { TestCertificates } from './certificates.js';
@@ -26,6 +29,8 @@ export { completion, FakeOpenAiServer } from './fake-openai.js';
 export type { FakeReply, FakeRequest } from './fake-openai.js';
 export { findRedisServerBinary } from './redis-binary.js';
 export { redisClient } from './redis-client.js';
+export { startRedisCluster } from './redis-cluster.js';
+export type { RedisCluster, RedisClusterNode, RedisClusterOptions } from './redis-cluster.js';
 export { startRequestCounter } from './request-counter.js';
 export type { RequestCounter } from './request-counter.js';
 export { startRedisServer } from './redis-server.js';

@@ -29,8 +29,11 @@ export interface AuditEntry {
   readonly detail: string;
 }
 
-/** `progress` is a note a job made while it worked (docs/operations.md#progress), not a message. */
-export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress'] as const;
+/**
+ * `progress` is a note a job made while it worked (docs/operations.md#progress), not a message;
+ * `question` is a question the run put to a person, `answer` the answer (docs/protocol.md#clarification).
+ */
+export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 export type AuditDirection = 'sent' | 'received';
 

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { auditKey, parseAuditFields, type AuditRecord } from './audit-entry.js';
 
 /** A run's audit trail in the order it was written; empty for an unknown root, or one past retention. */
-export async function readAuditTrail(redis: Redis, prefix: string, rootId: string): Promise<AuditRecord[]> {
+export async function readAuditTrail(redis: RedisClient, prefix: string, rootId: string): Promise<AuditRecord[]> {
   const entries = await redis.xrange(auditKey(prefix, rootId), '-', '+');
   return entries.map(([id, fields]) => parseAuditFields(id, fields));
 }

@@ -1,5 +1,5 @@
-import { isCancellation, tierAbove, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import { isCancellation, tierAbove, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type Question, type TierName } from '@tierflow/protocol';
+import type { RedisClient } from '@tierflow/beads';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
 import { controlKeys } from '../cancellation/control-keys.js';
@@ -22,7 +22,7 @@ import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js'
  */
 export class AuditTrail {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly tier: TierName,
     private readonly ttlMs: number,
@@ -69,6 +69,13 @@ export class AuditTrail {
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
     entries.push(this.outcomeEntry(outcome.timestamp, this.tier, to, 'sent', outcome));
     appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.refreshTtl());
+  }
+
+  /** The questions a run puts to a person (docs/protocol.md#clarification), on the MULTI that starts its wait; the answers are the client's entries. */
+  questionsAsked(pipeline: RedisWrites, rootId: string, questions: readonly Question[]): void {
+    const at = this.time();
+    const entries = questions.map((question) => this.entry(at, this.tier, AUDIT_CLIENT, 'question', 'sent', { id: question.id, correlation_id: null }, question.question));
+    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
   }
 
   /** A job's progress, as it reports it (throttled by its reporter): from this tier to the one that asked for the work. */

@@ -100,7 +100,10 @@ describe('mergeRunTree', () => {
     const tree = mergeRunTree(ROOT, digestAudit(records), jobs);
     expect(byId(tree, leaf(0))).toMatchObject({ status: 'timeout', source: 'parent', job_state: 'waiting', confidence: 0, specialist: 'sim', attempts: 0 });
     expect(byId(tree, `${ROOT}.0-0.0-0`)).toMatchObject({ status: 'active', source: 'queue', attempts: 1 });
-    expect(tree).toMatchObject({ task_type: 'objective', status: 'waiting-children', started_at: new Date(T0).toISOString() });
+    // Started at its first delivery on the trail: a parent's job moves processedOn to its latest pass.
+    const received = records.find((entry) => entry.kind === 'delegation' && entry.direction === 'received' && entry.id === ROOT)!.time;
+    expect(tree).toMatchObject({ task_type: 'objective', status: 'waiting-children', started_at: received });
+    expect(mergeRunTree(ROOT, digestAudit([]), jobs)?.started_at).toBe(new Date(T0).toISOString());
   });
 
   it('prefers the node’s own outcome, then what its parent recorded, then its queue state, then a cancellation', () => {

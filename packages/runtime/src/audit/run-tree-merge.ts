@@ -1,4 +1,5 @@
 import { isZeroUsage, usageOf } from '@tierflow/core';
+import type { RunQuestion } from '../questions/run-questions.js';
 import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type TierName, type Usage } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { AuditRecord } from './audit-entry.js';
@@ -35,6 +36,10 @@ export interface RunNode {
   readonly started_at: string | null;
   readonly finished_at: string | null;
   readonly children: RunNode[];
+  /** At the root of a run waiting for a person (status `input_required`): its questions, with the answers given so far. */
+  readonly questions?: RunQuestion[];
+  /** Until when that run waits for them (ISO 8601). */
+  readonly waiting_until?: string;
 }
 
 /** What the queue holds of one job, read at the edge and parsed there. */
@@ -183,7 +188,8 @@ function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: Readonl
     progress: progress.get(id) ?? null,
     // BullMQ counts an attempt when it ends (failed, retried or completed); a running one is not counted yet.
     attempts: job ? job.attempts_made + (job.state === 'active' ? 1 : 0) : (record?.attempts ?? 0),
-    started_at: job?.processed_on ? new Date(job.processed_on).toISOString() : (record?.first_delivery ?? null),
+    // The trail's first delivery: BullMQ moves processedOn to each pass of a parent, so a finished parent would seem to have taken only its last.
+    started_at: record?.first_delivery ?? (job?.processed_on ? new Date(job.processed_on).toISOString() : null),
     finished_at: job?.finished_on ? new Date(job.finished_on).toISOString() : job ? null : (record?.sent?.time ?? null),
     children: childIds.map((childId) => mergeNode(childId, below!, audit, jobs, progress)),
   };

@@ -1,12 +1,15 @@
 import { isOutcome, TIER_SLUGS, tierBelow, validate, type TierName } from '@tierflow/protocol';
 import { Queue, type Job } from 'bullmq';
-import { ReplyError, type Redis } from 'ioredis';
+import { ReplyError } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { readAuditTrail } from './audit-read.js';
 import type { AuditRecord } from './audit-entry.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { controlKeys } from '../cancellation/control-keys.js';
 import { readProgress, type ProgressRecord } from '../progress/progress.js';
 import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode } from './run-tree-merge.js';
+import { readRunWait, withWait } from '../questions/run-questions.js';
+import type { SigningConfig } from '../security/signing-keys.js';
 
 /**
  * Reads a run's tree: the delegations on its audit trail (every one a parent sent, with the
@@ -14,7 +17,7 @@ import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode }
  * through the trail and each job's dependencies. One XRANGE, then the jobs of a level at once:
  * a few round trips per tier, whatever the tree's width. Null for a root neither knows.
  */
-export async function readRunTree(redis: Redis, prefix: string, rootId: string): Promise<RunNode | null> {
+export async function readRunTree(redis: RedisClient, prefix: string, rootId: string, signing: SigningConfig | null = null): Promise<RunNode | null> {
   const queues = new Map<TierName, Queue>();
   const queueOf = (tier: TierName): Queue => {
     let queue = queues.get(tier);
@@ -22,7 +25,12 @@ export async function readRunTree(redis: Redis, prefix: string, rootId: string):
     return queue;
   };
   try {
-    const [records, root, progress] = await Promise.all([readTrail(redis, prefix, rootId), readJob(queueOf, 'PROGRESS_MONITOR', rootId), readRunProgress(redis, prefix, rootId)]);
+    const [records, root, progress, wait] = await Promise.all([
+      readTrail(redis, prefix, rootId),
+      readJob(queueOf, 'PROGRESS_MONITOR', rootId),
+      readRunProgress(redis, prefix, rootId),
+      readRunWait(redis, prefix, rootId, signing).catch(() => null),
+    ]);
     const audit = digestAudit(records);
     const jobs = new Map<string, JobFacts>();
     if (root) jobs.set(rootId, root);
@@ -36,7 +44,8 @@ export async function readRunTree(redis: Redis, prefix: string, rootId: string):
       });
       level = ids;
     }
-    return mergeRunTree(rootId, audit, jobs, progress);
+    const tree = mergeRunTree(rootId, audit, jobs, progress);
+    return tree && withWait(tree, wait);
   } finally {
     // The queues share the caller's connection: closing them must not close it.
     await Promise.all([...queues.values()].map((queue) => queue.close()));
@@ -44,7 +53,7 @@ export async function readRunTree(redis: Redis, prefix: string, rootId: string):
 }
 
 /** Every job's latest progress in the run, from each tier's hash; a key that is not a hash holds none. */
-async function readRunProgress(redis: Redis, prefix: string, rootId: string): Promise<Map<string, ProgressRecord>> {
+async function readRunProgress(redis: RedisClient, prefix: string, rootId: string): Promise<Map<string, ProgressRecord>> {
   const keys = controlKeys(prefix);
   const hashes = await Promise.all(
     Object.values(TIER_SLUGS).map(async (slug) => {
@@ -60,7 +69,7 @@ async function readRunProgress(redis: Redis, prefix: string, rootId: string): Pr
 }
 
 /** The trail, or none where the key holds something else than a stream. */
-async function readTrail(redis: Redis, prefix: string, rootId: string): Promise<AuditRecord[]> {
+async function readTrail(redis: RedisClient, prefix: string, rootId: string): Promise<AuditRecord[]> {
   try {
     return await readAuditTrail(redis, prefix, rootId);
   } catch (error) {

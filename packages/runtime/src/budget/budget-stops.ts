@@ -1,6 +1,6 @@
 import { BUDGET_LIMITS, budgetExceededReason, type BudgetLimit } from '@tierflow/core';
 import { ERROR_TYPES, messageIdSchema, type Budget } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
 
@@ -10,7 +10,7 @@ export function parseBudgetStop(member: string): string | null {
 }
 
 export interface BudgetStopDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: ControlKeys;
   /** The Monitor's canceller: the run is cancelled in the Monitor's name, which every tier honours. */
   readonly canceller: TierCanceller;

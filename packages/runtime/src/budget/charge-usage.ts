@@ -1,6 +1,6 @@
 import { microUsd } from '@tierflow/core';
 import type { Budget, Usage } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { FencedBatch } from '../redis/fenced-batch.js';
 
 /**
@@ -81,7 +81,7 @@ export interface ChargeKeys {
 }
 
 /** Runs the charge script once: a reservation (`usage` null) or the record of a call's tokens and cost. */
-export async function chargeUsage(redis: Redis, keys: ChargeKeys, rootId: string, usage: Usage | null, ttlMs: number): Promise<Charge> {
+export async function chargeUsage(redis: RedisClient, keys: ChargeKeys, rootId: string, usage: Usage | null, ttlMs: number): Promise<Charge> {
   if (!('tierflowChargeUsage' in redis)) redis.defineCommand('tierflowChargeUsage', { lua: CHARGE_USAGE });
   const args = usage === null ? ['reserve', rootId, 0, 0, 0] : ['record', rootId, usage.tokens_in, usage.tokens_out, microUsd(usage.cost_usd)];
   const reply = await (redis as unknown as ChargeCommand).tierflowChargeUsage(2, keys.budget, keys.stops, ...args, Math.max(1, Math.ceil(ttlMs)));

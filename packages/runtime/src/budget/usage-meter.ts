@@ -1,6 +1,6 @@
 import { readUsage } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import type { TierLogger } from '../policy/handler.js';
 import { chargeUsage, type Charge } from './charge-usage.js';
@@ -32,7 +32,7 @@ export class BudgetExceededError extends TierflowError {
 }
 
 export interface UsageMetersDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: ControlKeys;
   /** How long a run's budget hash is kept when nothing set its expiry. */
   readonly ttlMs: number;

@@ -1,6 +1,6 @@
 import { parseMessage, PROTOCOL_VERSION, tierBelow, type CancellationMessage, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { cancellationsSent } from '../audit/audit-cancellations.js';
 import { AUDIT_CLIENT } from '../audit/audit-entry.js';
 import { controlKeys } from './control-keys.js';
@@ -46,7 +46,7 @@ export type CancelReport =
  * Parents waiting for children resume once the children have answered, and answer `cancelled`
  * with what they have.
  */
-export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: string, targetId: string, options: CancelOptions): Promise<CancelReport> {
+export async function cancelMessage(redis: RedisClient, finder: JobFinder, prefix: string, targetId: string, options: CancelOptions): Promise<CancelReport> {
   const found = await finder.find(targetId);
   if (!found) return { outcome: 'unknown', target: targetId };
   const state = await found.job.getState();
@@ -70,7 +70,7 @@ export async function cancelMessage(redis: Redis, finder: JobFinder, prefix: str
 }
 
 /** Marks, hurries and notifies: the three steps that stop a set of nodes. */
-async function stopNodes(redis: Redis, prefix: string, mark: CancellationMessage, nodes: readonly Node[], options: CancelOptions): Promise<void> {
+async function stopNodes(redis: RedisClient, prefix: string, mark: CancellationMessage, nodes: readonly Node[], options: CancelOptions): Promise<void> {
   const keys = controlKeys(prefix);
   const writer = options.writer ?? CLIENT;
   const pipeline = redis.multi();
@@ -91,11 +91,11 @@ async function stopNodes(redis: Redis, prefix: string, mark: CancellationMessage
 }
 
 /** Tells every process to abort these running handlers, in notices the listeners accept (bounded ids and reason). */
-async function publishAbort(redis: Redis, channel: string, ids: readonly string[], reason: string, errorType: string | undefined): Promise<void> {
+async function publishAbort(redis: RedisClient, channel: string, ids: readonly string[], reason: string, errorType: string | undefined): Promise<void> {
   const shortReason = reason.length > MAX_NOTICE_REASON ? `${reason.slice(0, MAX_NOTICE_REASON - 1)}…` : reason;
   for (let start = 0; start < ids.length; start += MAX_NOTICE_IDS) {
     const notice: AbortNotice = { kind: 'cancel', ids: ids.slice(start, start + MAX_NOTICE_IDS), reason: shortReason, status: 'cancelled', ...(errorType ? { error_type: errorType } : {}) };
-    await redis.publish(channel, JSON.stringify(notice));
+    await redis.spublish(channel, JSON.stringify(notice));
   }
 }
 

@@ -29,7 +29,11 @@ export const controlKeys = (prefix: string) => ({
   progress: (tier: TierSlug, rootId: string) => `${prefix}:progress:${tier}:${rootId}`,
   /** A worker process's heartbeat (a record that expires), written by that worker (`<host>:<pid>`): `tierflow workers` lists them. */
   worker: (tier: TierSlug, processId: string) => `${prefix}:workers:${tier}:${processId}`,
-  /** Pub/sub channel every worker process listens on, to abort running handlers. */
+  /** The questions a run waits on a person for (JSON, written by the root, deleted once it goes on): docs/protocol.md#clarification. */
+  questions: (rootId: string) => `${prefix}:questions:${rootId}`,
+  /** A person's answers to a run's questions (a hash by question id, written by clients). */
+  answers: (rootId: string) => `${prefix}:answers:${rootId}`,
+  /** Sharded pub/sub channel (SPUBLISH, SSUBSCRIBE: it lives with the cell's slot) every worker of the cell listens on, to abort running handlers. */
   channel: `${prefix}:control`,
 });
 export type ControlKeys = ReturnType<typeof controlKeys>;

@@ -7,7 +7,7 @@ import { RunningHandlers, type StopReason } from './control-listener.js';
 /** A stand-in for the subscriber connection: a test emits what the channel would deliver. */
 function channel(): { subscriber: Redis; deliver: (text: unknown) => void } {
   const emitter = new EventEmitter();
-  return { subscriber: emitter as unknown as Redis, deliver: (text) => emitter.emit('message', 'p:control', text) };
+  return { subscriber: emitter as unknown as Redis, deliver: (text) => emitter.emit('smessage', 'p:control', text) };
 }
 
 describe('RunningHandlers', () => {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { readAbortNotice } from './control-notice.js';
 
 /** Why a running handler was stopped; the runtime answers with this status. */
@@ -33,11 +33,11 @@ export class RunningHandlers {
   private readonly running = new Map<string, AbortController>();
 
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisClient,
     private readonly channel: string,
     private readonly options: RunningHandlersOptions = {},
   ) {
-    subscriber.on('message', (_channel: string, text: unknown) => {
+    subscriber.on('smessage', (_channel: string, text: unknown) => {
       try {
         this.onNotice(text);
       } catch (error) {
@@ -48,7 +48,7 @@ export class RunningHandlers {
   }
 
   async listen(): Promise<void> {
-    await this.subscriber.subscribe(this.channel);
+    await this.subscriber.ssubscribe(this.channel);
   }
 
   /** Registers a handler run; abort it through the returned controller. */
@@ -65,6 +65,11 @@ export class RunningHandlers {
   /** Handler runs under way now. */
   get size(): number {
     return this.running.size;
+  }
+
+  /** The jobs whose handlers run now. */
+  get jobIds(): string[] {
+    return [...this.running.keys()];
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import type { TierSlug } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { TierLogger } from '../policy/handler.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import type { ControlKeys } from './control-keys.js';
@@ -7,7 +7,7 @@ import { readRace } from './control-records.js';
 import type { TierCanceller } from './tier-canceller.js';
 
 export interface RaceDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: ControlKeys;
   /** The tier of the children racing, as a party: it records the winner and cancels the losers. */
   readonly party: TierSlug;

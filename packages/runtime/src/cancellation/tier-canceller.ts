@@ -1,12 +1,12 @@
 import { tierBelow, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { JobFinder } from '../redis/job-finder.js';
 import type { Signer } from '../security/signing-keys.js';
 import { cancelMessage, pendingChildIds } from './cancel.js';
 
 export interface TierCancellerOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly finder: JobFinder;
   readonly prefix: string;
   /** The tier that cancels: the source of its cancellations on the wire. */

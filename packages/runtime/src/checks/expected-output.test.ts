@@ -42,6 +42,15 @@ describe('withExpectedOutput', () => {
 
   it('reports a schema that cannot be compiled as invalid_output_schema', () => {
     expect(withExpectedOutput(request({ type: 12 }), outcome('success')).payload).toMatchObject({ status: 'failed', error_type: 'invalid_output_schema', recoverable: false });
+    // Whatever the policy: no repair or revision mends the schema.
+    expect(withExpectedOutput(request({ type: 12 }), outcome('success'), 'escalate').payload.recoverable).toBe(false);
+  });
+
+  it('leaves a mismatch recoverable under escalate, and under adapt, whose repair pass came before', () => {
+    for (const policy of ['escalate', 'adapt'] as const) {
+      expect(withExpectedOutput(request(WANTS_CODE), outcome('success'), policy).payload).toMatchObject({ status: 'failed', error_type: 'format_mismatch', recoverable: true });
+    }
+    expect(withExpectedOutput(request(WANTS_CODE), outcome('success'), 'reject').payload.recoverable).toBe(false);
   });
 
   it('does not hold a failure to the schema: it offers no result', () => {

@@ -1,5 +1,5 @@
 import { checkOutput } from '@tierflow/core';
-import { parseMessage, type DelegationPayload, type OutcomeMessage, type OutcomeStatus } from '@tierflow/protocol';
+import { parseMessage, type DelegationPayload, type FormatMismatchPolicy, type OutcomeMessage, type OutcomeStatus } from '@tierflow/protocol';
 
 /** Statuses that offer work as done, whose result is held to its schema; the others report why there is none. */
 const CHECKED: ReadonlySet<OutcomeStatus> = new Set(['success', 'partial']);
@@ -8,12 +8,15 @@ const CHECKED: ReadonlySet<OutcomeStatus> = new Set(['success', 'partial']);
  * `expected_output_schema` (docs/protocol.md#expected-output-schemas): the outcome payload a tier
  * is about to send, checked against the schema its delegation carried (compiled once per schema,
  * in the core). A result that does not match goes out as `failed`, error_type `format_mismatch`,
- * every mismatch in error_detail; a schema that cannot be compiled as `invalid_output_schema`.
- * Both are permanent (`recoverable: false`): the same input to the same specialist tends to
- * produce the same shape, so a retry would only repeat it. The work done stays attached
- * (artifacts, result_refs) for whoever looks into it.
+ * every mismatch in error_detail; a schema that cannot be compiled as `invalid_output_schema`,
+ * which is always permanent. A mismatch is as the delegation's `on_format_mismatch` says
+ * (docs/protocol.md#error-policies): `reject` (the default) makes it permanent (`recoverable:
+ * false`), since the same input to the same specialist tends to produce the same shape;
+ * `escalate` makes it recoverable, for the sender to revise or re-route; `adapt` had its repair
+ * pass where the work was done (the Fleet's), and what still does not match is escalated. The
+ * work done stays attached (artifacts, result_refs) for whoever looks into it.
  */
-export function withExpectedOutput(request: DelegationPayload, outcome: OutcomeMessage): OutcomeMessage {
+export function withExpectedOutput(request: DelegationPayload, outcome: OutcomeMessage, onMismatch: FormatMismatchPolicy = 'reject'): OutcomeMessage {
   const schema = request.expected_output_schema;
   if (!schema || !CHECKED.has(outcome.payload.status)) return outcome;
   const check = checkOutput(schema, outcome.payload);
@@ -28,6 +31,6 @@ export function withExpectedOutput(request: DelegationPayload, outcome: OutcomeM
       : { summary: 'the delegation carries an expected_output_schema that cannot be used', error_detail: `not a usable JSON Schema: ${check.reason}` };
   return parseMessage({
     ...outcome,
-    payload: { ...outcome.payload, ...failure, status: 'failed', confidence: 0, error_type: check.kind, recoverable: false },
+    payload: { ...outcome.payload, ...failure, status: 'failed', confidence: 0, error_type: check.kind, recoverable: check.kind === 'format_mismatch' && onMismatch !== 'reject' },
   }) as OutcomeMessage;
 }

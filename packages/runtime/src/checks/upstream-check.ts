@@ -1,6 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { gateUpstream, gravestCheck, type CascadeThresholds } from '@tierflow/core';
-import type { CascadeCheck, TierName } from '@tierflow/protocol';
+import { DEFAULT_ERROR_POLICY, resolveErrorPolicy, type CascadeCheck, type ResolvedErrorPolicy, type TierName } from '@tierflow/protocol';
 import type { SettledRound, Step, TierLogger } from '../policy/handler.js';
 
 /** A settled round after the cascade check: what the policy reads, and what the outcome will carry. */
@@ -18,11 +18,13 @@ export interface CheckedRound {
  * step: every upstream outcome is checked before the policy reads it (the decision is the core's,
  * pure). With `thresholds` null the check is off, and only what the children carried travels on.
  */
-export function checkUpstream(round: SettledRound, tier: TierName, thresholds: CascadeThresholds | null): CheckedRound {
+export function checkUpstream(round: SettledRound, tier: TierName, thresholds: CascadeThresholds | null, policy: ResolvedErrorPolicy = DEFAULT_ERROR_POLICY): CheckedRound {
   const checks: CascadeCheck[] = [];
   const children = round.children.map((child) => {
     if (thresholds === null) return child;
-    const gated = gateUpstream({ id: child.outcome.id, payload: child.outcome.payload }, tier, thresholds);
+    // Each child by the policy its own delegation carried (docs/protocol.md#error-policies).
+    const onLow = resolveErrorPolicy(child.request.error_policy, policy).on_low_confidence;
+    const gated = gateUpstream({ id: child.outcome.id, payload: child.outcome.payload }, tier, thresholds, onLow);
     if (gated.check) checks.push(gated.check);
     return gated.payload === child.outcome.payload ? child : { ...child, outcome: { ...child.outcome, payload: gated.payload } };
   });

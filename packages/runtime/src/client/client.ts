@@ -1,6 +1,6 @@
 import { formatValidationError, TierflowError, validateWith, type OutcomeMessage } from '@tierflow/protocol';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
 import { RedisClock } from '../deadlines/clock.js';
 import { CLIENT } from '../security/party.js';
@@ -20,11 +20,14 @@ import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
 import { asOutcome } from './root-outcome.js';
 import { listWorkers, type WorkerBeat } from '../workers/heartbeat.js';
-import { listRuns, type RunListOptions, type RunSummary } from './run-list.js';
+import { latestRuns, listRuns, type RunListOptions, type RunSummary } from './run-list.js';
+import { cellOfMessage, cellPrefixes, inCell } from '../cells/cells.js';
 import { readRunTree } from '../audit/run-tree.js';
 import type { RunNode } from '../audit/run-tree-merge.js';
 import { signRecord } from '../security/signing.js';
 import { signerOf } from '../security/signing-keys.js';
+import { answerQuestions, type AnswerReport } from '../questions/answer-questions.js';
+import { readPersonWait } from '../questions/run-questions.js';
 
 /** A root objective that does not pass its checks: nothing was enqueued. */
 export class ObjectiveFileError extends TierflowError {
@@ -46,18 +49,26 @@ export class ObjectiveFileError extends TierflowError {
  * ```
  */
 export class TierflowClient {
-  private readonly redis: Redis;
-  private readonly monitor: Queue;
-  /** The waits for root outcomes, with their listener on the Monitor's event stream; made by the first wait. */
-  private waits: ResultWaits | null = null;
+  private readonly redis: RedisClient;
+  /** Each cell of the deployment (cells/cells.ts): a run lives in the cell its root id names. */
+  private readonly cells: readonly ClientCell[];
   /** Redis's clock, measured on first use: roots are timed on the clock their deadlines are enforced by. */
   private clock: Promise<RedisClock> | null = null;
 
   constructor(private readonly runtime: RuntimeOptions) {
-    this.redis = connect(runtime.redisUrl);
-    this.monitor = new Queue(QUEUE_OF.PROGRESS_MONITOR, { connection: this.redis, prefix: runtime.prefix });
-    // connect() already says once that Redis is down; without a listener BullMQ prints every retry's error whole.
-    this.monitor.on('error', () => undefined);
+    this.redis = connect(runtime);
+    this.cells = Array.from({ length: runtime.cells }, (_, index) => {
+      const cell = inCell(runtime, index);
+      const monitor = new Queue(QUEUE_OF.PROGRESS_MONITOR, { connection: this.redis, prefix: cell.prefix });
+      // connect() already says once that Redis is down; without a listener BullMQ prints every retry's error whole.
+      monitor.on('error', () => undefined);
+      return { runtime: cell, monitor, waits: null };
+    });
+  }
+
+  /** The cell a message's run lives in. */
+  private cellOf(messageId: string): ClientCell {
+    return this.cells[cellOfMessage(messageId, this.runtime.cells)]!;
   }
 
   /**
@@ -80,15 +91,16 @@ export class TierflowClient {
     const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
     const metadata = serialiseContext(trace.setSpan(context.active(), span));
     span.end();
-    const listening = this.waits?.listening === true;
-    await this.monitor.add('objective', root, { ...jobOptions(rootId, parsed.value.priority ?? 2, this.runtime, now), ...(metadata ? { telemetry: { metadata } } : {}) });
-    if (listening) this.waits?.announce(rootId);
+    const cell = this.cellOf(rootId);
+    const listening = cell.waits?.listening === true;
+    await cell.monitor.add('objective', root, { ...jobOptions(rootId, parsed.value.priority ?? 2, this.runtime, now), ...(metadata ? { telemetry: { metadata } } : {}) });
+    if (listening) cell.waits?.announce(rootId);
     return rootId;
   }
 
   /** The root's final outcome while it is retained, or null if it has not finished (or is unknown). */
   async result(rootId: string): Promise<OutcomeMessage | null> {
-    const job = await this.monitor.getJob(rootId);
+    const job = await this.cellOf(rootId).monitor.getJob(rootId);
     if (!job || !(await job.isCompleted())) return null;
     return asOutcome(job.returnvalue, this.runtime.signing);
   }
@@ -105,15 +117,18 @@ export class TierflowClient {
    * `root_outcome_invalid`, `root_unreadable` when it ended without a valid outcome.
    */
   async waitForResult(rootId: string, options: { timeoutMs?: number } = {}): Promise<OutcomeMessage> {
-    this.waits ??= new ResultWaits({
+    const cell = this.cellOf(rootId);
+    const { monitor, runtime } = cell;
+    cell.waits ??= new ResultWaits({
       redis: this.redis,
-      listener: connect(this.runtime.redisUrl),
-      eventsKey: this.monitor.toKey('events'),
-      jobKey: (id) => this.monitor.toKey(id),
-      signing: this.runtime.signing,
+      listener: connect(runtime),
+      eventsKey: monitor.toKey('events'),
+      jobKey: (id) => monitor.toKey(id),
+      signing: runtime.signing,
       log: consoleLogger('client'),
+      personWait: (id) => readPersonWait(this.redis, runtime.prefix, id, runtime.signing),
     });
-    return this.waits.wait(rootId, options.timeoutMs);
+    return cell.waits.wait(rootId, options.timeoutMs);
   }
 
   /**
@@ -122,9 +137,10 @@ export class TierflowClient {
    * Cancelling finished work does nothing and says so.
    */
   async cancel(messageId: string, options: { reason?: string; cascade?: boolean } = {}): Promise<CancelReport> {
-    const finder = new JobFinder(this.redis, this.runtime.prefix);
+    const { prefix } = this.cellOf(messageId).runtime;
+    const finder = new JobFinder(this.redis, prefix);
     try {
-      return await cancelMessage(this.redis, finder, this.runtime.prefix, messageId, {
+      return await cancelMessage(this.redis, finder, prefix, messageId, {
         reason: options.reason ?? 'cancelled by an operator',
         cascade: options.cascade ?? true,
         writer: CLIENT,
@@ -137,9 +153,9 @@ export class TierflowClient {
     }
   }
 
-  /** The dead letters of this deployment: rejected jobs with their reasons. */
+  /** The dead letters of this deployment (of every cell): rejected jobs with their reasons. */
   deadLetters(): DeadLetters {
-    return new DeadLetters(this.redis, this.runtime.prefix);
+    return new DeadLetters(this.redis, cellPrefixes(this.runtime));
   }
 
   /** Now, on the deployment's clock. */
@@ -155,7 +171,7 @@ export class TierflowClient {
 
   /** The root's trace id, once its Monitor has started (and only when the Monitor records spans). */
   async traceId(rootId: string): Promise<string | null> {
-    return this.redis.get(controlKeys(this.runtime.prefix).trace(rootId));
+    return this.redis.get(controlKeys(this.cellOf(rootId).runtime.prefix).trace(rootId));
   }
 
   /**
@@ -164,26 +180,72 @@ export class TierflowClient {
    * are both past retention.
    */
   async tree(rootId: string): Promise<RunNode | null> {
-    return readRunTree(this.redis, this.runtime.prefix, rootId);
+    return readRunTree(this.redis, this.cellOf(rootId).runtime.prefix, rootId, this.runtime.signing);
   }
 
-  /** The most recent runs, latest first: running, waiting, and finished ones still retained; `status` keeps those of one status. */
+  /** The most recent runs (of every cell), latest first: running, waiting, and finished ones still retained; `status` keeps those of one status. */
   async runs(options: RunListOptions = {}): Promise<RunSummary[]> {
-    return listRuns(this.monitor, options, await this.now());
+    const now = await this.now();
+    const found = await Promise.all(
+      this.cells.map(({ runtime, monitor }) => {
+        const keys = controlKeys(runtime.prefix);
+        const waitingForAnswers = async (ids: readonly string[]): Promise<ReadonlySet<string>> => {
+          if (ids.length === 0) return new Set();
+          const views = await this.redis.mget(...ids.map((id) => keys.questions(id)));
+          return new Set(ids.filter((_, index) => views[index] !== null));
+        };
+        return listRuns(monitor, options, now, waitingForAnswers);
+      }),
+    );
+    return latestRuns(found.flat(), options);
   }
 
-  /** The deployment's live worker processes, from their heartbeats, sorted by tier, host and pid. */
+  /**
+   * Answers a run that waits for a person (status `input_required`): the question `to` (its id,
+   * as `tierflow status` lists them), or every open one with the same text. Once none is left
+   * open the run goes on: the work that asked is sent again with the answers, in the same run,
+   * under the same root id and trace.
+   *
+   * @throws TierflowError with code `invalid_answer`, `not_waiting`, `unknown_question` or
+   *   `already_answered` (see answerQuestions).
+   */
+  async answer(rootId: string, text: string, options: { to?: string } = {}): Promise<AnswerReport & { readonly resumed: boolean }> {
+    const cell = this.cellOf(rootId);
+    const report = await answerQuestions(this.redis, cell.runtime.prefix, rootId, text, {
+      ...(options.to === undefined ? {} : { to: options.to }),
+      now: await this.now(),
+      signer: signerOf(this.runtime.signing, CLIENT),
+      signing: this.runtime.signing,
+      ttlMs: inFlightTtlMs(this.runtime),
+    });
+    if (report.open > 0) return { ...report, resumed: false };
+    try {
+      await (await cell.monitor.getJob(rootId))?.promote();
+    } catch {
+      // Not waiting in the delayed set this moment (its pass is still parking it): it looks for answers once parked.
+    }
+    return { ...report, resumed: true };
+  }
+
+  /** The deployment's live worker processes, from their heartbeats (of every cell), sorted by tier, host and pid. */
   async workers(): Promise<WorkerBeat[]> {
-    return listWorkers(this.redis, this.runtime.prefix);
+    return listWorkers(this.redis, this.runtime);
   }
 
   async close(): Promise<void> {
-    this.waits?.close();
+    for (const cell of this.cells) cell.waits?.close();
     void this.clock?.then(
       (clock) => clock.stop(),
       () => undefined,
     );
-    await this.monitor.close();
+    await Promise.all(this.cells.map(({ monitor }) => monitor.close()));
     this.redis.disconnect();
   }
+}
+
+/** A cell as the client uses it: its options, its Monitor queue, and the waits for its roots (made by the first). */
+interface ClientCell {
+  readonly runtime: RuntimeOptions;
+  readonly monitor: Queue;
+  waits: ResultWaits | null;
 }

@@ -1,6 +1,7 @@
-import { agentIdentitySchema, aggregationStrategySchema, budgetSchema, jsonObjectSchema, messageSignatureSchema, prioritySchema } from '@tierflow/protocol';
+import { agentIdentitySchema, aggregationStrategySchema, budgetSchema, errorPolicySchema, jsonObjectSchema, messageSignatureSchema, prioritySchema } from '@tierflow/protocol';
 import { z } from 'zod';
 import { outputSchemaField } from '../checks/output-schema-field.js';
+import { dependencyProblems } from './plan-dependencies.js';
 
 const positiveMs = z.int().positive({ message: 'must be a positive number of milliseconds' });
 
@@ -16,14 +17,27 @@ export const subtaskSchema = z.strictObject({
   expected_output_schema: outputSchemaField.optional(),
   /** Pins the exact agent (docs/protocol.md#target-agents): the Fleet refuses the subtask when it runs anything else. */
   target_agent: agentIdentitySchema.optional(),
+  /** What to do when this subtask's work goes wrong (docs/protocol.md#error-policies), over the plan's. */
+  error_policy: errorPolicySchema.optional(),
+  /**
+   * The subtasks (1-based, in the same plan) whose work this one takes as its input: it is sent once
+   * they have all succeeded, with their work in `task_data.upstream` (docs/protocol.md#subtask-dependencies).
+   */
+  depends_on: z.array(z.int()).optional(),
 });
 export type Subtask = z.infer<typeof subtaskSchema>;
 
-/** How the work is split and how the pieces are combined. */
-export const planSchema = z.strictObject({
-  strategy: aggregationStrategySchema,
-  subtasks: z.array(subtaskSchema).min(1, { message: 'a plan needs at least one subtask' }),
-});
+/** How the work is split and how the pieces are combined; its dependencies are checked with it, each problem at its own path. */
+export const planSchema = z
+  .strictObject({
+    strategy: aggregationStrategySchema,
+    subtasks: z.array(subtaskSchema).min(1, { message: 'a plan needs at least one subtask' }),
+    /** Every subtask's error policy, field by field, unless the subtask sets its own (docs/protocol.md#error-policies). */
+    error_policy: errorPolicySchema.optional(),
+  })
+  .superRefine((plan, context) => {
+    for (const problem of dependencyProblems(plan)) context.addIssue({ code: 'custom', path: [...problem.path], message: problem.message, params: { rule: problem.rule } });
+  });
 export type Plan = z.infer<typeof planSchema>;
 
 /**
@@ -38,6 +52,8 @@ export const objectiveFileSchema = z.strictObject({
   task_data: z.looseObject({ plan: planSchema.optional() }).optional(),
   /** The most the run may spend on model calls (docs/operations.md#usage-prices-and-budgets); the deployment's default when left out. */
   budget: budgetSchema.optional(),
+  /** The whole run's error policy, handed down to every delegation that sets none of its own (docs/protocol.md#error-policies). */
+  error_policy: errorPolicySchema.optional(),
 });
 export type ObjectiveFile = z.infer<typeof objectiveFileSchema>;
 

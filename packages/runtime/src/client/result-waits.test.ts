@@ -2,26 +2,31 @@ import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it, vi } from 'vitest';
 import { buildOutcome } from '../messages/messages.js';
-import { ResultWaits } from './result-waits.js';
+import { ResultWaits, type ResultWaitsOptions } from './result-waits.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
 describe('ResultWaits, on a real Redis', () => {
   const db = usePrivateRedis();
 
-  it('settles a root this client announced from its event alone, with no lookup of its own', async () => {
-    const prefix = uniquePrefix('waits');
-    const eventsKey = `${prefix}:monitor:events`;
-    const waits = new ResultWaits({
+  /** Waits on a fresh prefix of the private Redis, with `options` over the defaults. */
+  function waitsOn(prefix: string, options: Partial<ResultWaitsOptions>): ResultWaits {
+    return new ResultWaits({
       redis: db.redis,
       listener: redisClient(db.server.url),
-      eventsKey,
+      eventsKey: `${prefix}:monitor:events`,
       jobKey: (id) => `${prefix}:monitor:${id}`,
       signing: null,
       log: silent,
-      // No reconciliation within the test: any lookup would be the wait's own.
-      reconcileIntervalMs: 3600_000,
+      ...options,
     });
+  }
+
+  it('settles a root this client announced from its event alone, with no lookup of its own', async () => {
+    const prefix = uniquePrefix('waits');
+    const eventsKey = `${prefix}:monitor:events`;
+    // No reconciliation within the test: any lookup would be the wait's own.
+    const waits = waitsOn(prefix, { reconcileIntervalMs: 3600_000 });
     try {
       await waitFor(() => waits.listening, { description: 'the listener in place' });
       const lookups = vi.spyOn(db.redis, 'pipeline');
@@ -36,4 +41,38 @@ describe('ResultWaits, on a real Redis', () => {
       waits.close();
     }
   });
+
+  it('a default limit is not up while the run waits for a person, nor before the run has had its whole timeout since the last answer', async () => {
+    const prefix = uniquePrefix('waits');
+    const eventsKey = `${prefix}:monitor:events`;
+    const startedAt = Date.now();
+    const looks: Record<string, number[]> = { asks: [], answered: [] };
+    const waits = waitsOn(prefix, {
+      reconcileIntervalMs: 300,
+      // 'asks' waits for a person at its first look and is answered by the second; 'answered' was answered 0.8 s in.
+      personWait: (rootId) => {
+        const seen = looks[rootId]!.push(Date.now() - startedAt);
+        if (rootId === 'answered') return Promise.resolve({ waiting: false, lastAnswerAt: startedAt + 800 });
+        return Promise.resolve(seen === 1 ? { waiting: true, lastAnswerAt: null } : { waiting: false, lastAnswerAt: Date.now() - 100 });
+      },
+    });
+    try {
+      // Objectives of 100 ms: a default limit of 100 ms and the 5 s grace.
+      for (const id of ['asks', 'answered']) await db.redis.hset(`${prefix}:monitor:${id}`, 'timestamp', startedAt, 'data', JSON.stringify({ objective: { timeout_ms: 100 } }));
+      const asks = waits.wait('asks');
+      asks.catch(() => undefined);
+      const answered = waits.wait('answered').catch((error: unknown) => ({ error, after: Date.now() - startedAt }));
+      // Answered 0.8 s in, it ends 5.1 s after that, not at its first limit.
+      expect(await answered).toMatchObject({ error: { code: 'wait_timeout' }, after: expect.any(Number) as number });
+      expect(((await answered) as { after: number }).after).toBeGreaterThanOrEqual(5_900);
+      expect(looks.answered![0]).toBeGreaterThanOrEqual(5_100);
+      // The one that waited was looked at twice, and still waits: its answer came just now.
+      expect(looks.asks).toHaveLength(2);
+      const outcome = buildOutcome('ABSTRACT_ARCHITECT', 'asks', { status: 'success', summary: 'answered', confidence: 0.9 }, 1, Date.now());
+      await db.redis.xadd(eventsKey, '*', 'event', 'completed', 'jobId', 'asks', 'returnvalue', JSON.stringify(outcome), 'prev', 'active');
+      expect((await asks).payload.summary).toBe('answered');
+    } finally {
+      waits.close();
+    }
+  }, 15_000);
 });

@@ -1,5 +1,5 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { EventStreamReader } from '../redis/event-stream-reader.js';
 import type { TierLogger } from '../policy/handler.js';
 import type { MonitorEvent } from './monitor-events.js';
@@ -11,9 +11,9 @@ import { DEFAULT_WAIT_LIMIT_MS, defaultWaitLimitMs, givenWaitLimitMs, RECONCILE_
 
 export interface ResultWaitsOptions {
   /** For lookups (shared with the rest of the client). */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** A connection of its own for the blocking reads of the event stream; closed with this. */
-  readonly listener: Redis;
+  readonly listener: RedisClient;
   /** The Monitor queue's event stream. */
   readonly eventsKey: string;
   /** The key of a root's job hash. */
@@ -21,6 +21,19 @@ export interface ResultWaitsOptions {
   readonly signing: SigningConfig | null;
   readonly log: TierLogger;
   readonly reconcileIntervalMs?: number;
+  /**
+   * Whether a root waits for a person's answers just now, and when the last answer came: a wait
+   * with the default limit is not over while the run waits, nor before the run has had its whole
+   * timeout again since the last answer (the run's deadline counts neither).
+   */
+  readonly personWait?: (rootId: string) => Promise<PersonWait>;
+}
+
+/** A run's wait for a person, as a waiting client looks at it when a default limit is up. */
+export interface PersonWait {
+  readonly waiting: boolean;
+  /** When the last answer to the run's questions was given (epoch ms); null for none. */
+  readonly lastAnswerAt: number | null;
 }
 
 interface Waiter {
@@ -29,6 +42,10 @@ interface Waiter {
   readonly startedAt: number;
   /** False while the limit is the fallback, until the objective's timeout_ms has been read. */
   limitKnown: boolean;
+  /** The caller set the limit: it holds, whatever the run waits for. */
+  readonly given: boolean;
+  /** The default limit (the objective's timeout and the grace), counted again from a person's last answer. */
+  defaultMs: number;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -92,7 +109,7 @@ export class ResultWaits {
     const given = timeoutMs === undefined ? undefined : givenWaitLimitMs(timeoutMs);
     if (this.closed) return Promise.reject(waitError.closed(rootId));
     return new Promise<OutcomeMessage>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, startedAt: Date.now(), limitKnown: given !== undefined, timer: undefined };
+      const waiter: Waiter = { resolve, reject, startedAt: Date.now(), limitKnown: given !== undefined, given: given !== undefined, defaultMs: DEFAULT_WAIT_LIMIT_MS, timer: undefined };
       this.arm(rootId, waiter, given ?? DEFAULT_WAIT_LIMIT_MS);
       const root = this.roots.get(rootId) ?? { waiters: new Set<Waiter>(), known: false };
       root.waiters.add(waiter);
@@ -153,10 +170,23 @@ export class ResultWaits {
   private arm(rootId: string, waiter: Waiter, limitMs: number): void {
     clearTimeout(waiter.timer);
     const left = Math.max(0, waiter.startedAt + limitMs - Date.now());
-    waiter.timer = setTimeout(() => {
-      const root = this.roots.get(rootId);
-      if (root) this.endOne(rootId, root, waiter, { error: waitError.timeout(rootId, limitMs) });
-    }, left);
+    waiter.timer = setTimeout(() => void this.expire(rootId, waiter, limitMs), left);
+  }
+
+  /**
+   * A wait's limit is up: it ends, unless the limit was the default and the run waits for a
+   * person, whose time the run's deadline does not count either (then the limit grows by a
+   * reconciliation interval, and is looked at again then), or the run was answered too recently
+   * to have had its whole timeout since (then the limit runs from that answer).
+   */
+  private async expire(rootId: string, waiter: Waiter, limitMs: number): Promise<void> {
+    const person = waiter.given ? null : await this.options.personWait?.(rootId).catch(() => null);
+    const root = this.roots.get(rootId);
+    if (!root?.waiters.has(waiter)) return;
+    const sinceAnswer = person?.lastAnswerAt == null ? 0 : person.lastAnswerAt + waiter.defaultMs - waiter.startedAt;
+    if (person?.waiting) this.arm(rootId, waiter, limitMs + (this.options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS));
+    else if (sinceAnswer > limitMs) this.arm(rootId, waiter, sinceAnswer);
+    else this.endOne(rootId, root, waiter, { error: waitError.timeout(rootId, limitMs) });
   }
 
   private reconcileAll(): void {
@@ -242,7 +272,8 @@ export class ResultWaits {
     for (const waiter of root.waiters) {
       if (waiter.limitKnown) continue;
       waiter.limitKnown = true;
-      this.arm(rootId, waiter, defaultWaitLimitMs(objectiveTimeoutMs));
+      waiter.defaultMs = defaultWaitLimitMs(objectiveTimeoutMs);
+      this.arm(rootId, waiter, waiter.defaultMs);
     }
   }
 

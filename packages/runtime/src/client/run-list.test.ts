@@ -14,7 +14,7 @@ const job = (overrides: Partial<JobLike> = {}): JobLike => ({
 });
 
 describe('runSummary', () => {
-  it('reads a finished root: its outcome’s status and how long it took', () => {
+  it('reads a finished root: its outcome’s status and how long it took from its submission', () => {
     const outcome = buildOutcome('ABSTRACT_ARCHITECT', 'r1.0-0', { status: 'partial', summary: 's', confidence: 0.5, error_type: 'x', error_detail: 'y', recoverable: true }, 10, T0);
     expect(runSummary(job({ finishedOn: T0 + 2_600, returnvalue: outcome }), 'completed', T0 + 9_000)).toEqual({
       root_id: 'r1',
@@ -22,15 +22,15 @@ describe('runSummary', () => {
       objective: 'write a binary search',
       submitted_at: '2026-11-25T12:00:00.000Z',
       finished_at: '2026-11-25T12:00:02.600Z',
-      duration_ms: 2_500,
+      duration_ms: 2_600,
     });
   });
 
   it.each([
-    ['active', 'running', 900],
-    ['waiting-children', 'running', 900],
-    ['waiting', 'waiting', 900],
-    ['failed', 'failed', 900],
+    ['active', 'running', 1_000],
+    ['waiting-children', 'running', 1_000],
+    ['waiting', 'waiting', 1_000],
+    ['failed', 'failed', 1_000],
   ] as const)('a %s root job is %s', (state, status, duration) => {
     expect(runSummary(job(), state, T0 + 1_000)).toMatchObject({ status, duration_ms: duration, finished_at: null });
   });
@@ -44,6 +44,7 @@ describe('runSummary', () => {
 describe('statesFor', () => {
   it('looks where runs of a status can be', () => {
     expect(statesFor('running')).toEqual(['active', 'waiting-children']);
+    expect(statesFor('input_required')).toEqual(['delayed']);
     expect(statesFor('success')).toEqual(['completed', 'failed']);
     expect(statesFor(undefined)).toHaveLength(7);
   });

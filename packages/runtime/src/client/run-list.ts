@@ -1,17 +1,21 @@
 import { isOutcome, validate } from '@tierflow/protocol';
 import type { Job, JobType, Queue } from 'bullmq';
 import { z } from 'zod';
+import { INPUT_REQUIRED } from '../questions/run-questions.js';
 
 /** One root in `tierflow runs`: where it is, and how long it has taken. */
 export interface RunSummary {
   readonly root_id: string;
-  /** The outcome's status once it has one; `running` while its tiers work, `waiting` before, `failed` for a root job that failed outright. */
+  /**
+   * The outcome's status once it has one; `running` while its tiers work, `waiting` before,
+   * `input_required` while it waits for a person's answers, `failed` for a root job that failed outright.
+   */
   readonly status: string;
   /** The objective, cut to 80 characters. */
   readonly objective: string;
   readonly submitted_at: string;
   readonly finished_at: string | null;
-  /** Finished: how long it took; running: how long so far (both from the Monitor's job). */
+  /** Finished: how long it took from its submission; running: how long so far. */
   readonly duration_ms: number | null;
 }
 
@@ -31,6 +35,8 @@ export function statesFor(status: string | undefined): readonly JobType[] {
   if (status === undefined) return [...RUNNING, ...WAITING, ...FINISHED];
   if (status === 'running') return RUNNING;
   if (status === 'waiting') return WAITING;
+  // A root waits for answers in BullMQ's delayed set.
+  if (status === INPUT_REQUIRED) return ['delayed'];
   return FINISHED;
 }
 
@@ -43,7 +49,8 @@ export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'process
   const returned = state === 'completed' ? validate(job.returnvalue) : null;
   const status = returned?.ok && isOutcome(returned.value) ? returned.value.payload.status : RUNNING.includes(state) ? 'running' : WAITING.includes(state) ? 'waiting' : 'failed';
   const finished = job.finishedOn ?? null;
-  const started = job.processedOn ?? null;
+  // From its submission: BullMQ moves processedOn to each pass of the root, so a finished run would seem to have taken only its last.
+  const started = Number.isFinite(job.timestamp) ? job.timestamp : (job.processedOn ?? null);
   return {
     root_id: job.id ?? '',
     status,
@@ -58,15 +65,29 @@ export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'process
  * The most recent runs (latest first) from the Monitor's queue: those running or waiting, and
  * the finished ones still retained (TIERFLOW_KEEP_FINISHED_MS).
  */
-export async function listRuns(monitor: Queue, options: RunListOptions, now: number): Promise<RunSummary[]> {
-  const limit = Math.min(Math.max(1, options.limit ?? 20), 1_000);
+export async function listRuns(monitor: Queue, options: RunListOptions, now: number, waitingForAnswers: (rootIds: readonly string[]) => Promise<ReadonlySet<string>>): Promise<RunSummary[]> {
+  const limit = runLimit(options);
   // With a status to match among finished runs, look further back than the limit.
   const reach = options.status === undefined || options.status === 'running' || options.status === 'waiting' ? limit : limit * 10;
   const states = statesFor(options.status);
   const found = await Promise.all(states.map(async (state) => (await monitor.getJobs([state], 0, reach - 1, false)).map((job) => runSummary(job, state, now))));
-  return found
-    .flat()
+  // A delayed root is a retry's back-off, or a run waiting for a person.
+  const delayed = states.includes('delayed') ? found[states.indexOf('delayed')]! : [];
+  const asking = await waitingForAnswers(delayed.map((run) => run.root_id));
+  return latestRuns(
+    found.flat().map((run) => (asking.has(run.root_id) ? { ...run, status: INPUT_REQUIRED } : run)),
+    options,
+  );
+}
+
+/** The runs of `options.status` (all without one), latest first, at most `options.limit`: from one cell's list or several. Pure. */
+export function latestRuns(runs: readonly RunSummary[], options: RunListOptions): RunSummary[] {
+  return runs
     .filter((run) => options.status === undefined || run.status === options.status)
     .sort((a, b) => b.submitted_at.localeCompare(a.submitted_at))
-    .slice(0, limit);
+    .slice(0, runLimit(options));
+}
+
+function runLimit(options: RunListOptions): number {
+  return Math.min(Math.max(1, options.limit ?? 20), 1_000);
 }

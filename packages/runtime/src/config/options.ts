@@ -1,5 +1,5 @@
-import { resolveRetryOptions, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
-import { formatValidationError, TierflowError, type TierSlug, validateWith } from '@tierflow/protocol';
+import { resolveRetryOptions, type Boundaries, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
+import { formatValidationError, resolveErrorPolicy, TierflowError, type ErrorPolicy, type ResolvedErrorPolicy, type TierSlug, validateWith } from '@tierflow/protocol';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { wholeNumber } from './env-values.js';
@@ -10,14 +10,24 @@ import { REDIS_TLS_ENV, redisTlsFromEnv } from '../redis/connection.js';
 import { resolveCascade } from './handoff-options.js';
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from '../checks/input-limits.js';
 import { isTlsUrl, redactUrl, redisUrlProblem } from '../redis/redis-url.js';
+import { parseClusterSeeds } from '../redis/cluster.js';
 import { signingFromEnv, type SigningConfig } from '../security/signing-keys.js';
+import { interceptorProblems, type HandoffInterceptor } from '../handoff/handoff.js';
 
 /** Where and how a Tierflow deployment keeps its queues. */
 export interface RuntimeOptions {
-  /** redis:// or rediss:// URL. */
+  /** redis:// or rediss:// URL: the server, or with {@link redisCluster} only the scheme, user and password. */
   readonly redisUrl: string;
-  /** Key prefix of every queue and Beads key; hash-tagged so one deployment lives in one Cluster slot. */
+  /** Seed nodes (`host:port`) of a Redis Cluster to connect through (TIERFLOW_REDIS_CLUSTER); null: the URL's one server. */
+  readonly redisCluster: readonly string[] | null;
+  /** Key prefix of every queue and Beads key; hash-tagged so one cell lives in one Cluster slot. */
   readonly prefix: string;
+  /**
+   * How many cells the deployment's runs are spread over, each under a hash tag of its own
+   * (`{tierflow:0}` …), so a Redis Cluster spreads them over its shards; 1 (the default): one cell,
+   * under the prefix itself (cells/cells.ts, docs/operations.md#cells).
+   */
+  readonly cells: number;
   readonly retry: RetryOptions;
   /** How long finished jobs (and so `tierflow status` trees) are kept. */
   readonly keepFinishedMs: number;
@@ -44,15 +54,28 @@ export interface RuntimeOptions {
   readonly auditTtlMs: number;
   /** The bounds of the confidence cascade check on upstream outcomes (docs/protocol.md#confidence-cascade); null: no check. */
   readonly cascade: CascadeThresholds | null;
+  /** The error policy of delegations that set none, field by field (docs/protocol.md#error-policies). */
+  readonly errorPolicy: ResolvedErrorPolicy;
+  /** Who may hand work to whom (docs/protocol.md#collaboration-boundaries), from the project file; null: no bounds. */
+  readonly boundaries: Boundaries | null;
+  /** Middleware on every message the tiers send and receive (docs/protocol.md#handoff-interceptors), in order; none by default. */
+  readonly interceptors: readonly HandoffInterceptor[];
   /** Message signing (TIERFLOW_KEYS_DIR): the key set; null: nothing is signed and nothing is checked. */
   readonly signing: SigningConfig | null;
   /** How much one objective may carry: clients refuse more, and so does the Monitor. */
   readonly limits: InputLimits;
+  /**
+   * How long a run whose questions reach the root waits for a person's answer (`tierflow answer`)
+   * before it ends `needs_clarification`; 0 ends it at once. Default 24 h (docs/protocol.md#clarification).
+   */
+  readonly answerWaitMs: number;
 }
 
 export interface RuntimeOptionsInput {
   readonly redisUrl?: string;
+  readonly redisCluster?: readonly string[] | null;
   readonly prefix?: string;
+  readonly cells?: number;
   readonly retry?: Partial<RetryOptions>;
   readonly keepFinishedMs?: number;
   readonly dedupTtlMs?: number;
@@ -63,8 +86,12 @@ export interface RuntimeOptionsInput {
   readonly beadsTtlMs?: number;
   readonly auditTtlMs?: number;
   readonly cascade?: Partial<CascadeThresholds> | null;
+  readonly errorPolicy?: ErrorPolicy;
+  readonly boundaries?: Boundaries | null;
+  readonly interceptors?: readonly HandoffInterceptor[];
   readonly signing?: SigningConfig | null;
   readonly limits?: Partial<InputLimits>;
+  readonly answerWaitMs?: number;
 }
 
 const R = RUNTIME_RANGES;
@@ -79,6 +106,8 @@ const runtimeNumbersSchema = z.looseObject({
   maxCrashes: wholeNumber(R.maxCrashes).optional(),
   beadsTtlMs: wholeNumber(R.beadsTtlMs).optional(),
   auditTtlMs: wholeNumber(R.auditTtlMs).optional(),
+  answerWaitMs: wholeNumber(R.answerWaitMs).optional(),
+  cells: wholeNumber(R.cells).optional(),
   limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
 });
 
@@ -95,11 +124,14 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     ...[prefixProblem(prefix)].filter((problem) => problem !== null).map((problem) => `prefix ${JSON.stringify(prefix)}: ${problem}`),
     ...[redisUrlProblem(redisUrl)].filter((problem) => problem !== null).map((problem) => `Redis URL ${redactUrl(redisUrl)}: ${problem}`),
     ...(numbers.ok ? [] : numbers.errors.map(formatValidationError)),
+    ...(input.interceptors ?? []).flatMap((interceptor, index) => interceptorProblems(interceptor).map((problem) => `interceptors[${index}]: ${problem}`)),
   ];
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     redisUrl,
+    redisCluster: input.redisCluster && input.redisCluster.length > 0 ? [...input.redisCluster] : null,
     prefix,
+    cells: input.cells ?? 1,
     retry: resolveRetryOptions(input.retry),
     keepFinishedMs: input.keepFinishedMs ?? RUNTIME_DEFAULTS.keepFinishedMs,
     dedupTtlMs: input.dedupTtlMs ?? RUNTIME_DEFAULTS.dedupTtlMs,
@@ -110,8 +142,12 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     beadsTtlMs: input.beadsTtlMs ?? RUNTIME_DEFAULTS.beadsTtlMs,
     auditTtlMs: input.auditTtlMs ?? DEFAULT_AUDIT_TTL_MS,
     cascade: resolveCascade(input.cascade),
+    errorPolicy: resolveErrorPolicy(input.errorPolicy),
+    boundaries: input.boundaries ?? null,
+    interceptors: [...(input.interceptors ?? [])],
     signing: input.signing ?? null,
     limits: { ...DEFAULT_INPUT_LIMITS, ...input.limits },
+    answerWaitMs: input.answerWaitMs ?? RUNTIME_DEFAULTS.answerWaitMs,
   };
 }
 
@@ -129,7 +165,9 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
   checkTlsEnv(env, config, redisUrl);
   return resolveRuntimeOptions({
     redisUrl,
+    redisCluster: parseClusterSeeds(config.TIERFLOW_REDIS_CLUSTER),
     prefix: config.TIERFLOW_PREFIX,
+    cells: config.TIERFLOW_CELLS,
     retry: { attempts: config.TIERFLOW_RETRY_ATTEMPTS, baseDelayMs: config.TIERFLOW_RETRY_BASE_MS, maxDelayMs: config.TIERFLOW_RETRY_MAX_MS },
     lockDurationMs: config.TIERFLOW_LOCK_DURATION_MS,
     stalledIntervalMs: config.TIERFLOW_STALLED_INTERVAL_MS,
@@ -140,8 +178,10 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     dedupTtlMs: config.TIERFLOW_DEDUP_TTL_MS,
     auditTtlMs: config.TIERFLOW_AUDIT_TTL_MS,
     cascade: config.TIERFLOW_CASCADE_CHECK === 'off' ? null : { proceed: config.TIERFLOW_CASCADE_PROCEED, flag: config.TIERFLOW_CASCADE_FLAG, review: config.TIERFLOW_CASCADE_REVIEW },
+    errorPolicy: { on_low_confidence: config.TIERFLOW_ON_LOW_CONFIDENCE, on_format_mismatch: config.TIERFLOW_ON_FORMAT_MISMATCH, on_timeout: config.TIERFLOW_ON_TIMEOUT },
     signing: signingFromEnv(env),
     limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
+    answerWaitMs: config.TIERFLOW_ANSWER_WAIT_MS,
   });
 }
 

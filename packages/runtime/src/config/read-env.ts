@@ -32,7 +32,7 @@ export interface EnvProblem {
 
 /** How a value is quoted in a message: URLs redacted, secrets not at all, long values cut. */
 export function shownValue(name: string, value: string): string {
-  if (/PASSWORD|SECRET|SIGNING_KEY|API_KEY/.test(name)) return '(not shown)';
+  if (/PASSWORD|SECRET|SIGNING_KEY|API_KEY|TOKEN/.test(name)) return '(not shown)';
   const text = /URL/.test(name) ? redactUrl(value) : value;
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }

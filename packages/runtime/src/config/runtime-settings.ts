@@ -1,3 +1,4 @@
+import { MAX_CELLS } from '../cells/cells.js';
 import { MAX_COUNT, MAX_RETENTION_MS, MAX_TIMER_MS, type WholeRange } from './env-values.js';
 
 /**
@@ -22,6 +23,8 @@ export const RUNTIME_DEFAULTS = {
   beadsTtlMs: 24 * 3600_000,
   /** A worker's heartbeat: gone from `tierflow workers` after three missed ones (15 s). */
   heartbeatMs: 5_000,
+  /** How long a run waits for a person to answer its questions before it ends needs_clarification. */
+  answerWaitMs: 24 * 3600_000,
 } as const;
 
 const ms = (min: number, max: number): WholeRange => ({ unit: 'milliseconds', min, max });
@@ -39,6 +42,8 @@ export const RUNTIME_RANGES = {
   beadsTtlMs: ms(1, MAX_RETENTION_MS),
   auditTtlMs: ms(1, MAX_RETENTION_MS),
   maxCrashes: count(100),
+  /** 0: a question ends the run at once. At most six days, so a waiting run's records (kept a week) outlive the wait. */
+  answerWaitMs: ms(0, 6 * 24 * 3600_000),
   retryAttempts: count(100),
   /** A retry at once, or days away, is not a retry policy; a delay becomes a timer. */
   retryDelayMs: ms(1, MAX_TIMER_MS),
@@ -49,6 +54,8 @@ export const RUNTIME_RANGES = {
   /** Redis keeps a string of at most 512 MiB. */
   maxObjectiveBytes: { unit: 'bytes', min: 1024, max: 512 * 1024 * 1024 },
   maxSubtasks: count(100_000),
+  /** Each cell costs every worker process a few connections. */
+  cells: count(MAX_CELLS),
 } as const satisfies Record<string, WholeRange>;
 
 /** Why `prefix` cannot be a key prefix, or null: it must carry one `{hash tag}` so flows work on Redis Cluster. */

@@ -1,4 +1,5 @@
 import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/core';
+import { DEFAULT_ERROR_POLICY, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES, TIMEOUT_POLICIES } from '@tierflow/protocol';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { DEFAULT_INPUT_LIMITS } from '../checks/input-limits.js';
@@ -22,6 +23,8 @@ export const tierflowEnvSchema = z.object({
   REDIS_URL_ARCHITECT: envRedisUrl().optional(),
   REDIS_URL_DISPATCHER: envRedisUrl().optional(),
   REDIS_URL_FLEET: envRedisUrl().optional(),
+  /** Seed nodes of a Redis Cluster, `host:port,host:port`: REDIS_URL then gives only the scheme, user and password. */
+  TIERFLOW_REDIS_CLUSTER: envText().optional(),
   /** Put into REDIS_URL, replacing its own: a password kept out of the URL. */
   TIERFLOW_REDIS_USERNAME: envText().optional(),
   TIERFLOW_REDIS_PASSWORD: envText().optional(),
@@ -35,6 +38,7 @@ export const tierflowEnvSchema = z.object({
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .default(DEFAULT_PREFIX),
+  TIERFLOW_CELLS: envWhole(R.cells).default(1),
 
   // Retries, crash recovery, retention.
   TIERFLOW_RETRY_ATTEMPTS: envWhole(R.retryAttempts).default(DEFAULT_RETRY_OPTIONS.attempts),
@@ -49,12 +53,19 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_DEDUP_TTL_MS: envWhole(R.dedupTtlMs).default(RUNTIME_DEFAULTS.dedupTtlMs),
   TIERFLOW_BEADS_TTL_MS: envWhole(R.beadsTtlMs).default(RUNTIME_DEFAULTS.beadsTtlMs),
   TIERFLOW_AUDIT_TTL_MS: envWhole(R.auditTtlMs).default(DEFAULT_AUDIT_TTL_MS),
+  /** How long a run waits for answers to its questions (0: it ends needs_clarification at once). */
+  TIERFLOW_ANSWER_WAIT_MS: envWhole(R.answerWaitMs).default(RUNTIME_DEFAULTS.answerWaitMs),
 
   // The confidence cascade check (docs/protocol.md#confidence-cascade).
   TIERFLOW_CASCADE_CHECK: envChoice(['on', 'off']).default('on'),
   TIERFLOW_CASCADE_PROCEED: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.proceed),
   TIERFLOW_CASCADE_FLAG: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.flag),
   TIERFLOW_CASCADE_REVIEW: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.review),
+
+  // The error policy of delegations that set none (docs/protocol.md#error-policies).
+  TIERFLOW_ON_LOW_CONFIDENCE: envChoice(LOW_CONFIDENCE_POLICIES).default(DEFAULT_ERROR_POLICY.on_low_confidence),
+  TIERFLOW_ON_FORMAT_MISMATCH: envChoice(FORMAT_MISMATCH_POLICIES).default(DEFAULT_ERROR_POLICY.on_format_mismatch),
+  TIERFLOW_ON_TIMEOUT: envChoice(TIMEOUT_POLICIES).default(DEFAULT_ERROR_POLICY.on_timeout),
 
   /** The clock window of a deployment that signs. */
   /** The signing key set (`tierflow keys generate`); unset: nothing is signed or checked. */
@@ -73,6 +84,11 @@ export const tierflowEnvSchema = z.object({
   ADMIN_REDIS_URL: envRedisUrl().optional(),
   /** Where `tierflow trace` points; the command's default (http://localhost:16686) when unset. */
   JAEGER_URL: envText().optional(),
+  /**
+   * The bearer token `tierflow serve` requires (`Authorization: Bearer …`); required whenever it
+   * listens beyond loopback. At least 16 characters: a guessable token protects nothing.
+   */
+  TIERFLOW_API_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
 
   // Model endpoints (LLM specialists), by the names OpenAI's clients use.
   /** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1`. */

@@ -1,5 +1,5 @@
 import { Queue, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { TierflowError, tierOfSlug } from '@tierflow/protocol';
 
 /** The queue where rejected jobs are kept for an operator to see and replay; nothing ever consumes it. */
@@ -21,47 +21,49 @@ export interface DeadLetter {
  * or corrected.
  */
 export class DeadLetters {
-  private readonly queue: Queue;
+  /** Each cell's dead-letter queue, with its prefix; a worker keeps letters in its own cell's. */
+  private readonly cells: readonly { readonly prefix: string; readonly queue: Queue }[];
 
+  /** `prefixes`: the cells to read (cells/cells.ts); a worker's own, or every cell of a deployment. */
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    prefixes: string | readonly string[],
   ) {
-    this.queue = new Queue(DEAD_LETTER_QUEUE, { connection: redis, prefix });
+    this.cells = (typeof prefixes === 'string' ? [prefixes] : prefixes).map((prefix) => ({ prefix, queue: new Queue(DEAD_LETTER_QUEUE, { connection: redis, prefix }) }));
   }
 
-  /** Keeps a refused job. The id joins queue and job id (`fleet-<id>`), so a job refused twice is kept once. */
+  /** Keeps a refused job (in the first cell's queue). The id joins queue and job id (`fleet-<id>`), so a job refused twice is kept once. */
   async keep(job: Job, reason: string): Promise<string> {
+    const { queue } = this.cells[0]!;
     const id = `${job.queueName}-${job.id}`;
     const letter: DeadLetter = { id, queue: job.queueName, job_id: job.id!, reason, rejected_at: new Date().toISOString(), data: job.data as unknown };
-    const existing = await this.queue.getJob(id);
+    const existing = await queue.getJob(id);
     if (existing) await existing.remove();
     // Delayed far ahead and never worked: the letter only waits to be read, replayed or purged.
-    await this.queue.add('dead-letter', letter, { jobId: id, delay: 100 * 365 * 24 * 3600_000, removeOnComplete: true });
+    await queue.add('dead-letter', letter, { jobId: id, delay: 100 * 365 * 24 * 3600_000, removeOnComplete: true });
     return id;
   }
 
   async list(): Promise<DeadLetter[]> {
-    const jobs = await this.queue.getJobs(['delayed', 'waiting', 'prioritized'], 0, -1, true);
-    return jobs.map((job) => job.data as DeadLetter);
+    const found = await Promise.all(this.cells.map(({ queue }) => queue.getJobs(['delayed', 'waiting', 'prioritized'], 0, -1, true)));
+    return found.flat().map((job) => job.data as DeadLetter);
   }
 
   async get(id: string): Promise<DeadLetter | null> {
-    const job = await this.queue.getJob(id);
-    return job ? (job.data as DeadLetter) : null;
+    return ((await this.find(id))?.job.data as DeadLetter | undefined) ?? null;
   }
 
   /**
-   * Puts a letter's job back on its queue under its own id, as it was or with `data` in its
-   * place, and forgets the letter. The refused original is removed first so the id is free.
-   * A replayed job stands alone: the parent it once had has long since moved on.
+   * Puts a letter's job back on its queue (in the letter's cell) under its own id, as it was or
+   * with `data` in its place, and forgets the letter. The refused original is removed first so
+   * the id is free. A replayed job stands alone: the parent it once had has long since moved on.
    */
   async replay(id: string, data?: unknown): Promise<{ queue: string; jobId: string } | null> {
-    const letterJob = await this.queue.getJob(id);
-    if (!letterJob) return null;
-    const letter = letterJob.data as DeadLetter;
+    const found = await this.find(id);
+    if (!found) return null;
+    const letter = found.job.data as DeadLetter;
     if (!tierOfSlug(letter.queue)) throw TierflowError.permanent(`dead letter ${id} names an unknown queue ${letter.queue}`, { code: 'invalid_input' });
-    const target = new Queue(letter.queue, { connection: this.redis, prefix: this.prefix });
+    const target = new Queue(letter.queue, { connection: this.redis, prefix: found.prefix });
     try {
       const original = await target.getJob(letter.job_id);
       if (original) await original.remove();
@@ -69,18 +71,30 @@ export class DeadLetters {
     } finally {
       await target.close();
     }
-    await letterJob.remove();
+    await found.job.remove();
     return { queue: letter.queue, jobId: letter.job_id };
   }
 
   /** Forgets every letter; returns how many there were. */
   async purge(): Promise<number> {
-    const letters = await this.list();
-    await Promise.all(letters.map(async (letter) => (await this.queue.getJob(letter.id))?.remove()));
-    return letters.length;
+    const removed = await Promise.all(
+      this.cells.map(async ({ queue }) => {
+        const jobs = await queue.getJobs(['delayed', 'waiting', 'prioritized'], 0, -1, false);
+        await Promise.all(jobs.map((job) => job.remove()));
+        return jobs.length;
+      }),
+    );
+    return removed.reduce((sum, count) => sum + count, 0);
   }
 
   async close(): Promise<void> {
-    await this.queue.close();
+    await Promise.all(this.cells.map(({ queue }) => queue.close()));
+  }
+
+  /** A letter and its cell: any cell may hold it, since a refused job may have been put in any. */
+  private async find(id: string): Promise<{ readonly prefix: string; readonly job: Job } | null> {
+    const jobs = await Promise.all(this.cells.map(({ queue }) => queue.getJob(id)));
+    const index = jobs.findIndex((job) => job !== undefined);
+    return index === -1 ? null : { prefix: this.cells[index]!.prefix, job: jobs[index]! };
   }
 }

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 
 /** Milliseconds since the epoch, on the one clock a deployment shares. */
 export interface Clock {
@@ -26,14 +26,14 @@ export class RedisClock implements Clock {
   private anchor = { server: Date.now(), monotonic: performance.now() };
   private timer: NodeJS.Timeout | undefined;
 
-  private constructor(private readonly redis: Redis) {}
+  private constructor(private readonly redis: RedisClient) {}
 
   /** Measures Redis's clock, then keeps measuring it every {@link CLOCK_SYNC_MS} until {@link stop}. */
-  static async start(redis: Redis, refreshMs = CLOCK_SYNC_MS): Promise<RedisClock> {
+  static async start(redis: RedisClient, refreshMs = CLOCK_SYNC_MS): Promise<RedisClock> {
     const clock = new RedisClock(redis);
     await clock.sync();
     const refresh = (): void => {
-      // A failed measurement keeps the last one: Redis is the same clock a minute later.
+      // A failed measurement keeps the last one: RedisClient is the same clock a minute later.
       clock.timer = setTimeout(
         () =>
           void clock

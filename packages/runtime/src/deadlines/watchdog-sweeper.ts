@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 
 /**
  * Claims due watchdogs atomically: each due member is pushed a lease ahead, so exactly one
@@ -20,7 +20,7 @@ return due`;
 export const WATCH_LEASE_MS = 30_000;
 
 export interface SweeperOptions<T> {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly key: string;
   /** How often the set is looked at: the precision of deadlines, at one Redis call per beat. */
   readonly intervalMs: number;

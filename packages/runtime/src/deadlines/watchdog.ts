@@ -1,6 +1,6 @@
 import { messageIdSchema, tierBelow, type TierName, tierNameSchema, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { releaseChildren } from '../cancellation/cancel.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { ControlKeys } from '../cancellation/control-keys.js';
@@ -38,7 +38,7 @@ export function parseWatchMember(member: string): WatchdogJob | null {
 }
 
 export interface WatchdogDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: ControlKeys;
   /** The parent tier whose watchdogs these are: it writes their timeout records and marks. */
   readonly party: TierSlug;

@@ -1,4 +1,6 @@
-import type { OutcomeMessage } from '@tierflow/protocol';
+import { resolveErrorPolicy, type OutcomeMessage } from '@tierflow/protocol';
+import { outcomeMessageId } from '../messages/ids.js';
+import { withQuestions } from '../questions/questions.js';
 import { roundKeyOf } from '../cancellation/control-keys.js';
 import { winRace } from '../cancellation/race.js';
 import { withExpectedOutput } from '../checks/expected-output.js';
@@ -9,6 +11,9 @@ import { signRecord } from '../security/signing.js';
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from './step-store.js';
 import { usageBelow, withUsageBelow } from './usage-rollup.js';
+import { HandoffRefusedError } from '../handoff/chain.js';
+import { failureDraft } from './failures.js';
+import { reportRefusal, sendOutcome } from './handoffs.js';
 
 /**
  * Sends a job's outcome. One fenced MULTI records it for de-duplication, lands the policy's Beads
@@ -19,10 +24,25 @@ export async function answer(engine: Engine, pass: Pass, state: StepState | null
   const { job, assignment } = pass;
   const now = engine.clock.now();
   // A parent that delegated reports what its whole subtree used, whatever its policy wrote.
-  const full = state === null ? draft : withUsageBelow(draft, usageBelow(state, received));
-  const built = engine.role.outcome({ tier: engine.tier, assignment, state, draft: full, durationMs: now - pass.startedAt, now });
+  const asked = withQuestions(draft, received, { tier: engine.tier, outcomeId: outcomeMessageId(assignment.id) });
+  const build = (draft: OutcomeDraft) => {
+    const full = state === null ? draft : withUsageBelow(draft, usageBelow(state, received));
+    return engine.role.outcome({ tier: engine.tier, assignment, state, draft: full, durationMs: now - pass.startedAt, now });
+  };
+  let built = build(asked);
+  if (engine.handoffs.send) {
+    try {
+      built = await sendOutcome(engine.handoffs.send, engine, pass, built, received);
+    } catch (error) {
+      if (!(error instanceof HandoffRefusedError)) throw error;
+      // The refusal itself goes out without the chain: a job always answers.
+      reportRefusal(pass.span, engine.log, error);
+      built = build(failureDraft(error, 1));
+    }
+  }
   // Signed before it is cached, so a duplicate delivery answered from the cache is signed too.
-  const outcome = signRecord(withExpectedOutput(assignment.payload, built), engine.signer);
+  const onMismatch = resolveErrorPolicy(assignment.payload.error_policy, engine.runtime.errorPolicy).on_format_mismatch;
+  const outcome = signRecord(withExpectedOutput(assignment.payload, built, onMismatch), engine.signer);
   const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
   const parentParty = assignment.message ? partyOf(assignment.message.source_tier) : null;
   const batch = new FencedBatch();
@@ -33,6 +53,8 @@ export async function answer(engine: Engine, pass: Pass, state: StepState | null
   batch.del(engine.steps.key(job.id!), ...settledRecords(engine, job.id!, state));
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);
+  // A run that stops waiting for answers (cancelled, or the wait ran out) asks nothing any more.
+  if (state?.awaiting) batch.del(engine.keys.questions(assignment.rootId));
   if (raceKey && parentParty) batch.get(engine.keys.race(parentParty, raceKey));
   const replies = await engine.commit(batch, pass.lock);
   const race = raceKey ? replies.at(-1) : null;

@@ -49,6 +49,7 @@ function readRoot(data: unknown): Assignment {
     priority: objective.priority,
     timeout_ms: objective.timeout_ms ?? null,
     task_data: objective.task_data ?? {},
+    ...(objective.error_policy ? { error_policy: objective.error_policy } : {}),
   });
   return { id: root.value.root_id, rootId: root.value.root_id, payload, message: null, ...(objective.budget ? { budget: objective.budget } : {}) };
 }

@@ -38,6 +38,8 @@ export interface CollectInput {
   readonly childValues: () => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Now, on the deployment's clock: the time of the outcomes made up for silent children. */
   readonly now: number;
+  /** Reads each outcome of a settled round through the deployment's receive interceptors; null without any. */
+  readonly receive?: ((child: SettledChild, now: number) => Promise<SettledChild>) | null;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface CollectInput {
  * settled as `mode` says.
  */
 export async function collectRound(input: CollectInput): Promise<SettledRound | PendingRound> {
-  const { job, lowerQueue, state, tier, mode, timedOut, signing, childValues, now } = input;
+  const { job, lowerQueue, state, tier, mode, timedOut, signing, childValues, now, receive } = input;
   const childTier = tierBelow(tier)!;
   const values = await childValues();
   // Usually every child has answered: only then are failures and timeout records worth a read.
@@ -71,7 +73,15 @@ export async function collectRound(input: CollectInput): Promise<SettledRound | 
     return { absent: missing.filter((_, index) => !exists[index]) };
   }
   settled.sort((a, b) => Date.parse(a.outcome.timestamp) - Date.parse(b.outcome.timestamp) || a.index - b.index);
-  return { round: state.round, strategy: state.strategy, children: settled, memo: state.memo };
+  // Only a settled round goes through the interceptors: each outcome once a read, in completion order.
+  const children = receive ? await receivedInOrder(settled, receive, now) : settled;
+  return { round: state.round, strategy: state.strategy, children, memo: state.memo };
+}
+
+async function receivedInOrder(settled: readonly SettledChild[], receive: (child: SettledChild, now: number) => Promise<SettledChild>, now: number): Promise<SettledChild[]> {
+  const children: SettledChild[] = [];
+  for (const child of settled) children.push(await receive(child, now));
+  return children;
 }
 
 function readOutcome(value: unknown, childTier: TierName, childId: string, now: number, signing: SigningConfig | null): OutcomeMessage {

@@ -1,4 +1,5 @@
-import type { DelegationMessage } from '@tierflow/protocol';
+import { clarificationsOf, inheritErrorPolicy, type DelegationMessage } from '@tierflow/protocol';
+import { pausedMs, withClarifications } from '../questions/questions.js';
 import { UnrecoverableError } from 'bullmq';
 import type { Assignment, DelegationDraft, SettledChild } from '../policy/handler.js';
 import { roundKeyOf } from '../cancellation/control-keys.js';
@@ -16,6 +17,7 @@ import type { Engine, Pass } from './pass.js';
 import type { StepState } from './step-store.js';
 import { usageBelow } from './usage-rollup.js';
 import { runBudget, writeBudget } from '../budget/charge-usage.js';
+import { sendDelegations } from './handoffs.js';
 
 type Child = StepState['children'][number];
 
@@ -31,12 +33,14 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   if (!lowerQueue) throw new UnrecoverableError(`${engine.tier} has no tier below`);
   const round = previous === null ? 0 : previous.round + 1;
   const now = engine.clock.now();
-  const messages = childMessages(
+  const built = childMessages(
     engine,
     assignment,
     step.children.map((request, index) => ({ id: childMessageId(assignment.id, round, index), request })),
     now,
   );
+  // The interceptors see the round first: one that refuses a child stops it before anything is written.
+  const messages = engine.handoffs.send ? await sendDelegations(engine.handoffs.send, engine, pass, built, now) : built;
   const active = trace.setSpan(otelContext.active(), span);
   const traces = new Map(messages.map((message) => [message.id, delegationSpan(active, message, lowerQueue.name, assignment.rootId)]));
   const state: StepState = {
@@ -54,6 +58,9 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
     usage: usageBelow(previous, received),
     answer_by: pass.answerBy,
   };
+  if (pass.changedOnReceipt) state.received = assignment.payload;
+  const paused = pausedMs(previous, now);
+  if (paused > 0) state.paused_ms = paused;
   const own = previous?.trace ?? (job.opts.telemetry?.metadata ? undefined : serialiseContext(active));
   if (own) state.trace = own;
   const { keys, party } = engine;
@@ -67,6 +74,8 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   engine.audit.outcomesReceived(batch, assignment, received);
   engine.audit.delegationsSent(batch, assignment.rootId, messages);
   if (previous?.watchdog) batch.zrem(keys.watchdogs(party), previous.watchdog);
+  // Answered: the run asks nothing now.
+  if (previous?.awaiting) batch.del(keys.questions(assignment.rootId));
   if (watchAt !== null) batch.zadd(keys.watchdogs(party), watchAt, watchMember(watch));
   const raceKey = roundKeyOf(messages[0]!.id);
   if (step.strategy === 'first_success' && raceKey) {
@@ -105,8 +114,17 @@ export async function keepWatch(engine: Engine, jobId: string, state: StepState)
   await engine.redis.zadd(engine.keys.watchdogs(engine.party), 'NX', watchAt, watchMember({ parentId: jobId, parentTier: engine.tier, round: state.round }));
 }
 
-/** Validated delegation messages; the root's children have no correlation id, since the root is not a message. */
+/**
+ * Validated delegation messages; the root's children have no correlation id, since the root is
+ * not a message. The answers a job was sent with go down with its work, so whoever asked finds
+ * them; so does its error policy, field by field under the child's own (docs/protocol.md#error-policies).
+ */
 function childMessages(engine: Engine, assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
   const correlation = assignment.message ? assignment.id : null;
-  return children.map((child) => buildDelegation(engine.tier, child.id, correlation, child.request, now, engine.signer));
+  const answers = clarificationsOf(assignment.payload.task_data);
+  return children.map((child) => {
+    const policy = inheritErrorPolicy(child.request.error_policy, assignment.payload.error_policy);
+    const request = policy === undefined ? child.request : { ...child.request, error_policy: policy };
+    return buildDelegation(engine.tier, child.id, correlation, withClarifications(request, answers), now, engine.signer);
+  });
 }

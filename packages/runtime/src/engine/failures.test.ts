@@ -41,4 +41,20 @@ describe('stoppedDraft', () => {
     expect(draft.artifacts?.map((artifact) => artifact.inline_content)).toEqual(['from success', 'from cancelled', 'from partial']);
     expect(draft.summary).toBe('cancelled: by hand; 1 of 5 delegated subtasks had succeeded');
   });
+
+  it('out of time under on_timeout partial_result, answers the partial result when a child succeeded, else timeout', () => {
+    const stop = { status: 'timeout', reason: 'no answer within timeout_ms 1000' } as const;
+    const children = [child(0, 'success'), child(1, 'cancelled'), child(2, 'failed')];
+    expect(stoppedDraft(stop, children, 4, 'partial_result')).toMatchObject({
+      status: 'partial',
+      summary: 'partial result, out of time: no answer within timeout_ms 1000; 1 of 4 delegated subtasks had succeeded',
+      confidence: 0.125,
+      error_type: 'timeout',
+      recoverable: false,
+    });
+    expect(stoppedDraft(stop, [child(1, 'cancelled')], 4, 'partial_result')).toMatchObject({ status: 'timeout', recoverable: true });
+    expect(stoppedDraft(stop, children, 4, 'escalate')).toMatchObject({ status: 'timeout', recoverable: true });
+    // A cancellation is no timeout, whatever the policy.
+    expect(stoppedDraft({ status: 'cancelled', reason: 'by hand' }, children, 4, 'partial_result').status).toBe('cancelled');
+  });
 });

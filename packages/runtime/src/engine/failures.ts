@@ -1,4 +1,4 @@
-import { ERROR_TYPES, isTierflowError } from '@tierflow/protocol';
+import { ERROR_TYPES, isTierflowError, type TimeoutPolicy } from '@tierflow/protocol';
 import { UnrecoverableError } from 'bullmq';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
 import type { StopReason } from '../cancellation/control-listener.js';
@@ -39,11 +39,25 @@ export function failureDraft(error: unknown, attempts: number): OutcomeDraft {
  * The answer of work stopped early, cancelled or out of time: it carries what partial results
  * there are (docs/protocol.md#cancellation-semantics): the artifacts of every child that did not
  * fail, so what a stopped child had gathered from below comes up a level more, to the root.
+ * Out of time with `on_timeout: partial_result` and some child succeeded, the answer is that
+ * partial result: `partial`, not recoverable, for the sender to use rather than escalate
+ * (docs/protocol.md#error-policies).
  */
-export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] = [], delegated = 0): OutcomeDraft {
+export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] = [], delegated = 0, onTimeout: TimeoutPolicy = 'escalate'): OutcomeDraft {
   const succeeded = settled.filter((child) => child.outcome.payload.status === 'success');
   const kept = settled.filter((child) => child.outcome.payload.status !== 'failed');
   const progress = delegated > 0 ? `; ${succeeded.length} of ${delegated} delegated subtasks had succeeded` : '';
+  if (stop.status === 'timeout' && onTimeout === 'partial_result' && succeeded.length > 0) {
+    return {
+      status: 'partial',
+      summary: `partial result, out of time: ${stop.reason}${progress}`,
+      confidence: Math.min(...succeeded.map((child) => child.outcome.payload.confidence)) * (succeeded.length / Math.max(delegated, succeeded.length)),
+      error_type: ERROR_TYPES.timeout,
+      error_detail: stop.reason,
+      recoverable: false,
+      artifacts: kept.flatMap((child) => child.outcome.payload.artifacts),
+    };
+  }
   return {
     status: stop.status,
     summary: `${stop.status === 'timeout' ? 'timed out' : 'cancelled'}: ${stop.reason}${progress}`,

@@ -2,7 +2,7 @@
 // a way to send it one delegation and wait for what it answers.
 import type { DelegationMessage } from '@tierflow/protocol';
 import { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { jobOptions } from './child-jobs.js';
 import { connect } from '../redis/connection.js';
 import type { TierHandler } from '../policy/handler.js';
@@ -11,7 +11,7 @@ import { TierWorker } from './tier-worker.js';
 
 export interface FleetHarness {
   /** A plain connection to the deployment's Redis, for looking at what was written. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly fleet: Queue;
   /** Adds the delegation as a job on the Fleet's queue and resolves with what the job returns. */
   send(message: DelegationMessage, timeoutMs?: number): Promise<{ payload: Record<string, unknown> }>;
@@ -20,8 +20,8 @@ export interface FleetHarness {
 
 export async function startFleetHarness(handler: TierHandler, runtime: RuntimeOptions): Promise<FleetHarness> {
   const worker = await TierWorker.start({ handler, runtime, log: { info: () => undefined, warn: () => undefined } });
-  const redis = connect(runtime.redisUrl);
-  const eventsRedis = connect(runtime.redisUrl);
+  const redis = connect(runtime);
+  const eventsRedis = connect(runtime);
   const fleet = new Queue('fleet', { connection: redis, prefix: runtime.prefix });
   const events = new QueueEvents('fleet', { connection: eventsRedis, prefix: runtime.prefix });
   await events.waitUntilReady();

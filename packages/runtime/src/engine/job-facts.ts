@@ -1,6 +1,6 @@
 import { type CancellationMessage, ERROR_TYPES, type OutcomeMessage, tierAbove, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
 import { roundKeyOf, type ControlKeys } from '../cancellation/control-keys.js';
 import type { StopReason } from '../cancellation/control-listener.js';
@@ -25,7 +25,7 @@ export interface JobFacts {
 }
 
 export interface JobFactsDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: ControlKeys;
   /** The tier whose jobs these are. */
   readonly tier: TierName;

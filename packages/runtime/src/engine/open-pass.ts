@@ -1,5 +1,6 @@
 import { beadsHandle, DeferredBeadsStore } from '@tierflow/beads';
 import { ROOT_CONTEXT, type Link, type Span } from '@opentelemetry/api';
+import { resolveErrorPolicy } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import { deadlineOf, receiverMarginMs } from '../deadlines/timing.js';
 import { QUEUE_OF } from '../messages/queues.js';
@@ -18,10 +19,14 @@ export interface PassInput {
   readonly job: Job;
   readonly token: string | undefined;
   readonly assignment: Assignment;
+  /** Whether the deployment's receive interceptors changed the delegation: the step state then keeps it as they left it. */
+  readonly changedOnReceipt?: boolean;
   readonly signal: AbortSignal;
   readonly span: Span;
   readonly startedAt: number;
   readonly answerBy: number | null;
+  /** How long the job has waited for people's answers (see TierContext.waitedMs). */
+  readonly waitedMs: number;
   readonly childValues: Record<string, unknown> | null;
 }
 
@@ -30,8 +35,9 @@ export interface PassInput {
  * delegations or its outcome; writes that must go first go out fenced by the pass's lock too.
  */
 export function openPass(engine: Engine, input: PassInput): Pass {
-  const { job, token, assignment, signal, span, startedAt, answerBy } = input;
+  const { job, token, assignment, signal, span, startedAt, answerBy, waitedMs } = input;
   const lock: PassLock = { jobId: job.id!, key: lockKey(job), token: token ?? '' };
+  const errorPolicy = resolveErrorPolicy(assignment.payload.error_policy, engine.runtime.errorPolicy);
   const { prefix, beadsTtlMs } = engine.runtime;
   const beads = new DeferredBeadsStore(engine.redis, { tier: engine.tier, prefix, defaultTtlMs: beadsTtlMs }, async (queue) => {
     const batch = new FencedBatch();
@@ -46,6 +52,8 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     maxAttempts: job.opts.attempts ?? 1,
     signal,
     answerBy,
+    waitedMs,
+    errorPolicy,
     beads: beadsHandle(beads),
     log: engine.log,
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
@@ -71,7 +79,26 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     preread = null;
     return values ?? engine.reader.childValues(job);
   };
-  return { job, assignment, rules: { tier: engine.tier, attempt: context.attempt, maxAttempts: context.maxAttempts }, context, span, lock, beads, startedAt, answerBy, childValues };
+  return {
+    job,
+    assignment,
+    changedOnReceipt: input.changedOnReceipt ?? false,
+    rules: {
+      tier: engine.tier,
+      attempt: context.attempt,
+      maxAttempts: context.maxAttempts,
+      asks: engine.role.kind === 'root' && engine.runtime.answerWaitMs > 0,
+      onTimeout: errorPolicy.on_timeout,
+      boundaries: engine.runtime.boundaries,
+    },
+    context,
+    span,
+    lock,
+    beads,
+    startedAt,
+    answerBy,
+    childValues,
+  };
 }
 
 /** A CONSUMER span per processing pass, child of the delegation's span; a resumed parent's pass links each child. */
@@ -94,10 +121,13 @@ export function processSpan(engine: Engine, job: Job, assignment: Assignment, st
   );
 }
 
-/** When this job must answer: its deadline (sent time + timeout_ms) less the receiver's margin. */
-export function answerByOf(job: Job, assignment: Assignment): number | null {
+/**
+ * When this job must answer: its deadline (sent time + timeout_ms) less the receiver's margin,
+ * plus the time it has waited for a person's answers (`pausedMs`), which its deadline does not count.
+ */
+export function answerByOf(job: Job, assignment: Assignment, pausedMs = 0): number | null {
   const timeout = assignment.payload.timeout_ms;
   const sentAt = assignment.message ? Date.parse(assignment.message.timestamp) : job.timestamp;
   const deadline = deadlineOf(sentAt, timeout);
-  return deadline === null || timeout === null ? null : deadline - receiverMarginMs(timeout);
+  return deadline === null || timeout === null ? null : deadline - receiverMarginMs(timeout) + pausedMs;
 }

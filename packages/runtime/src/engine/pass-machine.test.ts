@@ -9,7 +9,8 @@ import type { StepState } from './step-store.js';
 
 // The engine's transitions, driven through every phase and event without Redis.
 
-const DISPATCHER: PassRules = { tier: 'ROUTING_DISPATCHER', attempt: 1, maxAttempts: 3 };
+const DISPATCHER: PassRules = { tier: 'ROUTING_DISPATCHER', attempt: 1, maxAttempts: 3, asks: false, onTimeout: 'escalate', boundaries: null };
+const ROOT: PassRules = { tier: 'PROGRESS_MONITOR', attempt: 1, maxAttempts: 3, asks: true, onTimeout: 'escalate', boundaries: null };
 const LAST_TRY: PassRules = { ...DISPATCHER, attempt: 3 };
 const assignment = delegationTo('ROUTING_DISPATCHER', 'root-1.0-0', { task_type: 'decompose', objective: 'split the work' });
 const delegate: Extract<Step, { kind: 'delegate' }> = {
@@ -35,6 +36,11 @@ const state: StepState = {
 const cancelled: StopReason = { status: 'cancelled', reason: 'the operator cancelled it' };
 const outcome: Step = { kind: 'outcome', outcome: { status: 'success', summary: 'done', confidence: 0.8 } };
 const answered = { ...round.children[0]!.outcome };
+const question = { id: 'root-1.0-0-1.out', question: 'Which variant?', tier: 'SPECIALIZED_FLEET' as const };
+const asked = { status: 'needs_clarification' as const, summary: 'asks', confidence: 0.5, artifacts: [{ artifact_type: 'text', inline_content: 'A', content_ref: null }] };
+const awaiting = { asked_at: 1_000, until: 61_000, questions: [question], draft: asked };
+const waiting: StepState = { ...state, awaiting };
+const answers = [{ question_id: question.id, question: question.question, answer: 'the blue one' }];
 
 /** One of each phase. */
 const PHASES: { readonly [K in PhaseKind]: Extract<Phase, { kind: K }> } = {
@@ -46,7 +52,10 @@ const PHASES: { readonly [K in PhaseKind]: Extract<Phase, { kind: K }> } = {
   stopping: { kind: 'stopping', state, stop: cancelled, received: [] },
   delegating: { kind: 'delegating', previous: null, step: delegate, received: [] },
   answering: { kind: 'answering', state: null, draft: { status: 'success', summary: 'done', confidence: 0.8 }, received: [] },
+  asking: { kind: 'asking', state, draft: asked, received: round.children },
+  awaiting: { kind: 'awaiting', state: waiting, awaiting },
   parked: { kind: 'parked' },
+  delayed: { kind: 'delayed' },
   answered: { kind: 'answered', outcome: answered },
   retrying: { kind: 'retrying', error: new Error('busy') },
 };
@@ -62,7 +71,12 @@ const EVENTS: { readonly [T in PassEvent['type']]: Extract<PassEvent, { type: T 
   parked: { type: 'parked' },
   woken: { type: 'woken' },
   delegated: { type: 'delegated', state, parked: true },
+  refused: { type: 'refused', error: TierflowError.permanent('redact refused the delegation root-1.0-0.0-0 from ROUTING_DISPATCHER to SPECIALIZED_FLEET: a secret', { code: 'handoff_refused' }) },
   answered: { type: 'answered', outcome: answered },
+  asked: { type: 'asked' },
+  answers_complete: { type: 'answers_complete', answers },
+  answers_pending: { type: 'answers_pending' },
+  answers_expired: { type: 'answers_expired' },
 };
 
 /** Where each phase goes on each event it takes (with the events above and the Dispatcher's first attempt). */
@@ -73,9 +87,12 @@ const TABLE: { readonly [K in PhaseKind]: Partial<Record<PassEvent['type'], Phas
   waiting: { parked: 'parked', woken: 'collecting', failed: 'retrying', stopped: 'stopping' },
   resuming: { decided: 'delegating', failed: 'retrying', stopped: 'stopping' },
   stopping: { round_pending: 'answering', round_settled: 'answering', failed: 'retrying', stopped: 'answering' },
-  delegating: { delegated: 'parked' },
+  delegating: { delegated: 'parked', refused: 'answering' },
   answering: { answered: 'answered' },
+  asking: { asked: 'delayed' },
+  awaiting: { answers_complete: 'delegating', answers_pending: 'delayed', answers_expired: 'answering', failed: 'retrying', stopped: 'answering' },
   parked: {},
+  delayed: {},
   answered: {},
   retrying: {},
 };
@@ -93,12 +110,12 @@ describe('the pass machine', () => {
     }
   });
 
-  it('ends in exactly the three terminal phases', () => {
+  it('ends in exactly the four terminal phases', () => {
     expect(
       Object.values(PHASES)
         .filter(isTerminal)
         .map((phase) => phase.kind),
-    ).toEqual(['parked', 'answered', 'retrying']);
+    ).toEqual(['parked', 'delayed', 'answered', 'retrying']);
   });
 
   describe('opening', () => {
@@ -109,12 +126,33 @@ describe('the pass machine', () => {
       ['no step state and stopped: answer at once', { state: null, corrupt: null, stop: cancelled }, 'answering'],
       ['children out: read the round', { state, corrupt: null, stop: null }, 'collecting'],
       ['children out and stopped: read what settled', { state, corrupt: null, stop: cancelled }, 'stopping'],
+      ['waiting for answers: read them', { state: waiting, corrupt: null, stop: null }, 'awaiting'],
+      ['waiting for answers and stopped: answer at once', { state: waiting, corrupt: null, stop: cancelled }, 'answering'],
+      ['no step state and refused by an interceptor: answer at once', { state: null, corrupt: null, stop: null, refused: EVENTS.refused.error }, 'answering'],
     ] as const)('%s', (_, opening, kind) => {
       expect(openingPhase(opening).kind).toBe(kind);
     });
 
     it('a job stopped before it ran answers with the stop and no children', () => {
       expect(openingPhase({ state: null, corrupt: null, stop: cancelled })).toMatchObject({ kind: 'answering', state: null, received: [], draft: { status: 'cancelled', error_type: 'cancelled' } });
+    });
+  });
+
+  it('a delegation an interceptor refused as it was received answers failed without running the policy', () => {
+    expect(openingPhase({ state: null, corrupt: null, stop: null, refused: EVENTS.refused.error })).toMatchObject({
+      kind: 'answering',
+      state: null,
+      draft: { status: 'failed', error_type: 'handoff_refused', error_detail: EVENTS.refused.error.message, recoverable: false },
+    });
+  });
+
+  it('a round an interceptor refused as it was sent answers failed, with the round it resumed from', () => {
+    const delegating: Phase = { kind: 'delegating', previous: state, step: delegate, received: round.children };
+    expect(transition(delegating, EVENTS.refused, DISPATCHER)).toMatchObject({
+      kind: 'answering',
+      state,
+      received: round.children,
+      draft: { status: 'failed', error_type: 'handoff_refused', recoverable: false },
     });
   });
 
@@ -133,6 +171,28 @@ describe('the pass machine', () => {
       expect(fleet).toMatchObject({ kind: 'answering', draft: { status: 'failed', error_type: 'delegation_refused', recoverable: false } });
       const empty = transition(PHASES.fresh, { type: 'decided', step: { ...delegate, children: [] } }, DISPATCHER);
       expect(empty).toMatchObject({ kind: 'answering', draft: { status: 'failed', error_type: 'delegation_refused' } });
+    });
+
+    it('a round with a child outside the collaboration boundaries is refused before it is sent, naming the allowed targets', () => {
+      const bounded = { ...DISPATCHER, boundaries: { dispatcher: ['fleet:sim', 'fleet:py-*'] } };
+      const step = {
+        ...delegate,
+        children: [
+          { ...delegate.children[0]!, specialist_hint: 'py-lora' },
+          { ...delegate.children[1]!, specialist_hint: 'shell' },
+        ],
+      };
+      expect(transition(PHASES.fresh, { type: 'decided', step }, bounded)).toMatchObject({
+        kind: 'answering',
+        draft: {
+          status: 'failed',
+          error_type: 'boundary_violation',
+          error_detail: 'dispatcher may not hand work to fleet:shell: outside its collaboration boundaries; it may hand work to fleet:sim, fleet:py-*',
+          recoverable: false,
+        },
+      });
+      const within = { ...step, children: [step.children[0]!] };
+      expect(transition(PHASES.fresh, { type: 'decided', step: within }, bounded)).toMatchObject({ kind: 'delegating' });
     });
   });
 
@@ -197,6 +257,40 @@ describe('the pass machine', () => {
 
     it('children that answered before the parent could park are read at once', () => {
       expect(transition(PHASES.delegating, { type: 'delegated', state, parked: false }, DISPATCHER)).toEqual({ kind: 'collecting', state, mode: 'wait', received: [] });
+    });
+  });
+
+  describe('questions for a person', () => {
+    const asks: Step = { kind: 'outcome', outcome: asked };
+
+    it('at the root, a round that comes back asking waits for answers', () => {
+      expect(transition({ ...PHASES.resuming, state }, { type: 'decided', step: asks }, ROOT)).toEqual({ kind: 'asking', state, draft: asked, received: round.children });
+    });
+
+    it('below the root, or with waits off, the question is answered up as it is', () => {
+      expect(transition(PHASES.resuming, { type: 'decided', step: asks }, DISPATCHER)).toMatchObject({ kind: 'answering', draft: asked });
+    });
+
+    it('a root that asks before it delegated anything has no round to send again, and answers', () => {
+      expect(transition(PHASES.fresh, { type: 'decided', step: asks }, ROOT)).toMatchObject({ kind: 'answering', state: null, draft: asked });
+    });
+
+    it('answered, it sends the same round again with the answers in every child', () => {
+      const next = transition(PHASES.awaiting, EVENTS.answers_complete, ROOT);
+      expect(next).toMatchObject({ kind: 'delegating', previous: waiting, received: [], step: { strategy: 'all_success' } });
+      const children = next.kind === 'delegating' ? next.step.children : [];
+      expect(children.map((child) => child.objective)).toEqual(['a', 'b']);
+      expect(children.map((child) => child.task_data?.clarifications)).toEqual([answers, answers]);
+    });
+
+    it('out of time for answers, it answers the question as asked, saying none came', () => {
+      const next = transition(PHASES.awaiting, EVENTS.answers_expired, ROOT);
+      expect(next).toMatchObject({ kind: 'answering', state: waiting, received: [], draft: { status: 'needs_clarification', summary: 'asks (no answer within 1 min)', questions: [question] } });
+    });
+
+    it('cancelled while it waits, it answers cancelled with what the round had brought', () => {
+      const next = transition(PHASES.awaiting, EVENTS.stopped, ROOT);
+      expect(next).toMatchObject({ kind: 'answering', draft: { status: 'cancelled', artifacts: asked.artifacts } });
     });
   });
 });

@@ -1,8 +1,10 @@
-import { checkDelegation } from '@tierflow/core';
-import { tierBelow, TierflowError, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { checkBoundary, checkDelegation, targetParty, type Boundaries } from '@tierflow/core';
+import { ERROR_TYPES, TIER_SLUGS, tierBelow, TierflowError, type Clarification, type OutcomeMessage, type TierName, type TimeoutPolicy } from '@tierflow/protocol';
 import type { StopReason } from '../cancellation/control-listener.js';
 import type { OutcomeDraft, SettledChild, SettledRound, Step } from '../policy/handler.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
+import { answeredRound, type Awaiting } from '../questions/questions.js';
+import { unansweredDraft } from '../questions/unanswered.js';
 import type { StepState } from './step-store.js';
 
 /**
@@ -12,12 +14,19 @@ import type { StepState } from './step-store.js';
  * as an event. docs/architecture.md walks through a job's path.
  *
  *   fresh ──decided──▶ delegating ──delegated──▶ parked
- *     │                    └───────(children already done)──▶ collecting
+ *     │                    ├───────(children already done)──▶ collecting
+ *     │                    └──refused (by a handoff interceptor)──▶ answering (failed)
  *     └──decided(outcome)──▶ answering ──answered──▶ answered
  *   collecting ──round_settled──▶ resuming ──decided──▶ delegating | answering
  *   collecting ──round_pending──▶ waiting ──parked──▶ parked       (children a crash lost are added again)
  *   any deciding phase ──stopped──▶ stopping ──round_settled──▶ answering (cancelled / timeout)
  *   any deciding phase ──failed──▶ retrying (transient, attempts left) | answering (failed)
+ *
+ * A root whose round comes back asking a person (needs_clarification) waits for the answers
+ * instead of answering (docs/protocol.md#clarification):
+ *   resuming ──decided(needs_clarification)──▶ asking ──asked──▶ delayed
+ *   (woken) awaiting ──answers_complete──▶ delegating (the round again, with the answers)
+ *                    ──answers_pending──▶ delayed     ──answers_expired──▶ answering
  */
 
 type Child = StepState['children'][number];
@@ -40,8 +49,13 @@ export type Phase =
   | { readonly kind: 'delegating'; readonly previous: StepState | null; readonly step: DelegateStep; readonly received: readonly SettledChild[] }
   /** Sending the job's outcome. */
   | { readonly kind: 'answering'; readonly state: StepState | null; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
-  /** Ends: waiting for children (BullMQ's waiting-children), answered, or handed back to BullMQ to retry. */
+  /** Putting the round's questions to a person: the root publishes them and waits (BullMQ's delayed) until answered or out of time. */
+  | { readonly kind: 'asking'; readonly state: StepState; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
+  /** Woken while waiting for answers: go on with them, wait on, or give up. */
+  | { readonly kind: 'awaiting'; readonly state: StepState; readonly awaiting: Awaiting }
+  /** Ends: waiting for children (BullMQ's waiting-children), for answers (BullMQ's delayed), answered, or handed back to BullMQ to retry. */
   | { readonly kind: 'parked' }
+  | { readonly kind: 'delayed' }
   | { readonly kind: 'answered'; readonly outcome: OutcomeMessage }
   | { readonly kind: 'retrying'; readonly error: unknown };
 
@@ -58,7 +72,13 @@ export type PassEvent =
   | { readonly type: 'parked' }
   | { readonly type: 'woken' }
   | { readonly type: 'delegated'; readonly state: StepState; readonly parked: boolean }
-  | { readonly type: 'answered'; readonly outcome: OutcomeMessage };
+  /** A handoff interceptor refused a delegation before anything was sent (docs/protocol.md#handoff-interceptors). */
+  | { readonly type: 'refused'; readonly error: TierflowError }
+  | { readonly type: 'answered'; readonly outcome: OutcomeMessage }
+  | { readonly type: 'asked' }
+  | { readonly type: 'answers_complete'; readonly answers: readonly Clarification[] }
+  | { readonly type: 'answers_pending' }
+  | { readonly type: 'answers_expired' };
 
 type EventOf<T extends PassEvent['type']> = Extract<PassEvent, { type: T }>;
 /** What can end a phase that runs a policy or reads Redis on the way to a decision. */
@@ -72,15 +92,18 @@ export interface PhaseEvents {
   waiting: EventOf<'parked' | 'woken'> | Deciding;
   resuming: EventOf<'decided'> | Deciding;
   stopping: EventOf<'round_pending' | 'round_settled'> | Deciding;
-  delegating: EventOf<'delegated'>;
+  delegating: EventOf<'delegated' | 'refused'>;
   answering: EventOf<'answered'>;
+  asking: EventOf<'asked'>;
+  awaiting: EventOf<'answers_complete' | 'answers_pending' | 'answers_expired'> | Deciding;
   parked: never;
+  delayed: never;
   answered: never;
   retrying: never;
 }
 
 /** The terminal phases: a pass that reaches one is over. */
-export type Terminal = PhaseOf<'parked' | 'answered' | 'retrying'>;
+export type Terminal = PhaseOf<'parked' | 'delayed' | 'answered' | 'retrying'>;
 export function isTerminal(phase: Phase): phase is Terminal {
   return ACCEPTS[phase.kind].length === 0;
 }
@@ -93,9 +116,12 @@ export const ACCEPTS: { readonly [K in PhaseKind]: readonly PhaseEvents[K]['type
   waiting: ['parked', 'woken', 'failed', 'stopped'],
   resuming: ['decided', 'failed', 'stopped'],
   stopping: ['round_pending', 'round_settled', 'failed', 'stopped'],
-  delegating: ['delegated'],
+  delegating: ['delegated', 'refused'],
   answering: ['answered'],
+  asking: ['asked'],
+  awaiting: ['answers_complete', 'answers_pending', 'answers_expired', 'failed', 'stopped'],
   parked: [],
+  delayed: [],
   answered: [],
   retrying: [],
 };
@@ -106,6 +132,12 @@ export interface PassRules {
   /** This delivery's attempt (1-based) and how many BullMQ allows. */
   readonly attempt: number;
   readonly maxAttempts: number;
+  /** Whether a question this job's round asks waits here for a person (the root, unless waits are off). */
+  readonly asks: boolean;
+  /** The job's `on_timeout` (docs/protocol.md#error-policies): out of time, answer `partial` with what its children brought, or `timeout`. */
+  readonly onTimeout: TimeoutPolicy;
+  /** Who may hand work to whom (docs/protocol.md#collaboration-boundaries); null: anyone to the tier below. */
+  readonly boundaries: Boundaries | null;
 }
 
 /** What the job knows of itself as the pass opens (see JobFacts). */
@@ -114,12 +146,19 @@ export interface Opening {
   readonly corrupt: Error | null;
   /** A cancellation mark or timeout record, or the job's own answer-by time already past. */
   readonly stop: StopReason | null;
+  /** Why a handoff interceptor refused the delegation as this job received it; null: taken. */
+  readonly refused?: TierflowError | null;
 }
 
 /** The first phase of a pass. */
-export function openingPhase({ state, corrupt, stop }: Opening): Phase {
+export function openingPhase({ state, corrupt, stop, refused = null }: Opening): Phase {
   if (corrupt) return { kind: 'corrupt', error: corrupt };
-  if (state === null) return stop ? answering(null, stoppedDraft(stop), []) : { kind: 'fresh' };
+  if (state === null) {
+    if (stop) return answering(null, stoppedDraft(stop), []);
+    // A refusal is permanent: what attempt this is does not change the answer.
+    return refused ? answering(null, failureDraft(refused, 1), []) : { kind: 'fresh' };
+  }
+  if (state.awaiting) return stop ? answering(state, unansweredDraft(state.awaiting, stop), []) : { kind: 'awaiting', state, awaiting: state.awaiting };
   return stop ? { kind: 'stopping', state, stop, received: [] } : { kind: 'collecting', state, mode: 'wait', received: [] };
 }
 
@@ -184,17 +223,41 @@ const TRANSITIONS: Transitions = {
   stopping: (phase, event, rules) => {
     switch (event.type) {
       case 'round_settled':
-        return answering(phase.state, stoppedDraft(phase.stop, event.round.children, phase.state.children.length), event.round.children);
+        return answering(phase.state, stoppedDraft(phase.stop, event.round.children, phase.state.children.length, rules.onTimeout), event.round.children);
       case 'round_pending': // a stopping read leaves the silent children out, so never pending
       case 'stopped':
-        return answering(phase.state, stoppedDraft(phase.stop, phase.received, phase.state.children.length), phase.received);
+        return answering(phase.state, stoppedDraft(phase.stop, phase.received, phase.state.children.length, rules.onTimeout), phase.received);
       case 'failed':
         return fail(event.error, phase.state, phase.received, rules);
     }
   },
-  delegating: (_, event) => (event.parked ? { kind: 'parked' } : { kind: 'collecting', state: event.state, mode: 'wait', received: [] }),
+  delegating: (phase, event, rules) => {
+    switch (event.type) {
+      case 'delegated':
+        return event.parked ? { kind: 'parked' } : { kind: 'collecting', state: event.state, mode: 'wait', received: [] };
+      case 'refused':
+        return answering(phase.previous, failureDraft(event.error, rules.attempt), phase.received);
+    }
+  },
   answering: (_, event) => ({ kind: 'answered', outcome: event.outcome }),
+  asking: () => ({ kind: 'delayed' }),
+  awaiting: (phase, event, rules) => {
+    switch (event.type) {
+      case 'answers_complete':
+        return decide(answeredRound(phase.state, event.answers), phase.state, [], rules);
+      case 'answers_pending':
+        return { kind: 'delayed' };
+      case 'answers_expired':
+        return answering(phase.state, unansweredDraft(phase.awaiting, null), []);
+      case 'failed':
+        return fail(event.error, phase.state, [], rules);
+      case 'stopped':
+        // The round already settled: what it brought is in the question's draft, so no read.
+        return answering(phase.state, unansweredDraft(phase.awaiting, event.stop), []);
+    }
+  },
   parked: (phase) => phase,
+  delayed: (phase) => phase,
   answered: (phase) => phase,
   retrying: (phase) => phase,
 };
@@ -217,8 +280,12 @@ function answering(state: StepState | null, draft: OutcomeDraft, received: reado
 
 /** A policy's step: an outcome to send, or delegations, unless the fan-out guard refuses them. */
 function decide(step: Step, state: StepState | null, received: readonly SettledChild[], rules: PassRules): Phase {
-  if (step.kind === 'outcome') return answering(state, step.outcome, received);
-  const refused = refusal(rules.tier, step);
+  if (step.kind === 'outcome') {
+    // Only a round can be sent again with answers: a job that asks at once answers as it is.
+    if (rules.asks && state !== null && step.outcome.status === 'needs_clarification') return { kind: 'asking', state, draft: step.outcome, received };
+    return answering(state, step.outcome, received);
+  }
+  const refused = refusal(rules.tier, step, rules.boundaries);
   if (refused) return answering(state, failureDraft(refused, rules.attempt), received);
   return { kind: 'delegating', previous: state, step, received };
 }
@@ -229,10 +296,20 @@ function fail(error: unknown, state: StepState | null, received: readonly Settle
   return answering(state, failureDraft(error, rules.attempt), received);
 }
 
-/** The nested fan-out guard (docs/protocol.md): only to the tier directly below, never from the Fleet, never nothing. */
-export function refusal(tier: TierName, step: DelegateStep): TierflowError | null {
-  const guard = checkDelegation(tier, tierBelow(tier) ?? tier);
+/**
+ * The nested fan-out guard (docs/protocol.md): only to the tier directly below, never from the
+ * Fleet, never nothing; and every child within the sender's collaboration boundaries, refused
+ * before anything is sent with where the sender may hand work instead.
+ */
+export function refusal(tier: TierName, step: DelegateStep, boundaries: Boundaries | null = null): TierflowError | null {
+  const below = tierBelow(tier);
+  const guard = checkDelegation(tier, below ?? tier);
   if (!guard.ok) return TierflowError.permanent(guard.reason, { code: 'delegation_refused' });
   if (step.children.length === 0) return TierflowError.permanent(`${tier} delegated no children`, { code: 'delegation_refused' });
+  for (const child of step.children) {
+    const to = targetParty(TIER_SLUGS[below!], child.specialist_hint ?? child.target_agent?.agent_id);
+    const verdict = checkBoundary(boundaries, TIER_SLUGS[tier], to);
+    if (!verdict.ok) return TierflowError.permanent(`${verdict.reason}; it may hand work to ${verdict.allowed.join(', ') || 'no one'}`, { code: ERROR_TYPES.boundaryViolation });
+  }
   return null;
 }

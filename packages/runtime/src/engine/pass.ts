@@ -2,7 +2,7 @@ import type { DeferredBeadsStore } from '@tierflow/beads';
 import type { TierName, TierSlug } from '@tierflow/protocol';
 import type { Job, Queue } from 'bullmq';
 import type { Span } from '@opentelemetry/api';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
@@ -18,6 +18,7 @@ import type { TierRole } from './role.js';
 import type { StepStore } from './step-store.js';
 import type { Budget } from '@tierflow/protocol';
 import type { UsageMeters } from '../budget/usage-meter.js';
+import type { HandoffChains } from './handoffs.js';
 
 /**
  * What a tier worker's passes share: its tier, its policy, and the stores and helpers the
@@ -29,7 +30,7 @@ export interface Engine {
   readonly role: TierRole;
   readonly handler: TierHandler;
   readonly runtime: RuntimeOptions;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly clock: RedisClock;
   readonly log: TierLogger;
   /** The queue of the tier below; null at the Fleet. */
@@ -43,6 +44,8 @@ export interface Engine {
   readonly canceller: TierCanceller;
   /** Each run's usage meter, for the policy's context. */
   readonly meters: UsageMeters;
+  /** The deployment's handoff interceptors, composed for each end (docs/protocol.md#handoff-interceptors). */
+  readonly handoffs: HandoffChains;
   /** The default budget of runs (read at the root only); null for none. */
   readonly budget: Budget | null;
   /** Sends a pass's writes, only while the pass still holds its job (see FencedBatch). */
@@ -60,6 +63,8 @@ export interface PassLock {
 export interface Pass {
   readonly job: Job;
   readonly assignment: Assignment;
+  /** Whether the receive interceptors changed the delegation: the step state then keeps it for later passes. */
+  readonly changedOnReceipt: boolean;
   readonly rules: PassRules;
   /** What the policy sees: the assignment, the abort signal, Beads, the trace context. */
   readonly context: TierContext;

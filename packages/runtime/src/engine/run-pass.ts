@@ -8,6 +8,9 @@ import { addChildren, delegate, keepWatch } from './delegate.js';
 import { isTerminal, transition, type PassEvent, type Phase, type PhaseEvents, type PhaseKind, type PhaseOf, type Terminal } from './pass-machine.js';
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from './step-store.js';
+import { askPeople, readWait } from '../questions/ask.js';
+import { HandoffRefusedError } from '../handoff/chain.js';
+import { outcomeReceiver, reportRefusal } from './handoffs.js';
 
 type Effect<K extends PhaseKind> = (engine: Engine, pass: Pass, phase: PhaseOf<K>) => Promise<PhaseEvents[K]>;
 type Effects = { readonly [K in Exclude<PhaseKind, Terminal['kind']>]: Effect<K> };
@@ -36,7 +39,14 @@ const EFFECTS: Effects = {
     }),
   resuming: (engine, pass, phase) => decision(pass, () => resume(engine, pass, phase.round)),
   delegating: async (engine, pass, phase) => {
-    const state = await delegate(engine, pass, phase.previous, phase.step, phase.received);
+    let state: StepState;
+    try {
+      state = await delegate(engine, pass, phase.previous, phase.step, phase.received);
+    } catch (error) {
+      if (!(error instanceof HandoffRefusedError)) throw error;
+      reportRefusal(pass.span, engine.log, error);
+      return { type: 'refused', error };
+    }
     // A cancellation that walked the tree while these children were being added missed them;
     // its mark is in place by now if its second walk missed them too (see cancelMessage).
     if (pass.context.signal.aborted || (await engine.reader.cancelled([pass.job.id!])).length > 0) await stopChildren(engine, pass, state);
@@ -48,6 +58,22 @@ const EFFECTS: Effects = {
     return { type: 'delegated', state, parked };
   },
   answering: async (engine, pass, phase) => ({ type: 'answered', outcome: await answer(engine, pass, phase.state, phase.draft, phase.received) }),
+  asking: async (engine, pass, phase) => {
+    await askPeople(engine, pass, phase.state, phase.draft, phase.received);
+    return { type: 'asked' };
+  },
+  awaiting: (engine, pass, phase) =>
+    guarded(pass, async () => {
+      const read = await readWait(engine, pass, phase.awaiting);
+      switch (read.kind) {
+        case 'complete':
+          return { type: 'answers_complete', answers: read.answers } as const;
+        case 'expired':
+          return { type: 'answers_expired' } as const;
+        case 'pending':
+          return { type: 'answers_pending' } as const;
+      }
+    }),
 };
 
 /** Runs a pass from `first` to a terminal phase: answered, parked, or to be retried. */
@@ -110,13 +136,14 @@ async function readRound(engine: Engine, pass: Pass, state: StepState, mode: Col
     signing: engine.runtime.signing,
     childValues: () => pass.childValues(),
     now: engine.clock.now(),
+    receive: outcomeReceiver(engine, pass),
   });
   return isPending(round) ? ({ type: 'round_pending', absent: round.absent } as const) : ({ type: 'round_settled', round } as const);
 }
 
 /** The policy's `resume`, after the round's outcomes pass the cascade check; its answer carries the gravest check. */
 async function resume(engine: Engine, pass: Pass, round: SettledRound): Promise<Step> {
-  const checked = checkUpstream(round, engine.tier, engine.runtime.cascade);
+  const checked = checkUpstream(round, engine.tier, engine.runtime.cascade, engine.runtime.errorPolicy);
   reportChecks(pass.span, engine.log, checked);
   const { handler } = engine;
   const step: Step = handler.resume

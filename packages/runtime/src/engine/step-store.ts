@@ -1,5 +1,5 @@
 import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonObjectSchema, messageSignatureSchema, usageSchema, type TierSlug } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { z } from 'zod';
 import { controlKeys, type ControlKeys } from '../cancellation/control-keys.js';
@@ -7,6 +7,7 @@ import { preview } from '../cancellation/control-notice.js';
 import type { RecordRead } from '../cancellation/control-records.js';
 import { checkSignature, signRecord } from '../security/signing.js';
 import { signerOf, type Signer, type SigningConfig } from '../security/signing-keys.js';
+import { awaitingSchema } from '../questions/questions.js';
 
 /** What a parent remembers between delegating and resuming: the round, its children, the policy's memo. */
 export const stepStateSchema = z.object({
@@ -36,6 +37,15 @@ export const stepStateSchema = z.object({
   trace: z.string().optional(),
   /** When this job itself must answer (its deadline less the receiver's margin); null without a timeout. */
   answer_by: z.number().nullable().default(null),
+  /** While the job waits for a person to answer its questions (the root only): what it asked, until when. */
+  awaiting: awaitingSchema.optional(),
+  /** How long the job waited for answers before this round, all waits together: its deadline does not count that time. */
+  paused_ms: z.number().nonnegative().optional(),
+  /**
+   * The delegation as the deployment's receive interceptors left it, kept when they changed it:
+   * the job's later passes read what its first one did (docs/protocol.md#handoff-interceptors).
+   */
+  received: delegationPayloadSchema.optional(),
   /** The job this is the state of: signed with the state, so a record copied to another job's key is refused. */
   job_id: z.string().optional(),
   /** The owning tier's signature, when the deployment signs. */
@@ -52,7 +62,7 @@ export class StepStore {
   private readonly signer: Signer | null;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     /** The tier whose jobs these are: its records are its own, and signed by it when the deployment signs. */
     private readonly tier: TierSlug,
@@ -116,6 +126,8 @@ function hasStepStateOutline(state: unknown): state is StepState {
     STRATEGIES.has(state.strategy) &&
     isJsonObject(state.memo) &&
     (state.answer_by === null || typeof state.answer_by === 'number') &&
+    // Rare (a root waiting for answers), so checked whole.
+    (state.awaiting === undefined || awaitingSchema.safeParse(state.awaiting).success) &&
     Array.isArray(state.children) &&
     state.children.every(isChildOutline)
   );

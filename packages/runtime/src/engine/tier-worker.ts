@@ -1,69 +1,18 @@
-import { backoffDelay } from '@tierflow/core';
-import { budgetSchema, formatValidationError, TierflowError, tierBelow, validateWith, type Budget, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import { UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
-import type { Span } from '@opentelemetry/api';
-import type { Redis } from 'ioredis';
-import { AuditTrail } from '../audit/audit-trail.js';
-import { controlKeys } from '../cancellation/control-keys.js';
-import { RunningHandlers, type StopReason } from '../cancellation/control-listener.js';
-import { TierCanceller } from '../cancellation/tier-canceller.js';
-import type { RuntimeOptions } from '../config/options.js';
-import { finishedJobRetention, inFlightTtlMs } from '../config/retention.js';
-import { DeadLetters } from '../dead-letters/dead-letters.js';
-import { RedisClock } from '../deadlines/clock.js';
-import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
-import { parseBudgetStop, stopOverBudget } from '../budget/budget-stops.js';
-import { UsageMeters } from '../budget/usage-meter.js';
-import { Heartbeat } from '../workers/heartbeat.js';
-import { hostname } from 'node:os';
-import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
-import { QUEUE_OF } from '../messages/queues.js';
-import { consoleLogger, throttledWarning } from '../observability/logger.js';
-import { endForRetry, endWithOutcome } from '../observability/tracing.js';
-import type { Assignment, TierHandler, TierLogger } from '../policy/handler.js';
-import { connect } from '../redis/connection.js';
-import { LockLostError, type FencedBatch } from '../redis/fenced-batch.js';
-import { JobFinder } from '../redis/job-finder.js';
-import { MessageGate } from '../security/message-gate.js';
-import { partyOf } from '../security/party.js';
-import { signerOf } from '../security/signing-keys.js';
-import { answer } from './answer.js';
-import { InvalidJobError } from './assignment.js';
-import { AssignmentMemo } from './assignment-memo.js';
-import { crashedDraft, crashesOf, isPoison, stalledLimit } from './crash-guard.js';
-import { DedupCache } from './dedup.js';
-import { JobFactsReader, type JobFacts } from './job-facts.js';
-import { answerByOf, openPass, processSpan } from './open-pass.js';
-import { openingPhase, type Terminal } from './pass-machine.js';
-import type { Engine, PassLock } from './pass.js';
-import { roleOf } from './role.js';
-import { runPass, stopChildren } from './run-pass.js';
-import { StepStore, type StepState } from './step-store.js';
+import type { TierName } from '@tierflow/protocol';
+import { inCell, servedCells } from '../cells/cells.js';
+import { CellWorker, type CellWorkerOptions } from './cell-worker.js';
 
-export interface TierWorkerOptions {
-  readonly handler: TierHandler;
-  readonly runtime: RuntimeOptions;
-  /** Jobs this process runs at once. */
-  readonly concurrency?: number;
-  readonly log?: TierLogger;
-  /** BullMQ lock duration; a crashed worker's jobs are reclaimed after about this long. */
-  readonly lockDurationMs?: number;
-  readonly stalledIntervalMs?: number;
+export interface TierWorkerOptions extends CellWorkerOptions {
   /**
-   * The budget of runs whose objective sets none; an objective's own limits take the place of
-   * these one by one. Read by the root tier (the Monitor), which owns each run's budget.
+   * The cells this process serves (`--cells 0,2`): every cell of the deployment when left out
+   * (docs/operations.md#cells). `concurrency` holds per cell.
    */
-  readonly budget?: Budget;
-  /** What the worker serves, for its heartbeat (`tierflow workers`): the Fleet's specialists. */
-  readonly specialists?: readonly string[];
+  readonly cells?: readonly number[];
 }
 
 /**
- * One tier's worker: a BullMQ worker on the tier's queue that runs the tier's policy. A policy's
- * delegations become child jobs on the queue below; the parent parks in waiting-children and
- * resumes with their outcomes. Each job is checked and its facts read here; what happens next is
- * the engine's pass machine (pass-machine.ts, run by run-pass.ts). Each process also listens on
- * the control channel (to abort cancelled handlers) and sweeps its tier's watchdogs.
+ * One tier's worker: on each cell it serves, a BullMQ worker on that cell's queue of the tier that
+ * runs the tier's policy (see CellWorker). With one cell, the deployment's only queue of the tier.
  *
  * ```ts
  * const worker = await TierWorker.start({ handler: fleetPolicy, runtime: runtimeOptionsFromEnv() });
@@ -72,314 +21,41 @@ export interface TierWorkerOptions {
  */
 export class TierWorker {
   readonly tier: TierName;
-  /** What the engine's passes share: the tier's policy, role, stores and helpers. */
-  private readonly engine: Engine;
-  private readonly worker: Worker;
-  private readonly watchdogs: WatchdogSweeper<WatchdogJob>;
-  /** At the root: runs over their budget, to cancel (queued by whichever process saw it). */
-  private readonly budgetStops: WatchdogSweeper<string> | null;
-  private readonly heartbeat: Heartbeat;
-  /** Assignments already validated, for parents resuming in this process. */
-  private readonly assignments: AssignmentMemo;
-  /** Every message this tier sends or receives, appended to its run's audit stream. */
-  private readonly audit: AuditTrail;
-  /** Signature, clock and replay checks of each job; null when the deployment does not sign. */
-  private readonly gate: MessageGate | null;
-  private readonly finder: JobFinder;
-  private readonly deadLetters: DeadLetters;
-  /** Reads (and parses, and logs what it must ignore of) what the runtime keeps beside each job. */
-  private readonly reader: JobFactsReader;
-  private readonly running: RunningHandlers;
-  private readonly log: TierLogger;
-  /** Connections of our own: BullMQ leaves connections it was handed open, so we close them. */
-  private readonly connections: Redis[];
 
   private constructor(
-    private readonly options: TierWorkerOptions,
-    private readonly redis: Redis,
-    /** Redis's clock: every deadline this worker sets or checks is on it, whatever this host's clock says. */
-    private readonly clock: RedisClock,
+    private readonly cells: readonly CellWorker[],
+    /** The cell each of `cells` serves. */
+    private readonly served: readonly number[],
   ) {
-    const { handler, runtime } = options;
-    const tier = handler.tier;
-    this.tier = tier;
-    this.log = options.log ?? consoleLogger(QUEUE_OF[tier]);
-    const party = partyOf(tier);
-    const signer = signerOf(runtime.signing, party);
-    const steps = new StepStore(redis, runtime.prefix, party, inFlightTtlMs(runtime), runtime.signing);
-    const dedup = new DedupCache(runtime.prefix, tier, runtime.dedupTtlMs);
-    this.assignments = new AssignmentMemo(tier, undefined, runtime.limits);
-    this.audit = new AuditTrail(redis, runtime.prefix, tier, runtime.auditTtlMs, this.log, clock);
-    this.gate = runtime.signing ? new MessageGate(redis, runtime.prefix, tier, runtime.signing, runtime.dedupTtlMs) : null;
-    // BullMQ's queues get a connection of their own: it loads BullMQ's scripts onto the connection,
-    // and every MULTI on a connection copies all its scripts, which is costly on the hot path.
-    const [queueRedis, workerRedis, subscriber] = [connect(runtime.redisUrl), connect(runtime.redisUrl), connect(runtime.redisUrl)];
-    this.connections = [queueRedis, workerRedis, subscriber];
-    this.finder = new JobFinder(queueRedis, runtime.prefix);
-    this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
-    const keys = controlKeys(runtime.prefix);
-    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, readsBudget: roleOf(tier).kind === 'root' });
-    const below = tierBelow(tier);
-    const canceller = new TierCanceller({ redis, finder: this.finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
-    this.engine = {
-      tier,
-      party,
-      role: roleOf(tier),
-      handler,
-      runtime,
-      redis,
-      clock,
-      log: this.log,
-      lowerQueue: below ? this.finder.queue(below) : null,
-      steps,
-      dedup,
-      audit: this.audit,
-      keys,
-      signer,
-      reader: this.reader,
-      canceller,
-      meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log: this.log }),
-      budget: defaultBudget(options.budget),
-      commit: (batch, lock) => this.commit(batch, lock),
-    };
-    const refusedNotice = throttledWarning(this.log, `dropped a malformed notice on ${keys.channel}`);
-    this.running = new RunningHandlers(subscriber, keys.channel, {
-      verify: runtime.signing ? (ids) => this.reader.cancelled(ids) : null,
-      onRefused: (reason) => refusedNotice({ reason }),
-    });
-    this.worker = new Worker(QUEUE_OF[this.tier], (job, token) => this.process(job, token), {
-      connection: workerRedis,
-      prefix: runtime.prefix,
-      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      autorun: false,
-      lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
-      stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
-      maxStalledCount: stalledLimit(runtime.maxCrashes),
-      removeOnComplete: finishedJobRetention(runtime),
-      removeOnFail: finishedJobRetention(runtime),
-      settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
-    });
-    this.watchdogs = new WatchdogSweeper({
-      redis,
-      key: keys.watchdogs(party),
-      intervalMs: WATCHDOG_SWEEP_MS,
-      parse: parseWatchMember,
-      run: (watch) => this.watch(watch),
-      onError: (error) => this.log.warn('watchdog error', { error: String(error) }),
-      onMalformed: (member) => this.log.warn('dropped a malformed watchdog entry', { key: keys.watchdogs(party), member: member.slice(0, 200) }),
-    });
-    this.budgetStops =
-      this.engine.role.kind === 'root'
-        ? new WatchdogSweeper({
-            redis,
-            key: keys.budgetStops,
-            intervalMs: WATCHDOG_SWEEP_MS,
-            parse: parseBudgetStop,
-            run: (rootId) => stopOverBudget({ redis, keys, canceller }, rootId),
-            onError: (error) => this.log.warn('budget stop error', { error: String(error) }),
-            onMalformed: (member) => this.log.warn('dropped a malformed budget stop', { key: keys.budgetStops, member: member.slice(0, 200) }),
-          })
-        : null;
-    this.heartbeat = new Heartbeat({
-      redis,
-      key: keys.worker(party, `${hostname()}:${process.pid}`),
-      tier,
-      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      specialists: options.specialists ?? null,
-      running: () => this.running.size,
-      intervalMs: runtime.heartbeatMs,
-      now: () => clock.now(),
-      log: this.log,
-    });
-    this.worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
-    this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
+    this.tier = cells[0]!.tier;
   }
 
   /**
-   * Starts a worker and resolves once it is connected and taking jobs. If it cannot (Redis refuses
-   * its password, say), it leaves no connection open, so that its process can exit.
+   * Starts a worker on every cell it serves and resolves once each takes jobs. If one cannot
+   * start, those started are closed and the error is thrown, so the process can exit.
+   *
+   * @throws TierflowError (code `invalid_argument`) for a cell the deployment does not have.
    */
   static async start(options: TierWorkerOptions): Promise<TierWorker> {
-    // A worker that cannot sign as its tier stops before it opens a connection that would keep it alive.
-    signerOf(options.runtime.signing, partyOf(options.handler.tier));
-    const redis = connect(options.runtime.redisUrl);
-    let clock: RedisClock;
+    const { cells, ...cellOptions } = options;
+    const served = cells === undefined ? servedCells(undefined, options.runtime.cells) : servedCells(cells.join(','), options.runtime.cells);
+    const started: CellWorker[] = [];
     try {
-      clock = await RedisClock.start(redis);
+      for (const index of served) started.push(await CellWorker.start({ ...cellOptions, runtime: inCell(options.runtime, index) }));
     } catch (error) {
-      redis.disconnect();
+      await Promise.all(started.map((worker) => worker.close()));
       throw error;
     }
-    const tierWorker = new TierWorker(options, redis, clock);
-    try {
-      await tierWorker.running.listen();
-      void tierWorker.worker.run().catch((error: unknown) => tierWorker.log.warn('worker stopped', { error: String(error) }));
-      await tierWorker.worker.waitUntilReady();
-    } catch (error) {
-      tierWorker.abandon();
-      throw error;
-    }
-    tierWorker.watchdogs.start();
-    tierWorker.budgetStops?.start();
-    tierWorker.heartbeat.start();
-    return tierWorker;
+    return new TierWorker(started, served);
   }
 
-  /** After a failed start: drops every connection without waiting for anything. */
-  private abandon(): void {
-    void this.worker.close(true).catch(() => undefined);
-    this.running.close();
-    this.clock.stop();
-    for (const connection of this.connections) connection.disconnect();
-    this.redis.disconnect();
-  }
-
-  /** Stops taking jobs, lets the running ones finish, and disconnects. */
+  /** Stops taking jobs on every cell, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
-    await Promise.all([this.worker.close(), this.watchdogs.stop(), this.budgetStops?.stop()]);
-    // Gone from `tierflow workers` at once, not after three missed beats.
-    await this.heartbeat.stop();
-    await Promise.all([this.finder.close(), this.deadLetters.close()]);
-    this.running.close();
-    this.clock.stop();
-    for (const connection of this.connections) connection.disconnect();
-    this.redis.disconnect();
+    await Promise.all(this.cells.map((worker) => worker.close()));
   }
 
-  private async process(job: Job, token: string | undefined): Promise<OutcomeMessage> {
-    const startedAt = this.clock.now();
-    let assignment: Assignment;
-    try {
-      assignment = this.assignments.read(job);
-      await this.gate?.admit(job, assignment, this.clock.now());
-    } catch (error) {
-      this.assignments.forget(job.id!);
-      if (!(error instanceof InvalidJobError)) throw error;
-      // Refused for good: kept in the dead-letter queue first, then failed without a retry.
-      const letter = await this.deadLetters.keep(job, error.message);
-      this.log.warn('rejected a job', { queue: job.queueName, id: job.id, reason: error.message, dead_letter: letter });
-      throw new UnrecoverableError(error.message);
-    }
-    // Listen for aborts before reading the cancellation mark: a canceller sets the mark, then
-    // publishes, so one of the two always reaches this job.
-    const controller = this.running.start(job.id!);
-    let parked = false;
-    try {
-      // A delivery's receipt: a first start is surely one, and its receipt goes out in the same
-      // write as the read below; a later start is one only if it has no step state (not a parent resuming).
-      const firstStart = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
-      if (firstStart) this.audit.received(assignment, 1);
-      const facts = await this.reader.read(job, this.engine.lowerQueue !== null);
-      if (!firstStart && facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
-      if (facts.cached) return facts.cached;
-      const crashes = crashesOf(job);
-      const delivery: Delivery = { job, token, assignment, startedAt };
-      if (facts.stop === null && isPoison(crashes, this.options.runtime.maxCrashes)) return await this.answerPoison(delivery, facts.state, crashes);
-      const span = processSpan(this.engine, job, assignment, facts.state);
-      let end: Terminal;
-      try {
-        end = await this.runPass(delivery, facts, controller, span);
-      } catch (error) {
-        endForRetry(span, error, job.attemptsMade + 1);
-        throw error;
-      }
-      switch (end.kind) {
-        case 'answered':
-          endWithOutcome(span, end.outcome, facts.state?.strategy ?? null);
-          return end.outcome;
-        case 'parked':
-          parked = true;
-          span.end();
-          throw PARKED;
-        case 'retrying':
-          endForRetry(span, end.error, job.attemptsMade + 1);
-          throw end.error;
-        default:
-          return end satisfies never;
-      }
-    } finally {
-      this.running.finish(job.id!);
-      // A parked parent resumes here, most likely; anything else is done with this pass's reading.
-      if (!parked) this.assignments.forget(job.id!);
-    }
+  /** What a close under way still waits for, by cell: for an operator whose worker is slow to stop. */
+  stillClosing(): string[] {
+    return this.cells.flatMap((worker, index) => worker.stillClosing().map((step) => (this.cells.length > 1 ? `cell ${this.served[index]}: ${step}` : step)));
   }
-
-  /** Runs one pass of a job through the engine (pass-machine.ts), from what the job knows of itself. */
-  private async runPass(delivery: Delivery, facts: JobFacts, controller: AbortController, span: Span): Promise<Terminal> {
-    const { job, assignment } = delivery;
-    const answerBy = answerByOf(job, assignment);
-    // BullMQ's own per-job signal is left alone: it fires only on Worker.cancelJob, which Tierflow
-    // never calls; cancellation and deadlines come through `controller`.
-    const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
-    try {
-      const pass = openPass(this.engine, { ...delivery, signal: controller.signal, span, answerBy, childValues: facts.childValues });
-      const stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
-      return await runPass(this.engine, pass, openingPhase({ state: facts.state, corrupt: facts.corrupt, stop }));
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * Poison work: its workers died `crashes` times running it. Answered without running the policy
-   * again, from the policy's own record of a finished run if it has one, else `worker_crashed`.
-   */
-  private async answerPoison(delivery: Delivery, state: StepState | null, crashes: number): Promise<OutcomeMessage> {
-    const { job, assignment } = delivery;
-    const span = processSpan(this.engine, job, assignment, state);
-    const pass = openPass(this.engine, { ...delivery, signal: new AbortController().signal, span, answerBy: null, childValues: null });
-    const recorded = state === null ? await this.options.handler.recorded?.(pass.context) : null;
-    this.log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: job.id, crashes });
-    if (state) await stopChildren(this.engine, pass, state);
-    const outcome = await answer(this.engine, pass, state, recorded ?? crashedDraft(crashes), []);
-    endWithOutcome(span, outcome, state?.strategy ?? null);
-    return outcome;
-  }
-
-  /** Sends a pass's writes, only while the pass still holds its job (see {@link FencedBatch}). */
-  private async commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]> {
-    try {
-      return await batch.commit(this.redis, lock.key, lock.token, lock.jobId);
-    } catch (error) {
-      if (error instanceof LockLostError) this.log.warn('lost its lock: another worker has the job; this pass wrote nothing', { id: lock.jobId });
-      throw error;
-    }
-  }
-
-  private async watch(watch: WatchdogJob): Promise<number | null> {
-    const { redis, steps, keys, party, signer, canceller } = this.engine;
-    return runWatchdog({ redis, finder: this.finder, steps, keys, party, markTtlMs: inFlightTtlMs(this.options.runtime), signer, canceller }, watch, this.clock.now());
-  }
-}
-
-/** A job as this worker took it: checked, with the lock token of this delivery and when it began. */
-interface Delivery {
-  readonly job: Job;
-  readonly token: string | undefined;
-  readonly assignment: Assignment;
-  readonly startedAt: number;
-}
-
-/**
- * What a parked pass throws: BullMQ only checks its type, so one instance serves every pass and
- * no stack trace is captured each time (with async stack traces, a costly part of parking).
- */
-const PARKED = new WaitingChildrenError();
-
-/** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
-const WATCHDOG_SWEEP_MS = 250;
-
-/** Jobs a worker runs at once unless told. */
-const DEFAULT_CONCURRENCY = 8;
-
-function timeUp(assignment: Assignment): StopReason {
-  return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };
-}
-
-/** The default budget, checked once at start: a bad one is a configuration error, not a run's. */
-function defaultBudget(budget: Budget | undefined): Budget | null {
-  if (budget === undefined) return null;
-  const parsed = validateWith(budgetSchema, budget);
-  if (!parsed.ok) throw TierflowError.permanent(`invalid default budget: ${parsed.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
-  return parsed.value;
 }

@@ -12,6 +12,7 @@ import type {
   KnownFields,
   OutcomeMessage,
   OutcomePayloadInput,
+  ResolvedErrorPolicy,
   TierName,
 } from '@tierflow/protocol';
 
@@ -52,6 +53,17 @@ export interface TierContext {
    * deadline less the margin its answer needs to travel; null when it has no timeout. `signal` fires then.
    */
   readonly answerBy: number | null;
+  /**
+   * How long this job has waited for a person's answers so far (docs/protocol.md#clarification):
+   * time that is not its work, which a policy timing the work leaves out. 0 for most jobs.
+   */
+  readonly waitedMs: number;
+  /**
+   * What to do when this job's work goes wrong (docs/protocol.md#error-policies): its delegation's
+   * `error_policy` over the deployment's defaults. The runtime applies it; a handler that can
+   * repair its own work (`on_format_mismatch: adapt`) reads it.
+   */
+  readonly errorPolicy: ResolvedErrorPolicy;
   /** Beads, with this tier's write permissions. */
   readonly beads: Beads;
   readonly log: TierLogger;

@@ -1,12 +1,12 @@
 import type { Span } from '@opentelemetry/api';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { TierLogger } from '../policy/handler.js';
 import { progressDue, progressRecord, progressText, progressUpdateSchema, type ProgressUpdate } from './progress.js';
 
 /** Where one job's progress goes. */
 export interface ProgressTarget {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The run's progress hash of this tier (control key `progress`). */
   readonly key: string;
   readonly rootId: string;

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { TierflowError } from '@tierflow/protocol';
 import { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { coalesceWrites } from './coalesce-writes.js';
+import { connectCluster, type RedisTarget } from './cluster.js';
 import { isTlsUrl, redactUrl, redisUrlProblem } from './redis-url.js';
 import { readTierflowVars } from '../config/tierflow-env.js';
 
@@ -10,7 +12,8 @@ import { readTierflowVars } from '../config/tierflow-env.js';
 export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDIS_TLS_CERT', key: 'TIERFLOW_REDIS_TLS_KEY' } as const;
 
 /**
- * An ioredis client as BullMQ needs it: commands wait through reconnects instead of failing.
+ * An ioredis client as BullMQ needs it: commands wait through reconnects instead of failing. To a
+ * Redis Cluster when `target` names seed nodes (see connectCluster), else to the URL's server.
  * Its socket sends each burst of commands in one write ({@link coalesceWrites}).
  * While Redis is unreachable ioredis retries on its own; we say so once per outage rather than on
  * every retry. A `rediss://` URL gets the TLS files named in the environment (see
@@ -19,26 +22,33 @@ export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDI
  * @throws TierflowError (code `invalid_config`) for a URL ioredis would misread, before it can:
  *   a password cut short by an unencoded `/` or `#` would otherwise become a host, and be logged.
  */
+export function connect(redisUrl: string, warn?: (message: string) => void, tls?: ConnectionOptions): Redis;
+export function connect(target: string | RedisTarget, warn?: (message: string) => void, tls?: ConnectionOptions): RedisClient;
 export function connect(
-  redisUrl: string,
+  target: string | RedisTarget,
   warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`),
-  tls: ConnectionOptions | undefined = isTlsUrl(redisUrl) ? redisTlsFromEnv() : undefined,
-): Redis {
+  tls: ConnectionOptions | undefined = isTlsUrl(typeof target === 'string' ? target : target.redisUrl) ? redisTlsFromEnv() : undefined,
+): RedisClient {
+  const { redisUrl, redisCluster } = typeof target === 'string' ? { redisUrl: target, redisCluster: null } : target;
   const problem = redisUrlProblem(redisUrl);
   if (problem) throw TierflowError.permanent(`the Redis URL ${redactUrl(redisUrl)} ${problem}`, { code: 'invalid_config' });
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: null, ...(tls ? { tls } : {}) });
+  const client: RedisClient = redisCluster ? connectCluster(redisUrl, redisCluster, tls) : new Redis(redisUrl, { maxRetriesPerRequest: null, ...(tls ? { tls } : {}) });
+  const where = redisCluster ? `cluster ${redisCluster.join(',')}` : redactUrl(redisUrl);
   let down = false;
   // Registered first, so it runs before BullMQ's listener, which prints an error it cannot hand on whole.
   client.on('error', (error: Error) => {
     hideCommandSecrets(error);
     if (down) return;
     down = true;
-    warn(`redis ${redactUrl(redisUrl)} unreachable (${error.message}); retrying`);
+    warn(`redis ${where} unreachable (${error.message}); retrying`);
   });
   client.on('ready', () => {
     down = false;
   });
-  client.on('connect', () => coalesceWrites(client.stream));
+  // A Cluster's sockets are its nodes', made as it learns of them: each is coalesced as it connects.
+  const coalesce = (server: Redis): void => void server.on('connect', () => coalesceWrites(server.stream));
+  if (client instanceof Redis) coalesce(client);
+  else client.on('+node', coalesce);
   return client;
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { entriesOf, monitorEventOf, type MonitorEvent } from '../client/monitor-events.js';
 
 /** What the reader tells its owner. Handlers must not throw; if one does, the reader goes on. */
@@ -27,7 +27,7 @@ export class EventStreamReader {
   private connectedOnce: boolean;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     private lastId: string,
     private readonly handlers: EventStreamHandlers,

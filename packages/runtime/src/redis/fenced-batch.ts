@@ -1,6 +1,6 @@
 import type { BeadsWrites } from '@tierflow/beads';
 import { TierflowError } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 
 /**
  * The writes the runtime queues: an ioredis MULTI or pipeline satisfies it, and so does a
@@ -122,7 +122,7 @@ export class FencedBatch implements RedisWrites {
    *
    * @throws LockLostError when the lock is not (or no longer) `token`'s; nothing was written.
    */
-  async commit(redis: Redis, lockKey: string, token: string, jobId: string): Promise<unknown[]> {
+  async commit(redis: RedisClient, lockKey: string, token: string, jobId: string): Promise<unknown[]> {
     if (!('tierflowFencedCommit' in redis)) redis.defineCommand('tierflowFencedCommit', { lua: FENCED_COMMIT });
     const keys = [lockKey, ...this.keys];
     try {

@@ -1,6 +1,6 @@
 import type { TierName } from '@tierflow/protocol';
 import { Queue, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { QUEUE_OF } from '../messages/queues.js';
 
 /** The BullMQ job states a job does not leave: it has answered. */
@@ -13,7 +13,7 @@ export class JobFinder {
   private readonly queues = new Map<TierName, Queue>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

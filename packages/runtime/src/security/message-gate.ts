@@ -1,6 +1,6 @@
 import { ERROR_TYPES, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 import { InvalidJobError } from '../engine/assignment.js';
 import type { Assignment } from '../policy/handler.js';
 import { checkMessageTime } from './message-window.js';
@@ -24,7 +24,7 @@ export class MessageGate {
   private readonly guard: ReplayGuard;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     prefix: string,
     tier: TierName,
     private readonly signing: SigningConfig,

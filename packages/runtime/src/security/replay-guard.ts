@@ -1,6 +1,6 @@
 import { seenMessagesRedisPrefix } from '@tierflow/beads';
 import type { TierName } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
 
 // One step, so two copies racing cannot both be first: record the job that holds the id, or
 // compare with the job already recorded.
@@ -24,7 +24,7 @@ export class ReplayGuard {
   private readonly base: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     tier: TierName,
   ) {

@@ -15,7 +15,17 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
  * ```
  */
 import { beadsRef, checkWrite, parseBeadsKey, type Beads, type BeadsEntry, type BeadsSetOptions } from '@tierflow/beads';
-import { delegationPayloadSchema, tierAbove, tierBelow, TierflowError, type DelegationPayloadInput, type JsonObject, type OutcomePayloadInput, type TierName } from '@tierflow/protocol';
+import {
+  delegationPayloadSchema,
+  resolveErrorPolicy,
+  tierAbove,
+  tierBelow,
+  TierflowError,
+  type DelegationPayloadInput,
+  type JsonObject,
+  type OutcomePayloadInput,
+  type TierName,
+} from '@tierflow/protocol';
 import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../policy/handler.js';
 import type { RunNode } from '../audit/run-tree-merge.js';
 import { UNMETERED } from '../budget/usage-meter.js';
@@ -108,6 +118,8 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     maxAttempts: 3,
     signal: new AbortController().signal,
     answerBy: null,
+    waitedMs: 0,
+    errorPolicy: resolveErrorPolicy(assignment.payload.error_policy),
     beads,
     log: { info: () => undefined, warn: () => undefined },
     traceContext: ROOT_CONTEXT,

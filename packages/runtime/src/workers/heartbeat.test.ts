@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBeats } from './heartbeat.js';
+import { mergeBeats, readBeats } from './heartbeat.js';
 
 const beat = (tier: string, pid: number) => ({ tier, host: 'h', pid, started_at: '2026-11-25T11:00:00.000Z', beat_at: '2026-11-25T11:00:01.000Z', concurrency: 8, running: 0, specialists: null });
 
@@ -19,6 +19,17 @@ describe('readBeats', () => {
       ['ABSTRACT_ARCHITECT', 9],
       ['SPECIALIZED_FLEET', 1],
       ['SPECIALIZED_FLEET', 2],
+    ]);
+  });
+});
+
+describe('mergeBeats', () => {
+  it('reads a process that beats once per cell as one worker, its jobs summed, its oldest start and latest beat kept', () => {
+    const cell0 = { ...beat('ROUTING_DISPATCHER', 7), running: 2 };
+    const cell1 = { ...beat('ROUTING_DISPATCHER', 7), running: 1, started_at: '2026-11-25T10:59:59.000Z', beat_at: '2026-11-25T11:00:02.000Z' };
+    expect(mergeBeats([cell0, beat('SPECIALIZED_FLEET', 7), cell1])).toEqual([
+      { ...cell0, concurrency: 16, running: 3, started_at: '2026-11-25T10:59:59.000Z', beat_at: '2026-11-25T11:00:02.000Z' },
+      beat('SPECIALIZED_FLEET', 7),
     ]);
   });
 });

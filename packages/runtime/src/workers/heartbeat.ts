@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
-import { escapeRedisGlob } from '@tierflow/beads';
+
 import { TIER_NAMES, type TierName, type TierSlug } from '@tierflow/protocol';
-import type { Redis } from 'ioredis';
+import { scanKeys, type RedisClient } from '@tierflow/beads';
+import { cellPrefixes, cellsGlob } from '../cells/cells.js';
+import type { RuntimeOptions } from '../config/options.js';
 import { z } from 'zod';
 import { controlKeys } from '../cancellation/control-keys.js';
 import type { TierLogger } from '../policy/handler.js';
@@ -23,7 +25,7 @@ export type WorkerBeat = z.infer<typeof workerBeatSchema>;
 
 /** What a heartbeat needs of its worker. */
 export interface HeartbeatOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** `<prefix>:workers:<tier slug>:<host>:<pid>` (control key `worker`). */
   readonly key: string;
   readonly tier: TierName;
@@ -98,15 +100,41 @@ export function readBeats(texts: readonly (string | null)[]): WorkerBeat[] {
   return beats.sort((a, b) => rank(a.tier) - rank(b.tier) || a.host.localeCompare(b.host) || a.pid - b.pid);
 }
 
-/** Every live worker of a deployment, by SCAN over its heartbeat keys (one Cluster slot: the prefix is hash-tagged). */
-export async function listWorkers(redis: Redis, prefix: string): Promise<WorkerBeat[]> {
-  const pattern = controlKeys(escapeRedisGlob(prefix)).worker('*' as TierSlug, '*');
-  const keys = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-    for (const key of batch) keys.add(key);
-    cursor = next;
-  } while (cursor !== '0');
-  return keys.size === 0 ? [] : readBeats(await redis.mget(...keys));
+/**
+ * Every live worker of a deployment, by one SCAN over the heartbeat keys of all its cells. A
+ * process beats once per cell it serves; its beats are read as one worker, with the jobs it runs
+ * and may run summed over its cells.
+ */
+export async function listWorkers(redis: RedisClient, runtime: Pick<RuntimeOptions, 'prefix' | 'cells'>): Promise<WorkerBeat[]> {
+  const keys = await scanKeys(redis, controlKeys(cellsGlob(runtime)).worker('*' as TierSlug, '*'));
+  // One MGET per cell: in a Cluster, a cell's keys share its slot, and only those may go together.
+  const texts = await Promise.all(
+    cellPrefixes(runtime)
+      .map((prefix) => keys.filter((key) => key.startsWith(`${prefix}:`)))
+      .filter((group) => group.length > 0)
+      .map((group) => redis.mget(...group)),
+  );
+  return mergeBeats(readBeats(texts.flat()));
+}
+
+/** One beat per process: the beats of each cell it serves taken together. Keeps the order. Pure. */
+export function mergeBeats(beats: readonly WorkerBeat[]): WorkerBeat[] {
+  const merged = new Map<string, WorkerBeat>();
+  for (const beat of beats) {
+    const id = `${beat.tier} ${beat.host} ${beat.pid}`;
+    const seen = merged.get(id);
+    merged.set(
+      id,
+      seen
+        ? {
+            ...seen,
+            started_at: seen.started_at < beat.started_at ? seen.started_at : beat.started_at,
+            beat_at: seen.beat_at > beat.beat_at ? seen.beat_at : beat.beat_at,
+            concurrency: seen.concurrency + beat.concurrency,
+            running: seen.running + beat.running,
+          }
+        : beat,
+    );
+  }
+  return [...merged.values()];
 }
