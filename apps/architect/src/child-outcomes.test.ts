@@ -1,6 +1,6 @@
 import type { Artifact } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
-import { childOutcomesOf, workArtifactsOf } from './child-outcomes.js';
+import { childOutcomesOf, workArtifactsOf, workArtifactsOfEntries, type ChildOutcomeEntry } from './child-outcomes.js';
 
 const entry = { id: 'm1', status: 'success', specialist: 'sim', confidence: 0.9, subtask_index: 1 };
 const summary = (metadata: Record<string, unknown>): Artifact => ({ artifact_type: 'aggregation_summary', content_ref: null, inline_content: '{}', metadata });
@@ -21,5 +21,21 @@ describe('childOutcomesOf', () => {
 describe('workArtifactsOf', () => {
   it('drops the summaries', () => {
     expect(workArtifactsOf([summary({}), code])).toEqual([code]);
+  });
+});
+
+describe('workArtifactsOfEntries', () => {
+  const work = (name: string): Artifact => ({ ...code, content_ref: `beads:execution/outputs/${name}` });
+  const counted = (id: string, count: number | undefined): ChildOutcomeEntry => ({ ...entry, id, ...(count === undefined ? {} : { artifact_count: count }) }) as ChildOutcomeEntry;
+  const artifacts = [summary({}), work('a1'), work('a2'), work('c1')];
+  const keepA = (child: ChildOutcomeEntry): boolean => child.id !== 'a';
+
+  it.each<[string, ChildOutcomeEntry[] | null, Artifact[]]>([
+    ['the chosen entries’ own work, by the counts', [counted('a', 2), counted('b', 0), counted('c', 1)], [work('c1')]],
+    ['every work artifact without counts', [counted('a', undefined), counted('b', 0), counted('c', 1)], [work('a1'), work('a2'), work('c1')]],
+    ['every work artifact when the counts do not add up', [counted('a', 1), counted('c', 1)], [work('a1'), work('a2'), work('c1')]],
+    ['every work artifact without entries', null, [work('a1'), work('a2'), work('c1')]],
+  ])('%s', (_name, entries, expected) => {
+    expect(workArtifactsOfEntries(artifacts, entries, keepA)).toEqual(expected);
   });
 });

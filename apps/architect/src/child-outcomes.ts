@@ -10,6 +10,8 @@ export const childOutcomeEntrySchema = z.looseObject({
   confidence: z.number().min(0).max(1),
   /** 1-based, within the plan the Dispatcher was given. */
   subtask_index: z.int().positive(),
+  /** How many of the work artifacts after the summary are this child's, in entry order; absent from older Dispatchers. */
+  artifact_count: z.int().nonnegative().optional(),
 });
 export type ChildOutcomeEntry = z.infer<typeof childOutcomeEntrySchema>;
 
@@ -30,4 +32,20 @@ export function childOutcomesOf(artifacts: readonly Artifact[]): ChildOutcomeEnt
 /** The artifacts beside the summary: the work itself. */
 export function workArtifactsOf(artifacts: readonly Artifact[]): Artifact[] {
   return artifacts.filter((artifact) => artifact.artifact_type !== AGGREGATION_SUMMARY);
+}
+
+/**
+ * The work artifacts of the entries `keep` selects (by position), when every entry says how many
+ * artifacts it brought and they add up; otherwise every work artifact, as before those counts. Pure.
+ */
+export function workArtifactsOfEntries(artifacts: readonly Artifact[], entries: readonly ChildOutcomeEntry[] | null, keep: (entry: ChildOutcomeEntry) => boolean): Artifact[] {
+  const work = workArtifactsOf(artifacts);
+  const counts = entries?.map((entry) => entry.artifact_count);
+  if (!entries || !counts || counts.some((count) => count === undefined) || counts.reduce<number>((sum, count) => sum + count!, 0) !== work.length) return work;
+  let offset = 0;
+  return entries.flatMap((entry) => {
+    const own = work.slice(offset, offset + entry.artifact_count!);
+    offset += entry.artifact_count!;
+    return keep(entry) ? own : [];
+  });
 }

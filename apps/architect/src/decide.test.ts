@@ -1,4 +1,6 @@
 import type { OutcomeStatus } from '@tierflow/protocol';
+import type { Plan } from '@tierflow/runtime';
+import type { KeptChild } from './architect-memo.js';
 import { describe, expect, it } from 'vitest';
 import type { ChildOutcomeEntry } from './child-outcomes.js';
 import { decideArchitect, mapToPlan, type ArchitectDecision, type DispatcherVerdict } from './decide.js';
@@ -73,7 +75,31 @@ describe('decideArchitect', () => {
       { kind: 'revise', subtasks: [1], kept: [] },
     ],
   ])('%s', (_name, verdict, memo, maxRevisions, expected) => {
-    expect(decideArchitect(verdict, memo, maxRevisions)).toEqual(expected);
+    expect(decideArchitect(verdict, { plan: null, ...memo }, maxRevisions)).toEqual(expected);
+  });
+});
+
+describe('decideArchitect over a plan with dependencies', () => {
+  // 1 drafts, 2 reviews the draft, 3 summarises the review; 4 stands alone.
+  const plan: Plan = {
+    strategy: 'all_success',
+    subtasks: [{ objective: 'draft' }, { objective: 'review', depends_on: [1] }, { objective: 'summarise', depends_on: [2] }, { objective: 'figures' }],
+  };
+  const kept = (index: number): KeptChild => ({ message_id: `d.0-${index - 1}`, specialist: `s${index}`, status: 'success', confidence: 0.9, subtask_index: index });
+
+  it.each<[string, OutcomeStatus[], number[], number[]]>([
+    ['the head failed: the chain again, the rest kept', ['failed', 'failed', 'failed', 'success'], [1, 2, 3], [4]],
+    ['the middle failed: what it depends on goes again too, and is not kept', ['success', 'failed', 'failed', 'success'], [1, 2, 3], [4]],
+    ['the last failed: the whole chain above it again', ['success', 'success', 'failed', 'failed'], [1, 2, 3, 4], []],
+    ['only the independent one failed: the chain is kept', ['success', 'success', 'success', 'failed'], [4], [1, 2, 3]],
+  ])('%s', (_name, statuses, subtasks, keptIndices) => {
+    const verdict: DispatcherVerdict = { status: 'failed', error_type: 'all_failed', recoverable: true, childOutcomes: entries(...statuses) };
+    expect(decideArchitect(verdict, { revisions: 0, delegated: [1, 2, 3, 4], plan }, 1)).toEqual({ kind: 'revise', subtasks, kept: keptIndices.map(kept) });
+  });
+
+  it('closes the delegated subtasks over their dependencies when the outcome does not say which failed', () => {
+    const verdict: DispatcherVerdict = { status: 'failed', error_type: 'job_failed', recoverable: true, childOutcomes: null };
+    expect(decideArchitect(verdict, { revisions: 0, delegated: [3], plan }, 1)).toEqual({ kind: 'revise', subtasks: [1, 2, 3], kept: [] });
   });
 });
 

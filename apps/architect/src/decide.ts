@@ -1,4 +1,5 @@
 import type { OutcomeStatus } from '@tierflow/protocol';
+import { withDependencies } from '@tierflow/runtime';
 import type { ArchitectMemo, KeptChild } from './architect-memo.js';
 import type { ChildOutcomeEntry } from './child-outcomes.js';
 
@@ -37,23 +38,29 @@ export function callsForRevision(verdict: Pick<DispatcherVerdict, 'status' | 'er
 }
 
 /**
- * Pass up, revise or report, and which subtasks a revision takes. A revision re-delegates only the
+ * Pass up, revise or report, and which subtasks a revision takes. A revision re-delegates the
  * subtasks that did not succeed, mapped back to the original plan; when the outcome does not say
- * which those are, all of the delegated ones. Pure.
+ * which those are, all of the delegated ones. Either set is closed over the plan's dependencies
+ * (docs/protocol.md#subtask-dependencies): a subtask sent again takes its input from what it
+ * depends on, so that goes again too, and is no longer kept. Pure.
  */
-export function decideArchitect(verdict: DispatcherVerdict, memo: Pick<ArchitectMemo, 'revisions' | 'delegated'>, maxRevisions: number): ArchitectDecision {
+export function decideArchitect(verdict: DispatcherVerdict, memo: Pick<ArchitectMemo, 'revisions' | 'delegated' | 'plan'>, maxRevisions: number): ArchitectDecision {
   if (verdict.status === 'needs_clarification') return { kind: 'pass_up' };
   const report: ArchitectDecision = { kind: 'report', reaggregate: memo.revisions > 0 };
   if (!callsForRevision(verdict) || memo.revisions >= maxRevisions) return report;
+  const closed = (indices: readonly number[]): number[] => (memo.plan ? withDependencies(memo.plan, indices) : [...new Set(indices)].sort((a, b) => a - b));
 
   const mapped = mapToPlan(verdict.childOutcomes, memo.delegated);
-  if (mapped === null) return { kind: 'revise', subtasks: [...memo.delegated].sort((a, b) => a - b), kept: [] };
-  const subtasks = mapped.filter((entry) => entry.status !== 'success').map((entry) => entry.subtask_index);
-  if (subtasks.length === 0) return report;
+  if (mapped === null) return { kind: 'revise', subtasks: closed(memo.delegated), kept: [] };
+  const failed = mapped.filter((entry) => entry.status !== 'success').map((entry) => entry.subtask_index);
+  if (failed.length === 0) return report;
+  const subtasks = closed(failed);
   return {
     kind: 'revise',
-    subtasks: [...new Set(subtasks)].sort((a, b) => a - b),
-    kept: mapped.filter((entry) => entry.status === 'success').map(({ id, specialist, status, confidence, subtask_index }) => ({ message_id: id, specialist, status, confidence, subtask_index })),
+    subtasks,
+    kept: mapped
+      .filter((entry) => entry.status === 'success' && !subtasks.includes(entry.subtask_index))
+      .map(({ id, specialist, status, confidence, subtask_index }) => ({ message_id: id, specialist, status, confidence, subtask_index })),
   };
 }
 

@@ -23,7 +23,14 @@ export function dispatcherReply(strategy: AggregationStrategy, rows: readonly Ro
     artifact_type: 'aggregation_summary',
     inline_content: JSON.stringify({ strategy, succeeded: aggregation.counts.succeeded, failed: aggregation.counts.failed }),
     metadata: {
-      child_outcomes: children.map((child, i) => ({ id: child.message_id, status: child.status, specialist: child.specialist, confidence: child.confidence, subtask_index: i + 1 })),
+      child_outcomes: children.map((child, i) => ({
+        id: child.message_id,
+        status: child.status,
+        specialist: child.specialist,
+        confidence: child.confidence,
+        subtask_index: i + 1,
+        artifact_count: child.status === 'success' ? 1 : 0,
+      })),
       revise: aggregation.revise,
     },
   };

@@ -2,7 +2,7 @@ import { beadsRef } from '@tierflow/beads';
 import { TierflowError, type JsonObject } from '@tierflow/protocol';
 import { passUp, planWith, type OutcomeFields, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
 import { initialMemo, readMemo, type ArchitectMemo } from './architect-memo.js';
-import { childOutcomesOf, workArtifactsOf } from './child-outcomes.js';
+import { childOutcomesOf, workArtifactsOfEntries } from './child-outcomes.js';
 import { decideArchitect, mapToPlan } from './decide.js';
 import { dispatcherDraft } from './dispatcher-draft.js';
 import { resolveArchitectOptions, type ArchitectOptionsInput, type ResolvedArchitectOptions } from './options.js';
@@ -12,8 +12,8 @@ import { taskKeys } from './task-keys.js';
 
 /**
  * The Abstract Architect's policy: records the objective in Beads, hands it to the Dispatcher,
- * and when the result falls short re-delegates only the subtasks that failed, a bounded number
- * of times. The decisions live in pure functions; this shell reads the context and writes Beads.
+ * and when the result falls short re-delegates only the subtasks that failed (with what they depend
+ * on, for their input), a bounded number of times. The decisions live in pure functions; this shell reads the context and writes Beads.
  *
  * @throws TierflowError (permanent, code `invalid_config`) for bad options, at once.
  */
@@ -52,12 +52,14 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       return report(context, passUp(outcome), memo.revisions);
     case 'revise': {
       context.log.info('revising the strategy', { subtasks: decision.subtasks, revision: memo.revisions + 1, status: outcome.status });
+      // Only the kept children's work: a succeeded subtask sent again for its dependents brings its work anew.
+      const keptIds = new Set(decision.kept.map((kept) => kept.message_id));
       const next: ArchitectMemo = {
         ...memo,
         revisions: memo.revisions + 1,
         delegated: [...decision.subtasks],
         kept: [...memo.kept, ...decision.kept],
-        kept_artifacts: [...memo.kept_artifacts, ...workArtifactsOf(outcome.artifacts)],
+        kept_artifacts: [...memo.kept_artifacts, ...workArtifactsOfEntries(outcome.artifacts, childOutcomes, (entry) => keptIds.has(entry.id))],
       };
       return delegate(context, options, revisedTaskData(context.assignment.payload.task_data, memo.plan, decision.subtasks), next);
     }

@@ -28,3 +28,22 @@ describe('revisedPlan', () => {
     expect(revisedPlan(plan, indices)).toEqual({ strategy: 'majority', subtasks });
   });
 });
+
+describe('revisedPlan with dependencies', () => {
+  const chain: Plan = {
+    strategy: 'all_success',
+    subtasks: [{ objective: 'figures' }, { objective: 'draft' }, { objective: 'review', depends_on: [2] }, { objective: 'summarise', depends_on: [3, 1] }],
+  };
+
+  it.each<[string, number[], Plan['subtasks']]>([
+    [
+      'renumbers depends_on to the cut plan',
+      [2, 3, 4, 1],
+      [{ objective: 'draft' }, { objective: 'review', depends_on: [1] }, { objective: 'summarise', depends_on: [2, 4] }, { objective: 'figures' }],
+    ],
+    ['a closed cut keeps every dependency', [2, 3], [{ objective: 'draft' }, { objective: 'review', depends_on: [1] }]],
+    ['a dependency outside the cut is dropped', [3], [{ objective: 'review', depends_on: [] }]],
+  ])('%s', (_name, indices, subtasks) => {
+    expect(revisedPlan(chain, indices)).toEqual({ strategy: 'all_success', subtasks });
+  });
+});

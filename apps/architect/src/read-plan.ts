@@ -13,12 +13,17 @@ export function readPlan(taskData: JsonObject): Plan | null {
 
 /**
  * The plan cut down to some of its subtasks (1-based indices, in the order given), under the same
- * strategy: what a revision re-delegates. Pure.
+ * strategy: what a revision re-delegates. Each `depends_on` is renumbered to the cut plan's
+ * indices; the caller closes `indices` over the dependencies first (`withDependencies`), and a
+ * dependency left out of the cut is dropped. Pure.
  */
 export function revisedPlan(plan: Plan, indices: readonly number[]): Plan {
-  const subtasks = indices.flatMap((index) => {
-    const subtask = plan.subtasks[index - 1];
-    return subtask ? [subtask] : [];
+  const kept = indices.filter((index) => plan.subtasks[index - 1] !== undefined);
+  const renumbered = new Map(kept.map((index, position) => [index, position + 1]));
+  const subtasks = kept.map((index) => {
+    const subtask = plan.subtasks[index - 1]!;
+    if (subtask.depends_on === undefined) return subtask;
+    return { ...subtask, depends_on: subtask.depends_on.flatMap((dependency) => renumbered.get(dependency) ?? []) };
   });
   return { strategy: plan.strategy, subtasks };
 }

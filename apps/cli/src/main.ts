@@ -1,6 +1,7 @@
 import { configProblems } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { aclCommand, type AclOptions } from './commands/acl.js';
+import { answerCommand } from './commands/answer.js';
 import { auditCommand } from './commands/audit.js';
 import { cancelCommand } from './commands/cancel.js';
 import { demoCommand } from './commands/demo.js';
@@ -10,6 +11,7 @@ import { keysCommand, type KeysOptions } from './commands/keys.js';
 import { resultCommand } from './commands/result.js';
 import { runsCommand } from './commands/runs.js';
 import { schemaCommand } from './commands/schema.js';
+import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
 import { traceCommand } from './commands/trace.js';
 import { upCommand } from './commands/up.js';
@@ -52,9 +54,10 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('worker')
     .description('run one tier in the foreground (monitor, architect, dispatcher or fleet); SIGINT/SIGTERM stop it cleanly')
     .argument('<tier>', 'monitor | architect | dispatcher | fleet')
-    .option('--concurrency <n>', 'jobs this process runs at once', positiveInt)
+    .option('--concurrency <n>', 'jobs this process runs at once in each cell it serves', positiveInt)
+    .option('--cells <list>', 'serve only these cells of the deployment (TIERFLOW_CELLS), e.g. 0,2; default: every cell')
     .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (tier: string, options: { concurrency?: number; config?: string }) => {
+    .action(async (tier: string, options: { concurrency?: number; cells?: string; config?: string }) => {
       exit.code = await workerCommand(tier, options, io);
     });
 
@@ -70,10 +73,11 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('enqueue')
     .description('validate an objective file and enqueue it; prints the root id')
     .argument('<file>', 'objective file, or - for standard input')
-    .option('--wait', 'wait and print the final outcome message; exit 0 only on success')
+    .option('--wait', "wait and print the final outcome message (exit 0 only on success); meanwhile, when stderr is a terminal, draw the run's tree live there")
     .option('--timeout-ms <n>', "with --wait: give up after this long (default: the objective's timeout_ms + 5 s, or 1 h without one)", positiveInt)
     .action(async (file: string, options: { wait?: boolean; timeoutMs?: number }) => {
-      exit.code = await enqueueCommand(file, options, io);
+      // Standard error, not standard output: the outcome JSON stays clean for whatever reads it.
+      exit.code = await enqueueCommand(file, { ...options, terminal: process.stderr.isTTY ? process.stderr : null }, io);
     });
 
   cli
@@ -159,6 +163,25 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('serve')
+    .description('serve the runs over HTTP: a web dashboard at /, the API under /api, its OpenAPI description, live events, Bull Board at /queues')
+    .option('--host <host>', 'the address to listen on (beyond loopback, TIERFLOW_API_TOKEN is required)', '127.0.0.1')
+    .option('--port <n>', 'the port', portNumber, 8080)
+    .action(async (options: { host: string; port: number }) => {
+      exit.code = await serveCommand(options, io);
+    });
+
+  cli
+    .command('answer')
+    .description('answer a run that waits for a person (status input_required); it goes on once every question is answered')
+    .argument('<root-id>', 'the run')
+    .argument('<text>', 'the answer')
+    .option('--to <question-id>', 'answer this question only (ids as tierflow status lists them); default: every open one')
+    .action(async (rootId: string, text: string, options: { to?: string }) => {
+      exit.code = await answerCommand(rootId, text, options, io);
+    });
+
+  cli
     .command('acl')
     .description('Redis users per tier (ACL): print an ACL file, or apply it to a server; passwords from TIERFLOW_ACL_PASSWORD_<USER>')
     .argument('<action>', 'print | apply')
@@ -194,6 +217,12 @@ function program(io: CliIo, exit: { code: number }): Command {
 function positiveInt(value: string): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed <= 0) throw new InvalidArgumentError('must be a positive whole number');
+  return parsed;
+}
+
+function portNumber(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed > 65_535) throw new InvalidArgumentError('must be a port number, 0 to 65535 (0: any free port)');
   return parsed;
 }
 

@@ -43,4 +43,23 @@ describe('renderTree', () => {
     expect(renderTree(leaf(0, { specialist: 'python-lora', usage }))).toBe('fleet       r.0-0.0-0.0-0  general  python-lora  success  0.90  3 calls  2,410 tokens  $0.0042\n');
     expect(renderTree(leaf(0, { usage: { ...usage, cost_usd: 0, llm_calls: 1 } }))).toContain('0.90  1 call  2,410 tokens\n');
   });
+
+  it('lists the questions of a run that waits for a person, with their answers and how to answer', () => {
+    const root: RunNode = {
+      ...runNode('r', { tier: 'PROGRESS_MONITOR', task_type: 'root', specialist: null, status: 'input_required', source: 'queue', job_state: 'delayed', confidence: null }),
+      questions: [
+        { id: 'r.0-0.0-0.0-0.out', question: 'Which region?', tier: 'SPECIALIZED_FLEET', answer: 'eu-west' },
+        { id: 'r.0-0.0-0.0-1.out', question: 'Which year?', tier: 'SPECIALIZED_FLEET', answer: null },
+      ],
+      waiting_until: '2026-11-26T10:00:00.000Z',
+    };
+    expect(renderTree(root).split('\n').slice(1)).toEqual([
+      'waits for answers until 2026-11-26T10:00:00.000Z:',
+      '  r.0-0.0-0.0-0.out  (asked by fleet)  Which region?',
+      '    answered: eu-west',
+      '  r.0-0.0-0.0-1.out  (asked by fleet)  Which year?',
+      'answer with: tierflow answer r "<text>" [--to <question id>]',
+      '',
+    ]);
+  });
 });

@@ -32,7 +32,19 @@ export function renderTree(node: RunNode, now?: number): string {
     });
   };
   walk(node, '', '');
-  return `${lines.join('\n')}\n`;
+  return `${[...lines, ...questionLines(node)].join('\n')}\n`;
+}
+
+/** A run waiting for a person: its questions, each with its id and any answer, and how to answer. */
+function questionLines(root: RunNode): string[] {
+  if (!root.questions || root.questions.length === 0) return [];
+  const lines = [`waits for answers until ${root.waiting_until ?? '?'}:`];
+  for (const question of root.questions) {
+    lines.push(`  ${question.id}  (asked by ${TIER_SLUGS[question.tier]})  ${question.question}`);
+    if (question.answer !== null) lines.push(`    answered: ${question.answer}`);
+  }
+  lines.push(`answer with: tierflow answer ${root.id} "<text>"${root.questions.length > 1 ? ' [--to <question id>]' : ''}`);
+  return lines;
 }
 
 /** How long a node has run, or ran: `2.4 s`; empty before it started. */

@@ -1,12 +1,13 @@
 import { agentKey } from '@tierflow/beads';
+import type { Boundaries } from '@tierflow/core';
 import { agentIdentitySchema, isTierflowError, type AgentIdentity } from '@tierflow/protocol';
 import type { Subtask, TierContext } from '@tierflow/runtime';
 import { routeSubtask, type Route } from './route.js';
 
 /** Where a subtask goes: one that pins its agent (`target_agent`) goes to that agent and nowhere else. Pure. */
-export function routeOf(subtask: Subtask, routing: Readonly<Record<string, readonly string[]>>): Route {
+export function routeOf(subtask: Subtask, routing: Readonly<Record<string, readonly string[]>>, boundaries: Boundaries | null = null): Route {
   if (subtask.target_agent) return { specialist: subtask.target_agent.agent_id, alternates: [] };
-  return routeSubtask(subtask, routing);
+  return routeSubtask(subtask, routing, boundaries);
 }
 
 /**

@@ -4,12 +4,23 @@ import { decideNext, type DispatchDecision } from './decide-next.js';
 import type { DispatchMemo, SubtaskResult, SubtaskState } from './dispatch-memo.js';
 
 function result(status: SubtaskResult['status'], errorType: string | null = null): SubtaskResult {
-  return { message_id: 'm', specialist: 's', status, confidence: 0.5, error_type: errorType, error_detail: null, recoverable: errorType ? true : null, artifacts: [] };
+  return {
+    message_id: 'm',
+    specialist: 's',
+    status,
+    confidence: 0.5,
+    error_type: errorType,
+    error_detail: null,
+    recoverable: errorType ? true : null,
+    artifacts: [],
+    summary: status,
+    evidence_grade: null,
+  };
 }
 const unavailable = result('failed', 'specialist_unavailable');
 
 function memo(strategy: AggregationStrategy, ...subtasks: [SubtaskResult, string[]][]): DispatchMemo {
-  const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({ index: i + 1, specialist: `s${i + 1}`, alternates, result: res, throttles: 0, deadline: null }));
+  const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({ index: i + 1, specialist: `s${i + 1}`, alternates, result: res, throttles: 0, deadline: null, concern: null }));
   return { strategy, subtasks: states, completion: states.map((state) => state.index), plan: null };
 }
 
@@ -18,6 +29,8 @@ describe('decideNext', () => {
     ['all succeeded', memo('all_success', [result('success'), []], [result('success'), []]), 'report', []],
     ['unavailable with an alternate', memo('all_success', [result('success'), []], [unavailable, ['sim']]), 'reroute', [2]],
     ['unavailable without an alternate', memo('all_success', [result('success'), []], [unavailable, []]), 'report', []],
+    ['low confidence, its policy retry: once more, to the same specialist', memo('all_success', [result('success'), []], [result('failed', 'low_confidence_retry'), []]), 'reroute', [2]],
+    ['low confidence, escalated', memo('all_success', [result('success'), []], [result('failed', 'low_confidence'), ['sim']]), 'report', []],
     ['only the unavailable ones', memo('majority', [unavailable, ['x']], [result('failed', 'crash'), ['y']], [unavailable, ['z', 'w']]), 'reroute', [1, 3]],
     ['another failure is not re-routed', memo('all_success', [result('failed', 'crash'), ['sim']]), 'report', []],
     ['a timeout is not re-routed', memo('all_success', [result('timeout', 'specialist_unavailable'), ['sim']]), 'report', []],
@@ -73,5 +86,15 @@ describe('decideNext', () => {
       { specialist: 's1', alternates: ['x'] },
       { specialist: 'sim', alternates: ['gpu'] },
     ]);
+  });
+});
+
+describe('a retry for low confidence', () => {
+  it('attaches the concern, and happens once', () => {
+    const low = { ...result('failed', 'low_confidence_retry'), error_detail: 'confidence 0.20 is under 0.5' };
+    const first = decideNext(memo('all_success', [low, []]));
+    expect(first).toMatchObject({ kind: 'reroute', subtasks: [1], memo: { subtasks: [{ specialist: 's1', concern: 'confidence 0.20 is under 0.5' }] } });
+    const again = first.kind === 'reroute' ? first.memo : null;
+    expect(decideNext({ ...again!, subtasks: again!.subtasks.map((subtask) => ({ ...subtask, result: low })) })).toEqual({ kind: 'report' });
   });
 });

@@ -1,5 +1,5 @@
 import { backoffDelay, type RetryOptions } from '@tierflow/core';
-import { ROUTABLE_ERROR_TYPES } from '@tierflow/protocol';
+import { ERROR_TYPES, ROUTABLE_ERROR_TYPES } from '@tierflow/protocol';
 import type { DispatchMemo, SubtaskState } from './dispatch-memo.js';
 
 /** The error_type (and status) of a Fleet at its concurrency limit. */
@@ -35,14 +35,25 @@ const MIN_TIME_LEFT_MS = 50;
  * way.
  */
 export function needsReroute(subtask: SubtaskState): boolean {
+  return isRoutable(subtask) && subtask.alternates.length > 0;
+}
+
+/** Work under the cascade's flag bound whose policy says retry (docs/protocol.md#error-policies), not yet sent again: once more, to the same specialist, with the concern. */
+export function needsConcernRetry(subtask: SubtaskState): boolean {
+  return subtask.result?.error_type === ERROR_TYPES.lowConfidenceRetry && subtask.concern === null;
+}
+
+function isRoutable(subtask: SubtaskState): boolean {
   const { result } = subtask;
   const routable = result?.error_type === ROUTABLE_ERROR_TYPES.specialistUnavailable || result?.error_type === ROUTABLE_ERROR_TYPES.unknownAgent;
-  return result !== null && result.status === 'failed' && routable && subtask.alternates.length > 0;
+  return result !== null && result.status === 'failed' && routable;
 }
 
 /**
  * What to do once a round is recorded in the memo (pure):
  * - a subtask whose specialist was unavailable goes to its next alternate;
+ * - a subtask whose work came back under the cascade's flag bound with `on_low_confidence: retry`
+ *   goes once more to the same specialist, its concern attached (`task_data.concern`);
  * - a throttled subtask goes to its next alternate if it has one, else to the same specialist
  *   after an exponential back-off, while retries and time before its deadline remain;
  * - the others keep their results.
@@ -58,6 +69,8 @@ export function decideNext(memo: DispatchMemo, throttle?: ThrottlePolicy): Dispa
     const [next, ...rest] = subtask.alternates;
     if (needsReroute(subtask) || (isThrottled(subtask) && next !== undefined)) {
       moved.set(subtask.index, { ...subtask, specialist: next!, alternates: rest });
+    } else if (needsConcernRetry(subtask)) {
+      moved.set(subtask.index, { ...subtask, concern: subtask.result!.error_detail ?? 'low confidence' });
     } else if (isThrottled(subtask) && throttle) {
       const tries = subtask.throttles + 1;
       if (tries >= throttle.retry.attempts) continue;

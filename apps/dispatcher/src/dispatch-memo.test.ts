@@ -55,6 +55,14 @@ describe('readMemo', () => {
     expect(readMemo(JSON.parse(JSON.stringify(memo)) as Record<string, unknown>)).toEqual(memo);
   });
 
+  it('reads a memo written before results kept their summary and evidence grade', () => {
+    const recorded = recordRound(memo, [child('r.0-0', 1, 'a', ok(0.9))]);
+    const { summary: _summary, evidence_grade: _grade, ...older } = recorded.subtasks[0]!.result!;
+    const stored = { ...recorded, subtasks: [{ ...recorded.subtasks[0]!, result: older }, ...recorded.subtasks.slice(1)] };
+    expect(recorded.subtasks[0]?.result).toMatchObject({ summary: 'done', evidence_grade: null });
+    expect(readMemo(JSON.parse(JSON.stringify(stored)) as Record<string, unknown>).subtasks[0]?.result).toMatchObject({ summary: '', evidence_grade: null });
+  });
+
   it('refuses a memo it did not write', () => {
     expect(() => readMemo({ revisions: 0 })).toThrow(expect.objectContaining({ code: 'invalid_memo' }));
   });

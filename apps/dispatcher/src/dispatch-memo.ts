@@ -1,4 +1,4 @@
-import { aggregationStrategySchema, artifactSchema, outcomeStatusSchema, TierflowError, type JsonObject } from '@tierflow/protocol';
+import { aggregationStrategySchema, artifactSchema, evidenceGradeSchema, outcomeStatusSchema, TierflowError, type JsonObject } from '@tierflow/protocol';
 import { planSchema, type Plan, type SettledChild } from '@tierflow/runtime';
 import { z } from 'zod';
 import type { Route } from './route.js';
@@ -13,6 +13,9 @@ export const subtaskResultSchema = z.object({
   error_detail: z.string().nullable(),
   recoverable: z.boolean().nullable(),
   artifacts: z.array(artifactSchema),
+  /** The outcome's own words, handed to the subtasks that depend on this one (defaults: memos written before dependencies). */
+  summary: z.string().default(''),
+  evidence_grade: evidenceGradeSchema.nullable().default(null),
 });
 export type SubtaskResult = z.infer<typeof subtaskResultSchema>;
 
@@ -26,8 +29,10 @@ export const subtaskStateSchema = z.object({
   result: subtaskResultSchema.nullable(),
   /** How often this subtask came back `throttled` and was tried again after a back-off. */
   throttles: z.int().nonnegative().default(0),
-  /** When the subtask must be done (ms since the epoch): retries after a throttle stay within it. */
+  /** When the subtask must be done (ms since the epoch): retries after a throttle stay within it. Set when it is sent: null for one waiting on its dependencies. */
   deadline: z.number().nullable().default(null),
+  /** Why it was sent again for low confidence (`on_low_confidence: retry`), once: null until then. */
+  concern: z.string().nullable().default(null),
 });
 export type SubtaskState = z.infer<typeof subtaskStateSchema>;
 
@@ -53,6 +58,7 @@ export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly
       result: null,
       throttles: 0,
       deadline: deadlines[i] ?? null,
+      concern: null,
     })),
     completion: [],
     plan,
@@ -79,7 +85,7 @@ export function subtaskIndexOf(child: Pick<SettledChild, 'id' | 'request'>): num
 
 /** A settled child's outcome as a subtask result; its specialist is the one the request named. */
 export function resultOf(child: Pick<SettledChild, 'id' | 'request' | 'outcome'>): SubtaskResult {
-  const { status, confidence, error_type, error_detail, recoverable, artifacts } = child.outcome.payload;
+  const { status, summary, confidence, error_type, error_detail, recoverable, artifacts, evidence_grade } = child.outcome.payload;
   return {
     message_id: child.id,
     specialist: child.request.specialist_hint ?? '',
@@ -89,6 +95,8 @@ export function resultOf(child: Pick<SettledChild, 'id' | 'request' | 'outcome'>
     error_detail,
     recoverable,
     artifacts,
+    summary,
+    evidence_grade: evidence_grade ?? null,
   };
 }
 

@@ -31,9 +31,24 @@ describe('fleetDraft', () => {
     ['own constraints and timeout win', { subtask: { objective: 'o', constraints: ['fast'], timeout_ms: 5 } }, { constraints: ['fast'], timeout_ms: 5 }],
     ['no task type is general', { subtask: { objective: 'o' } }, { task_type: 'general', task_data: { subtask_index: 1, subtask_total: 3 } }],
     ['the subtask’s expected output schema goes along', { subtask: { objective: 'o', expected_output_schema: { type: 'object' } } }, { expected_output_schema: { type: 'object' } }],
+    [
+      'the plan’s error policy, the subtask’s own fields over it',
+      { subtask: { objective: 'o', error_policy: { on_timeout: 'partial_result' } }, planPolicy: { on_timeout: 'escalate', on_format_mismatch: 'adapt' } },
+      { error_policy: { on_timeout: 'partial_result', on_format_mismatch: 'adapt' } },
+    ],
+    ['a concern, when sent again for low confidence', { concern: 'confidence 0.20 is under 0.5' }, { task_data: { concern: 'confidence 0.20 is under 0.5' } }],
+    [
+      'the work it depends on, as task_data.upstream',
+      { upstream: [{ subtask_index: 2, message_id: 'r.0-1', task_type: 'write', specialist: 'sim', summary: 'drafted', confidence: 0.9, evidence_grade: null, artifacts: [] }] },
+      { task_data: { upstream: [{ subtask_index: 2, message_id: 'r.0-1', task_type: 'write', specialist: 'sim', summary: 'drafted', confidence: 0.9, evidence_grade: null, artifacts: [] }] } },
+    ],
   ])('%s', (_name, override, expected) => {
     const draft = fleetDraft({ ...base, ...override });
     expect(draft).toMatchObject(expected);
     expect(delegationPayloadSchema.safeParse(draft).success).toBe(true);
+  });
+
+  it('adds no upstream field for a subtask that depends on nothing', () => {
+    expect(fleetDraft({ ...base, upstream: [] }).task_data).toEqual({ language: 'python', subtask_index: 1, subtask_total: 3 });
   });
 });

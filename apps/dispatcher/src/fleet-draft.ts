@@ -1,4 +1,4 @@
-import type { AgentIdentity, DelegationPayload } from '@tierflow/protocol';
+import type { AgentIdentity, DelegationPayload, ErrorPolicy, UpstreamWork } from '@tierflow/protocol';
 import type { DelegationDraft, Subtask } from '@tierflow/runtime';
 import { DEFAULT_TASK_TYPE } from './plan-of.js';
 
@@ -16,6 +16,12 @@ export interface FleetDraftInput {
   readonly taskGraphRef: string;
   /** The exact agent expected (docs/protocol.md#target-agents), when the registry or the plan names one. */
   readonly targetAgent?: AgentIdentity | undefined;
+  /** The plan's error policy, which the subtask's own overrides field by field. */
+  readonly planPolicy?: ErrorPolicy | undefined;
+  /** Why the subtask is sent again after its work came back under the cascade's flag bound (`on_low_confidence: retry`). */
+  readonly concern?: string | null | undefined;
+  /** The work of the subtasks this one depends on (docs/protocol.md#subtask-dependencies): `task_data.upstream` when there is any. */
+  readonly upstream?: readonly UpstreamWork[] | undefined;
 }
 
 /**
@@ -23,7 +29,8 @@ export interface FleetDraftInput {
  * without its own constraints inherits the parent's. Pure.
  */
 export function fleetDraft(input: FleetDraftInput): DelegationDraft {
-  const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef, targetAgent } = input;
+  const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef, targetAgent, planPolicy, concern, upstream } = input;
+  const policy = { ...planPolicy, ...subtask.error_policy };
   return {
     task_type: subtask.task_type ?? DEFAULT_TASK_TYPE,
     objective: subtask.objective,
@@ -32,10 +39,18 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
     timeout_ms: subtask.timeout_ms ?? fleetTimeoutMs,
     specialist_hint: specialist,
     context_refs: [taskGraphRef],
-    task_data: { ...subtask.task_data, subtask_index: index, subtask_total: total },
+    task_data: {
+      ...subtask.task_data,
+      subtask_index: index,
+      subtask_total: total,
+      ...(concern ? { concern } : {}),
+      ...(upstream && upstream.length > 0 ? { upstream: upstream.map((work) => ({ ...work, artifacts: [...work.artifacts] })) } : {}),
+    },
     // docs/protocol.md#expected-output-schemas: the Fleet's outcome is held to the subtask's
     // schema, when it names one.
     ...(subtask.expected_output_schema ? { expected_output_schema: subtask.expected_output_schema } : {}),
     ...(targetAgent ? { target_agent: targetAgent } : {}),
+    // docs/protocol.md#error-policies: what the Fleet, and this Dispatcher reading its outcome, do when it goes wrong.
+    ...(Object.keys(policy).length > 0 ? { error_policy: policy } : {}),
   };
 }

@@ -156,9 +156,9 @@ describe('dispatcherHandler.resume', () => {
     });
     const [summary] = outcome.artifacts as Artifact[];
     expect(summary?.metadata.child_outcomes).toEqual([
-      { id: 'r1.0-0.0-0.0-1', status: 'success', specialist: 'test-lora', confidence: 0.8, subtask_index: 2 },
-      { id: 'r1.0-0.0-0.0-2', status: 'success', specialist: 'sim', confidence: 0.8, subtask_index: 3 },
-      { id: 'r1.0-0.0-0.1-0', status: 'success', specialist: 'sim', confidence: 1, subtask_index: 1 },
+      { id: 'r1.0-0.0-0.0-1', status: 'success', specialist: 'test-lora', confidence: 0.8, subtask_index: 2, artifact_count: 1 },
+      { id: 'r1.0-0.0-0.0-2', status: 'success', specialist: 'sim', confidence: 0.8, subtask_index: 3, artifact_count: 1 },
+      { id: 'r1.0-0.0-0.1-0', status: 'success', specialist: 'sim', confidence: 1, subtask_index: 1, artifact_count: 1 },
     ]);
     expect(outcomePayloadSchema.safeParse({ ...outcome, execution_time_ms: 12 }).success).toBe(true);
     const graphWrite = beads.writes.at(-1);

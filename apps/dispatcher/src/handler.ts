@@ -3,6 +3,7 @@ import type { AgentIdentity } from '@tierflow/protocol';
 import { planWith, type DelegationDraft, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
 import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 import { decideNext } from './decide-next.js';
+import { releaseDependents, startingSubtasks, upstreamFor } from './dependencies.js';
 import { initialMemo, readMemo, recordRound, type DispatchMemo } from './dispatch-memo.js';
 import { fleetDraft } from './fleet-draft.js';
 import { resolveDispatcherOptions, type DispatcherOptionsInput, type ResolvedDispatcherOptions } from './options.js';
@@ -13,7 +14,9 @@ import { assignmentsOf, statusesOf, taskGraphOf } from './task-graph.js';
 
 /**
  * The Routing Dispatcher's policy: splits its delegation into the plan's subtasks, routes each to
- * a specialist, re-routes those whose specialist was unavailable, and aggregates the results.
+ * a specialist, sends a dependent subtask once what it depends on has succeeded (with that work),
+ * re-routes those whose specialist was unavailable, and aggregates the results once every subtask
+ * has one.
  * The decisions live in pure functions; this shell reads the context and writes Beads.
  *
  * @throws TierflowError (permanent, code `invalid_config`) for bad options, at once.
@@ -33,10 +36,12 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
   const plan = decomposed ?? planOf(payload);
   const keys = routingKeys(rootId);
   const now = context.now();
+  // Only the subtasks that depend on nothing go now; a dependent's deadline is set when it is sent.
+  const first = startingSubtasks(plan);
   const memo = initialMemo(
     plan.strategy,
-    plan.subtasks.map((subtask) => routeOf(subtask, options.routing)),
-    plan.subtasks.map((subtask) => now + (subtask.timeout_ms ?? options.fleetTimeoutMs)),
+    plan.subtasks.map((subtask) => routeOf(subtask, options.routing, options.boundaries)),
+    plan.subtasks.map((subtask, i) => (first.includes(i + 1) ? now + (subtask.timeout_ms ?? options.fleetTimeoutMs) : null)),
     decomposed,
   );
   const [registered] = await Promise.all([
@@ -49,45 +54,49 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
       { key: keys.assignments, value: assignmentsOf(memo) },
     ]),
   ]);
-  return {
-    kind: 'delegate',
-    children: drafts(
-      context,
-      plan,
-      memo,
-      options,
-      registered,
-      memo.subtasks.map((subtask) => subtask.index),
-    ),
-    strategy: plan.strategy,
-    memo,
-  };
+  return { kind: 'delegate', children: drafts(context, plan, memo, options, registered, first), strategy: plan.strategy, memo };
 }
 
 async function resume(context: TierContext, round: SettledRound, options: ResolvedDispatcherOptions): Promise<Step> {
   const { rootId, payload } = context.assignment;
   const keys = routingKeys(rootId);
-  const memo = recordRound(readMemo(round.memo), round.children);
-  const decision = decideNext(memo, { retry: options.throttleRetry, now: context.now(), random: Math.random });
-  if (decision.kind === 'reroute') {
-    context.log.info('sending subtasks again (unavailable or throttled)', { subtasks: decision.subtasks, round: round.round + 1, delay_ms: decision.delayMs });
+  const recorded = recordRound(readMemo(round.memo), round.children);
+  const plan = planIn(recorded, payload);
+  const now = context.now();
+  const decision = decideNext(recorded, { retry: options.throttleRetry, now, random: Math.random });
+  const again = decision.kind === 'reroute' ? decision : { subtasks: [], memo: recorded, delayMs: 0, timeouts: {} };
+  const released = releaseDependents(plan, again.memo, {
+    resending: new Set(again.subtasks),
+    now,
+    delayMs: again.delayMs,
+    fleetTimeoutMs: options.fleetTimeoutMs,
+    dispatchId: context.assignment.id,
+  });
+  const memo = released.memo;
+  if (released.blocked.length > 0) context.log.info('not running subtasks whose dependencies failed', { subtasks: released.blocked });
+  const sending = [...again.subtasks, ...released.ready].sort((a, b) => a - b);
+  if (sending.length > 0) {
+    if (again.subtasks.length > 0)
+      context.log.info('sending subtasks again (unavailable, throttled or of low confidence)', { subtasks: again.subtasks, round: round.round + 1, delay_ms: again.delayMs });
+    if (released.ready.length > 0) context.log.info('sending subtasks whose dependencies succeeded', { subtasks: released.ready, round: round.round + 1 });
     const [registered] = await Promise.all([
       registeredAgents(
         context,
-        decision.memo.subtasks.map((subtask) => subtask.specialist),
+        memo.subtasks.map((subtask) => subtask.specialist),
       ),
-      context.beads.set(keys.assignments, assignmentsOf(decision.memo)),
+      decision.kind === 'reroute' ? context.beads.set(keys.assignments, assignmentsOf(memo)) : Promise.resolve(),
     ]);
     return {
       kind: 'delegate',
-      children: drafts(context, planIn(decision.memo, payload), decision.memo, options, registered, decision.subtasks, decision.timeouts),
-      strategy: decision.memo.strategy,
-      memo: decision.memo,
-      delayMs: decision.delayMs,
+      children: drafts(context, plan, memo, options, registered, sending, { ...again.timeouts, ...released.timeouts }),
+      strategy: memo.strategy,
+      memo,
+      delayMs: again.delayMs,
     };
   }
+  // Every subtask has its result now: sent and answered, or not run for a failed dependency.
   const { outcome } = dispatchReport(memo, { rounds: round.round + 1, taskGraphRef: beadsRef(keys.taskGraph) });
-  await context.beads.set(keys.taskGraph, taskGraphOf(planIn(memo, payload), statusesOf(memo)));
+  await context.beads.set(keys.taskGraph, taskGraphOf(plan, statusesOf(memo)));
   return { kind: 'outcome', outcome };
 }
 
@@ -96,7 +105,7 @@ function planIn(memo: DispatchMemo, payload: TierContext['assignment']['payload'
   return memo.plan ?? planOf(payload);
 }
 
-/** The Fleet delegations of the given subtasks (1-based), each to its memo's current specialist. */
+/** The Fleet delegations of the given subtasks (1-based), each to its memo's current specialist, with the work of what it depends on. */
 function drafts(
   context: TierContext,
   plan: Plan,
@@ -122,6 +131,9 @@ function drafts(
         fleetTimeoutMs: options.fleetTimeoutMs,
         taskGraphRef,
         targetAgent: pinFor(subtask, state.specialist, registered),
+        planPolicy: plan.error_policy,
+        concern: state.concern,
+        upstream: upstreamFor(plan, memo, index),
       }),
     ];
   });

@@ -1,7 +1,8 @@
 /**
  * The Routing Dispatcher (tier 2): turns its delegation's plan into subtasks, routes each to a
- * specialist of the Fleet, re-routes a subtask whose specialist is unavailable to the next
- * alternate, and aggregates the results under the plan's strategy
+ * specialist of the Fleet, sends a subtask that depends on others once they have succeeded, with
+ * their work (docs/protocol.md#subtask-dependencies), re-routes a subtask whose specialist is
+ * unavailable to the next alternate, and aggregates the results under the plan's strategy
  * (docs/protocol.md#aggregation-strategies).
  *
  * ```ts
@@ -19,6 +20,8 @@
 export { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 export { decideNext, needsReroute } from './decide-next.js';
 export type { DispatchDecision } from './decide-next.js';
+export { dependencyFailure, releaseDependents, startingSubtasks, upstreamFor } from './dependencies.js';
+export type { Release, ReleaseInput } from './dependencies.js';
 export { dispatchMemoSchema, initialMemo, recordRound } from './dispatch-memo.js';
 export type { DispatchMemo, SubtaskResult, SubtaskState } from './dispatch-memo.js';
 export { fleetDraft } from './fleet-draft.js';

@@ -1,4 +1,4 @@
-import { resolveRetryOptions, type RetryOptions } from '@tierflow/core';
+import { resolveRetryOptions, type Boundaries, type RetryOptions } from '@tierflow/core';
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
 import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime';
 import { z } from 'zod';
@@ -24,6 +24,8 @@ export const dispatcherOptionsSchema = z.strictObject({
   throttleRetry: z.strictObject({ attempts: z.int().positive().optional(), baseDelayMs: z.int().nonnegative().optional(), maxDelayMs: z.int().nonnegative().optional() }).optional(),
   /** Splits a delegation that comes without `task_data.plan`; without one, such a delegation is one subtask. */
   decomposer: z.custom<Planner>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
+  /** Who may hand work to whom (docs/protocol.md#collaboration-boundaries): routing picks only specialists within them. */
+  boundaries: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
 });
 export type DispatcherOptionsInput = z.input<typeof dispatcherOptionsSchema>;
 
@@ -34,6 +36,7 @@ export interface ResolvedDispatcherOptions {
   readonly fleetTimeoutMs: number;
   readonly throttleRetry: RetryOptions;
   readonly decomposer: Planner | null;
+  readonly boundaries: Boundaries | null;
 }
 
 /** Throttled subtasks are tried 5 times in all, backing off from 100 ms up to 2 s. */
@@ -55,5 +58,6 @@ export function resolveDispatcherOptions(input: DispatcherOptionsInput = {}): Re
     fleetTimeoutMs: result.value.fleetTimeoutMs ?? DEFAULT_FLEET_TIMEOUT_MS,
     throttleRetry: resolveRetryOptions({ ...DEFAULT_THROTTLE_RETRY, ...result.value.throttleRetry }),
     decomposer: result.value.decomposer ?? null,
+    boundaries: result.value.boundaries ?? null,
   };
 }

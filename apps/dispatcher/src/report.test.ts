@@ -15,6 +15,8 @@ function result(index: number, status: SubtaskResult['status'], confidence: numb
     error_detail: status === 'success' ? null : `broke ${index}`,
     recoverable: status === 'success' ? null : true,
     artifacts: status === 'success' ? [{ ...code, metadata: { index } }] : [],
+    summary: status,
+    evidence_grade: null,
     ...extra,
   };
 }
@@ -23,7 +25,7 @@ function result(index: number, status: SubtaskResult['status'], confidence: numb
 function memo(strategy: AggregationStrategy, ...results: SubtaskResult[]): DispatchMemo {
   return {
     strategy,
-    subtasks: results.map((res, i) => ({ index: i + 1, specialist: res.specialist, alternates: [], result: res, throttles: 0, deadline: null })),
+    subtasks: results.map((res, i) => ({ index: i + 1, specialist: res.specialist, alternates: [], result: res, throttles: 0, deadline: null, concern: null })),
     completion: results.map((_, i) => i + 1),
     plan: null,
   };
@@ -71,9 +73,9 @@ describe('dispatchReport: artifacts and resources', () => {
     expect(JSON.parse(summary!.inline_content!)).toEqual({ strategy: 'all_success', succeeded: 2, failed: 1 });
     expect(summary!.metadata).toMatchObject({
       child_outcomes: [
-        { id: 'r.0-1', status: 'success', specialist: 's2', confidence: 0.8, subtask_index: 1 },
-        { id: 'r.0-0', status: 'failed', specialist: 's1', confidence: 0.2, subtask_index: 2 },
-        { id: 'r.0-2', status: 'success', specialist: 's2', confidence: 0.6, subtask_index: 3 },
+        { id: 'r.0-1', status: 'success', specialist: 's2', confidence: 0.8, subtask_index: 1, artifact_count: 1 },
+        { id: 'r.0-0', status: 'failed', specialist: 's1', confidence: 0.2, subtask_index: 2, artifact_count: 0 },
+        { id: 'r.0-2', status: 'success', specialist: 's2', confidence: 0.6, subtask_index: 3, artifact_count: 1 },
       ],
       revise: false,
       rounds: 2,

@@ -56,7 +56,7 @@ export interface DispatchReportInput {
 /**
  * The Dispatcher's outcome (docs/protocol.md#aggregated-outcome): every subtask's latest result
  * aggregated under the plan's strategy, an `aggregation_summary` artifact first, then every
- * artifact of the subtasks that succeeded. Pure.
+ * artifact of the subtasks that succeeded, in the order of the summary's `child_outcomes`. Pure.
  */
 export function dispatchReport(memo: DispatchMemo, input: DispatchReportInput): { outcome: OutcomeFields; aggregation: Aggregation } {
   const latest = latestResults(memo);
@@ -73,6 +73,9 @@ export function dispatchReport(memo: DispatchMemo, input: DispatchReportInput): 
         specialist: result.specialist,
         confidence: result.confidence,
         subtask_index: index,
+        // How many of the work artifacts after the summary are this child's, in this order: a
+        // revision that runs a succeeded subtask again drops its earlier ones by it.
+        artifact_count: result.status === 'success' ? result.artifacts.length : 0,
       })),
       aggregated_outcome: toAggregatedOutcome(aggregation),
       revise: aggregation.revise,

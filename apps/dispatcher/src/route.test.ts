@@ -16,6 +16,15 @@ describe('routeSubtask', () => {
     expect(routeSubtask(subtask, routing)).toEqual(expected);
   });
 
+  it('within collaboration boundaries, a route list yields only what the Dispatcher may hand work to; a hint stays, for the runtime to judge', () => {
+    const boundaries = { dispatcher: ['fleet:sim', 'fleet:gpu'] };
+    expect(routeSubtask({ task_type: 'execute_code' }, routing, boundaries)).toEqual({ specialist: 'sim', alternates: [] });
+    expect(routeSubtask({ task_type: 'translate' }, routing, boundaries)).toEqual({ specialist: 'sim', alternates: ['gpu'] });
+    expect(routeSubtask({ task_type: 'execute_code', specialist_hint: 'python-lora' }, routing, boundaries)).toEqual({ specialist: 'python-lora', alternates: ['sim'] });
+    // None allowed: the route as it is, refused when sent, with the allowed targets.
+    expect(routeSubtask({ task_type: 'test' }, routing, boundaries)).toEqual({ specialist: 'test-lora', alternates: [] });
+  });
+
   it('fails permanently when nothing applies', () => {
     expect(() => routeSubtask({ task_type: 'x' }, {})).toThrow(expect.objectContaining({ code: 'no_route' }));
   });

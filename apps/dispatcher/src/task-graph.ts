@@ -1,5 +1,5 @@
 import type { AggregationStrategy, OutcomeStatus } from '@tierflow/protocol';
-import type { Plan } from '@tierflow/runtime';
+import { dependencyEdges, type Plan } from '@tierflow/runtime';
 import type { DispatchMemo } from './dispatch-memo.js';
 import { DEFAULT_TASK_TYPE } from './plan-of.js';
 
@@ -18,7 +18,7 @@ export interface TaskNode {
 export interface TaskGraph {
   readonly strategy: AggregationStrategy;
   readonly nodes: readonly TaskNode[];
-  /** `[from, to]` subtask indices; none yet: a plan's subtasks run in parallel. */
+  /** `[from, to]` subtask indices: the work of `from` is the input of `to` (its `depends_on`). None for a plan whose subtasks all run at once. */
   readonly edges: readonly (readonly [number, number])[];
 }
 
@@ -32,7 +32,7 @@ export function taskGraphOf(plan: Plan, statuses: ReadonlyMap<number, TaskNodeSt
       task_type: subtask.task_type ?? DEFAULT_TASK_TYPE,
       status: statuses.get(i + 1) ?? 'pending',
     })),
-    edges: [],
+    edges: dependencyEdges(plan),
   };
 }
 

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { canWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
-import { delegationPayloadSchema, outcomePayloadSchema, TierflowError, type DelegationPayloadInput } from '@tierflow/protocol';
+import { delegationPayloadSchema, outcomePayloadSchema, resolveErrorPolicy, TierflowError, type DelegationPayloadInput, type ErrorPolicy } from '@tierflow/protocol';
 import { UNMETERED, type Step, type TierContext, type TierLogger } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { fleetHandler, type FleetHandlerOptions } from './fleet-handler.js';
@@ -62,19 +62,17 @@ function runFleet(
   const warnings: string[] = [];
   const log: TierLogger = { info: () => undefined, warn: (message) => warnings.push(message) };
   let clock = STARTED;
+  const parsed = delegationPayloadSchema.parse({ task_type: 'execute_code', objective: 'Write binary search function', specialist_hint: 'sim', ...payload });
   const context: TierContext = {
     tier: 'SPECIALIZED_FLEET',
-    assignment: {
-      id: ID,
-      rootId: 'root-1',
-      payload: delegationPayloadSchema.parse({ task_type: 'execute_code', objective: 'Write binary search function', specialist_hint: 'sim', ...payload }),
-      message: null,
-    },
+    assignment: { id: ID, rootId: 'root-1', payload: parsed, message: null },
     attempt,
     redelivered: attempt > 1,
     maxAttempts: 3,
     signal,
     answerBy: null,
+    waitedMs: 0,
+    errorPolicy: resolveErrorPolicy(parsed.error_policy),
     beads,
     log,
     traceContext: ROOT_CONTEXT,
@@ -268,8 +266,34 @@ describe('fleetHandler: outcomes', () => {
         traceContext: ROOT_CONTEXT,
         usage: UNMETERED,
         progress: expect.any(Function) as unknown,
+        repair: null,
       },
     ]);
+  });
+});
+
+describe('fleetHandler: on_format_mismatch adapt', () => {
+  const schema = { type: 'object', required: ['confidence'], properties: { confidence: { type: 'number', minimum: 0.8 } } };
+
+  it('runs a specialist that repairs once more, with the mismatches, and reports the mended answer', async () => {
+    const harness = runFleet({ expected_output_schema: schema, error_policy: { on_format_mismatch: 'adapt' }, task_data: { sim: { confidence: 0.5, repaired: { confidence: 0.9 } } } });
+    expect((await outcomeOf(harness)).confidence).toBe(0.9);
+  });
+
+  it.each<[string, ErrorPolicy | undefined]>([
+    ['under reject', { on_format_mismatch: 'reject' }],
+    ['without a policy (the default, reject)', undefined],
+  ])('leaves the answer as it came %s: the runtime refuses it', async (_label, policy) => {
+    const harness = runFleet({ expected_output_schema: schema, ...(policy ? { error_policy: policy } : {}), task_data: { sim: { confidence: 0.5, repaired: { confidence: 0.9 } } } });
+    expect((await outcomeOf(harness)).confidence).toBe(0.5);
+  });
+
+  it('does not run a specialist that cannot repair again', async () => {
+    let runs = 0;
+    const plain = defineSpecialist({ name: 'plain', version: '1', run: () => Promise.resolve({ summary: `run ${++runs}`, confidence: 0.5 }) });
+    const harness = runFleet({ specialist_hint: 'plain', expected_output_schema: schema, error_policy: { on_format_mismatch: 'adapt' } }, { specialists: [plain] });
+    expect((await outcomeOf(harness)).summary).toBe('run 1');
+    expect(runs).toBe(1);
   });
 });
 

@@ -1,11 +1,12 @@
 import { ERROR_TYPES, isJsonObject, isTierflowError, outcomePayloadSchema, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
-import type { Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { checkOutput } from '@tierflow/core';
+import type { ProgressUpdate, Step, TierContext, TierHandler } from '@tierflow/runtime';
 import { agentRefusal, type AgentRefusal } from './agent-check.js';
 import type { SpecialistRegistry } from './registry.js';
 import { fleetReport, type FleetOutcome } from './specialist-outcome.js';
-import { checkSpecialistResult } from './specialist-result.js';
-import { isSpecialistUnavailable, SpecialistThrottledError, type Specialist } from './specialist.js';
+import { checkSpecialistResult, type CheckedSpecialistResult } from './specialist-result.js';
+import { isSpecialistUnavailable, SpecialistThrottledError, type Specialist, type SpecialistInput } from './specialist.js';
 
 /** Options of {@link fleetHandler}. */
 export interface FleetHandlerOptions {
@@ -130,31 +131,19 @@ async function readRefs(context: TierContext, refs: readonly string[]): Promise<
 async function runSpecialist(context: TierContext, specialist: Specialist, registry: SpecialistRegistry, ttlMs: number | undefined): Promise<Step> {
   const { assignment } = context;
   const startedAt = context.now();
-  let raw: unknown;
+  let result: CheckedSpecialistResult;
   try {
-    raw = await specialist.run({
-      messageId: assignment.id,
-      rootId: assignment.rootId,
-      objective: assignment.payload.objective,
-      taskType: assignment.payload.task_type,
-      constraints: assignment.payload.constraints,
-      contextRefs: assignment.payload.context_refs,
-      readContext: () => readRefs(context, assignment.payload.context_refs),
-      taskData: assignment.payload.task_data,
-      expectedOutputSchema: assignment.payload.expected_output_schema ?? null,
-      deadline: context.answerBy,
-      attempt: context.attempt,
-      signal: context.signal,
-      traceContext: context.traceContext,
-      usage: context.usage,
-      progress: (update) => context.progress(update),
-    });
+    result = checkSpecialistResult(specialist.name, await specialist.run(specialistInput(context, null)));
+    const mismatches = repairable(context, specialist, result, startedAt);
+    if (mismatches) {
+      context.log.info('the answer misses its expected-output schema: one repair pass', { id: assignment.id, specialist: specialist.name, mismatches: mismatches.length });
+      result = checkSpecialistResult(specialist.name, await specialist.run(specialistInput(context, { mismatches })));
+    }
   } catch (error) {
     if (isSpecialistUnavailable(error)) return unavailable(context, specialist.name, error.message, registry);
     if (error instanceof SpecialistThrottledError) return throttled(specialist, `${specialist.name} is busy; try later`, error.message);
     throw error;
   }
-  const result = checkSpecialistResult(specialist.name, raw);
   const report = fleetReport({
     messageId: assignment.id,
     specialist,
@@ -169,6 +158,43 @@ async function runSpecialist(context: TierContext, specialist: Specialist, regis
   // replaced by one that answers from the record instead of running the specialist again.
   await context.beads.setMany([...report.writes, { key: completionKey(assignment.id), value: { outcome: report.outcome, attempt: context.attempt }, ...(ttlMs === undefined ? {} : { ttlMs }) }]);
   return { kind: 'outcome', outcome: report.outcome };
+}
+
+/**
+ * The mismatches of a first answer worth a repair pass (docs/protocol.md#error-policies): under
+ * `on_format_mismatch: adapt`, from a specialist that repairs, an answer offered as done that
+ * misses its schema. Null otherwise: the runtime's own check then answers as the policy says.
+ */
+function repairable(context: TierContext, specialist: Specialist, result: CheckedSpecialistResult, startedAt: number): readonly string[] | null {
+  const schema = context.assignment.payload.expected_output_schema;
+  if (!schema || context.errorPolicy.on_format_mismatch !== 'adapt' || !specialist.repairs) return null;
+  // The payload the runtime will check, as near as the Fleet can tell before it is built.
+  const { outcome } = fleetReport({ messageId: context.assignment.id, specialist, attempt: context.attempt, result, startedAt, finishedAt: context.now() });
+  if (outcome.status !== 'success' && outcome.status !== 'partial') return null;
+  const check = checkOutput(schema, { ...outcome, execution_time_ms: context.now() - startedAt });
+  return !check.ok && check.kind === ERROR_TYPES.formatMismatch ? check.mismatches : null;
+}
+
+function specialistInput(context: TierContext, repair: SpecialistInput['repair']): SpecialistInput {
+  const { assignment } = context;
+  return {
+    messageId: assignment.id,
+    rootId: assignment.rootId,
+    objective: assignment.payload.objective,
+    taskType: assignment.payload.task_type,
+    constraints: assignment.payload.constraints,
+    contextRefs: assignment.payload.context_refs,
+    readContext: () => readRefs(context, assignment.payload.context_refs),
+    taskData: assignment.payload.task_data,
+    expectedOutputSchema: assignment.payload.expected_output_schema ?? null,
+    deadline: context.answerBy,
+    attempt: context.attempt,
+    signal: context.signal,
+    traceContext: context.traceContext,
+    usage: context.usage,
+    progress: (update: ProgressUpdate) => context.progress(update),
+    repair,
+  };
 }
 
 function unavailable(context: TierContext, name: string | null, detail: string, registry: SpecialistRegistry): Step {

@@ -27,6 +27,10 @@
  * elsewhere.
  */
 export { abortableDelay, abortError } from './abortable-delay.js';
+export { a2aSpecialist, A2A_POLL_INTERVAL_MS } from './a2a/a2a-specialist.js';
+export type { A2aSpecialistOptions } from './a2a/a2a-specialist.js';
+export { A2A_ERROR_TYPES, remoteResult, remoteTaskSchema } from './a2a/remote-task.js';
+export type { RemoteTask } from './a2a/remote-task.js';
 export { agentRefusal } from './agent-check.js';
 export type { AgentRefusal } from './agent-check.js';
 export { agentIdentityOf, promptHashOf } from './agent-identity.js';

@@ -1,8 +1,15 @@
-import { TierflowError } from '@tierflow/protocol';
+import { evidenceGradeSchema, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import { SPECIALIST_STATUSES } from './specialist.js';
 
 const count = z.int().nonnegative();
+
+/** What a sim does differently when asked again: its answer's fields, scripted apart. */
+const simAnswerSchema = z.strictObject({
+  status: z.enum(SPECIALIST_STATUSES).optional(),
+  confidence: z.number().min(0).max(1).optional(),
+  output_bytes: count.optional(),
+});
 
 /**
  * The script of the `sim` specialist, read from `task_data.sim`. Strict, so a misspelt field is
@@ -12,6 +19,8 @@ export const simConfigSchema = z.strictObject({
   /** The status to report. */
   status: z.enum(SPECIALIST_STATUSES).default('success'),
   confidence: z.number().min(0).max(1).default(0.9),
+  /** The evidence grade of its work (docs/protocol.md#evidence-grades); none when left out. */
+  evidence_grade: evidenceGradeSchema.optional(),
   /** Milliseconds of pretend work; cut short by cancellation. */
   delay_ms: count.default(0),
   /** Throw a retryable error while `attempt <= fail_times`. */
@@ -24,6 +33,15 @@ export const simConfigSchema = z.strictObject({
   output_bytes: count.optional(),
   /** The clarifying question sent with `needs_clarification`. */
   question: z.string().min(1).optional(),
+  /**
+   * Ask this question (`needs_clarification`) until the delegation carries an answer to it in
+   * `task_data.clarifications`; then do as scripted, the answer added as a `text` artifact.
+   */
+  ask: z.string().trim().min(1).optional(),
+  /** How it answers a repair pass (`on_format_mismatch: adapt`, docs/protocol.md#error-policies). */
+  repaired: simAnswerSchema.optional(),
+  /** How it answers when sent again with a concern (`task_data.concern`, `on_low_confidence: retry`). */
+  concerned: simAnswerSchema.optional(),
 });
 export type SimConfig = z.output<typeof simConfigSchema>;
 export type SimConfigInput = z.input<typeof simConfigSchema>;

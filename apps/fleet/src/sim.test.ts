@@ -60,6 +60,23 @@ describe('sim failures', () => {
     expect(error).toMatchObject({ message, code: 'sim_transient', retryable: true });
   });
 
+  describe('ask', () => {
+    const ask = 'Which region?';
+    const asking = (taskData: Record<string, unknown>): Promise<SpecialistResult> => simSpecialist.run(specialistInput({ taskData: { sim: { ask }, ...taskData } }));
+
+    it('asks until its delegation carries an answer to its question', async () => {
+      expect(await asking({})).toMatchObject({ status: 'needs_clarification', error_type: 'ambiguous_request', error_detail: ask });
+      const other = [{ question_id: 'r.0-0.out', question: 'Which year?', answer: '2026' }];
+      expect(await asking({ clarifications: other })).toMatchObject({ status: 'needs_clarification', error_detail: ask });
+    });
+
+    it('answered, it does as scripted and puts the answer in an artifact', async () => {
+      const result = await asking({ clarifications: [{ question_id: 'r.0-0.out', question: ask, answer: 'eu-west' }] });
+      expect(result).toMatchObject({ status: 'success', summary: 'sim: success on attempt 1, told: eu-west' });
+      expect(result.artifacts).toEqual([{ artifact_type: 'text', content: 'eu-west', metadata: { question: ask } }]);
+    });
+  });
+
   it('throws a permanent error', async () => {
     await expect(run({ permanent_error: true })).rejects.toMatchObject({ code: 'sim_permanent', retryable: false });
   });
@@ -151,5 +168,44 @@ describe('sim progress', () => {
     updates.length = 0;
     await simSpecialist.run(specialistInput({ sim: { delay_ms: 900 }, progress: (update) => void updates.push(update) }));
     expect(updates).toEqual([]);
+  });
+});
+
+describe('sim given upstream work', () => {
+  const work = (index: number, artifacts: number) => ({
+    subtask_index: index,
+    message_id: `r.0-${index - 1}`,
+    task_type: 'write',
+    specialist: 'sim',
+    summary: `draft ${index}`,
+    confidence: 0.9,
+    evidence_grade: null,
+    artifacts: Array.from({ length: artifacts }, () => ({ artifact_type: 'text', content_ref: null, inline_content: 'x', metadata: {} })),
+  });
+
+  it('says whose work it was given, and lists it in an upstream artifact', async () => {
+    const result = await simSpecialist.run(specialistInput({ taskData: { sim: { output_bytes: 3 }, upstream: [work(1, 2), work(2, 0)] } }));
+    expect(result.summary).toBe('sim: success on attempt 1 with 3 bytes of output, given the work of subtasks 1, 2');
+    expect(result.artifacts).toEqual([
+      { artifact_type: 'text', content: 'tie', metadata: { bytes: 3 } },
+      {
+        artifact_type: 'upstream',
+        content: JSON.stringify([
+          { subtask_index: 1, specialist: 'sim', summary: 'draft 1', artifacts: 2 },
+          { subtask_index: 2, specialist: 'sim', summary: 'draft 2', artifacts: 0 },
+        ]),
+      },
+    ]);
+  });
+
+  it('names one subtask in the singular, and says it on a failure too', async () => {
+    const result = await simSpecialist.run(specialistInput({ taskData: { sim: { status: 'failed' }, upstream: [work(3, 1)] } }));
+    expect(result).toMatchObject({ status: 'failed', summary: 'sim: failed on attempt 1, given the work of subtask 3' });
+  });
+
+  it('is unchanged without upstream work, or with a malformed one', async () => {
+    const plain = await simSpecialist.run(specialistInput());
+    expect(await simSpecialist.run(specialistInput({ taskData: { upstream: 'not a list' } }))).toEqual(plain);
+    expect(await simSpecialist.run(specialistInput({ taskData: { upstream: [] } }))).toEqual(plain);
   });
 });

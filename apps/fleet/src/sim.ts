@@ -1,4 +1,4 @@
-import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
+import { answerTo, ERROR_TYPES, TierflowError, upstreamOf, type UpstreamWork } from '@tierflow/protocol';
 import { abortableDelay } from './abortable-delay.js';
 import { parseSimConfig, type SimConfig } from './sim-config.js';
 import { defineSpecialist, SpecialistUnavailableError, type SpecialistArtifact, type SpecialistInput, type SpecialistResult, type SpecialistStatus } from './specialist.js';
@@ -28,17 +28,32 @@ export function simContent(bytes: number): string {
  * ```json
  * { "specialist_hint": "sim", "task_data": { "sim": { "delay_ms": 200, "fail_times": 1, "output_bytes": 2048 } } }
  * ```
+ *
+ * With `ask`, it asks a person first: `{ "sim": { "ask": "Which region?" } }` answers
+ * `needs_clarification` until its delegation carries the answer (docs/protocol.md#clarification).
  */
 export const simSpecialist = defineSpecialist({
   name: SIM_SPECIALIST,
   version: '1.0.0',
   // Its behaviour is its script format: part of its identity in the agent registry.
   config: { kind: 'simulator', script: 'task_data.sim' },
+  // Scripted: `sim.repaired` says how it answers a repair pass.
+  repairs: true,
   run: runSim,
 });
 
 async function runSim(input: SpecialistInput): Promise<SpecialistResult> {
-  const config = parseSimConfig(input.taskData);
+  const script = parseSimConfig(input.taskData);
+  // Asked again, with the mismatches or a concern: as scripted for that.
+  const again = input.repair ? script.repaired : typeof input.taskData.concern === 'string' ? script.concerned : undefined;
+  const config: SimConfig = again
+    ? {
+        ...script,
+        ...(again.status === undefined ? {} : { status: again.status }),
+        ...(again.confidence === undefined ? {} : { confidence: again.confidence }),
+        ...(again.output_bytes === undefined ? {} : { output_bytes: again.output_bytes }),
+      }
+    : script;
   if (config.unavailable) throw new SpecialistUnavailableError('sim: scripted as unavailable');
   if (config.delay_ms > 0) await simDelay(config.delay_ms, input);
   input.signal.throwIfAborted();
@@ -46,7 +61,32 @@ async function runSim(input: SpecialistInput): Promise<SpecialistResult> {
   if (input.attempt <= config.fail_times) {
     throw TierflowError.retryable(`sim: transient failure ${input.attempt} of ${config.fail_times}`, { code: 'sim_transient' });
   }
-  return simResult(config, input.attempt);
+  return withUpstream(scriptedResult(config, input), upstreamOf(input.taskData));
+}
+
+function scriptedResult(config: SimConfig, input: SpecialistInput): SpecialistResult {
+  if (config.ask === undefined) return simResult(config, input.attempt);
+  const answer = answerTo(input.taskData, config.ask);
+  if (answer === null) return simResult({ ...config, status: 'needs_clarification', question: config.ask }, input.attempt);
+  const result = simResult(config, input.attempt);
+  return { ...result, summary: `${result.summary}, told: ${answer}`, artifacts: [...(result.artifacts ?? []), { artifact_type: 'text', content: answer, metadata: { question: config.ask } }] };
+}
+
+/** The artifact type of what a sim was handed: lets demos and tests see a handoff (docs/protocol.md#subtask-dependencies). */
+export const SIM_UPSTREAM_ARTIFACT = 'upstream';
+
+/**
+ * A result that says what upstream work the sim was given, when it was given any: its summary
+ * names the subtasks, and one more artifact lists each piece of work as received. Unchanged without.
+ */
+function withUpstream(result: SpecialistResult, upstream: readonly UpstreamWork[]): SpecialistResult {
+  if (upstream.length === 0) return result;
+  const received = upstream.map((work) => ({ subtask_index: work.subtask_index, specialist: work.specialist, summary: work.summary, artifacts: work.artifacts.length }));
+  return {
+    ...result,
+    summary: `${result.summary}, given the work of subtask${upstream.length === 1 ? '' : 's'} ${upstream.map((work) => work.subtask_index).join(', ')}`,
+    artifacts: [...(result.artifacts ?? []), { artifact_type: SIM_UPSTREAM_ARTIFACT, content: JSON.stringify(received) }],
+  };
 }
 
 /** Steps of a long delay: a progress report after each (what a real long task would send). */
@@ -69,7 +109,14 @@ function simResult(config: SimConfig, attempt: number): SpecialistResult {
     ...(config.delay_ms > 0 ? [`after ${config.delay_ms} ms`] : []),
     ...(config.output_bytes === undefined ? [] : [`with ${config.output_bytes} bytes of output`]),
   ].join(' ');
-  const base = { status: config.status, summary: `sim: ${did}`, confidence: config.confidence, artifacts, resources_used: { delay_ms: config.delay_ms } };
+  const base = {
+    status: config.status,
+    summary: `sim: ${did}`,
+    confidence: config.confidence,
+    ...(config.evidence_grade === undefined ? {} : { evidence_grade: config.evidence_grade }),
+    artifacts,
+    resources_used: { delay_ms: config.delay_ms },
+  };
   if (config.status === 'success') return base;
   const { error_type, recoverable } = SIM_ERRORS[config.status];
   return { ...base, error_type, error_detail: errorDetail(config), recoverable };

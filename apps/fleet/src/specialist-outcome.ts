@@ -1,6 +1,6 @@
 import type { BeadsEntry } from '@tierflow/beads';
 import { artifactFor } from '@tierflow/core';
-import type { Artifact, OutcomePayloadInput, OutcomeStatus } from '@tierflow/protocol';
+import type { Artifact, EvidenceGrade, OutcomePayloadInput, OutcomeStatus } from '@tierflow/protocol';
 import { logKey, outputKey } from './output-keys.js';
 import type { CheckedSpecialistResult } from './specialist-result.js';
 
@@ -36,6 +36,7 @@ export type FleetOutcome = {
   readonly status: OutcomeStatus;
   readonly summary: string;
   readonly confidence: number;
+  readonly evidence_grade?: EvidenceGrade;
   readonly result_refs: string[];
   readonly artifacts: Artifact[];
   readonly resources_used: Record<string, unknown>;
@@ -88,6 +89,7 @@ export function fleetReport(run: SpecialistRun): FleetReport {
     status: result.status,
     summary: result.summary,
     confidence: result.confidence,
+    ...(result.evidence_grade === undefined ? {} : { evidence_grade: result.evidence_grade }),
     result_refs: resultRefs,
     artifacts,
     resources_used: { specialist: specialist.name, specialist_version: specialist.version, ...result.resources_used },

@@ -1,4 +1,4 @@
-import { confidenceSchema, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
+import { confidenceSchema, evidenceGradeSchema, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import { SPECIALIST_STATUSES, type SpecialistResult } from './specialist.js';
 
@@ -7,6 +7,7 @@ export const specialistResultSchema = z.object({
   status: z.enum(SPECIALIST_STATUSES).default('success'),
   summary: z.string(),
   confidence: confidenceSchema,
+  evidence_grade: evidenceGradeSchema.optional(),
   artifacts: z.array(z.object({ artifact_type: z.string().trim().min(1), content: z.string(), metadata: jsonObjectSchema.optional() })).default([]),
   error_type: z.string().optional(),
   error_detail: z.string().optional(),

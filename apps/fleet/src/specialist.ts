@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError, type Usage } from '@tierflow/protocol';
+import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError, type EvidenceGrade, type Usage } from '@tierflow/protocol';
 import type { ProgressUpdate } from '@tierflow/runtime';
 import { z } from 'zod';
 
@@ -21,6 +21,11 @@ export interface SpecialistInput {
   readonly taskData: Readonly<Record<string, unknown>>;
   /** The JSON Schema the outcome must match (docs/protocol.md#expected-output-schemas), or null. */
   readonly expectedOutputSchema: Readonly<Record<string, unknown>> | null;
+  /**
+   * A repair pass (`on_format_mismatch: adapt`, docs/protocol.md#error-policies): what the last
+   * answer got wrong against the schema, for a specialist that {@link Specialist.repairs}; null on a first run.
+   */
+  readonly repair: { readonly mismatches: readonly string[] } | null;
   /** When the run must be done for its answer to arrive in time (ms since the epoch), or null when there is no deadline. */
   readonly deadline: number | null;
   /** 1 for the first try, 2 for the first retry, … */
@@ -65,6 +70,8 @@ export interface SpecialistResult {
   readonly summary: string;
   /** Self-assessed, 0 to 1. */
   readonly confidence: number;
+  /** How well the work is supported: NOBEL, PR, IV, PP, HEUR or DISC (docs/protocol.md#evidence-grades). */
+  readonly evidence_grade?: EvidenceGrade | undefined;
   readonly artifacts?: readonly SpecialistArtifact[] | undefined;
   readonly error_type?: string | undefined;
   /** For `needs_clarification`: the question to ask. */
@@ -89,6 +96,11 @@ export interface Specialist {
   readonly version: string;
   /** Runs this process admits at once; past it the Fleet answers `throttled` (docs/protocol.md#throttling). */
   readonly maxConcurrent?: number;
+  /**
+   * It can mend an answer that missed its expected-output schema, given the mismatches
+   * (`input.repair`): under `on_format_mismatch: adapt` the Fleet then runs it once more.
+   */
+  readonly repairs?: boolean;
   /**
    * What decides how it behaves — prompt, model, parameters — as JSON. Its hash is the agent's
    * `prompt_hash` in the registry (docs/protocol.md#target-agents), so a changed prompt is a

@@ -1,5 +1,5 @@
 import { BeadsStore } from '@tierflow/beads';
-import { connect, consoleLogger, TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { cellPrefixes, connect, consoleLogger, TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
 import { publishAgents } from './agent-registry.js';
 import { fleetHandler } from './fleet-handler.js';
 import { defaultRegistry, type SpecialistRegistry } from './registry.js';
@@ -10,8 +10,10 @@ export const FLEET_DEFAULT_TIMEOUT_MS = 30_000;
 /** Options of {@link startFleetWorker}. */
 export interface StartFleetOptions {
   readonly runtime: RuntimeOptions;
-  /** Specialist runs at once; the runtime's default (8) when left out. */
+  /** Specialist runs at once in each cell it serves; the runtime's default (8) when left out. */
   readonly concurrency?: number;
+  /** The cells this process serves (`--cells`); every cell when left out. */
+  readonly cells?: readonly number[];
   /** The specialists to serve; {@link defaultRegistry} (just `sim`) when left out. */
   readonly registry?: SpecialistRegistry;
   readonly log?: TierLogger;
@@ -37,6 +39,7 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
     log,
     specialists: registry.names(),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.cells === undefined ? {} : { cells: options.cells }),
   });
   log.info('fleet worker started', { specialists: registry.names(), prefix: options.runtime.prefix });
   return worker;
@@ -44,9 +47,10 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
 
 /** Before taking work: the Dispatcher pins delegations to the agents published here. */
 async function publishRegistry(runtime: RuntimeOptions, registry: SpecialistRegistry): Promise<void> {
-  const redis = connect(runtime.redisUrl);
+  const redis = connect(runtime);
   try {
-    await publishAgents(new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix: runtime.prefix }), registry, Date.now());
+    // Each cell's Dispatchers read them from their own cell.
+    for (const prefix of cellPrefixes(runtime)) await publishAgents(new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix }), registry, Date.now());
   } finally {
     redis.disconnect();
   }

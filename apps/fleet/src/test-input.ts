@@ -21,6 +21,7 @@ export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: un
     traceContext: ROOT_CONTEXT,
     usage: UNMETERED,
     progress: () => undefined,
+    repair: null,
     ...rest,
   };
 }

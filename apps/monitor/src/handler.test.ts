@@ -150,6 +150,23 @@ describe('monitorHandler.resume', () => {
     expect(slow).toMatchObject({ surprise_flag: true, surprise_reason: expect.stringMatching(/^duration 3000ms is 40\.0σ above the mean 1000ms/) as unknown });
   });
 
+  it('leaves a person’s time answering the run’s questions out of the duration it judges', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    for (let i = 0; i < 5; i++) await complete(`r${i}`, beads, [success(0.9)], 1_000);
+    const { assignment, clock, context, handler } = run('asked', beads);
+    const step = delegated(await handler.start(context));
+    // An hour waiting for an answer, and one second of work.
+    clock.now += 3_601_000;
+    const outcome = reported(
+      await handler.resume!(
+        { ...context, waitedMs: 3_600_000 },
+        settle(assignment, 'PROGRESS_MONITOR', step, 0, () => success(0.9)),
+      ),
+    );
+    expect(outcome).toMatchObject({ surprise_flag: false });
+    expect(beads.values.get('system/bounds/execute_code')).toMatchObject({ n: 6, execution_time_ms: { mean: 1_000 } });
+  });
+
   it('learns a root without a task_type under "objective"', async () => {
     const beads = new FakeBeads('PROGRESS_MONITOR');
     const { assignment, context, handler } = run('r1', beads, {}, {});

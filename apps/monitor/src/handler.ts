@@ -61,7 +61,8 @@ async function evaluate(context: TierContext, outcome: OutcomePayload, memo: Mon
   const taskType = taskTypeOf(payload.task_data);
   const key = boundsKey(taskType);
   const bounds = await readBounds(context, key);
-  const sample = { confidence: outcome.confidence, execution_time_ms: Math.max(0, now - memo.attempt_started_at) };
+  // The work's own time: a person's time answering the run's questions is no measure of its task type.
+  const sample = { confidence: outcome.confidence, execution_time_ms: Math.max(0, now - memo.attempt_started_at - context.waitedMs) };
   const surprise = checkSurprise(bounds, sample, options.surprise);
   const records = runRecords({
     status: outcome.status,

@@ -6,6 +6,8 @@ import { ACL_USERS, aclPermissions, DISABLED_DEFAULT_USER } from './acl-users.js
 export interface AclApplyOptions {
   /** ACL SAVE at the end, for a server started with an ACL file. */
   readonly save?: boolean;
+  /** The deployment's cells (TIERFLOW_CELLS): the rules cover every cell's prefix. */
+  readonly cells?: number;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface AclApplyOptions {
  * @throws Error, before changing anything, when connected as `default` without an admin password.
  */
 export async function applyAcl(redis: Redis, prefix: string, passwords: AclPasswords, options: AclApplyOptions = {}): Promise<string[]> {
-  const permissions = aclPermissions(prefix);
+  const permissions = aclPermissions(prefix, options.cells);
   const whoami = String(await redis.call('ACL', 'WHOAMI'));
   if (whoami === 'default' && passwords.admin === undefined) {
     throw TierflowError.permanent(`connected as the default user, which this disables: set ${passwordVariable('admin')} so the admin user can take over`, { code: 'invalid_config' });

@@ -57,4 +57,14 @@ describe('the ACL file', () => {
     expect(rules.client).toContain('%R~{tierflow}:trace:*');
     expect(rules.client.some((rule) => rule.includes(':step:') || rule.includes(':control:'))).toBe(false);
   });
+
+  it('covers every cell of a deployment with cells, and no other deployment', () => {
+    const rules = aclPermissions('{tierflow}', 4);
+    expect(rules.fleet).toEqual(expect.arrayContaining(['~{tierflow:*}:fleet:*', '~{tierflow:*}:step:fleet:*', '&{tierflow:*}:control', '~{tierflow:*}:beads:execution/*']));
+    // Every rule that names keys or channels names the cells' tag, never the bare prefix.
+    for (const rule of Object.values(rules)
+      .flat()
+      .filter((rule) => /^(%R)?[~&(]/.test(rule) && rule !== '~*' && rule !== '&*'))
+      expect(rule).toContain('{tierflow:*}');
+  });
 });

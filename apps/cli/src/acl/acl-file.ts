@@ -6,8 +6,8 @@ import { ACL_USERS, aclPermissions, DISABLED_DEFAULT_USER } from './acl-users.js
  * user. A user with a password is on, with its hash; one without is off (it cannot log in until
  * given one). Redis ACL files take no comments, so the file is only these lines.
  */
-export function aclFileText(prefix: string, passwords: AclPasswords = {}): string {
-  const permissions = aclPermissions(prefix);
+export function aclFileText(prefix: string, passwords: AclPasswords = {}, cells = 1): string {
+  const permissions = aclPermissions(prefix, cells);
   const lines = [
     `user default ${DISABLED_DEFAULT_USER.join(' ')}`,
     ...ACL_USERS.map((user) => {

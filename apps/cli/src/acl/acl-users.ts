@@ -1,6 +1,6 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
-import { beadsAclKeyRules, escapeRedisGlob } from '@tierflow/beads';
-import { controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions } from '@tierflow/runtime';
+import { beadsAclKeyRules } from '@tierflow/beads';
+import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
 
@@ -43,12 +43,15 @@ const APP_COMMANDS = [
  * parent's marks). Beads likewise: each tier reads all of it and writes only what its Beads
  * permissions allow.
  *
+ * With several cells, the rules cover every cell's prefix (`{tierflow:*}`), so changing the number
+ * of cells needs no new users.
+ *
  * @throws Error for a prefix the runtime refuses or that an ACL line cannot hold.
  */
-export function aclPermissions(prefix: string): Record<AclUser, string[]> {
-  resolveRuntimeOptions({ prefix });
+export function aclPermissions(prefix: string, cells = 1): Record<AclUser, string[]> {
+  resolveRuntimeOptions({ prefix, cells });
   if (/\s/.test(prefix)) throw TierflowError.permanent(`prefix ${JSON.stringify(prefix)}: an ACL rule cannot hold whitespace`, { code: 'invalid_config' });
-  const p = escapeRedisGlob(prefix);
+  const p = cellsGlob({ prefix, cells });
   const keys = controlKeys(p);
   const queues = Object.values(QUEUE_OF).map((queue) => `~${p}:${queue}:*`);
   const deadLetters = `~${p}:${DEAD_LETTER_QUEUE}:*`;
@@ -80,9 +83,9 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
     // tier (a specialist, a planner) charges it through one script.
     `~${keys.budget('*')}`,
     `~${keys.budgetStops}`,
-    // Only the Monitor records a root's trace id.
-    ...(slug === 'monitor' ? [`~${keys.trace('*')}`] : []),
-    ...beadsAclKeyRules(tierOfSlug(slug)!, prefix),
+    // Only the Monitor records a root's trace id, and puts a run's questions to a person; it reads their answers.
+    ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
+    ...beadsAclKeyRules(tierOfSlug(slug)!, p),
     channel,
     // Append-only: the audit streams are reachable through this selector alone.
     auditAclSelector(p),
@@ -99,6 +102,9 @@ export function aclPermissions(prefix: string): Record<AclUser, string[]> {
       `%R~${keys.trace('*')}`,
       `%R~${keys.progress(anyone, '*')}`,
       `%R~${keys.worker(anyone, '*')}`,
+      // A person answers a run's questions: the client writes the answers, and reads the questions.
+      `~${keys.answers('*')}`,
+      `%R~${keys.questions('*')}`,
       `%R~${p}:beads:*`,
       channel,
       auditAclSelector(p),

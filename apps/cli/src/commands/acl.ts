@@ -18,13 +18,13 @@ export interface AclOptions {
  * TIERFLOW_ACL_PASSWORD_<USER>, and only their hashes are written or sent.
  */
 export async function aclCommand(action: string, options: AclOptions, io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const settings = readTierflowVars(env, ['TIERFLOW_PREFIX', 'ADMIN_REDIS_URL']);
+  const settings = readTierflowVars(env, ['TIERFLOW_PREFIX', 'TIERFLOW_CELLS', 'ADMIN_REDIS_URL']);
   const prefix = options.prefix ?? settings.TIERFLOW_PREFIX;
   const passwords = aclPasswordsFromEnv(env);
   if (action === 'print') {
     let text: string;
     try {
-      text = aclFileText(prefix, passwords);
+      text = aclFileText(prefix, passwords, settings.TIERFLOW_CELLS);
     } catch (error) {
       io.stderr(`${(error as Error).message}\n`);
       return EXIT.unusable;
@@ -52,7 +52,7 @@ export async function aclCommand(action: string, options: AclOptions, io: CliIo,
   const redis = connect(url, () => undefined);
   const failed = new Promise<never>((_, reject) => redis.once('error', reject));
   try {
-    const report = await Promise.race([applyAcl(redis, prefix, passwords, { save: options.save ?? false }), failed]);
+    const report = await Promise.race([applyAcl(redis, prefix, passwords, { save: options.save ?? false, cells: settings.TIERFLOW_CELLS }), failed]);
     io.stdout(report.map((line) => `${line}\n`).join(''));
     return EXIT.ok;
   } catch (error) {

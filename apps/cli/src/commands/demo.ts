@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readTierflowVars, redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { INPUT_REQUIRED, readTierflowVars, redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
 import { projectEnv } from '../config/project-env.js';
@@ -74,7 +75,9 @@ export async function demoCommand(dir: string | undefined, options: { readonly c
     io.stdout(`Started ${ALL_TIERS.map((tier) => `${tier} (pid ${tiers.children.get(tier)?.pid})`).join(', ')}\n\n`);
 
     const runs = await Promise.all(files.map(async (file) => ({ file, id: await client.enqueue(JSON.parse(await readFile(join(folder, file), 'utf8')) as unknown) })));
-    const outcomes = await Promise.all(runs.map((run) => client.waitForResult(run.id, { timeoutMs: 60_000 })));
+    const answers = answerQuestions(client, runs, io);
+    const outcomes = await Promise.all(runs.map((run) => client.waitForResult(run.id, { timeoutMs: 60_000 }))).finally(() => answers.stop());
+    await answers.done;
     for (const [index, run] of runs.entries()) {
       const outcome = outcomes[index]!;
       io.stdout(`== ${basename(run.file)}: ${outcome.payload.status} (confidence ${outcome.payload.confidence.toFixed(2)})\n`);
@@ -93,6 +96,35 @@ export async function demoCommand(dir: string | undefined, options: { readonly c
     if (!redis.mine) await deleteKeys(redis.url, prefix);
     await redis.stop();
   }
+}
+
+/** What the demo says when a run asks a person something: it stands in for that person. */
+const DEMO_ANSWER = 'Go with the simplest choice (the demo answers in place of a person)';
+
+/**
+ * Stands in for the person a run asks (docs/protocol.md#clarification): watches the runs and
+ * answers each question as it comes, saying so, until stopped.
+ */
+function answerQuestions(client: TierflowClient, runs: readonly { file: string; id: string }[], io: CliIo): { done: Promise<void>; stop: () => void } {
+  let stopped = false;
+  const done = (async () => {
+    while (!stopped) {
+      for (const run of runs) {
+        const tree = await client.tree(run.id);
+        const open = tree?.status === INPUT_REQUIRED ? (tree.questions ?? []).filter((question) => question.answer === null) : [];
+        if (open.length === 0) continue;
+        for (const question of open) io.stdout(`${basename(run.file)} asks: ${question.question}\n  answering: ${DEMO_ANSWER}\n`);
+        await client.answer(run.id, DEMO_ANSWER).catch((error: unknown) => io.stderr(`cannot answer ${run.id}: ${(error as Error).message}\n`));
+      }
+      await sleep(250);
+    }
+  })();
+  return {
+    done,
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 /** Removes what the demo wrote to a Redis it did not start. */

@@ -1,18 +1,23 @@
 import { formatValidationError, isTierflowError, validateWith } from '@tierflow/protocol';
-import { checkObjectiveSize, objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { checkObjectiveSize, objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient, type RunNode } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
+import { LIVE_INTERVAL_MS, liveTree, type LiveTree } from '../live-tree.js';
 
 export interface EnqueueOptions {
   readonly wait?: boolean;
   readonly timeoutMs?: number;
+  /** With --wait, where the run's tree is drawn live while it runs (standard error when it is a terminal); none: nothing drawn. */
+  readonly terminal?: NodeJS.WriteStream | null;
 }
 
 /**
  * `tierflow enqueue <file|->`: validates an objective file, enqueues it and prints the root id.
- * With --wait, prints the final outcome message as JSON and exits 0 only when it succeeded; with
- * no outcome (past the limit, which defaults from the objective's timeout_ms, or a root that no
- * longer exists) it says why and exits 1. An objective over the deployment's limits (a file over
+ * With --wait, prints the final outcome message as JSON and exits 0 only when it succeeded, having
+ * drawn the run's tree live on `terminal` meanwhile, when there is one; with no outcome (past the
+ * limit, which defaults from the objective's timeout_ms, or a root that no longer exists) it says
+ * why and exits 1. An objective over the deployment's limits (a file over
  * TIERFLOW_MAX_OBJECTIVE_BYTES, more subtasks than TIERFLOW_MAX_SUBTASKS) is refused, exit 2,
  * before any of it is enqueued or, for the file, read past the limit.
  */
@@ -52,11 +57,14 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
       return EXIT.ok;
     }
     io.stderr(`${rootId}\n`);
+    const live = options.terminal ? drawUntilEnd(client, rootId, liveTree(options.terminal, 'waiting')) : null;
     try {
       const outcome = await client.waitForResult(rootId, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
+      await live?.end(true);
       io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
       return outcome.payload.status === 'success' ? EXIT.ok : EXIT.invalid;
     } catch (error) {
+      await live?.end(false);
       // A timeout, a vanished root, a failed one: each says so, with its code (RootWaitError).
       io.stderr(`no outcome for ${rootId}: ${(error as Error).message}${isTierflowError(error) ? ` [${error.code}]` : ''}\n`);
       return EXIT.invalid;
@@ -65,4 +73,34 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     await client.close();
     await telemetry.shutdown();
   }
+}
+
+/**
+ * Redraws the run's tree every half second until `end`, which leaves the view on screen: drawn
+ * once more, as the run ended, when there is an outcome. The wait decides what the command says:
+ * a tree that cannot be read (a lost connection, a vanished root) is skipped, not reported.
+ */
+function drawUntilEnd(client: TierflowClient, rootId: string, live: LiveTree): { end(outcome: boolean): Promise<void> } {
+  const stop = new AbortController();
+  const read = (): Promise<RunNode | null> => client.tree(rootId).catch(() => null);
+  void (async () => {
+    while (!stop.signal.aborted) {
+      const tree = await read();
+      // A read that comes back after the end is dropped: the view is finished.
+      if (tree && !stop.signal.aborted) live.draw(tree);
+      await sleep(LIVE_INTERVAL_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+    }
+  })();
+  return {
+    end: async (outcome) => {
+      stop.abort();
+      // Without an outcome Redis may be gone, and a read would wait for it (the client retries
+      // forever): the last drawing stays. With one, Redis has just answered.
+      if (outcome) {
+        const tree = await read();
+        if (tree) live.draw(tree);
+      }
+      live.done();
+    },
+  };
 }

@@ -1,10 +1,8 @@
 import { TIER_SLUGS } from '@tierflow/protocol';
-import { progressText, runtimeOptionsFromEnv, TierflowClient, type RunNode } from '@tierflow/runtime';
-import { createLogUpdate } from 'log-update';
+import { finished, nodeEvents, progressText, runtimeOptionsFromEnv, TierflowClient, type NodeEvent } from '@tierflow/runtime';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, type CliIo } from '../io.js';
-import { renderTree } from '../render-tree.js';
-import { finished, nodeEvents, type NodeEvent } from '../watch-events.js';
+import { LIVE_INTERVAL_MS, liveTree } from '../live-tree.js';
 
 export interface WatchOptions {
   readonly json?: boolean;
@@ -22,9 +20,8 @@ export interface WatchOptions {
 export async function watchCommand(rootId: string, options: WatchOptions, io: CliIo): Promise<number> {
   const client = new TierflowClient(runtimeOptionsFromEnv());
   const terminal = options.json ? null : (options.terminal ?? null);
-  const live = terminal ? createLogUpdate(terminal, { showCursor: true }) : null;
+  const live = terminal ? liveTree(terminal, 'watching') : null;
   const seen = new Map<string, string>();
-  const started = Date.now();
   try {
     for (;;) {
       const tree = await client.tree(rootId);
@@ -33,7 +30,7 @@ export async function watchCommand(rootId: string, options: WatchOptions, io: Cl
         return EXIT.invalid;
       }
       const done = finished(tree);
-      if (live) live(`${heading(tree, Date.now() - started)}\n${renderTree(tree, Date.now())}`);
+      if (live) live.draw(tree);
       else for (const event of nodeEvents(tree, seen)) io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${plainLine(event)}\n`);
       if (done) {
         live?.done();
@@ -46,18 +43,15 @@ export async function watchCommand(rootId: string, options: WatchOptions, io: Cl
         }
         return status === 'success' ? EXIT.ok : EXIT.invalid;
       }
-      await sleep(options.intervalMs ?? 500);
+      await sleep(options.intervalMs ?? LIVE_INTERVAL_MS);
     }
   } finally {
     await client.close();
   }
 }
 
-function heading(tree: RunNode, watchedMs: number): string {
-  return `run ${tree.id}  ${tree.status}  (watching for ${(watchedMs / 1000).toFixed(0)} s; Ctrl-C stops watching, not the run)`;
-}
-
 function plainLine(event: NodeEvent): string {
   const parts = [new Date().toISOString(), TIER_SLUGS[event.tier].padEnd(10), event.id, event.specialist ?? '', event.status, event.progress ? progressText(event.progress) : ''];
-  return parts.filter((part) => part !== '').join('  ');
+  const asks = (event.questions ?? []).filter((question) => question.answer === null).map((question) => `\n  asks (${question.id}): ${question.question}`);
+  return parts.filter((part) => part !== '').join('  ') + asks.join('');
 }

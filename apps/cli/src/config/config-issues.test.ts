@@ -12,11 +12,17 @@ describe('issueLines', () => {
     ['a good file', { specialists: [{ kind: 'llm', name: 'python-lora' }], routing: { code: ['python-lora', 'sim'] } }, []],
     ['an empty file', {}, []],
     ['a field of the wrong type in a declared specialist', { specialists: [{ kind: 'llm', name: 3 }] }, ['specialists[0].name: Invalid input: expected string, received number']],
-    ['an unknown kind', { specialists: [{ kind: 'gpu' }] }, ["specialists[0].kind: Invalid discriminator value. Expected 'llm' | 'module' | 'code-runner' | 'checked'"]],
+    ['an unknown kind', { specialists: [{ kind: 'gpu' }] }, ["specialists[0].kind: Invalid discriminator value. Expected 'llm' | 'module' | 'code-runner' | 'checked' | 'a2a'"]],
     ['an empty route', { routing: { code: [] } }, ['routing.code: a route needs at least one specialist']],
     ['a planner of an unknown kind', { architect: { planner: { kind: 'oracle' } } }, ["architect.planner.kind: Invalid discriminator value. Expected 'llm' | 'module'"]],
     ['a price below zero', { models: { prices: { m: { input_usd_per_mtok: -1, output_usd_per_mtok: 1 } } } }, ['models.prices.m.input_usd_per_mtok: Too small: expected number to be >=0']],
     ['a misspelt top-level field', { specialist: [] }, ['(the file): Unrecognized key: "specialist"']],
+    ['an interceptor of an unknown kind', { interceptors: [{ kind: 'redact' }] }, ["interceptors[0].kind: Invalid discriminator value. Expected 'evidence-grades' | 'tone-isolation' | 'module'"]],
+    [
+      'a minimum that is not a grade',
+      { interceptors: [{ kind: 'evidence-grades', minimum: 'GOLD' }] },
+      ['interceptors[0].minimum: Invalid option: expected one of "NOBEL"|"PR"|"IV"|"PP"|"HEUR"|"DISC"'],
+    ],
   ])('%s', (_name, value, expected) => {
     expect(problems(value)).toEqual(expected);
   });

@@ -1,6 +1,6 @@
 import { codeRunnerOptionsSchema, type Specialist } from '@tierflow/fleet';
-import { budgetSchema } from '@tierflow/protocol';
-import type { Planner } from '@tierflow/runtime';
+import { budgetSchema, evidenceGradeSchema } from '@tierflow/protocol';
+import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, TONE_ISOLATION_INTERCEPTOR, type HandoffInterceptor, type Planner } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** A module to load, relative to the configuration file, and which of its exports (`default` when left out). */
@@ -36,8 +36,21 @@ const checkedSpecialistEntry = z.strictObject({ kind: z.literal('checked'), name
 /** The code runner, with its limits (all optional): docs/extending.md#the-code-runner. */
 const codeRunnerEntry = codeRunnerOptionsSchema.partial().extend({ kind: z.literal('code-runner') });
 
-/** A specialist declared in the file: a model, a module that exports what `defineSpecialist` makes, the code runner, or a checked writer. */
-const declaredSpecialist = z.discriminatedUnion('kind', [llmSpecialistEntry, moduleSpecialistEntry, codeRunnerEntry, checkedSpecialistEntry]);
+/** A remote Agent2Agent agent (another Tierflow's `tierflow serve`, say): docs/extending.md#remote-agents-a2a. */
+const a2aSpecialistEntry = z.strictObject({
+  kind: z.literal('a2a'),
+  name: z.string().min(1),
+  /** The agent's base URL: its card is at `/.well-known/agent-card.json` under it. */
+  url: z.url({ protocol: /^https?$/ }),
+  /** The variable that holds the bearer token the agent asks for. */
+  tokenEnv: envName.optional(),
+  /** The confidence of a completed task whose agent gives none. */
+  defaultConfidence: z.number().min(0).max(1).optional(),
+  maxConcurrent: z.int().positive().optional(),
+});
+
+/** A specialist declared in the file: a model, a module that exports what `defineSpecialist` makes, the code runner, a checked writer, or a remote A2A agent. */
+const declaredSpecialist = z.discriminatedUnion('kind', [llmSpecialistEntry, moduleSpecialistEntry, codeRunnerEntry, checkedSpecialistEntry, a2aSpecialistEntry]);
 export type DeclaredSpecialist = z.infer<typeof declaredSpecialist>;
 
 /** A specialist object itself, as a `.js` or `.ts` configuration may give it; `defineSpecialist` checks the rest. */
@@ -50,6 +63,24 @@ const llmPlannerEntry = z.strictObject({ kind: z.literal('llm'), model: z.string
 const modulePlannerEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
 const plannerEntry = z.union([plannerFunction, z.discriminatedUnion('kind', [llmPlannerEntry, modulePlannerEntry])]);
 export type PlannerEntry = z.infer<typeof plannerEntry>;
+
+/** An interceptor object itself, as a `.js` or `.ts` configuration may give it (what `evidenceGrades()`, `toneIsolation()` or your own code makes). */
+const interceptorObject = z.custom<HandoffInterceptor>((value) => typeof value === 'object' && value !== null && interceptorProblems(value).length === 0, {
+  message: 'must be an interceptor: { name, send?, receive? } with at least one hook',
+});
+
+/** The built-in interceptors by name, and modules that export interceptors of your own: docs/protocol.md#handoff-interceptors. */
+const declaredInterceptor = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal(EVIDENCE_GRADES_INTERCEPTOR), minimum: evidenceGradeSchema.optional(), required: z.boolean().optional() }),
+  z.strictObject({
+    kind: z.literal(TONE_ISOLATION_INTERCEPTOR),
+    groups: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
+    /** A module whose export rewrites upstream work in place of the built-in (an `Isolate`). */
+    isolate: z.strictObject(moduleRef).optional(),
+  }),
+  z.strictObject({ kind: z.literal('module'), ...moduleRef }),
+]);
+export type DeclaredInterceptor = z.infer<typeof declaredInterceptor>;
 
 /**
  * The project file, `tierflow.config.{ts,mts,js,mjs,json}`: what `tierflow up`, `tierflow worker`
@@ -77,6 +108,13 @@ export const projectConfigSchema = z.strictObject({
   dispatcher: z.strictObject({ decomposer: plannerEntry.optional() }).optional(),
   /** The budget of a run whose objective sets none; an objective's own limits take the place of these one by one. */
   budget: budgetSchema.optional(),
+  /**
+   * Who may hand work to whom (docs/protocol.md#collaboration-boundaries): sender → the targets it
+   * may hand to, as tier slugs or `fleet:<specialist>`, `*` for any characters; a sender not named is not bounded.
+   */
+  boundaries: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
+  /** Middleware on every handoff, in order (docs/protocol.md#handoff-interceptors): every tier runs the same chain. */
+  interceptors: z.array(z.union([interceptorObject, declaredInterceptor])).default([]),
 });
 
 /** What a configuration file's default export may be. */

@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { SpecialistRegistry } from '@tierflow/fleet';
 import type { Usage } from '@tierflow/protocol';
+import type { HandoffInterceptor } from '@tierflow/runtime';
 import { FakeOpenAiServer } from '@tierflow/testing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,10 @@ beforeAll(async () => {
   await writeFile(join(dir, 'planner.mjs'), 'export const plan = async (request) => ({ strategy: "all_success", subtasks: [{ objective: request.objective }] });\nexport const notAFunction = 3;\n');
   await writeFile(join(dir, 'two.mjs'), 'const run = async () => ({ summary: "ok", confidence: 1 });\nexport default [{ name: "a", version: "1", run }, { name: "b", version: "1", run }];\n');
   await writeFile(join(dir, 'bad.mjs'), 'export default { name: "bad name!", version: "1", run: async () => ({}) };\n');
+  await writeFile(
+    join(dir, 'interceptors.mjs'),
+    'const pass = (handoff, next) => next(handoff);\nexport default [{ name: "mine", send: pass }, { name: "theirs", receive: pass }];\nexport const idle = { name: "idle" };\nexport const isolate = (work) => ({ ...work, summary: null });\n',
+  );
   server = await FakeOpenAiServer.start(['python-lora', 'sql-lora', 'org/base-model']);
 });
 afterAll(async () => {
@@ -64,6 +69,7 @@ describe('tierSetup', () => {
       readContext: () => Promise.resolve({}),
       taskData: {},
       expectedOutputSchema: null,
+      repair: null,
       deadline: null,
       attempt: 1,
       signal: new AbortController().signal,
@@ -87,7 +93,37 @@ describe('tierSetup', () => {
     expect(setup.specialists[0]?.config).toMatchObject({ kind: 'checked', writer: { name: 'a' }, checker: { name: 'sim' } });
   });
 
+  it('makes a specialist of a remote A2A agent, its token read from the variable the file names', async () => {
+    const setup = await setupOf({ specialists: [{ kind: 'a2a', name: 'remote-writer', url: 'http://127.0.0.1:9/', tokenEnv: 'WRITER_TOKEN', maxConcurrent: 2 }] }, { WRITER_TOKEN: 'secret' });
+    expect(setup.specialists.map((specialist) => [specialist.name, specialist.config, specialist.maxConcurrent])).toEqual([['remote-writer', { kind: 'a2a', url: 'http://127.0.0.1:9/' }, 2]]);
+  });
+
+  it('builds the interceptors in the file’s order: the built-ins by kind, modules of your own, objects as they are', async () => {
+    const object: HandoffInterceptor = { name: 'object', send: (handoff, next) => next(handoff) };
+    const setup = await setupOf({
+      interceptors: [
+        { kind: 'evidence-grades', minimum: 'PP' },
+        { kind: 'module', module: './interceptors.mjs' },
+        object,
+        { kind: 'tone-isolation', groups: { generative: ['write'] }, isolate: { module: './interceptors.mjs', export: 'isolate' } },
+      ],
+    });
+    expect(setup.interceptors.map((interceptor) => interceptor.name)).toEqual(['evidence-grades', 'mine', 'theirs', 'object', 'tone-isolation']);
+    expect((await setupOf({})).interceptors).toEqual([]);
+  });
+
   it.each<[string, ProjectConfigInput, string]>([
+    [
+      'a module export that is not an interceptor',
+      { interceptors: [{ kind: 'module', module: './interceptors.mjs', export: 'idle' }] },
+      'interceptors[0] (./interceptors.mjs): must have a send or a receive hook',
+    ],
+    [
+      'a rewriter export that is not a function',
+      { interceptors: [{ kind: 'tone-isolation', isolate: { module: './planner.mjs', export: 'notAFunction' } }] },
+      'interceptors[0].isolate: ./planner.mjs exports a value that is not a function',
+    ],
+    ['a token variable that is unset', { specialists: [{ kind: 'a2a', name: 'r', url: 'http://127.0.0.1:9', tokenEnv: 'NO_SUCH_TOKEN' }] }, 'specialists[0].tokenEnv: NO_SUCH_TOKEN is not set'],
     [
       'a checked writer naming no specialist of the file',
       { specialists: [{ kind: 'checked', name: 'c', writer: 'nobody', checker: 'sim' }] },
@@ -142,7 +178,7 @@ describe('finding and reading the file', () => {
       await writeFile(join(empty, 'tierflow.config.mjs'), 'export default { routing: { x: ["sim"] } };');
       expect(findConfigFile(undefined, empty)).toBe(join(empty, 'tierflow.config.mjs'));
       expect((await loadConfig(undefined, empty)).config.routing).toEqual({ x: ['sim'] });
-      expect((await loadConfig('tierflow.config.json', empty)).config).toEqual({ specialists: [] });
+      expect((await loadConfig('tierflow.config.json', empty)).config).toEqual({ specialists: [], interceptors: [] });
     } finally {
       await rm(empty, { recursive: true, force: true });
     }

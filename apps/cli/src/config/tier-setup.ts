@@ -1,4 +1,5 @@
 import {
+  a2aSpecialist,
   checkedSpecialist,
   codeRunnerSpecialist,
   defineSpecialist,
@@ -12,18 +13,20 @@ import {
 } from '@tierflow/fleet';
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
-import { ConfigError, readTierflowVars, type Planner, type TierLogger } from '@tierflow/runtime';
+import { ConfigError, evidenceGrades, interceptorProblems, readTierflowVars, toneIsolation, type HandoffInterceptor, type Isolate, type Planner, type TierLogger } from '@tierflow/runtime';
 import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
-import type { DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';
+import type { DeclaredInterceptor, DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';
 
 /** What each tier's worker is started with, besides the runtime's options, from a configuration. */
 export interface TierSetup {
   readonly monitor: { readonly budget?: Budget };
   readonly architect: { readonly planner?: Planner; readonly maxRevisions?: number };
-  readonly dispatcher: { readonly decomposer?: Planner; readonly routing?: Record<string, string[]> };
+  readonly dispatcher: { readonly decomposer?: Planner; readonly routing?: Record<string, string[]>; readonly boundaries?: Record<string, string[]> };
   /** The specialists the Fleet serves besides `sim`: those configured, then the endpoint's models ({@link discoveredSpecialists}). */
   readonly specialists: readonly Specialist[];
+  /** Every tier's handoff interceptors, in the file's order. */
+  readonly interceptors: readonly HandoffInterceptor[];
 }
 
 /**
@@ -42,12 +45,39 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const names = [...specialists.map((specialist) => specialist.name), 'sim'];
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
+  const interceptors = (await Promise.all(config.interceptors.map((entry, i) => interceptorsOf(entry, base, where(`interceptors[${i}]`))))).flat();
   return {
     monitor: config.budget === undefined ? {} : { budget: config.budget },
     architect: { ...(planner ? { planner } : {}), ...(config.architect?.maxRevisions === undefined ? {} : { maxRevisions: config.architect.maxRevisions }) },
-    dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? { routing: config.routing } : {}) },
+    dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? { routing: config.routing } : {}), ...(config.boundaries ? { boundaries: config.boundaries } : {}) },
     specialists,
+    interceptors,
   };
+}
+
+type InterceptorEntry = ProjectConfig['interceptors'][number];
+
+/** The interceptors an entry of the file gives: a built-in by name, or what a module exports (one or a list). */
+async function interceptorsOf(entry: InterceptorEntry, base: string, where: string): Promise<HandoffInterceptor[]> {
+  // An interceptor object is taken as it is, even one with a `kind` of its own.
+  if (interceptorProblems(entry).length === 0) return [entry as HandoffInterceptor];
+  const declared = entry as DeclaredInterceptor;
+  switch (declared.kind) {
+    case 'evidence-grades':
+      return [evidenceGrades(defined({ minimum: declared.minimum, required: declared.required }))];
+    case 'tone-isolation': {
+      const isolate = declared.isolate === undefined ? undefined : await loaded(resolve(base, declared.isolate.module), declared.isolate.export, `${where}.isolate`);
+      if (isolate !== undefined && typeof isolate !== 'function') throw new ConfigError([`${where}.isolate: ${declared.isolate!.module} exports a value that is not a function`]);
+      return [toneIsolation(defined({ groups: declared.groups, isolate: isolate as Isolate | undefined }))];
+    }
+    case 'module': {
+      const value = await loaded(resolve(base, declared.module), declared.export, where);
+      const list = Array.isArray(value) ? (value as unknown[]) : [value];
+      const problems = list.flatMap((item, i) => interceptorProblems(item).map((problem) => `${where} (${declared.module}${Array.isArray(value) ? ` [${i}]` : ''}): ${problem}`));
+      if (problems.length > 0) throw new ConfigError(problems);
+      return list as HandoffInterceptor[];
+    }
+  }
 }
 
 type Entry = ProjectConfig['specialists'][number];
@@ -86,6 +116,12 @@ async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>,
     case 'code-runner': {
       const { kind: _kind, ...limits } = entry;
       return [checked(() => codeRunnerSpecialist(defined(limits)), where)];
+    }
+    case 'a2a': {
+      const { kind: _kind, tokenEnv, ...rest } = entry;
+      const token = tokenEnv === undefined ? undefined : env[tokenEnv];
+      if (tokenEnv !== undefined && !token) throw new ConfigError([`${where}.tokenEnv: ${tokenEnv} is not set`]);
+      return [checked(() => a2aSpecialist({ ...defined(rest), ...(token === undefined ? {} : { token }) }), where)];
     }
     case 'module': {
       const value = await loaded(resolve(base, entry.module), entry.export, where);

@@ -50,6 +50,24 @@ describe('llmPlanner', () => {
     expect(body.response_format.json_schema.schema.properties.strategy).toMatchObject({ enum: expect.arrayContaining(['first_success']) as unknown });
   });
 
+  it('tells the model how a subtask takes the work of others, and reads it back', async () => {
+    const pipeline = {
+      strategy: 'all_success',
+      subtasks: [
+        { objective: 'draft it', specialist_hint: 'writer' },
+        { objective: 'review the draft', depends_on: [1] },
+      ],
+    };
+    server.replies.push(reply(pipeline));
+    await expect(planner()(request())).resolves.toEqual(pipeline);
+    const body = server.requests[0]?.body as {
+      messages: { content: string }[];
+      response_format: { json_schema: { schema: { properties: { subtasks: { items: { properties: Record<string, unknown> } } } } } };
+    };
+    expect(body.messages[0]?.content).toContain('"depends_on"');
+    expect(body.response_format.json_schema.schema.properties.subtasks.items.properties.depends_on).toEqual({ type: 'array', items: { type: 'integer', minimum: 1 } });
+  });
+
   it('sends an invalid plan back once with its problems, and takes the corrected one', async () => {
     server.replies.push(reply({ strategy: 'all_success', subtasks: [] }), reply(good));
     await expect(planner()(request())).resolves.toEqual(good);
@@ -83,6 +101,17 @@ describe('planIn', () => {
     ['not JSON', 'sure!', 'not JSON'],
     ['no subtasks', JSON.stringify({ strategy: 'all_success', subtasks: [] }), '$plan.subtasks'],
     ['an unknown strategy', JSON.stringify({ strategy: 'best', subtasks: [{ objective: 'x' }] }), '$plan.strategy'],
+    [
+      'a cycle',
+      JSON.stringify({
+        strategy: 'all_success',
+        subtasks: [
+          { objective: 'x', depends_on: [2] },
+          { objective: 'y', depends_on: [1] },
+        ],
+      }),
+      '$plan.subtasks[0].depends_on[0]: subtasks 1 and 2',
+    ],
   ])('refuses %s', (_name, text, problem) => {
     expect(() => planIn(text)).toThrow(expect.objectContaining({ code: 'invalid_plan', message: expect.stringContaining(problem) as unknown }));
   });

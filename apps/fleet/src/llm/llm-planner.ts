@@ -17,10 +17,13 @@ export interface LlmPlannerOptions extends LlmEndpoint {
 }
 
 const DEFAULT_SYSTEM_PROMPT =
-  'You plan work for a team of agents. Split the objective into a few independent subtasks that together achieve it, ' +
+  'You plan work for a team of agents. Split the objective into a few subtasks that together achieve it, ' +
   'and choose how their results combine: "all_success" (every subtask is needed), "any_success" (one good result is enough), ' +
   '"majority" (most must agree) or "first_success" (race alternatives; the first good one wins). ' +
-  'Answer with one JSON object: {"strategy": …, "subtasks": [{"objective": …, "task_type": …, "specialist_hint": …, "task_data": {…}}]}.';
+  'Subtasks run in parallel unless one needs the work of others: then list those in its "depends_on", by their 1-based position ' +
+  '(a review after a draft: the review depends on the draft); it starts once they have succeeded, and is given their work. ' +
+  'No cycles, and no "depends_on" under "first_success". ' +
+  'Answer with one JSON object: {"strategy": …, "subtasks": [{"objective": …, "task_type": …, "specialist_hint": …, "task_data": {…}, "depends_on": […]}]}.';
 
 /**
  * A planner (the Architect's `planner`, the Dispatcher's `decomposer`) that asks a model for the
@@ -83,7 +86,13 @@ function planFormat(specialists: readonly string[] | undefined): ResponseFormatJ
             minItems: 1,
             items: {
               type: 'object',
-              properties: { objective: { type: 'string' }, task_type: { type: 'string' }, specialist_hint: hint, task_data: { type: 'object' } },
+              properties: {
+                objective: { type: 'string' },
+                task_type: { type: 'string' },
+                specialist_hint: hint,
+                task_data: { type: 'object' },
+                depends_on: { type: 'array', items: { type: 'integer', minimum: 1 } },
+              },
               required: ['objective'],
             },
           },

@@ -27,6 +27,9 @@ export function llmMessages(input: SpecialistInput, systemPrompt: string = DEFAU
   if (Object.keys(input.taskData).length > 0) parts.push(`Task data (JSON):\n${JSON.stringify(input.taskData)}`);
   const shared = Object.entries(context).filter(([, value]) => value !== null);
   if (shared.length > 0) parts.push(`Shared context:\n${shared.map(([ref, value]) => `${ref}: ${cut(JSON.stringify(value))}`).join('\n')}`);
+  // A repair pass (docs/protocol.md#error-policies): what the last answer got wrong.
+  if (input.repair)
+    parts.push(`Your previous answer did not match the required output schema:\n${input.repair.mismatches.map((mismatch) => `- ${mismatch}`).join('\n')}\nAnswer again so that it matches.`);
   return [
     { role: 'system', content: systemPrompt },
     { role: 'user', content: parts.join('\n\n') },

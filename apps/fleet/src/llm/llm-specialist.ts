@@ -53,6 +53,8 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     version: '1.0.0',
     config,
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
+    // A repair pass tells the model what its answer got wrong (llm-prompt.ts).
+    repairs: true,
     run: (input) => complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false }, input),
   });
 }

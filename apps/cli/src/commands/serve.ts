@@ -1,0 +1,43 @@
+import { isTierflowError } from '@tierflow/protocol';
+import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { createServer, listen, serverOptionsFromEnv } from '@tierflow/server';
+import { EXIT, type CliIo } from '../io.js';
+
+export interface ServeOptions {
+  readonly host?: string;
+  readonly port?: number;
+}
+
+/**
+ * `tierflow serve [--host 127.0.0.1] [--port 8080]`: the web dashboard, the runs API, its OpenAPI
+ * description, the A2A endpoint and Bull Board, until SIGINT or SIGTERM. Beyond loopback it needs
+ * TIERFLOW_API_TOKEN (exit 2 without).
+ */
+export async function serveCommand(flags: ServeOptions, io: CliIo, stop: Promise<unknown> = stopSignal()): Promise<number> {
+  let options;
+  try {
+    options = serverOptionsFromEnv(process.env, flags);
+  } catch (error) {
+    if (!isTierflowError(error)) throw error;
+    io.stderr(`${error.message}\n`);
+    return EXIT.unusable;
+  }
+  const server = createServer(runtimeOptionsFromEnv(), options);
+  try {
+    const { http, url } = await listen(server, options);
+    io.stdout(
+      `serving ${url} (dashboard: ${url}/, API: ${url}/api, OpenAPI: ${url}/openapi.json, A2A agent card: ${url}/.well-known/agent-card.json, queues: ${url}/queues)${options.token ? '; requests need the bearer token' : ''}\n`,
+    );
+    await stop;
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    return EXIT.ok;
+  } finally {
+    await server.close();
+  }
+}
+
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
+  });
+}

@@ -1,0 +1,213 @@
+import { ApiError, getJson, postJson, runPath } from './api.js';
+import type { AuditEntry, NodeEvent, Outcome, Run, RunNode } from './api-types.js';
+import { fill, h, statusBadge } from './dom.js';
+import { auditTable } from './run-audit.js';
+import { questionsPanel } from './run-questions.js';
+import { patchNode, treeTable } from './run-tree.js';
+import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from './page.js';
+
+/**
+ * `/runs/:id`: a run as it goes. Its event stream drives the page: each `node` event updates its
+ * row at once and has the full tree read again (for new nodes, times and confidence); `outcome`
+ * ends it. The audit trail is read every two seconds while the run lasts, and once at its end.
+ */
+export function showRun(context: PageContext, rootId: string): StopPage {
+  const banner = errorBanner();
+  const notice = h('p', { class: 'notice', role: 'status' });
+  const status = h('span', { id: 'run-status' });
+  const cancel = h('button', { type: 'button', id: 'cancel', class: 'danger', hidden: true }, 'Cancel run');
+  const links = h('span', { class: 'links' }, h('a', { href: runPath(rootId) }, 'JSON'));
+  const outcomeSlot = h('div', { id: 'outcome' });
+  const questionsSlot = h('div');
+  const treeSlot = h('div', { id: 'tree', class: 'scroll' });
+  const auditSlot = h('div', { id: 'audit', class: 'scroll' });
+  fill(
+    context.main,
+    h('section', { class: 'panel' }, h('div', { class: 'heading' }, h('h1', {}, 'Run ', h('code', {}, rootId)), status), h('div', { class: 'actions' }, cancel, links), notice, banner, outcomeSlot),
+    questionsSlot,
+    h('section', { class: 'panel' }, h('h2', {}, 'Delegation tree'), treeSlot),
+    h('section', { class: 'panel' }, h('h2', {}, 'Audit trail'), auditSlot),
+  );
+
+  let stopped = false;
+  let done = false;
+  let tree: RunNode | null = null;
+  let questionsKey = '';
+  const answerForms = new Map<string, HTMLFormElement>();
+  let source: EventSource | null = null;
+  let auditTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const draw = (): void => {
+    if (!tree) return;
+    fill(status, statusBadge(tree.status));
+    fill(treeSlot, treeTable(tree, Date.now()));
+    // Redrawn only when they change, and an open question keeps its form, so an answer being typed stays.
+    const key = `${tree.status} ${JSON.stringify(tree.questions ?? [])}`;
+    if (key !== questionsKey) {
+      questionsKey = key;
+      fill(questionsSlot, questionsPanel(context, tree, answerForms));
+    }
+  };
+
+  // Elapsed times go on between events.
+  const ticker = setInterval(draw, 1_000);
+
+  const stop = (): void => {
+    stopped = true;
+    source?.close();
+    clearInterval(ticker);
+    clearTimeout(auditTimer);
+  };
+
+  const finish = (): void => {
+    done = true;
+    source?.close();
+    clearInterval(ticker);
+    cancel.hidden = true;
+    // The outcome tells how the cancellation ended.
+    if (notice.dataset.cancelling) fill(notice);
+  };
+
+  const show = (run: Run): void => {
+    tree = run.run;
+    cancel.hidden = done || run.outcome !== null;
+    const trace = traceLink(run.trace_url);
+    fill(links, trace, h('a', { href: runPath(rootId) }, 'JSON'));
+    if (run.outcome) fill(outcomeSlot, outcomePanel(run.outcome));
+    // The root answered: nothing more will change.
+    if (run.run.source === 'outcome') finish();
+    draw();
+  };
+
+  // One read at a time; events that come meanwhile ask for one more after it.
+  let reading = false;
+  let again = false;
+  const readTree = async (): Promise<void> => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        const run = await getJson<Run>(runPath(rootId));
+        if (stopped) return;
+        show(run);
+      } while (again);
+      banner.hidden = true;
+    } catch (error) {
+      if (stopped) return;
+      if (error instanceof ApiError && error.status === 404) {
+        stop();
+        fill(context.main, h('section', { class: 'panel' }, h('h1', {}, 'No such run'), h('p', {}, `No run ${rootId}: unknown, or past retention.`)));
+        return;
+      }
+      report(context, banner, error);
+    } finally {
+      reading = false;
+    }
+  };
+
+  const readAudit = async (): Promise<void> => {
+    try {
+      const { entries } = await getJson<{ entries: AuditEntry[] }>(runPath(rootId, '/audit'));
+      if (stopped) return;
+      fill(auditSlot, auditTable(entries, rootId));
+    } catch (error) {
+      if (!stopped) report(context, banner, error);
+    }
+    if (!stopped && !done) auditTimer = setTimeout(() => void readAudit(), REFRESH_MS);
+  };
+
+  const follow = (): void => {
+    source = new EventSource(runPath(rootId, '/events'));
+    source.addEventListener('node', (event: MessageEvent<string>) => {
+      const node = JSON.parse(event.data) as NodeEvent;
+      const patched = tree && patchNode(tree, node);
+      if (patched) {
+        tree = patched;
+        draw();
+      }
+      void readTree();
+    });
+    source.addEventListener('outcome', () => {
+      finish();
+      void readTree();
+      void readAudit();
+    });
+    source.addEventListener('error', (event) => {
+      // The server's own `error` event (the run is gone) has data; a failed connection has none.
+      if (event instanceof MessageEvent) {
+        finish();
+        void readTree();
+      } else if (source?.readyState === EventSource.CLOSED && !done) {
+        // Refused outright (the token, say): a plain read says why.
+        void readTree();
+      }
+    });
+  };
+
+  cancel.addEventListener('click', () => {
+    if (!confirm(`Cancel run ${rootId}? Its unfinished work will answer cancelled.`)) return;
+    cancel.disabled = true;
+    postJson<{ outcome: string }>(runPath(rootId, '/cancel'), { reason: 'cancelled from the dashboard' })
+      .then((answer) => {
+        if (answer.outcome === 'finished') return fill(notice, 'The run had already finished.');
+        notice.dataset.cancelling = 'yes';
+        if (!done) fill(notice, 'Cancelling: its unfinished work answers cancelled.');
+        void readTree();
+      })
+      .catch((error: unknown) => {
+        cancel.disabled = false;
+        report(context, banner, error);
+      });
+  });
+
+  void readTree().then(() => {
+    if (stopped) return;
+    if (!done) follow();
+    void readAudit();
+  });
+  return stop;
+}
+
+/** The run's trace in Jaeger, when tracing recorded one; only an http(s) address becomes a link. */
+function traceLink(url: string | null): HTMLAnchorElement | null {
+  if (url === null || !/^https?:\/\//i.test(url)) return null;
+  return h('a', { href: url, id: 'trace', target: '_blank', rel: 'noopener noreferrer' }, 'Trace in Jaeger');
+}
+
+function outcomePanel(outcome: Outcome): HTMLElement {
+  const { payload } = outcome;
+  const artifacts = payload.artifacts ?? [];
+  return h(
+    'div',
+    { class: 'outcome' },
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'Outcome'),
+      h('dd', {}, statusBadge(payload.status), ` confidence ${payload.confidence.toFixed(2)}`),
+      h('dt', {}, 'Summary'),
+      h('dd', {}, payload.summary),
+      payload.error_type ? h('dt', {}, 'Error') : null,
+      payload.error_type ? h('dd', {}, payload.error_type, payload.error_detail ? `: ${payload.error_detail}` : '') : null,
+    ),
+    artifacts.length > 0
+      ? h(
+          'details',
+          {},
+          h('summary', {}, `${artifacts.length} artifact${artifacts.length === 1 ? '' : 's'}`),
+          ...artifacts.map((artifact) =>
+            h(
+              'div',
+              { class: 'artifact' },
+              h('strong', {}, artifact.artifact_type),
+              artifact.inline_content !== null ? h('pre', {}, artifact.inline_content) : h('p', {}, `in Beads at ${artifact.content_ref ?? '?'}`),
+            ),
+          ),
+        )
+      : null,
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * `tierflow serve`: a deployment's runs over HTTP, with an OpenAPI description, Server-Sent
+ * Events of each run, an Agent2Agent (A2A) endpoint, and Bull Board for the raw queues.
+ *
+ * ```ts
+ * import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+ * import { createServer, listen, serverOptionsFromEnv } from '@tierflow/server';
+ *
+ * const options = serverOptionsFromEnv(process.env, { port: 8080 });
+ * const server = createServer(runtimeOptionsFromEnv(), options);
+ * const { url } = await listen(server, options);
+ * // POST {url}/api/runs with an objective file; GET {url}/api/runs/<root id>/events to follow it.
+ * ```
+ *
+ * @module
+ */
+export { a2aRoutes, AGENT_CARD_PATH } from './a2a/a2a-routes.js';
+export type { A2aRouteDeps } from './a2a/a2a-routes.js';
+export { A2A_PATH, agentCard, liveSpecialists } from './a2a/agent-card.js';
+export type { CardFacts } from './a2a/agent-card.js';
+export { RunRequestHandler } from './a2a/run-request-handler.js';
+export type { RunRequestHandlerDeps } from './a2a/run-request-handler.js';
+export { bearerAuth, isProtected, TOKEN_COOKIE } from './auth/bearer-auth.js';
+export { isLoopback, resolveServerOptions, SERVER_DEFAULTS, serverOptionsFromEnv } from './config/server-options.js';
+export type { ServerOptions, ServerOptionsInput } from './config/server-options.js';
+export { createServer, listen } from './server.js';
+export type { TierflowServer } from './server.js';

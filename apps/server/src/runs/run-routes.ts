@@ -1,0 +1,159 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { isTierflowError } from '@tierflow/protocol';
+import { cellOf, readAuditTrail, type RedisClient, type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
+import {
+  answerBody,
+  answerReportSchema,
+  auditSchema,
+  cancelBody,
+  cancelReportSchema,
+  enqueuedSchema,
+  errorSchema,
+  objectiveBody,
+  rootIdParams,
+  runListQuery,
+  runSchema,
+  runSummarySchema,
+  workersSchema,
+} from './run-schemas.js';
+import { z } from '@hono/zod-openapi';
+
+/** What the run routes work with: one client for the deployment, and Redis for the audit trail. */
+export interface RunRouteDeps {
+  readonly client: TierflowClient;
+  readonly redis: RedisClient;
+  readonly runtime: RuntimeOptions;
+  readonly jaegerUrl: string;
+}
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const failure = (description: string) => json(errorSchema, description);
+
+/** The status each error code of the runtime answers with; anything else is the server's fault. */
+const STATUS_OF: Readonly<Record<string, 400 | 404 | 409 | 413>> = {
+  invalid_objective: 400,
+  input_too_large: 413,
+  invalid_answer: 400,
+  unknown_question: 400,
+  not_waiting: 409,
+  already_answered: 409,
+};
+
+/** A runtime error as the API answers it: its code, its message, the status that code means. */
+function refusal(error: unknown): { status: 400 | 404 | 409 | 413; body: z.infer<typeof errorSchema> } | null {
+  if (!isTierflowError(error)) return null;
+  const status = STATUS_OF[error.code];
+  return status ? { status, body: { error: { code: error.code, message: error.message } } } : null;
+}
+
+const notFound = (id: string) => ({ error: { code: 'unknown_run', message: `no run ${id} (unknown, or past retention)` } });
+
+/** The runs API under /api: enqueue, list, read, cancel, answer, audit trail, workers. */
+export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
+  const { client } = deps;
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs',
+      summary: 'Enqueue an objective',
+      request: { body: { content: { 'application/json': { schema: objectiveBody } }, required: true } },
+      responses: { 202: json(enqueuedSchema, 'Enqueued: the run’s root id'), 400: failure('Not a valid objective'), 413: failure('Over the deployment’s limits') },
+    }),
+    async (c) => {
+      try {
+        return c.json({ root_id: await client.enqueue(c.req.valid('json')) }, 202);
+      } catch (error) {
+        const refused = refusal(error);
+        if (!refused || (refused.status !== 400 && refused.status !== 413)) throw error;
+        return c.json(refused.body, refused.status);
+      }
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs',
+      summary: 'Recent and active runs, latest first',
+      request: { query: runListQuery },
+      responses: { 200: json(z.object({ runs: z.array(runSummarySchema) }), 'The runs') },
+    }),
+    async (c) => {
+      const { status, limit } = c.req.valid('query');
+      return c.json({ runs: await client.runs({ ...(status ? { status } : {}), ...(limit ? { limit } : {}) }) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}',
+      summary: "A run's tree, its outcome once it has one, and its trace",
+      request: { params: rootIdParams },
+      responses: { 200: json(runSchema, 'The run'), 404: failure('No such run') },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const [tree, outcome, traceId] = await Promise.all([client.tree(id), client.result(id), client.traceId(id)]);
+      if (!tree) return c.json(notFound(id), 404);
+      return c.json({ run: tree, outcome, trace_url: traceId ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${traceId}` : null }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: 'get', path: '/api/runs/{id}/audit', summary: "A run's audit trail, in order", request: { params: rootIdParams }, responses: { 200: json(auditSchema, 'The entries') } }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      return c.json({ entries: await readAuditTrail(deps.redis, cellOf(deps.runtime, id).prefix, id) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/cancel',
+      summary: 'Cancel a run (or any delegation in it), its descendants too unless cascade is false',
+      request: { params: rootIdParams, body: { content: { 'application/json': { schema: cancelBody } }, required: false } },
+      responses: { 200: json(cancelReportSchema, 'Cancelling, or already finished'), 404: failure('No such message') },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      // The body is optional: its schema checked it when there is one.
+      const options = (c.req.valid('json') as z.infer<typeof cancelBody> | undefined) ?? {};
+      const report = await client.cancel(id, { reason: options.reason ?? 'cancelled over the API', ...(options.cascade === undefined ? {} : { cascade: options.cascade }) });
+      if (report.outcome === 'unknown') return c.json(notFound(id), 404);
+      return c.json(report.outcome === 'cancelled' ? { ...report, nodes: [...report.nodes] } : report, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/answer',
+      summary: 'Answer a run that waits for a person (status input_required)',
+      request: { params: rootIdParams, body: { content: { 'application/json': { schema: answerBody } }, required: true } },
+      responses: {
+        200: json(answerReportSchema, 'Answered; `resumed` once no question is open'),
+        400: failure('A blank answer, or no such open question'),
+        409: failure('The run asks nothing now, or the question is answered'),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const { text, to } = c.req.valid('json');
+      try {
+        const report = await client.answer(id, text, to === undefined ? {} : { to });
+        return c.json({ answered: [...report.answered], open: report.open, resumed: report.resumed }, 200);
+      } catch (error) {
+        const refused = refusal(error);
+        if (!refused || (refused.status !== 400 && refused.status !== 409)) throw error;
+        return c.json(refused.body, refused.status);
+      }
+    },
+  );
+
+  app.openapi(createRoute({ method: 'get', path: '/api/workers', summary: 'The live worker processes, from their heartbeats', responses: { 200: json(workersSchema, 'The workers') } }), async (c) =>
+    c.json({ workers: await client.workers() }, 200),
+  );
+}

@@ -1,0 +1,89 @@
+import { z } from '@hono/zod-openapi';
+import { outcomeMessageSchema } from '@tierflow/protocol';
+import { objectiveFileSchema, workerBeatSchema } from '@tierflow/runtime';
+
+/** An error as every route answers one: a stable code and a sentence. */
+export const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), problems: z.array(z.string()).optional() }) }).openapi('Error');
+
+export const rootIdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'ec36a528-5b2f-4c7e-9a55-0b1c2d3e4f50' }),
+});
+
+// The runtime's own schemas are used as they are (they carry `.meta()` descriptions, not `.openapi()`).
+export const objectiveBody = objectiveFileSchema.meta({ description: 'An objective file, as `tierflow enqueue` takes it (docs/operations.md#the-objective-file).' });
+
+export const enqueuedSchema = z.object({ root_id: z.string() }).openapi('Enqueued');
+
+export const runSummarySchema = z
+  .object({
+    root_id: z.string(),
+    status: z.string().openapi({ description: 'An outcome status; `running`, `waiting` or `input_required` before there is one.' }),
+    objective: z.string(),
+    submitted_at: z.string(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().nullable(),
+  })
+  .openapi('RunSummary');
+
+export const runListQuery = z.object({
+  status: z
+    .string()
+    .max(40)
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' }, example: 'input_required' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .optional()
+    .openapi({ param: { name: 'limit', in: 'query' }, example: 20 }),
+});
+
+const questionSchema = z.object({ id: z.string(), question: z.string(), tier: z.string(), answer: z.string().nullable() });
+
+/** A node of a run's tree, as `tierflow status --json` prints it (its children are nodes too). */
+export const runNodeSchema = z
+  .object({
+    id: z.string(),
+    tier: z.string(),
+    task_type: z.string(),
+    specialist: z.string().nullable(),
+    status: z.string(),
+    source: z.string(),
+    job_state: z.string().nullable(),
+    confidence: z.number().nullable(),
+    usage: z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number(), llm_calls: z.number() }).nullable(),
+    progress: z.object({ percent: z.number().nullable(), note: z.string().nullable(), at: z.string() }).nullable(),
+    attempts: z.number(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    children: z.array(z.unknown()).openapi({ description: 'Nodes of the same shape.' }),
+    questions: z.array(questionSchema).optional(),
+    waiting_until: z.string().optional(),
+  })
+  .openapi('RunNode');
+
+export const runSchema = z
+  .object({
+    run: runNodeSchema,
+    outcome: outcomeMessageSchema.nullable().meta({ description: 'The final outcome message once there is one.' }),
+    trace_url: z.string().nullable().openapi({ description: "The run's trace in Jaeger, once its Monitor recorded one." }),
+  })
+  .openapi('Run');
+
+export const cancelBody = z.object({ reason: z.string().max(500).optional(), cascade: z.boolean().optional() }).openapi('CancelRequest');
+
+export const cancelReportSchema = z.looseObject({ outcome: z.enum(['cancelled', 'finished', 'unknown']), target: z.string() }).openapi('CancelReport');
+
+export const answerBody = z.object({ text: z.string(), to: z.string().optional().openapi({ description: 'One question (its id); every open one when left out.' }) }).openapi('AnswerRequest');
+
+export const answerReportSchema = z.object({ answered: z.array(z.string()), open: z.number(), resumed: z.boolean() }).openapi('AnswerReport');
+
+export const auditSchema = z.object({ entries: z.array(z.looseObject({ kind: z.string(), direction: z.string(), id: z.string() })) }).openapi('AuditTrail');
+
+export const workersSchema = z.object({ workers: z.array(workerBeatSchema) }).openapi('Workers');

@@ -1,0 +1,74 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { cellPrefixes, connect, consoleLogger, TierflowClient, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import type { Queue } from 'bullmq';
+import { HTTPException } from 'hono/http-exception';
+import { a2aRoutes } from './a2a/a2a-routes.js';
+import { bearerAuth, SESSION_PATH, signIn } from './auth/bearer-auth.js';
+import type { ServerOptions } from './config/server-options.js';
+import { dashboard } from './dashboard/dashboard.js';
+import { queueBoard } from './queues/queue-board.js';
+import { runRoutes } from './runs/run-routes.js';
+import { runStream } from './runs/run-stream.js';
+
+/** A built server: its app (to mount or to call with `app.request` in tests) and what to close. */
+export interface TierflowServer {
+  readonly app: OpenAPIHono;
+  readonly client: TierflowClient;
+  close(): Promise<void>;
+}
+
+/**
+ * The HTTP server of `tierflow serve`: the runs API under /api with its OpenAPI description at
+ * /openapi.json, the A2A endpoint at /a2a (its agent card at /.well-known/agent-card.json), Bull
+ * Board at /queues, the web dashboard at /, the token check in front. It keeps nothing but Redis
+ * connections, so any number can serve one deployment behind a load balancer.
+ */
+export function createServer(runtime: RuntimeOptions, options: ServerOptions, log: TierLogger = consoleLogger('server')): TierflowServer {
+  const client = new TierflowClient(runtime);
+  const redis = connect(runtime);
+  const app = new OpenAPIHono({
+    // A body that does not match its schema: one line per problem, as every other refusal reads.
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
+      return c.json({ error: { code: 'invalid_request', message: problems.join('; '), problems } }, 400);
+    },
+  });
+  app.use('*', bearerAuth(options.token, log));
+  app.post(SESSION_PATH, signIn(options.token));
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  runRoutes(app, { client, redis, runtime, jaegerUrl: options.jaegerUrl });
+  runStream(app, client);
+  a2aRoutes(app, { client, options, runtime, log });
+  const queues: Queue[] = queueBoard(app, redis, cellPrefixes(runtime));
+  dashboard(app, options.token);
+  app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Tierflow', version: '1.0.0', description: 'Runs of a Tierflow deployment: enqueue, watch, cancel, answer.' } });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.onError((error, c) => {
+    // Hono's own refusals (a body that is not JSON, say) keep their status, in the API's shape.
+    if (error instanceof HTTPException && error.status < 500) return c.json({ error: { code: 'invalid_request', message: error.message } }, error.status);
+    log.warn('request failed', { method: c.req.method, path: c.req.path, error: error.message });
+    return c.json({ error: { code: 'internal', message: 'the server could not answer this request' } }, 500);
+  });
+  return {
+    app,
+    client,
+    close: async () => {
+      await Promise.all(queues.map((queue) => queue.close()));
+      await client.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Listens on the options' host and port; resolves once listening, with the address. */
+export function listen(server: TierflowServer, options: Pick<ServerOptions, 'host' | 'port'>): Promise<{ readonly http: ServerType; readonly url: string }> {
+  return new Promise((resolve, reject) => {
+    const http = serve({ fetch: server.app.fetch, hostname: options.host, port: options.port }, (info) => {
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      resolve({ http, url: `http://${host}:${info.port}` });
+    });
+    http.once('error', reject);
+  });
+}
