@@ -1,6 +1,7 @@
 /** One side of the comparison: workers on a private Redis, and a way to run roots through them. */
 export interface BenchHalf {
-  readonly redisUrl: string;
+  /** The Redis servers that do its work (every master of a cluster), whose INFO counters are summed. */
+  readonly redisUrls: readonly string[];
   readonly workerPids: readonly number[];
   /** Enqueues one root of the bench shape; returns its id. */
   enqueue(): Promise<string>;

@@ -55,7 +55,7 @@ export async function startBullmqShape(): Promise<BenchHalf> {
   }
 
   return {
-    redisUrl: redis.url,
+    redisUrls: [redis.url],
     workerPids: children.map((child) => child.pid!),
     async enqueue() {
       const id = randomUUID();

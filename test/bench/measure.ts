@@ -1,7 +1,7 @@
 import { redisClient } from '@tierflow/testing';
 import type { BenchHalf } from './bench-half.js';
 import { totalCpuMicros } from './process-cpu.js';
-import { countersSince, redisCounters } from './redis-stats.js';
+import { countersSince, redisCounters, type RedisCounters } from './redis-stats.js';
 import { rssOf, type RssFigures } from './rss.js';
 import { percentile } from './shape.js';
 
@@ -11,6 +11,8 @@ export interface HalfFigures {
   readonly p99: number;
   readonly commandsPerRoot: number;
   readonly cpuMicrosPerRoot: number;
+  /** The busiest server's share of that CPU: 1 on one server, 1/N when N share the work evenly. */
+  readonly busiestCpuShare: number;
   /** CPU time of the worker processes together (user + system), per root. */
   readonly workerCpuMicrosPerRoot: number;
   readonly rss: RssFigures;
@@ -43,28 +45,36 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
   }
   latencies.sort((a, b) => a - b);
 
-  const redis = redisClient(half.redisUrl);
+  const servers = half.redisUrls.map((url) => redisClient(url));
+  const counters = (): Promise<RedisCounters[]> => Promise.all(servers.map((server) => redisCounters(server)));
   try {
-    const before = await redisCounters(redis);
+    const before = await counters();
     const workersBefore = totalCpuMicros(half.workerPids);
     const started = performance.now();
     const ids = await Promise.all(Array.from({ length: options.inFlight }, () => half.enqueue()));
     await Promise.all(ids.map((id) => half.finished(id, 600_000)));
     const seconds = (performance.now() - started) / 1000;
     const workerCpu = totalCpuMicros(half.workerPids) - workersBefore;
-    const used = countersSince(before, await redisCounters(redis));
+    const after = await counters();
+    const each = after.map((counts, index) => countersSince(before[index]!, counts));
+    const used = { commands: sum(each.map((counts) => counts.commands)), cpuMicros: sum(each.map((counts) => counts.cpuMicros)) };
     return {
       rootsPerSecond: options.inFlight / seconds,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       commandsPerRoot: used.commands / options.inFlight,
       cpuMicrosPerRoot: used.cpuMicros / options.inFlight,
+      busiestCpuShare: Math.max(...each.map((counts) => counts.cpuMicros)) / used.cpuMicros,
       workerCpuMicrosPerRoot: workerCpu / options.inFlight,
       rss: rssOf(half.workerPids),
     };
   } finally {
-    redis.disconnect();
+    for (const server of servers) server.disconnect();
   }
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }
 
 /** One line of a half's latency, throughput and Redis commands, for the scripts that compare settings. */

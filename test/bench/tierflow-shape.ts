@@ -1,14 +1,22 @@
-import { startDeployment } from '../support/deployment.js';
+import { startClusterDeployment, startDeployment } from '../support/deployment.js';
 import type { BenchHalf } from './bench-half.js';
 import type { ObjectiveFile } from '@tierflow/runtime';
 import { benchObjective } from './shape.js';
 
+/** Where a Tierflow half keeps its queues: one private server (TIERFLOW_CELLS from the env), or a private cluster. */
+export interface ShapeStore {
+  /** Masters of a private Redis Cluster, with `cells` cells over them. */
+  readonly cluster?: { readonly masters: number; readonly cells: number };
+}
+
 /** The Tierflow half: the four tier processes on a private Redis, running the shared objective (or another of the same shape). */
-export async function startTierflowShape(env: NodeJS.ProcessEnv, objective: ObjectiveFile = benchObjective): Promise<BenchHalf> {
-  const deployment = await startDeployment('bench-tierflow', { TIERFLOW_LOG: 'silent', ...env });
+export async function startTierflowShape(env: NodeJS.ProcessEnv, objective: ObjectiveFile = benchObjective, store: ShapeStore = {}): Promise<BenchHalf> {
+  const quiet = { TIERFLOW_LOG: 'silent', ...env };
+  const deployment = store.cluster ? await startClusterDeployment('bench-tierflow', store.cluster.cells, quiet, { masters: store.cluster.masters }) : await startDeployment('bench-tierflow', quiet);
+  const redisUrls = 'cluster' in deployment ? (await deployment.cluster.masters()).map((master) => master.url) : [deployment.redis.url];
   const { client } = deployment;
   return {
-    redisUrl: deployment.redis.url,
+    redisUrls,
     workerPids: [...deployment.tiers.children.values()].map((child) => child.pid!),
     enqueue: () => client.enqueue(objective),
     async finished(id, timeoutMs) {

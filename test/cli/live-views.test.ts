@@ -1,7 +1,11 @@
+import type { OutcomeMessage } from '@tierflow/protocol';
 import type { RunSummary, WorkerBeat } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BIN, tierflow } from '../security/tier-processes.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
@@ -11,13 +15,45 @@ import { simPlan } from '../support/runs.js';
 let deployment: Deployment;
 beforeAll(async () => {
   deployment = await startDeployment('workers', { TIERFLOW_LOG: 'silent', TIERFLOW_HEARTBEAT_MS: '200' });
+  // A tmux server of this file's own, kept up by a session of its own between the tests' panes:
+  // the default server is shared with whatever else runs tmux, and exits as its last session closes.
+  await run('tmux', [...TMUX, 'new-session', '-d', '-s', 'keep', 'sleep 600']);
 }, 60_000);
 afterAll(async () => {
+  await run('tmux', [...TMUX, 'kill-server']).catch(() => undefined);
+  await rm(SOCKET, { force: true });
   await deployment?.stop();
 });
 
+const SOCKET = join(tmpdir(), `tierflow-live-${process.pid}.tmux`);
+const TMUX = ['-S', SOCKET];
+
 const run = async (command: string, args: readonly string[]): Promise<string> => (await promisify(execFile)(command, args)).stdout;
 const env = (): NodeJS.ProcessEnv => ({ REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix });
+
+// One shell command in a tmux pane, its words quoted: `tierflow <args>`, then its exit status; the
+// pane stays once the command is done, to be read.
+const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
+async function inPane(session: string, args: readonly string[]): Promise<void> {
+  const vars = Object.entries({ ...env(), OTEL_TRACES_EXPORTER: 'none' }).map(([name, value]) => `${name}=${quote(value ?? '')}`);
+  const command = `env ${vars.join(' ')} ${[process.execPath, BIN, ...args].map(quote).join(' ')}; echo "exited $?"; sleep 60`;
+  await run('tmux', [...TMUX, 'new-session', '-d', '-s', session, '-x', '200', '-y', '30', command]);
+}
+/** What the pane shows, the lines scrolled off the top included, wrapped lines joined. */
+const screen = async (session: string): Promise<string> => (await run('tmux', [...TMUX, 'capture-pane', '-p', '-J', '-S', '-', '-t', session])).trimEnd();
+
+/** The pane's text once it shows what `shows` looks for. */
+const screenShowing = (session: string, shows: (text: string) => boolean, description: string, timeoutMs: number): Promise<string> =>
+  waitFor(
+    async () => {
+      const text = await screen(session);
+      return shows(text) ? text : null;
+    },
+    { timeoutMs, description },
+  );
+const closePane = (session: string): Promise<unknown> => run('tmux', [...TMUX, 'kill-session', '-t', session]).catch(() => undefined);
+// The live tree's line for a running leaf, with its elapsed time and progress.
+const LEAF_PROGRESSING = /fleet\s+\S+\s+general\s+sim\s+active\s+[\d.]+ s\s+\d+% sim: \d+ of 60000 ms/;
 
 async function runs(args: readonly string[]): Promise<RunSummary[]> {
   const result = await tierflow(['runs', '--json', ...args], env());
@@ -86,33 +122,78 @@ describe('tierflow watch', () => {
   it('on a terminal, redraws the tree in place until the run ends, then prints the outcome', async () => {
     const rootId = await longRun();
     const session = `tierflow-watch-${process.pid}`;
-    // One shell command, its words quoted; the pane stays once the command is done, to be read.
-    const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
-    const vars = Object.entries({ ...env(), OTEL_TRACES_EXPORTER: 'none' }).map(([name, value]) => `${name}=${quote(value ?? '')}`);
-    await run('tmux', ['new-session', '-d', '-s', session, '-x', '200', '-y', '30', `env ${vars.join(' ')} ${quote(process.execPath)} ${quote(BIN)} watch ${quote(rootId)}; sleep 60`]);
+    await inPane(session, ['watch', rootId]);
     try {
-      const screen = async () => (await run('tmux', ['capture-pane', '-p', '-t', session])).trimEnd();
-      const during = await waitFor(
-        async () => {
-          const text = await screen();
-          return /fleet\s+\S+\s+general\s+sim\s+active\s+[\d.]+ s\s+\d+% sim: \d+ of 60000 ms/.test(text) ? text : null;
-        },
-        { timeoutMs: 20_000, description: 'the live tree with the leaf’s progress' },
-      );
+      const during = await screenShowing(session, (text) => LEAF_PROGRESSING.test(text), 'the live tree with the leaf’s progress', 20_000);
       expect(during).toContain(`run ${rootId}`);
       await deployment.client.cancel(rootId);
-      const after = await waitFor(
-        async () => {
-          const text = await screen();
-          return text.includes('cancelled: ') ? text : null;
-        },
-        { timeoutMs: 15_000, description: 'the outcome' },
-      );
+      const after = await screenShowing(session, (text) => text.includes('cancelled: '), 'the outcome', 15_000);
       // Drawn in place: one heading, one tree, however many times it was redrawn.
       expect(after.split('\n').filter((line) => line.startsWith(`run ${rootId}`))).toHaveLength(1);
       expect(after.split('\n').filter((line) => line.startsWith('monitor'))).toHaveLength(1);
     } finally {
-      await run('tmux', ['kill-session', '-t', session]).catch(() => undefined);
+      await closePane(session);
+    }
+  });
+});
+
+describe('tierflow enqueue --wait', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tierflow-live-'));
+    file = join(dir, 'objective.json');
+    // A run that would take a minute: each test ends it.
+    await writeFile(file, JSON.stringify(simPlan('all_success', [{ delay_ms: 60_000 }])));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('on a terminal, draws the tree live on stderr while it waits, then prints the outcome JSON', async () => {
+    const session = `tierflow-enqueue-${process.pid}`;
+    await inPane(session, ['enqueue', file, '--wait']);
+    try {
+      const during = await screenShowing(session, (text) => LEAF_PROGRESSING.test(text), 'the live tree with the leaf’s progress', 20_000);
+      // The root id first, as without a terminal, then the live view of that run.
+      const rootId = during.split('\n')[0]!;
+      expect(during).toContain(`run ${rootId}  `);
+      expect(during).toMatch(/\(waiting for \d+ s; Ctrl-C stops waiting, not the run\)/);
+      for (const tier of ['monitor', 'architect', 'dispatcher', 'fleet']) expect(during).toMatch(new RegExp(`^(?:[│├└─ ]*)${tier}\\s+${rootId.replaceAll('.', '\\.')}`, 'm'));
+      await deployment.client.cancel(rootId);
+      const after = await screenShowing(session, (text) => /^exited \d+$/m.test(text), 'the command to exit', 15_000);
+      // A cancelled run is an outcome, not a success.
+      expect(after).toMatch(/^exited 1$/m);
+      // Drawn in place: one heading and one tree, left on screen as the run ended, above the outcome.
+      const lines = after.split('\n');
+      const headings = lines.filter((line) => line.startsWith(`run ${rootId}`));
+      expect(headings).toHaveLength(1);
+      expect(headings[0]).toContain(`run ${rootId}  cancelled  (waiting for`);
+      expect(lines.filter((line) => line.startsWith('monitor'))).toHaveLength(1);
+      expect(after).toMatch(/fleet\s+\S+\s+general\s+sim\s+cancelled/);
+      const json = after.slice(after.indexOf('\n{\n') + 1, after.lastIndexOf('\nexited'));
+      expect(after.indexOf(`run ${rootId}`)).toBeLessThan(after.indexOf(json));
+      const outcome = JSON.parse(json) as OutcomeMessage;
+      expect(outcome.id).toContain(rootId);
+      expect(outcome.payload.status).toBe('cancelled');
+    } finally {
+      await closePane(session);
+    }
+  });
+
+  it('on a terminal, finishes the live view and says why when the wait ends without an outcome', async () => {
+    const session = `tierflow-enqueue-limit-${process.pid}`;
+    await inPane(session, ['enqueue', file, '--wait', '--timeout-ms', '1000']);
+    try {
+      const after = await screenShowing(session, (text) => /^exited \d+$/m.test(text), 'the command to give up', 20_000);
+      const rootId = after.split('\n')[0]!;
+      expect(after).toMatch(/^exited 1$/m);
+      expect(after).toContain(`no outcome for ${rootId}: timed out after 1000 ms`);
+      expect(after.split('\n').filter((line) => line.startsWith(`run ${rootId}`)).length).toBeLessThanOrEqual(1);
+      await deployment.client.cancel(rootId);
+      await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    } finally {
+      await closePane(session);
     }
   });
 });

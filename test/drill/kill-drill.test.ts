@@ -12,4 +12,13 @@ describe('the kill drill, short form', () => {
     expect(report.leftActive).toBe(0);
     expect(report.leftWaitingChildren).toBe(0);
   }, 180_000);
+
+  it('and over cells on a Redis Cluster of three masters: the same, each run within its cell', async () => {
+    const report = await runDrill({ roots: 40, workersPerTier: 2, killEveryMs: 1000, killForMs: 4000, lockDurationMs: 2000, stalledIntervalMs: 1000, cluster: { masters: 3, cells: 6 } });
+    expect(report.finished).toBe(40);
+    expect(report.kills).toBeGreaterThanOrEqual(3);
+    expect(report.duplicateExecutions).toBe(0);
+    expect(report.leftActive).toBe(0);
+    expect(report.leftWaitingChildren).toBe(0);
+  }, 180_000);
 });

@@ -1,9 +1,10 @@
 import type { TierSlug } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
 import type { ObjectiveFile } from '@tierflow/runtime';
-import { redisClient, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
+import { escapeRedisGlob, scanKeys } from '@tierflow/beads';
+import { startRedisCluster, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Queue, QueueEvents } from 'bullmq';
-import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';
+import { cellPrefixes, connect, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 
 export interface DrillOptions {
   readonly roots: number;
@@ -14,6 +15,8 @@ export interface DrillOptions {
   readonly killForMs: number;
   readonly lockDurationMs: number;
   readonly stalledIntervalMs: number;
+  /** On a Redis Cluster of this many masters, the runs spread over `cells` cells; one Redis server when left out. */
+  readonly cluster?: { readonly masters: number; readonly cells: number };
 }
 
 export interface DrillReport {
@@ -29,6 +32,16 @@ export interface DrillReport {
   readonly leftActive: number;
   readonly leftWaitingChildren: number;
 }
+
+/** A worker still running {@link STOP_GRACE_MS} after SIGTERM: killed, and its last lines kept to say why. */
+export interface SlowStop {
+  readonly tier: TierSlug;
+  readonly pid: number | undefined;
+  readonly lastLines: readonly string[];
+}
+
+/** How long a worker may take to finish its running jobs and exit on SIGTERM before the drill kills it. */
+const STOP_GRACE_MS = 15_000;
 
 const TIERS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet'];
 
@@ -47,11 +60,12 @@ function objective(): ObjectiveFile {
  * outcome, no message may be executed to completion twice, and no job may be left behind.
  */
 export async function runDrill(options: DrillOptions): Promise<DrillReport> {
-  const redis = await startRedisServer();
+  const store = options.cluster ? await startRedisCluster({ masters: options.cluster.masters }) : await startRedisServer();
+  const where = 'seedList' in store ? { REDIS_URL: store.nodes[0]!.url, TIERFLOW_REDIS_CLUSTER: store.seedList, TIERFLOW_CELLS: String(options.cluster!.cells) } : { REDIS_URL: store.url };
   const prefix = uniquePrefix('drill');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    REDIS_URL: redis.url,
+    ...where,
     TIERFLOW_PREFIX: prefix,
     TIERFLOW_LOG: 'silent',
     OTEL_TRACES_EXPORTER: 'none',
@@ -60,20 +74,29 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     TIERFLOW_STALLED_INTERVAL_MS: String(options.stalledIntervalMs),
     TIERFLOW_RETRY_BASE_MS: '50',
   };
-  const workers: { tier: TierSlug; processes: TierProcesses; ready: boolean }[] = [];
+  const workers: { tier: TierSlug; processes: TierProcesses; ready: boolean; lines: string[] }[] = [];
   const start = async (tier: TierSlug): Promise<void> => {
-    const worker = { tier, processes: spawnTiers(env, (_tier, line) => (worker.ready ||= line.includes('worker ready')), [tier]), ready: false };
+    const lines: string[] = [];
+    const onLine = (_tier: TierSlug, line: string): void => {
+      worker.ready ||= line.includes('worker ready');
+      lines.push(line);
+      if (lines.length > 20) lines.shift();
+    };
+    const worker = { tier, processes: spawnTiers(env, onLine, [tier]), ready: false, lines };
     workers.push(worker);
     await waitFor(() => worker.ready, { timeoutMs: 30_000, description: `a ${tier} worker` });
   };
-  const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
-  const reader = redisClient(redis.url);
+  const runtime = runtimeOptionsFromEnv(env);
+  const cells = cellPrefixes(runtime);
+  const client = new TierflowClient(runtime);
+  const reader = connect(runtime);
   // BullMQ announces each job it takes back from a dead worker ('stalled'): the time since that tier's last kill is the reclaim time.
   const killedAt = new Map<TierSlug, number>();
   const reclaims: number[] = [];
-  const eventConnections = TIERS.map(() => redisClient(redis.url));
-  const events = TIERS.map((tier, index) => {
-    const queueEvents = new QueueEvents(tier, { connection: eventConnections[index]!, prefix });
+  const queues = cells.flatMap((cell) => TIERS.map((tier) => ({ cell, tier })));
+  const eventConnections = queues.map(() => connect(runtime));
+  const events = queues.map(({ cell, tier }, index) => {
+    const queueEvents = new QueueEvents(tier, { connection: eventConnections[index]!, prefix: cell });
     queueEvents.on('stalled', () => {
       const at = killedAt.get(tier);
       if (at !== undefined) reclaims.push(Date.now() - at);
@@ -110,16 +133,11 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     const statuses: Record<string, number> = {};
     for (const outcome of results) statuses[outcome.payload.status] = (statuses[outcome.payload.status] ?? 0) + 1;
     let duplicates = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await reader.scan(cursor, 'MATCH', `${prefix}:beads:execution/duplicates/*`, 'COUNT', 1000);
-      cursor = next;
-      duplicates += keys.length;
-    } while (cursor !== '0');
+    for (const cell of cells) duplicates += (await scanKeys(reader, `${escapeRedisGlob(cell)}:beads:execution/duplicates/*`)).length;
     let leftActive = 0;
     let leftWaitingChildren = 0;
-    for (const tier of TIERS) {
-      const queue = new Queue(tier, { connection: reader, prefix });
+    for (const { cell, tier } of queues) {
+      const queue = new Queue(tier, { connection: reader, prefix: cell });
       const counts = await queue.getJobCounts('active', 'waiting-children');
       leftActive += counts.active ?? 0;
       leftWaitingChildren += counts['waiting-children'] ?? 0;
@@ -133,7 +151,29 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     for (const connection of eventConnections) connection.disconnect();
     await client.close();
     reader.disconnect();
-    await Promise.all(workers.map((worker) => worker.processes.stop()));
-    await redis.stop();
+    const slow = await stopWithin(workers);
+    // A worker that will not stop is a fault of its own, not of the drill's claims: said, not hidden.
+    for (const stop of slow) console.warn(`kill drill: a ${stop.tier} worker (pid ${stop.pid}) was still running ${STOP_GRACE_MS} ms after SIGTERM; its last lines:\n${stop.lastLines.join('\n')}`);
+    await store.stop();
   }
+}
+
+/** SIGTERM to every worker, then SIGKILL to those still running after {@link STOP_GRACE_MS}: which those were. */
+async function stopWithin(workers: readonly { tier: TierSlug; processes: TierProcesses; lines: string[] }[]): Promise<SlowStop[]> {
+  const slow: SlowStop[] = [];
+  await Promise.all(
+    workers.map(async (worker) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
+      const stopped = worker.processes.stop();
+      if ((await Promise.race([stopped, late])) === 'late') {
+        const child = worker.processes.children.get(worker.tier);
+        slow.push({ tier: worker.tier, pid: child?.pid, lastLines: [...worker.lines] });
+        child?.kill('SIGKILL');
+      }
+      clearTimeout(timer);
+      await stopped;
+    }),
+  );
+  return slow;
 }

@@ -5,11 +5,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { buildDelegation } from '@tierflow/runtime';
-import { redisClient, waitFor } from '@tierflow/testing';
+import { redisClient } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import { finishedJob, submitJob } from '../support/queue-jobs.js';
 import { simPlan } from '../support/runs.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
@@ -40,21 +41,7 @@ function fleetDelegation(id: string, extra: Record<string, unknown> = {}): Recor
   return { ...buildDelegation('ROUTING_DISPATCHER', id, null, { task_type: 'general', objective: 'x', specialist_hint: 'sim' }, Date.now()), ...extra };
 }
 
-async function submit(queueName: string, id: string, data: unknown) {
-  const queue = new Queue(queueName, { connection: redis, prefix: deployment.runtime.prefix });
-  try {
-    await queue.add('test', data, { jobId: id, attempts: 3 });
-    return await waitFor(
-      async () => {
-        const job = await queue.getJob(id);
-        return job && ((await job.isFailed()) || (await job.isCompleted())) ? job : null;
-      },
-      { description: `${id} to finish` },
-    );
-  } finally {
-    await queue.close();
-  }
-}
+const submit = (queueName: string, id: string, data: unknown) => submitJob(redis, deployment.runtime.prefix, queueName, id, data);
 
 describe('bad input on a tier queue', () => {
   const tooManySubtasks = { strategy: 'all_success', subtasks: Array.from({ length: 257 }, (_, index) => ({ objective: `s${index}` })) };
@@ -127,13 +114,7 @@ describe('bad input on a tier queue', () => {
     expect(replay.stdout).toContain('replayed fleet-fix-me onto fleet as fix-me');
     const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
     try {
-      const job = await waitFor(
-        async () => {
-          const found = await fleet.getJob('fix-me');
-          return found && (await found.isCompleted()) ? found : null;
-        },
-        { description: 'the replayed job to complete' },
-      );
+      const job = await finishedJob(fleet, 'fix-me');
       expect((job.returnvalue as OutcomeMessage).payload.status).toBe('success');
     } finally {
       await fleet.close();

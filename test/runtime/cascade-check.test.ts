@@ -58,14 +58,14 @@ describe('the confidence cascade check', () => {
     expect(await dispatcherChecks(rootId, 1)).toEqual([expect.objectContaining({ 'tierflow.cascade.action': 'flag_uncertainty', 'tierflow.cascade.confidence': 0.6 })]);
   });
 
-  it('holds doubtful work for review: the run asks for it instead of answering', async () => {
-    const { rootId, outcome } = await run(0.4);
-    expect(outcome.payload).toMatchObject({
-      status: 'needs_clarification',
-      cascade_check: { action: 'needs_review', checked_by: 'ROUTING_DISPATCHER', confidence: 0.4, threshold: 0.3 },
-      error_detail: expect.stringContaining('review needed before relying on it') as unknown,
-    });
+  it('holds doubtful work for review: the run asks a person instead of answering', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ confidence: 0.4 }]));
+    await waitFor(async () => (await deployment.client.tree(rootId))?.status === 'input_required', { timeoutMs: 15_000, description: 'the run to ask for a review' });
+    const [question] = (await deployment.client.tree(rootId))!.questions!;
+    expect(question).toMatchObject({ tier: 'ROUTING_DISPATCHER', question: expect.stringContaining('review needed before relying on it') as unknown });
     expect(await dispatcherChecks(rootId, 1)).toEqual([expect.objectContaining({ 'tierflow.cascade.action': 'needs_review', 'tierflow.cascade.checked_by': 'ROUTING_DISPATCHER' })]);
+    await deployment.client.cancel(rootId);
+    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 10_000 })).payload.status).toBe('cancelled');
   });
 
   it('rejects work it cannot trust and escalates it: the Architect revises, the Monitor resets, then the run fails', async () => {

@@ -1,24 +1,19 @@
 import { BeadsStore } from '@tierflow/beads';
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { buildDelegation, jobOptions, TierflowClient, type ObjectiveFile, type RunNode } from '@tierflow/runtime';
+import { buildDelegation, jobOptions, TierflowClient, type ObjectiveFile } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { QueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { useDeployment } from '../support/shared-deployment.js';
-import { simPlan, treeNodes } from '../support/runs.js';
+import { runToEnd, simPlan, treeNodes } from '../support/runs.js';
 
-// Four worker processes on a private Redis, driven as a user drives them: objectives in, outcomes out.
-const shared = useDeployment('four-tiers', { TIERFLOW_LOG: 'silent' });
+// Four worker processes on a private Redis, driven as a user drives them: objectives in, outcomes
+// out. Runs here do not wait for a person (test/runtime/clarification.test.ts has those).
+const shared = useDeployment('four-tiers', { TIERFLOW_LOG: 'silent', TIERFLOW_ANSWER_WAIT_MS: '0' });
 
 type Sim = Record<string, unknown>;
 
-async function run(objective: ObjectiveFile): Promise<{ id: string; outcome: OutcomeMessage; tree: RunNode }> {
-  const id = await shared.deployment.client.enqueue(objective);
-  const outcome = await shared.deployment.client.waitForResult(id, { timeoutMs: 20_000 });
-  const tree = await shared.deployment.client.tree(id);
-  if (!tree) throw new Error(`no tree for ${id}`);
-  return { id, outcome, tree };
-}
+const run = (objective: ObjectiveFile) => runToEnd(shared.deployment.client, objective);
 
 const ok = (confidence = 0.9): Sim => ({ confidence });
 const failed: Sim = { status: 'failed' };
@@ -84,10 +79,14 @@ describe('one objective through four worker processes', () => {
     expect(dispatches[1]!.children).toHaveLength(2);
   });
 
-  it('passes a clarification up unchanged, never guessing', async () => {
+  it('passes a clarification up unchanged, never guessing, and with waits off ends the run with it', async () => {
     const question = 'Should an empty array return -1 or raise?';
-    const { outcome } = await run(simPlan('all_success', [{ status: 'needs_clarification', question }]));
-    expect(outcome.payload).toMatchObject({ status: 'needs_clarification', error_detail: expect.stringContaining(question) as unknown });
+    const { id, outcome } = await run(simPlan('all_success', [{ status: 'needs_clarification', question }]));
+    expect(outcome.payload).toMatchObject({
+      status: 'needs_clarification',
+      error_detail: expect.stringContaining(question) as unknown,
+      questions: [{ id: `${id}.0-0.0-0.0-0.out`, question, tier: 'SPECIALIZED_FLEET' }],
+    });
   });
 
   it('carries a 2 KB artifact as a Beads reference and a 100-byte one inline', async () => {

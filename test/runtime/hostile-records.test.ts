@@ -63,9 +63,9 @@ describe('hostile values in Redis, with every tier running', () => {
       ),
       200,
     );
-    for (const text of [...fixed, ...fuzzed]) await redis.publish(channel, text);
+    for (const text of [...fixed, ...fuzzed]) await redis.spublish(channel, text);
     // A notice published after the junk is heard by every process, so the junk has been handled by then.
-    await redis.publish(channel, JSON.stringify({ kind: 'cancel', ids: ['nothing-running'], reason: 'probe', status: 'cancelled' }));
+    await redis.spublish(channel, JSON.stringify({ kind: 'cancel', ids: ['nothing-running'], reason: 'probe', status: 'cancelled' }));
     const rootId = await deployment.client.enqueue(simPlan('all_success', [{}]));
     expect((await deployment.client.waitForResult(rootId, { timeoutMs: 15_000 })).payload.status).toBe('success');
     everyWorkerAlive(deployment);

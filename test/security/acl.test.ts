@@ -90,7 +90,7 @@ describe('four tiers, four Redis users', () => {
     expect(new Set(users)).toEqual(new Set(['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet']));
   });
 
-  it('races, timeouts, cancellations and dead letters work within the ACL', async () => {
+  it('races, timeouts, cancellations, questions and dead letters work within the ACL', async () => {
     const race = await run(simPlan('first_success', [{}, { delay_ms: 10_000 }]));
     expect(race.status).toBe('success');
     expect(
@@ -108,6 +108,12 @@ describe('four tiers, four Redis users', () => {
     });
     expect(await client.cancel(long, { reason: 'acl drill' })).toMatchObject({ outcome: 'cancelled' });
     expect((await client.waitForResult(long, { timeoutMs: 10_000 })).payload.status).toBe('cancelled');
+
+    // A question put to a person, answered by the client.
+    const asks = await client.enqueue(simPlan('all_success', [{ ask: 'Which region?' }]));
+    await waitFor(async () => (await client.tree(asks))?.status === 'input_required', { description: 'the run to ask' });
+    expect(await client.answer(asks, 'eu-west')).toMatchObject({ open: 0, resumed: true });
+    expect((await client.waitForResult(asks, { timeoutMs: 10_000 })).payload.status).toBe('success');
 
     const fleet = new Queue('fleet', { connection: as('client'), prefix });
     await fleet.add('bad', { not: 'a message' }, { jobId: 'acl-bad-1' });
@@ -176,7 +182,7 @@ describe('what Redis itself refuses', () => {
     expect(await as('dispatcher').set(`${prefix}:beads:routing/acl-test`, '1')).toBe('OK');
     const fleet = as('fleet');
     expect(await refusal(fleet.set('{another}:fleet:x', '1'))).toMatch(/^NOPERM/);
-    expect(await refusal(fleet.publish('{another}:control', 'x'))).toMatch(/^NOPERM/);
+    expect(await refusal(fleet.spublish('{another}:control', 'x'))).toMatch(/^NOPERM/);
     for (const command of [['FLUSHALL'], ['KEYS', '*'], ['CONFIG', 'GET', 'dir'], ['ACL', 'LIST'], ['FUNCTION', 'FLUSH'], ['SHUTDOWN']]) {
       expect(await refusal(fleet.call(command[0]!, ...command.slice(1)))).toMatch(/^NOPERM/);
     }

@@ -129,7 +129,7 @@ describe("whoever holds the Fleet's Redis user and key", () => {
     }
     await fleetRedis.set(keys.cancel('fleet', dispatcherJob!), mark(dispatcherJob!));
     await fleetRedis.set(keys.timeout('fleet', dispatcherJob!), JSON.stringify(signRecord({ kind: 'timeout', message_id: dispatcherJob, at: Date.now() }, fleetKey)));
-    await fleetRedis.publish(keys.channel, JSON.stringify({ kind: 'cancel', ids: [dispatcherJob, rootId], reason: 'forged', status: 'cancelled' }));
+    await fleetRedis.spublish(keys.channel, JSON.stringify({ kind: 'cancel', ids: [dispatcherJob, rootId], reason: 'forged', status: 'cancelled' }));
     const outcome = await client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('success');
   });

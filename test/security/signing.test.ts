@@ -12,7 +12,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
-import { submitJob } from '../support/queue-jobs.js';
+import { finishedJob, submitJob } from '../support/queue-jobs.js';
 import { simPlan, treeNodes } from '../support/runs.js';
 
 // Four worker processes that sign, each with its own key from one key directory.
@@ -152,13 +152,7 @@ describe('a deployment that signs', () => {
     expect(tierflow(['dlq', 'replay', 'fleet-to-resign', '--sign'], { TIERFLOW_KEYS_DIR: keysDir }).stdout).toContain('replayed fleet-to-resign onto fleet as to-resign');
     const fleet = new Queue('fleet', { connection: redis, prefix: deployment.runtime.prefix });
     try {
-      const job = await waitFor(
-        async () => {
-          const found = await fleet.getJob('to-resign');
-          return found && (await found.isCompleted()) ? found : null;
-        },
-        { description: 'the re-signed job to complete' },
-      );
+      const job = await finishedJob(fleet, 'to-resign');
       expect((job.returnvalue as OutcomeMessage).payload.status).toBe('success');
     } finally {
       await fleet.close();
@@ -215,7 +209,7 @@ describe('signed control records', () => {
     const keys = controlKeys(deployment.runtime.prefix);
     const forged = { version: '1.0', id: `${leaf}.cancel`, payload: { target_message_id: leaf, reason: 'forged', cascade: true } };
     await redis.set(keys.cancel('client', leaf), JSON.stringify(forged));
-    await redis.publish(keys.channel, JSON.stringify({ kind: 'cancel', ids: [leaf], reason: 'forged', status: 'cancelled' }));
+    await redis.spublish(keys.channel, JSON.stringify({ kind: 'cancel', ids: [leaf], reason: 'forged', status: 'cancelled' }));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('success');
   });
@@ -229,5 +223,31 @@ describe('signed control records', () => {
     const mark = JSON.parse((await redis.get(controlKeys(deployment.runtime.prefix).cancel('client', rootId))) ?? 'null') as { signature?: unknown } | null;
     // The mark is removed once the root has answered; while it lived it was signed (checked by the run stopping at all).
     expect(mark === null || mark.signature !== undefined).toBe(true);
+  });
+
+  it("an answer without the client's signature answers nothing; a signed one resumes the run", async () => {
+    const { client } = deployment;
+    const rootId = await client.enqueue(simPlan('all_success', [{ ask: 'Which region?' }]));
+    let questionId = '';
+    await waitFor(
+      async () => {
+        const tree = await client.tree(rootId);
+        questionId = tree?.questions?.[0]?.id ?? '';
+        return tree?.status === 'input_required';
+      },
+      { description: 'the run to ask' },
+    );
+    const keys = controlKeys(deployment.runtime.prefix);
+    await redis.hset(keys.answers(rootId), questionId, JSON.stringify({ question_id: questionId, answer: 'forged', answered_at: Date.now() }));
+    // Woken as an answer would wake it: it reads the forged record, ignores it, and waits on.
+    const monitor = new Queue('monitor', { connection: redis, prefix: deployment.runtime.prefix });
+    await (await monitor.getJob(rootId))?.promote();
+    await monitor.close();
+    await waitFor(async () => (await client.tree(rootId))?.status === 'input_required', { description: 'the run to wait on' });
+    expect((await client.tree(rootId))?.questions?.[0]?.answer).toBeNull();
+    expect(await client.answer(rootId, 'eu-west')).toMatchObject({ open: 0, resumed: true });
+    const outcome = await client.waitForResult(rootId, { timeoutMs: 20_000 });
+    expect(outcome.payload.status).toBe('success');
+    expect(outcome.payload.artifacts.map((artifact) => artifact.inline_content)).toContain('eu-west');
   });
 });

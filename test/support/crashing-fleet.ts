@@ -32,7 +32,7 @@ const handler: TierHandler = {
 };
 
 const { runtime } = fleetOptionsFromEnv();
-const redis = connect(runtime.redisUrl);
+const redis = connect(runtime);
 await publishAgents(new BeadsStore(redis, { tier: 'SPECIALIZED_FLEET', prefix: runtime.prefix }), registry, Date.now());
 redis.disconnect();
 const worker = await TierWorker.start({ handler, runtime, log: consoleLogger('fleet') });

@@ -1,7 +1,7 @@
 import type { TierSlug } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { resolveRuntimeOptions, type RuntimeOptions, signingFromEnv, TierflowClient } from '@tierflow/runtime';
-import { startRedisServer, uniquePrefix, waitFor, type RedisServer, type RedisServerOptions } from '@tierflow/testing';
+import { runtimeOptionsFromEnv, type RuntimeOptions, TierflowClient } from '@tierflow/runtime';
+import { startRedisCluster, startRedisServer, uniquePrefix, waitFor, type RedisCluster, type RedisClusterOptions, type RedisServer, type RedisServerOptions } from '@tierflow/testing';
 
 /** A private Redis and the four tiers as four worker processes, as a user runs them. */
 export interface Deployment {
@@ -22,18 +22,47 @@ export interface DeploymentOptions {
   readonly redis?: RedisServerOptions;
   /** More environment for some tiers' processes only (a skewed clock, say), over `env`. */
   readonly tierEnv?: Partial<Record<TierSlug, NodeJS.ProcessEnv>>;
+  /** How long the workers may take to stop on SIGTERM before they are killed; unbounded when left out. */
+  readonly stopGraceMs?: number;
 }
 
 export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}, options: DeploymentOptions = {}): Promise<Deployment> {
-  const tiers = options.tiers ?? TIERS;
   const redis = await startRedisServer(options.redis);
+  const started = await startTiers(label, { REDIS_URL: redis.url, ...env }, options, () => redis.stop());
+  return { ...started, redis };
+}
+
+/** A private Redis Cluster and the four tiers as four worker processes on it (docs/operations.md#cells). */
+export interface ClusterDeployment extends Omit<Deployment, 'redis'> {
+  readonly cluster: RedisCluster;
+  /** The environment a `tierflow` command needs to reach this deployment. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Four tier processes on a cluster started here, spreading their runs over `cells` cells (TIERFLOW_CELLS). */
+export async function startClusterDeployment(label: string, cells: number, env: NodeJS.ProcessEnv = {}, cluster: RedisClusterOptions = {}): Promise<ClusterDeployment> {
+  const redis = await startRedisCluster(cluster);
+  // The URL gives only the scheme and credentials: the seeds say where the cluster is.
+  const where = { REDIS_URL: redis.nodes[0]!.url, TIERFLOW_REDIS_CLUSTER: redis.seedList, TIERFLOW_CELLS: String(cells), ...env };
+  // After a failover a worker has been seen to take over a minute to finish its graceful stop on
+  // a loaded machine (docs/operations.md#cells-and-redis-cluster): the tests do not wait for it.
+  const started = await startTiers(label, where, { stopGraceMs: 15_000 }, () => redis.stop());
+  return {
+    ...started,
+    cluster: redis,
+    env: { REDIS_URL: where.REDIS_URL, TIERFLOW_REDIS_CLUSTER: where.TIERFLOW_REDIS_CLUSTER, TIERFLOW_CELLS: where.TIERFLOW_CELLS, TIERFLOW_PREFIX: started.runtime.prefix },
+  };
+}
+
+async function startTiers(label: string, env: NodeJS.ProcessEnv, options: DeploymentOptions, stopRedis: () => Promise<void>): Promise<Omit<Deployment, 'redis'>> {
+  const tiers = options.tiers ?? TIERS;
   const prefix = uniquePrefix(label);
-  // The client signs as the workers do when the environment gives them a key.
-  const runtime = resolveRuntimeOptions({ redisUrl: redis.url, prefix, signing: signingFromEnv({ ...process.env, ...env }) });
+  // The client connects, and signs, as the workers do.
+  const runtime = runtimeOptionsFromEnv({ ...process.env, ...env, TIERFLOW_PREFIX: prefix });
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
   // No spans unless a test asks for them: nothing listens on the default OTLP port here.
-  const base = { ...process.env, OTEL_TRACES_EXPORTER: 'none', REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, ...env };
+  const base = { ...process.env, OTEL_TRACES_EXPORTER: 'none', TIERFLOW_PREFIX: prefix, ...env };
   const onLine = (tier: TierSlug, line: string): void => {
     logs.push(`${tier} | ${line}`);
     if (line.includes('worker ready')) ready.add(tier);
@@ -50,16 +79,29 @@ export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}
   const client = new TierflowClient(runtime);
   const stop = async (): Promise<void> => {
     await client.close();
-    await processes.stop();
-    await redis.stop();
+    await stopWithin(processes, options.stopGraceMs ?? null);
+    await stopRedis();
   };
   try {
-    await waitFor(() => ready.size === tiers.length, { timeoutMs: 20_000, description: `four workers ready; output:\n${logs.join('\n')}` });
+    await waitFor(() => ready.size === tiers.length, { timeoutMs: 45_000, description: `four workers ready; output:\n${logs.join('\n')}` });
   } catch (error) {
     await stop();
     throw error;
   }
-  return { redis, runtime, client, tiers: processes, logs, stop };
+  return { runtime, client, tiers: processes, logs, stop };
+}
+
+/** SIGTERM, then SIGKILL for whatever has not exited after `graceMs` (null: wait as long as it takes). */
+async function stopWithin(processes: TierProcesses, graceMs: number | null): Promise<void> {
+  if (graceMs === null) return processes.stop();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+  const stopped = processes.stop();
+  if ((await Promise.race([stopped, late])) === 'late') {
+    for (const child of processes.children.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  clearTimeout(timer);
+  await stopped;
 }
 
 /** Several groups of tier processes as one. */

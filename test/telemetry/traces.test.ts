@@ -23,6 +23,22 @@ const objective: ObjectiveFile = {
   },
 };
 
+// The run whose traces are read: the same, its first subtask long enough to report progress (the
+// sim reports every half second of a delay of a second or more; one update a second is kept).
+const SLOW_MS = 2_000;
+const tracedRun: ObjectiveFile = {
+  ...objective,
+  task_data: {
+    plan: {
+      strategy: 'all_success',
+      subtasks: [
+        { objective: 'first', task_data: { sim: { delay_ms: SLOW_MS } } },
+        { objective: 'second', task_data: { sim: { fail_times: 1 } } },
+      ],
+    },
+  },
+};
+
 // Per root: Monitor, Architect, Dispatcher each a first pass and an aggregate pass (6); one send
 // each to the Architect and the Dispatcher and two to the Fleet (4); three Fleet attempts (3).
 const SPANS_PER_ROOT = 13;
@@ -49,7 +65,7 @@ describe.each([
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     deployment = await startDeployment(`traces-${encoding}`, tracedEnv(receiver, protocol));
-    rootId = await deployment.client.enqueue(objective);
+    rootId = await deployment.client.enqueue(tracedRun);
     await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     spans = await waitFor(
       () => {
@@ -117,6 +133,40 @@ describe.each([
       [2, 'OK'],
     ]);
     expect(attempts[0]!.events.map((event) => event.name)).toContain('retry');
+  });
+
+  it("a long subtask's progress reaches its Fleet span as progress events, in order", () => {
+    const first = byKind('CONSUMER').find((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET' && String(span.attributes['tierflow.message.id']).endsWith('-0'));
+    expect(first?.serviceName).toBe('tierflow-fleet');
+    const progress = first!.events.filter((event) => event.name === 'progress');
+    // The first report, half a second in, is always kept; of the later ones, one a second at most.
+    expect(progress[0]?.attributes).toEqual({ 'tierflow.progress.percent': 25, 'tierflow.progress.note': `sim: 500 of ${SLOW_MS} ms` });
+    expect(progress.length).toBeLessThanOrEqual(SLOW_MS / 1_000);
+    const percents = progress.map((event) => Number(event.attributes['tierflow.progress.percent']));
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    expect(percents.every((percent) => percent < 100)).toBe(true);
+    // Only work that reported progress has progress events.
+    expect(spans.filter((span) => span.events.some((event) => event.name === 'progress'))).toEqual([first]);
+  });
+
+  it.runIf(encoding === 'json')('a run that waits for a person and goes on with the answer is one trace', async () => {
+    const { client } = deployment;
+    const asking = await client.enqueue({ objective: 'ask first', task_data: { plan: { strategy: 'all_success', subtasks: [{ objective: 'ask', task_data: { sim: { ask: 'Which region?' } } }] } } });
+    await waitFor(async () => (await client.tree(asking))?.status === 'input_required', { description: 'the run to ask' });
+    await client.answer(asking, 'eu-west');
+    expect((await client.waitForResult(asking, { timeoutMs: 20_000 })).payload.status).toBe('success');
+    // Both rounds: the Monitor's three passes, two Architect delegations, two of everything below.
+    const events = (found: readonly ReceivedSpan[]) => found.filter((span) => span.attributes['tierflow.tier'] === 'PROGRESS_MONITOR').flatMap((span) => span.events.map((event) => event.name));
+    const mine = await waitFor(
+      () => {
+        const found = receiver.spans.filter((span) => span.attributes['tierflow.root_id'] === asking);
+        const leaves = found.filter((span) => span.kind === 'CONSUMER' && span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET');
+        return leaves.length >= 2 && events(found).includes('answers received') ? found : null;
+      },
+      { timeoutMs: 15_000, description: 'the spans of both rounds, the Monitor waiting between them' },
+    );
+    expect(new Set(mine.map((span) => span.traceId)).size).toBe(1);
+    expect(events(mine)).toEqual(expect.arrayContaining(['waiting for answers', 'answers received']));
   });
 
   it('tierflow trace finds the run by its root id and prints its Jaeger URL', async () => {
