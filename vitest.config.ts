@@ -1,11 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+// Unit tests (beside the code) share their workers' module cache: re-importing the packages for
+// every file was most of their time. One that mocks a module needs it fresh, so runs isolated.
+// End-to-end tests (test/) start processes and servers of their own, each file isolated.
+const MOCKS_MODULES = ['apps/fleet/src/code-runner/no-sandbox.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     // Tests that spawn processes or talk to Redis wait on events with their own deadlines.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Two files at a time, even on two cores (vitest would take one): most of an end-to-end test
+    // is waiting on processes, timers and Redis.
+    maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'], exclude: ['**/node_modules/**', '**/dist/**', ...MOCKS_MODULES], isolate: false } },
+      { extends: true, test: { name: 'mocks', include: MOCKS_MODULES } },
+      { extends: true, test: { name: 'end-to-end', include: ['test/**/*.test.ts'] } },
+    ],
   },
 });
