@@ -118,7 +118,7 @@ describe('retention', () => {
       expect({ finished: finished.length, duplicates: duplicates.length }).toEqual({ finished: 2, duplicates: 0 });
       // A parent that lost its state would delegate again and leave a second watchdog behind.
       await waitFor(async () => (await Promise.all(TIERS.map((tier) => redis.zcard(controlKeys(runtime.prefix).watchdogs(tier))))).every((count) => count === 0), {
-        timeoutMs: 5_000,
+        timeoutMs: 15_000,
         description: 'no watchdog left',
       });
     } finally {

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 
 /** How {@link waitFor} polls. */
 export interface WaitForOptions {
-  /** Give up after this long; 10 s unless given. */
+  /** Give up after this long; 20 s unless given (a busy CI host can take seconds just to start a process). */
   readonly timeoutMs?: number;
   /** The pause between two probes; 20 ms unless given. */
   readonly intervalMs?: number;
@@ -22,7 +22,7 @@ const TIMED_OUT = Symbol('timed out');
  * @throws Error on the deadline, naming `description` and the last value or error seen.
  */
 export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitForOptions = {}): Promise<NonNullable<T>> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 20_000;
   const intervalMs = options.intervalMs ?? 20;
   const deadline = Date.now() + timeoutMs;
   let last: { value: unknown } | { error: unknown } | typeof NOT_SEEN = NOT_SEEN;
