@@ -5,7 +5,7 @@
  * ```ts
  * import { startTelemetry } from '@tierflow/telemetry';
  *
- * const telemetry = startTelemetry({ serviceName: 'tierflow-fleet' });
+ * const telemetry = await startTelemetry({ serviceName: 'tierflow-fleet' });
  * const worker = await startFleetWorker({ runtime });
  * process.once('SIGTERM', async () => { await worker.close(); await telemetry.shutdown(); });
  * ```

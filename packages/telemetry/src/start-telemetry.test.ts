@@ -26,27 +26,27 @@ describe('startTelemetry and the active context', () => {
   });
 
   it('by default carries context through synchronous code, not across awaits (no async hooks)', async () => {
-    telemetry = startTelemetry({ serviceName: 'test', env: env(), warn: () => undefined });
+    telemetry = await startTelemetry({ serviceName: 'test', env: env(), warn: () => undefined });
     expect(telemetry.enabled).toBe(true);
     expect(await activeAcrossAwait()).toEqual(['hop', undefined]);
   });
 
   it('with TIERFLOW_OTEL_ASYNC_CONTEXT=true carries it across awaits', async () => {
-    telemetry = startTelemetry({ serviceName: 'test', env: env({ TIERFLOW_OTEL_ASYNC_CONTEXT: 'true' }), warn: () => undefined });
+    telemetry = await startTelemetry({ serviceName: 'test', env: env({ TIERFLOW_OTEL_ASYNC_CONTEXT: 'true' }), warn: () => undefined });
     expect(await activeAcrossAwait()).toEqual(['hop', 'hop']);
   });
 
   it('shutting down unregisters the context manager, so the process can start again', async () => {
-    await startTelemetry({ serviceName: 'test', env: env({ TIERFLOW_OTEL_ASYNC_CONTEXT: 'true' }), warn: () => undefined }).shutdown();
+    await (await startTelemetry({ serviceName: 'test', env: env({ TIERFLOW_OTEL_ASYNC_CONTEXT: 'true' }), warn: () => undefined })).shutdown();
     expect(context.with(hop, () => context.active().getValue(key))).toBeUndefined();
   });
 
   it('exports small batches every second unless OTEL_BSP_* say otherwise', async () => {
     const defaults = env();
-    await startTelemetry({ serviceName: 'test', env: defaults, warn: () => undefined }).shutdown();
+    await (await startTelemetry({ serviceName: 'test', env: defaults, warn: () => undefined })).shutdown();
     expect([defaults.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, defaults.OTEL_BSP_SCHEDULE_DELAY]).toEqual(['64', '1000']);
     const chosen = env({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512', OTEL_BSP_SCHEDULE_DELAY: '5000' });
-    await startTelemetry({ serviceName: 'test', env: chosen, warn: () => undefined }).shutdown();
+    await (await startTelemetry({ serviceName: 'test', env: chosen, warn: () => undefined })).shutdown();
     expect([chosen.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, chosen.OTEL_BSP_SCHEDULE_DELAY]).toEqual(['512', '5000']);
   });
 });
@@ -88,7 +88,7 @@ describe('shutting down with spans still buffered', () => {
 
   async function traceAndShutDown(): Promise<{ tookMs: number; warnings: string[]; telemetry: Telemetry }> {
     const warnings: string[] = [];
-    const telemetry = startTelemetry({ serviceName: 'test', env: { OTEL_BSP_SCHEDULE_DELAY: '60000' }, warn: (message) => warnings.push(message) });
+    const telemetry = await startTelemetry({ serviceName: 'test', env: { OTEL_BSP_SCHEDULE_DELAY: '60000' }, warn: (message) => warnings.push(message) });
     for (let i = 0; i < 3; i++) trace.getTracer('test').startSpan(`span ${i}`).end();
     const started = Date.now();
     await telemetry.shutdown();

@@ -1,7 +1,5 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
-import { setGlobalErrorHandler } from '@opentelemetry/core';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { OtlpHttpSpanExporter, type OtlpHttpProtocol } from './otlp-http-span-exporter.js';
+import type { OtlpHttpProtocol } from './otlp-http-span-exporter.js';
 import { SyncContextManager } from './sync-context-manager.js';
 
 export interface TelemetryOptions {
@@ -51,12 +49,20 @@ export const SHUTDOWN_TIMEOUT_MS = 500;
  * When no collector listens, nothing breaks: export errors become one warning, not one per span,
  * a refused connection is not retried (spans are dropped until a cool-down has passed), and
  * shutdown does not wait.
+ *
+ * The SDK and the exporter are loaded here, only when tracing is on: they are about a third of
+ * a worker's start-up, and a process that does not trace never pays for them.
  */
-export function startTelemetry(options: TelemetryOptions): Telemetry {
+export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   const env = options.env ?? process.env;
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') {
     return { enabled: false, shutdown: () => Promise.resolve(), unexportedSpans: 0 };
   }
+  const [{ setGlobalErrorHandler }, { NodeSDK }, { OtlpHttpSpanExporter }] = await Promise.all([
+    import('@opentelemetry/core'),
+    import('@opentelemetry/sdk-node'),
+    import('./otlp-http-span-exporter.js'),
+  ]);
   env.OTEL_EXPORTER_OTLP_ENDPOINT ??= DEFAULT_OTLP_ENDPOINT;
   env.OTEL_TRACES_EXPORTER ??= 'otlp';
   // Smaller batches, sent every second: encoding a batch holds the event loop, and the SDK's

@@ -48,7 +48,7 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     io.stderr(`${source}: not a valid objective file:\n${objective.errors.map((error) => `  ${formatValidationError(error)}\n`).join('')}`);
     return EXIT.unusable;
   }
-  const telemetry = startTelemetry({ serviceName: 'tierflow-cli' });
+  const telemetry = await startTelemetry({ serviceName: 'tierflow-cli' });
   const client = new TierflowClient(runtime);
   try {
     const rootId = await client.enqueue(objective.value);

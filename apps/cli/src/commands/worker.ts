@@ -44,7 +44,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   });
   const concurrency = options.concurrency ?? env.TIERFLOW_CONCURRENCY;
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
-  const telemetry = startTelemetry({ serviceName: `tierflow-${tier}` });
+  const telemetry = await startTelemetry({ serviceName: `tierflow-${tier}` });
   let worker: TierWorker;
   try {
     worker = await START_TIER[tier]({ options: { runtime, cells, ...(concurrency ? { concurrency } : {}) }, env, project, setup });
