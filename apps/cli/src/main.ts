@@ -1,30 +1,18 @@
 import { configProblems } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { aclCommand, type AclOptions } from './commands/acl.js';
-import { answerCommand } from './commands/answer.js';
-import { auditCommand } from './commands/audit.js';
-import { cancelCommand } from './commands/cancel.js';
-import { demoCommand } from './commands/demo.js';
-import { dlqCommand } from './commands/dlq.js';
-import { enqueueCommand } from './commands/enqueue.js';
-import { keysCommand, type KeysOptions } from './commands/keys.js';
-import { resultCommand } from './commands/result.js';
-import { runsCommand } from './commands/runs.js';
-import { schemaCommand } from './commands/schema.js';
-import { serveCommand } from './commands/serve.js';
-import { statusCommand } from './commands/status.js';
-import { traceCommand } from './commands/trace.js';
-import { upCommand } from './commands/up.js';
-import { validateCommand } from './commands/validate.js';
-import { workerCommand } from './commands/worker.js';
-import { watchCommand } from './commands/watch.js';
-import { workersCommand } from './commands/workers.js';
+import type { AclOptions } from './commands/acl.js';
+import type { KeysOptions } from './commands/keys.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
 const CONFIG_FLAG = '--config <file>';
 const CONFIG_HELP = 'the project file (default: TIERFLOW_CONFIG, else tierflow.config.{ts,mts,js,mjs,json} here)';
 
-/** Builds the `tierflow` program; each action stores its exit code in `exit`. */
+/**
+ * Builds the `tierflow` program; each action stores its exit code in `exit`. A command's module
+ * is loaded when it runs: a worker, or a quick `tierflow status`, does not load what the server,
+ * the dashboard or the other commands need (all of them at once took a worker's start-up from
+ * about 1.3 s to 1.8 s).
+ */
 function program(io: CliIo, exit: { code: number }): Command {
   const cli = new Command('tierflow')
     .description('Tierflow: a queue-backed runtime for tiered agent systems')
@@ -38,6 +26,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<files...>', 'message files, or - for standard input')
     .option('--json', 'print the reports as JSON')
     .action(async (files: string[], options: { json?: boolean }) => {
+      const { validateCommand } = await import('./commands/validate.js');
       exit.code = await validateCommand(files, options, io);
     });
 
@@ -46,7 +35,8 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description('print the JSON Schema of a wire type (default: message)')
     .argument('[type]', 'a wire type; --list shows them')
     .option('--list', 'list the wire types')
-    .action((type: string | undefined, options: { list?: boolean }) => {
+    .action(async (type: string | undefined, options: { list?: boolean }) => {
+      const { schemaCommand } = await import('./commands/schema.js');
       exit.code = schemaCommand(type, options, io);
     });
 
@@ -58,6 +48,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--cells <list>', 'serve only these cells of the deployment (TIERFLOW_CELLS), e.g. 0,2; default: every cell')
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (tier: string, options: { concurrency?: number; cells?: string; config?: string }) => {
+      const { workerCommand } = await import('./commands/worker.js');
       exit.code = await workerCommand(tier, options, io);
     });
 
@@ -66,6 +57,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description('run the four tier workers as four processes, output prefixed by tier')
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options: { config?: string }) => {
+      const { upCommand } = await import('./commands/up.js');
       exit.code = await upCommand(options, io);
     });
 
@@ -77,6 +69,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--timeout-ms <n>', "with --wait: give up after this long (default: the objective's timeout_ms + 5 s, or 1 h without one)", positiveInt)
     .action(async (file: string, options: { wait?: boolean; timeoutMs?: number }) => {
       // Standard error, not standard output: the outcome JSON stays clean for whatever reads it.
+      const { enqueueCommand } = await import('./commands/enqueue.js');
       exit.code = await enqueueCommand(file, { ...options, terminal: process.stderr.isTTY ? process.stderr : null }, io);
     });
 
@@ -86,6 +79,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<root-id>', 'the id printed by enqueue')
     .option('--json', 'print the tree as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
+      const { statusCommand } = await import('./commands/status.js');
       exit.code = await statusCommand(rootId, options, io);
     });
 
@@ -95,6 +89,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<root-id>', 'the id printed by enqueue')
     .option('--json', 'one JSON event a line (NDJSON), the outcome last')
     .action(async (rootId: string, options: { json?: boolean }) => {
+      const { watchCommand } = await import('./commands/watch.js');
       exit.code = await watchCommand(rootId, { ...options, terminal: process.stdout.isTTY ? process.stdout : null }, io);
     });
 
@@ -105,6 +100,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--limit <n>', 'at most this many (default 20)', positiveInt)
     .option('--json', 'print them as JSON')
     .action(async (options: { status?: string; limit?: number; json?: boolean }) => {
+      const { runsCommand } = await import('./commands/runs.js');
       exit.code = await runsCommand(options, io);
     });
 
@@ -113,6 +109,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description('list the live worker processes of each tier, from their heartbeats')
     .option('--json', 'print them as JSON')
     .action(async (options: { json?: boolean }) => {
+      const { workersCommand } = await import('./commands/workers.js');
       exit.code = await workersCommand(options, io);
     });
 
@@ -122,6 +119,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<root-id>', 'the id printed by enqueue')
     .option('--json', 'print the entries as JSON')
     .action(async (rootId: string, options: { json?: boolean }) => {
+      const { auditCommand } = await import('./commands/audit.js');
       exit.code = await auditCommand(rootId, options, io);
     });
 
@@ -130,6 +128,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description("print a root's final outcome while it is retained; exit 0 only on success")
     .argument('<root-id>', 'the id printed by enqueue')
     .action(async (rootId: string) => {
+      const { resultCommand } = await import('./commands/result.js');
       exit.code = await resultCommand(rootId, io);
     });
 
@@ -141,6 +140,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--file <file>', 'replay: put this message on the queue instead of the refused one')
     .option('--sign', "replay: date it now and sign it as its sender (TIERFLOW_KEYS_DIR must hold the sender's private key), for a deployment that signs")
     .action(async (action: string, id: string | undefined, options: { file?: string; sign?: boolean }) => {
+      const { dlqCommand } = await import('./commands/dlq.js');
       exit.code = await dlqCommand(action, id, options, io);
     });
 
@@ -149,6 +149,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description("print a run's trace id and its Jaeger URL (JAEGER_URL, default http://localhost:16686)")
     .argument('<root-id>', 'the id printed by enqueue')
     .action(async (rootId: string) => {
+      const { traceCommand } = await import('./commands/trace.js');
       exit.code = await traceCommand(rootId, io);
     });
 
@@ -159,6 +160,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--reason <text>', 'why, for the outcome and the logs')
     .option('--no-cascade', 'cancel only this message and leave its children running')
     .action(async (messageId: string, options: { reason?: string; cascade?: boolean }) => {
+      const { cancelCommand } = await import('./commands/cancel.js');
       exit.code = await cancelCommand(messageId, options, io);
     });
 
@@ -168,6 +170,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--host <host>', 'the address to listen on (beyond loopback, TIERFLOW_API_TOKEN is required)', '127.0.0.1')
     .option('--port <n>', 'the port', portNumber, 8080)
     .action(async (options: { host: string; port: number }) => {
+      const { serveCommand } = await import('./commands/serve.js');
       exit.code = await serveCommand(options, io);
     });
 
@@ -178,6 +181,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<text>', 'the answer')
     .option('--to <question-id>', 'answer this question only (ids as tierflow status lists them); default: every open one')
     .action(async (rootId: string, text: string, options: { to?: string }) => {
+      const { answerCommand } = await import('./commands/answer.js');
       exit.code = await answerCommand(rootId, text, options, io);
     });
 
@@ -189,6 +193,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--admin-url <url>', 'apply: an admin connection (default: ADMIN_REDIS_URL)')
     .option('--save', 'apply: ACL SAVE afterwards, for a server started with an ACL file')
     .action(async (action: string, options: AclOptions) => {
+      const { aclCommand } = await import('./commands/acl.js');
       exit.code = await aclCommand(action, options, io);
     });
 
@@ -198,7 +203,8 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<action>', 'generate | rotate | retire | list')
     .argument('[party-or-key]', 'rotate: monitor, architect, dispatcher, fleet or client; retire: a key id')
     .option('--dir <dir>', 'the key directory (default: TIERFLOW_KEYS_DIR)')
-    .action((action: string, argument: string | undefined, options: KeysOptions) => {
+    .action(async (action: string, argument: string | undefined, options: KeysOptions) => {
+      const { keysCommand } = await import('./commands/keys.js');
       exit.code = keysCommand(action, argument, options, io);
     });
 
@@ -208,6 +214,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('[dir]', 'a folder of objective files (default: examples/)')
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (dir: string | undefined, options: { config?: string }) => {
+      const { demoCommand } = await import('./commands/demo.js');
       exit.code = await demoCommand(dir, options, io);
     });
 

@@ -1,7 +1,3 @@
-import { startArchitectWorker } from '@tierflow/architect';
-import { startDispatcherWorker } from '@tierflow/dispatcher';
-import { defaultRegistry, startFleetWorker } from '@tierflow/fleet';
-import { startMonitorWorker } from '@tierflow/monitor';
 import { TIER_SLUGS, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { consoleLogger, type RuntimeOptions, type TierflowEnv, type TierWorker } from '@tierflow/runtime';
 import type { LoadedConfig } from './config/config-file.js';
@@ -28,13 +24,24 @@ type Starter = (start: TierStart) => Promise<TierWorker>;
  * Each tier's app, started in this process, with what the environment says of it
  * ({@link readTierflowEnv}): the default timeout a tier gives the delegations it sends (Fleet 30 s,
  * Dispatcher 60 s, Architect 120 s: docs/protocol.md#timeouts), and the Fleet's drill settings;
- * and with what the project's configuration adds: planners, routes, specialists.
+ * and with what the project's configuration adds: planners, routes, specialists. Each app is
+ * loaded as its tier starts, so a process loads only the one it runs.
  */
 export const START_TIER: Readonly<Record<TierSlug, Starter>> = {
-  monitor: ({ options, env, setup }) => startMonitorWorker({ ...options, ...setup.monitor, ...opt('architectTimeoutMs', env.TIERFLOW_ARCHITECT_TIMEOUT_MS) }),
-  architect: ({ options, env, setup }) => startArchitectWorker({ ...options, ...setup.architect, ...opt('dispatcherTimeoutMs', env.TIERFLOW_DISPATCHER_TIMEOUT_MS) }),
-  dispatcher: ({ options, env, setup }) => startDispatcherWorker({ ...options, ...setup.dispatcher, ...opt('fleetTimeoutMs', env.TIERFLOW_FLEET_TIMEOUT_MS) }),
+  monitor: async ({ options, env, setup }) => {
+    const { startMonitorWorker } = await import('@tierflow/monitor');
+    return startMonitorWorker({ ...options, ...setup.monitor, ...opt('architectTimeoutMs', env.TIERFLOW_ARCHITECT_TIMEOUT_MS) });
+  },
+  architect: async ({ options, env, setup }) => {
+    const { startArchitectWorker } = await import('@tierflow/architect');
+    return startArchitectWorker({ ...options, ...setup.architect, ...opt('dispatcherTimeoutMs', env.TIERFLOW_DISPATCHER_TIMEOUT_MS) });
+  },
+  dispatcher: async ({ options, env, setup }) => {
+    const { startDispatcherWorker } = await import('@tierflow/dispatcher');
+    return startDispatcherWorker({ ...options, ...setup.dispatcher, ...opt('fleetTimeoutMs', env.TIERFLOW_FLEET_TIMEOUT_MS) });
+  },
   fleet: async ({ options, env, project, setup }) => {
+    const { defaultRegistry, startFleetWorker } = await import('@tierflow/fleet');
     const registry = defaultRegistry(env.TIERFLOW_SIM_MAX_CONCURRENT === undefined ? {} : { simMaxConcurrent: env.TIERFLOW_SIM_MAX_CONCURRENT });
     for (const specialist of setup.specialists) registry.register(specialist);
     const log = consoleLogger('fleet');
