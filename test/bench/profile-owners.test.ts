@@ -1,6 +1,6 @@
 import type { Profiler } from 'node:inspector';
 import { describe, expect, it } from 'vitest';
-import { ownerOf, profileShares } from './profile-owners.js';
+import { callerShares, ownerOf, profileShares } from './profile-owners.js';
 
 const frame = (functionName: string, url: string): Profiler.ProfileNode['callFrame'] => ({ functionName, url, scriptId: '0', lineNumber: 9, columnNumber: 0 });
 
@@ -58,5 +58,27 @@ describe('profileShares', () => {
       samples: [3, 3],
     };
     expect(profileShares([profile]).owners).toEqual([{ name: 'zod', share: 1 }]);
+  });
+});
+
+describe('callerShares', () => {
+  it("charges an owner's samples to the nearest two Tierflow frames that called it", () => {
+    const profile: Profiler.Profile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)', ''), children: [2, 6] },
+        { id: 2, callFrame: frame('answer', 'file:///a/packages/runtime/dist/engine/answer.js'), children: [3] },
+        { id: 3, callFrame: frame('checkedPayload', 'file:///a/packages/runtime/dist/messages/messages.js'), children: [4] },
+        { id: 4, callFrame: frame('validateWith', 'file:///a/packages/protocol/dist/validate.js'), children: [5] },
+        { id: 5, callFrame: frame('parse', 'file:///a/node_modules/zod/v4/core/schemas.js') },
+        { id: 6, callFrame: frame('parse', 'file:///a/node_modules/zod/v4/core/schemas.js') },
+      ],
+      startTime: 0,
+      endTime: 1,
+      samples: [5, 5, 5, 6, 2],
+    };
+    expect(callerShares([profile], 'zod')).toEqual([
+      { name: 'validateWith packages/protocol/dist/validate.js:10 ← checkedPayload packages/runtime/dist/messages/messages.js:10', share: 0.6 },
+      { name: '(no Tierflow caller)', share: 0.2 },
+    ]);
   });
 });

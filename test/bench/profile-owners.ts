@@ -76,3 +76,35 @@ export function profileShares(profiles: readonly Profiler.Profile[]): ProfileSha
     [...counts].map(([name, count]) => ({ name, share: busySamples === 0 ? 0 : count / busySamples })).sort((a, b) => b.share - a.share || a.name.localeCompare(b.name));
   return { owners: ranked(owners), functions: ranked(functions), busySamples };
 }
+
+/**
+ * The samples charged to `owner` (zod, say), by the Tierflow code that called into it: the
+ * nearest two Tierflow frames up the stack, as `caller ← its caller`, so a thin wrapper such as
+ * the protocol's `validateWith` still names who validated. Shares are of all busy samples.
+ */
+export function callerShares(profiles: readonly Profiler.Profile[], owner: string): Share[] {
+  const counts = new Map<string, number>();
+  let busySamples = 0;
+  for (const profile of profiles) {
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    const callers = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) callers.set(child, node.id);
+    for (const id of profile.samples ?? []) {
+      const frame = nodes.get(id)?.callFrame;
+      if (!frame || NOT_BUSY.has(frame.functionName)) continue;
+      busySamples += 1;
+      if (ownerOf(ownFrame(id, nodes, callers) ?? frame) !== owner) continue;
+      const label = tierflowCallers(id, nodes, callers);
+      counts.set(label, (counts.get(label) ?? 0) + 1);
+    }
+  }
+  return [...counts].map(([name, count]) => ({ name, share: count / busySamples })).sort((a, b) => b.share - a.share || a.name.localeCompare(b.name));
+}
+
+function tierflowCallers(id: number, nodes: ReadonlyMap<number, Profiler.ProfileNode>, callers: ReadonlyMap<number, number>): string {
+  const found: string[] = [];
+  for (let node = nodes.get(id); node && found.length < 2; node = nodes.get(callers.get(node.id) ?? -1)) {
+    if (ownerOf(node.callFrame).startsWith('tierflow ')) found.push(functionLabel(node.callFrame));
+  }
+  return found.length === 0 ? '(no Tierflow caller)' : found.join(' ← ');
+}

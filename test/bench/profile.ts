@@ -2,7 +2,9 @@
 // inspector CPU profile in each of the four worker processes, taken after the warm-up, and each
 // sample charged to the package that owns its frame (self time). With --llm the leaves are LLM
 // specialists answered by a model server in this process (bench/llm-hop.ts).
-//   npm run build && node test/dist/bench/profile.js [--llm] [in-flight=1000] [functions=25]
+// With --callers <owner> (zod, @opentelemetry/sdk-trace, …) it also names the Tierflow code that
+// spends that owner's samples.
+//   npm run build && node test/dist/bench/profile.js [--llm] [--callers owner] [in-flight=1000] [functions=25]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Profiler } from 'node:inspector';
 import { tmpdir } from 'node:os';
@@ -12,12 +14,16 @@ import { FakeOpenAiServer, waitFor } from '@tierflow/testing';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import { WARM_UP_ROOTS } from './measure.js';
 import { totalCpuMicros } from './process-cpu.js';
-import { profileShares, type Share } from './profile-owners.js';
+import { callerShares, profileShares, type Share } from './profile-owners.js';
 import { LLM_BENCH_MODEL, llmObjective } from './llm-shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
-const llm = process.argv[2] === '--llm';
-const [inFlight = 1000, functionCount = 25] = process.argv.slice(llm ? 3 : 2).map(Number);
+const args = process.argv.slice(2);
+const llm = args.includes('--llm');
+const callersAt = args.indexOf('--callers');
+const callersOf = callersAt >= 0 ? args[callersAt + 1] : undefined;
+const options = new Set(callersAt >= 0 ? [callersAt, callersAt + 1] : []);
+const [inFlight = 1000, functionCount = 25] = args.filter((arg, index) => arg !== '--llm' && !options.has(index)).map(Number);
 const models = llm ? await FakeOpenAiServer.start([LLM_BENCH_MODEL]) : null;
 const preload = fileURLToPath(new URL('./cpu-profile-preload.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tierflow-profile-'));
@@ -49,12 +55,17 @@ try {
   const cpuPerRoot = (totalCpuMicros(half.workerPids) - cpuBefore) / inFlight;
   toggleProfilers();
   await waitFor(() => profiles().length === half.workerPids.length, { timeoutMs: 30_000, description: 'a CPU profile from each worker' });
-  const shares = profileShares(profiles().map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Profiler.Profile));
+  const read = profiles().map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Profiler.Profile);
+  const shares = profileShares(read);
   console.log(`${inFlight} roots in flight after ${WARM_UP_ROOTS} warm-up roots; worker CPU ${cpuPerRoot.toFixed(0)} µs per root (four processes, profilers running)`);
   console.log(`\nShare of busy samples (${shares.busySamples}), four workers together, by owner:`);
   for (const owner of shares.owners.filter((owner) => owner.share >= 0.002)) console.log(line(owner));
   console.log(`\nThe ${functionCount} functions with the most self time:`);
   for (const fn of shares.functions.slice(0, functionCount)) console.log(line(fn));
+  if (callersOf) {
+    console.log(`\n${callersOf}'s samples by the Tierflow code that called it:`);
+    for (const caller of callerShares(read, callersOf).slice(0, functionCount)) console.log(line(caller));
+  }
 } finally {
   await half.stop();
   await receiver.close();
