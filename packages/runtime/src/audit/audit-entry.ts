@@ -56,7 +56,13 @@ const FIELDS = ['time', 'from', 'to', 'kind', 'direction', 'id', 'correlation_id
 
 /** The stream fields of an entry, as XADD takes them: flat, strings, absent values empty. */
 export function auditFields(entry: AuditEntry): string[] {
-  return FIELDS.flatMap((field) => [field, entry[field] === null ? '' : String(entry[field])]);
+  // A plain loop: flatMap's array per field showed in the workers' profiles (22 entries a root).
+  const fields: string[] = [];
+  for (const field of FIELDS) {
+    const value = entry[field];
+    fields.push(field, value === null ? '' : String(value));
+  }
+  return fields;
 }
 
 /** An entry back from XRANGE's flat field list; fields it does not know are ignored, missing ones left empty. */
