@@ -54,27 +54,45 @@ function functionLabel(frame: Profiler.ProfileNode['callFrame']): string {
   return `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
 }
 
-/** Self samples of one or more profiles, charged to owners and to functions, largest first. */
-export function profileShares(profiles: readonly Profiler.Profile[]): ProfileShares {
-  const owners = new Map<string, number>();
-  const functions = new Map<string, number>();
-  let busySamples = 0;
+/** One busy sample: the node sampled, with its profile's nodes and each node's caller. */
+interface BusySample {
+  readonly id: number;
+  readonly frame: Profiler.ProfileNode['callFrame'];
+  readonly nodes: ReadonlyMap<number, Profiler.ProfileNode>;
+  readonly callers: ReadonlyMap<number, number>;
+}
+
+function* busySamples(profiles: readonly Profiler.Profile[]): Generator<BusySample> {
   for (const profile of profiles) {
     const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
     const callers = new Map<number, number>();
     for (const node of profile.nodes) for (const child of node.children ?? []) callers.set(child, node.id);
     for (const id of profile.samples ?? []) {
       const frame = nodes.get(id)?.callFrame;
-      if (!frame || NOT_BUSY.has(frame.functionName)) continue;
-      busySamples += 1;
-      const owner = ownerOf(ownFrame(id, nodes, callers) ?? frame);
-      owners.set(owner, (owners.get(owner) ?? 0) + 1);
-      functions.set(functionLabel(frame), (functions.get(functionLabel(frame)) ?? 0) + 1);
+      if (frame && !NOT_BUSY.has(frame.functionName)) yield { id, frame, nodes, callers };
     }
   }
-  const ranked = (counts: Map<string, number>): Share[] =>
-    [...counts].map(([name, count]) => ({ name, share: busySamples === 0 ? 0 : count / busySamples })).sort((a, b) => b.share - a.share || a.name.localeCompare(b.name));
-  return { owners: ranked(owners), functions: ranked(functions), busySamples };
+}
+
+function ranked(counts: ReadonlyMap<string, number>, total: number): Share[] {
+  return [...counts].map(([name, count]) => ({ name, share: total === 0 ? 0 : count / total })).sort((a, b) => b.share - a.share || a.name.localeCompare(b.name));
+}
+
+function count(counts: Map<string, number>, name: string): void {
+  counts.set(name, (counts.get(name) ?? 0) + 1);
+}
+
+/** Self samples of one or more profiles, charged to owners and to functions, largest first. */
+export function profileShares(profiles: readonly Profiler.Profile[]): ProfileShares {
+  const owners = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let total = 0;
+  for (const { id, frame, nodes, callers } of busySamples(profiles)) {
+    total += 1;
+    count(owners, ownerOf(ownFrame(id, nodes, callers) ?? frame));
+    count(functions, functionLabel(frame));
+  }
+  return { owners: ranked(owners, total), functions: ranked(functions, total), busySamples: total };
 }
 
 /**
@@ -84,21 +102,12 @@ export function profileShares(profiles: readonly Profiler.Profile[]): ProfileSha
  */
 export function callerShares(profiles: readonly Profiler.Profile[], owner: string): Share[] {
   const counts = new Map<string, number>();
-  let busySamples = 0;
-  for (const profile of profiles) {
-    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-    const callers = new Map<number, number>();
-    for (const node of profile.nodes) for (const child of node.children ?? []) callers.set(child, node.id);
-    for (const id of profile.samples ?? []) {
-      const frame = nodes.get(id)?.callFrame;
-      if (!frame || NOT_BUSY.has(frame.functionName)) continue;
-      busySamples += 1;
-      if (ownerOf(ownFrame(id, nodes, callers) ?? frame) !== owner) continue;
-      const label = tierflowCallers(id, nodes, callers);
-      counts.set(label, (counts.get(label) ?? 0) + 1);
-    }
+  let total = 0;
+  for (const { id, frame, nodes, callers } of busySamples(profiles)) {
+    total += 1;
+    if (ownerOf(ownFrame(id, nodes, callers) ?? frame) === owner) count(counts, tierflowCallers(id, nodes, callers));
   }
-  return [...counts].map(([name, count]) => ({ name, share: count / busySamples })).sort((a, b) => b.share - a.share || a.name.localeCompare(b.name));
+  return ranked(counts, total);
 }
 
 function tierflowCallers(id: number, nodes: ReadonlyMap<number, Profiler.ProfileNode>, callers: ReadonlyMap<number, number>): string {
