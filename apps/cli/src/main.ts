@@ -10,8 +10,8 @@ const CONFIG_HELP = 'the project file (default: TIERFLOW_CONFIG, else tierflow.c
 /**
  * Builds the `tierflow` program; each action stores its exit code in `exit`. A command's module
  * is loaded when it runs: a worker, or a quick `tierflow status`, does not load what the server,
- * the dashboard or the other commands need (all of them at once took a worker's start-up from
- * about 1.3 s to 1.8 s).
+ * the dashboard or the other commands need (loading them all doubled a short command's start-up:
+ * test/bench/RESULTS.md).
  */
 function program(io: CliIo, exit: { code: number }): Command {
   const cli = new Command('tierflow')
