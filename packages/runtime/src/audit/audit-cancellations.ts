@@ -12,7 +12,7 @@ export function cancellationsSent(
   pipeline: RedisWrites,
   prefix: string,
   mark: CancellationMessage,
-  nodes: readonly { readonly job: { readonly id?: string | undefined }; readonly tier: TierName }[],
+  nodes: readonly { readonly id: string; readonly tier: TierName }[],
   by: string,
   time: string,
 ): void {
@@ -23,7 +23,7 @@ export function cancellationsSent(
     kind: 'cancellation',
     direction: 'sent',
     id: mark.id,
-    correlation_id: node.job.id ?? '',
+    correlation_id: node.id,
     status: '',
     confidence: null,
     by,

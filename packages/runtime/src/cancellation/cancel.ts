@@ -8,6 +8,7 @@ import { CLIENT, type Party } from '../security/party.js';
 import { MAX_NOTICE_IDS, MAX_NOTICE_REASON, type AbortNotice } from './control-notice.js';
 import { FINISHED_STATES, type JobFinder } from '../redis/job-finder.js';
 import { signRecord } from '../security/signing.js';
+import { unfinishedDescendants, type TreeNode } from './unfinished-tree.js';
 import type { Signer } from '../security/signing-keys.js';
 
 export interface CancelOptions {
@@ -53,38 +54,39 @@ export async function cancelMessage(redis: RedisClient, finder: JobFinder, prefi
   if (FINISHED_STATES.has(state)) return { outcome: 'finished', target: targetId, tier: found.tier, state };
 
   const cascade = options.cascade ?? true;
-  const nodes = cascade ? await unfinishedTree(finder, found.job, found.tier, state) : [{ job: found.job, tier: found.tier, state }];
+  const target: TreeNode = { id: targetId, tier: found.tier, state };
+  const nodes = cascade ? [target, ...(await unfinishedDescendants(redis, prefix, found.tier, targetId))] : [target];
   const mark = cancellationMessage(targetId, found.tier, options);
-  await stopNodes(redis, prefix, mark, nodes, options);
-  const ids = nodes.map((node) => node.job.id!);
+  await stopNodes(redis, finder, prefix, mark, nodes, options);
+  const ids = nodes.map((node) => node.id);
   if (cascade) {
     // A parent adding children while the tree was walked: those it added before this second walk
     // are found here; those it adds after, it stops itself, for it finds its own mark in place.
     const seen = new Set(ids);
-    const late = (await unfinishedTree(finder, found.job, found.tier, await found.job.getState())).filter((node) => !seen.has(node.job.id!));
-    if (late.length > 0) await stopNodes(redis, prefix, mark, late, options);
-    ids.push(...late.map((node) => node.job.id!));
+    const late = (await unfinishedDescendants(redis, prefix, found.tier, targetId)).filter((node) => !seen.has(node.id));
+    if (late.length > 0) await stopNodes(redis, finder, prefix, mark, late, options);
+    ids.push(...late.map((node) => node.id));
   }
   if (!cascade && state === 'waiting-children') await releaseChildren(finder, found.job, found.tier);
   return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: ids };
 }
 
 /** Marks, hurries and notifies: the three steps that stop a set of nodes. */
-async function stopNodes(redis: RedisClient, prefix: string, mark: CancellationMessage, nodes: readonly Node[], options: CancelOptions): Promise<void> {
+async function stopNodes(redis: RedisClient, finder: JobFinder, prefix: string, mark: CancellationMessage, nodes: readonly TreeNode[], options: CancelOptions): Promise<void> {
   const keys = controlKeys(prefix);
   const writer = options.writer ?? CLIENT;
   const pipeline = redis.multi();
   for (const node of nodes) {
-    const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.job.id! } }, options.signer);
-    pipeline.set(keys.cancel(writer, node.job.id!), JSON.stringify(nodeMark), 'PX', options.markTtlMs);
+    const nodeMark = signRecord({ ...mark, payload: { ...mark.payload, target_message_id: node.id } }, options.signer);
+    pipeline.set(keys.cancel(writer, node.id), JSON.stringify(nodeMark), 'PX', options.markTtlMs);
   }
   cancellationsSent(pipeline, prefix, mark, nodes, writer === CLIENT ? AUDIT_CLIENT : mark.source_tier, mark.timestamp);
   await pipeline.exec();
-  await Promise.all(nodes.map((node) => hurry(node.job, node.state)));
+  await Promise.all(nodes.map((node) => hurry(finder, node)));
   await publishAbort(
     redis,
     keys.channel,
-    nodes.map((node) => node.job.id!),
+    nodes.map((node) => node.id),
     options.reason,
     options.errorType,
   );
@@ -117,35 +119,6 @@ function cancellationMessage(targetId: string, target: TierName, options: Cancel
   }) as CancellationMessage;
 }
 
-interface Node {
-  readonly job: Job;
-  readonly tier: TierName;
-  readonly state: string;
-}
-
-/** The target and every unfinished descendant, level by level. */
-async function unfinishedTree(finder: JobFinder, root: Job, tier: TierName, state: string): Promise<Node[]> {
-  const nodes: Node[] = [];
-  let level: Node[] = [{ job: root, tier, state }];
-  while (level.length > 0) {
-    nodes.push(...level);
-    const next: Node[] = [];
-    await Promise.all(
-      level.map(async (node) => {
-        const below = tierBelow(node.tier);
-        // An active parent may be adding children this moment: those already added count too.
-        if (!below || (node.state !== 'waiting-children' && node.state !== 'active')) return;
-        for (const child of await pendingChildren(finder, node.job, below)) {
-          const childState = await child.getState();
-          if (!FINISHED_STATES.has(childState)) next.push({ job: child, tier: below, state: childState });
-        }
-      }),
-    );
-    level = next;
-  }
-  return nodes;
-}
-
 /** The ids of a parent's children that BullMQ still counts as pending. */
 export async function pendingChildIds(finder: JobFinder, parent: Job, childTier: TierName): Promise<string[]> {
   const queue = finder.queue(childTier);
@@ -161,10 +134,12 @@ async function pendingChildren(finder: JobFinder, parent: Job, childTier: TierNa
 }
 
 /** Gets a marked job picked up at once: a delayed retry now, a prioritised job ahead of the rest. */
-async function hurry(job: Job, state: string): Promise<void> {
+async function hurry(finder: JobFinder, node: TreeNode): Promise<void> {
+  if (node.state !== 'delayed' && node.state !== 'prioritized') return;
   try {
-    if (state === 'delayed') await job.promote();
-    else if (state === 'prioritized') await job.changePriority({ priority: 0 });
+    const job = await finder.queue(node.tier).getJob(node.id);
+    if (node.state === 'delayed') await job?.promote();
+    else await job?.changePriority({ priority: 0 });
   } catch {
     // It moved on meanwhile (started or finished); its mark still stops it.
   }
