@@ -2,6 +2,7 @@ import { microUsd } from '@tierflow/core';
 import type { Budget, Usage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { FencedBatch } from '../redis/fenced-batch.js';
+import { runScript, type RedisScript } from '../redis/scripts.js';
 
 /**
  * Counts a run's model calls, tokens and cost against its budget, for every process at once.
@@ -18,7 +19,9 @@ import type { FencedBatch } from '../redis/fenced-batch.js';
  * llm_calls, tokens_in + tokens_out, cost_micro_usd }. Only the call that sets `exceeded` queues
  * the stop, so however many calls hit the limit at once, the run is cancelled once.
  */
-const CHARGE_USAGE = `
+const CHARGE_USAGE: RedisScript = {
+  name: 'chargeUsage',
+  lua: `
 local h = KEYS[1]
 -- One read of everything, so a charge costs the same however many limits there are.
 local v = redis.call('HMGET', h, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'max_llm_calls', 'max_tokens', 'max_cost_micro_usd', 'exceeded')
@@ -57,7 +60,8 @@ else
     if passed then limit, first = passed, stop(passed) end
   end
 end
-return { accepted, limit, first, calls, tin + tout, cost }`;
+return { accepted, limit, first, calls, tin + tout, cost }`,
+};
 
 /** What a charge found: whether the call may go on, and whether the run is (now) over budget. */
 export interface Charge {
@@ -71,10 +75,6 @@ export interface Charge {
   readonly spent: { readonly llm_calls: number; readonly tokens: number; readonly cost_usd: number };
 }
 
-interface ChargeCommand {
-  tierflowChargeUsage(keyCount: number, ...keysAndArgs: (string | number)[]): Promise<unknown>;
-}
-
 export interface ChargeKeys {
   readonly budget: string;
   readonly stops: string;
@@ -82,9 +82,8 @@ export interface ChargeKeys {
 
 /** Runs the charge script once: a reservation (`usage` null) or the record of a call's tokens and cost. */
 export async function chargeUsage(redis: RedisClient, keys: ChargeKeys, rootId: string, usage: Usage | null, ttlMs: number): Promise<Charge> {
-  if (!('tierflowChargeUsage' in redis)) redis.defineCommand('tierflowChargeUsage', { lua: CHARGE_USAGE });
   const args = usage === null ? ['reserve', rootId, 0, 0, 0] : ['record', rootId, usage.tokens_in, usage.tokens_out, microUsd(usage.cost_usd)];
-  const reply = await (redis as unknown as ChargeCommand).tierflowChargeUsage(2, keys.budget, keys.stops, ...args, Math.max(1, Math.ceil(ttlMs)));
+  const reply = await runScript(redis, CHARGE_USAGE, [keys.budget, keys.stops], [...args, Math.max(1, Math.ceil(ttlMs))]);
   return readCharge(reply);
 }
 

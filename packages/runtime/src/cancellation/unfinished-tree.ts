@@ -1,6 +1,7 @@
 import { tierBelow, type TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import { QUEUE_OF } from '../messages/queues.js';
+import { runScript, type RedisScript } from '../redis/scripts.js';
 
 /**
  * A job's unfinished descendants, level by level, in one call however wide the tree: walking it
@@ -15,7 +16,9 @@ import { QUEUE_OF } from '../messages/queues.js';
  * a list, and cancelling treats them alike). Reads only; the keys it reads share the target's
  * hash tag, as BullMQ's own scripts' do. The level counts from 1, the target's children.
  */
-const UNFINISHED_TREE = `
+const UNFINISHED_TREE: RedisScript = {
+  name: 'unfinishedTree',
+  lua: `
 local out = {}
 local level = { KEYS[1] }
 for depth = 2, #ARGV do
@@ -46,11 +49,8 @@ for depth = 2, #ARGV do
   end
   level = below
 end
-return out`;
-
-interface UnfinishedTreeCommand {
-  tierflowUnfinishedTree(keyCount: number, ...keysAndArgs: string[]): Promise<unknown>;
-}
+return out`,
+};
 
 /** A node of a tree being cancelled. `state` is BullMQ's, or `pending` for active or waiting. */
 export interface TreeNode {
@@ -70,9 +70,8 @@ function tiersBelow(tier: TierName): TierName[] {
 export async function unfinishedDescendants(redis: RedisClient, prefix: string, tier: TierName, targetId: string): Promise<TreeNode[]> {
   const below = tiersBelow(tier);
   if (below.length === 0) return [];
-  if (!('tierflowUnfinishedTree' in redis)) redis.defineCommand('tierflowUnfinishedTree', { lua: UNFINISHED_TREE });
   const queues = [tier, ...below].map((name) => QUEUE_OF[name]);
-  const reply = await (redis as unknown as UnfinishedTreeCommand).tierflowUnfinishedTree(1, `${prefix}:${queues[0]}:${targetId}`, `${prefix}:`, ...queues.slice(1));
+  const reply = await runScript(redis, UNFINISHED_TREE, [`${prefix}:${queues[0]}:${targetId}`], [`${prefix}:`, ...queues.slice(1)]);
   return readNodes(reply, below);
 }
 

@@ -1,4 +1,5 @@
 import type { RedisClient } from '@tierflow/beads';
+import { runScript, type RedisScript } from '../redis/scripts.js';
 
 /**
  * Claims due watchdogs atomically: each due member is pushed a lease ahead, so exactly one
@@ -9,12 +10,15 @@ import type { RedisClient } from '@tierflow/beads';
  *   ARGV[2]  the most members to claim
  * Returns the claimed members.
  */
-const CLAIM_DUE = `
+const CLAIM_DUE: RedisScript = {
+  name: 'claimDue',
+  lua: `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local due = redis.call('ZRANGE', KEYS[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), member) end
-return due`;
+return due`,
+};
 
 /** How long a claimed watchdog is held before another process may take it over. */
 export const WATCH_LEASE_MS = 30_000;
@@ -65,7 +69,8 @@ export class WatchdogSweeper<T> {
 
   private async sweep(): Promise<void> {
     const { redis, key, run } = this.options;
-    const due = (await redis.eval(CLAIM_DUE, 1, key, WATCH_LEASE_MS, 50)) as string[];
+    const reply = await runScript(redis, CLAIM_DUE, [key], [WATCH_LEASE_MS, 50]);
+    const due = Array.isArray(reply) ? reply.filter((member): member is string => typeof member === 'string') : [];
     await Promise.all(
       due.map(async (member) => {
         try {

@@ -4,6 +4,7 @@ import { appendAudit, AUDIT_CLIENT, auditKey, type AuditEntry } from '../audit/a
 import { controlKeys } from '../cancellation/control-keys.js';
 import type { Signer, SigningConfig } from '../security/signing-keys.js';
 import { answerRecord, readAnswers, readWaitingRun } from './question-records.js';
+import { runScript, type RedisScript } from '../redis/scripts.js';
 
 /**
  * Records answers to a waiting run's questions, all or none. The client checked them against the
@@ -16,7 +17,9 @@ import { answerRecord, readAnswers, readWaitingRun } from './question-records.js
  *   ARGV[2…] question id, answer record, what the client read in its field ('' for nothing), …
  * Returns { 'already_answered', id } | { 'ok' }.
  */
-const ANSWER_QUESTIONS = `
+const ANSWER_QUESTIONS: RedisScript = {
+  name: 'answerQuestions',
+  lua: `
 -- Every answer is checked before any is written.
 for i = 2, #ARGV, 3 do
   local current = redis.call('HGET', KEYS[1], ARGV[i])
@@ -24,7 +27,8 @@ for i = 2, #ARGV, 3 do
 end
 for i = 2, #ARGV, 3 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return { 'ok' }`;
+return { 'ok' }`,
+};
 
 export interface AnswerOptions {
   /** The question to answer (its id); every open one when left out. */
@@ -72,8 +76,8 @@ export async function answerQuestions(redis: RedisClient, prefix: string, rootId
   if (taken) throw alreadyAnswered(rootId, taken.id);
   if (targets.length === 0) throw alreadyAnswered(rootId);
   const args = targets.flatMap((question) => [question.id, answerRecord(question.id, answer, options.now, options.signer), stored[question.id] ?? '']);
-  const reply = (await redis.eval(ANSWER_QUESTIONS, 1, keys.answers(rootId), String(options.ttlMs), ...args)) as [string, string?];
-  if (reply[0] === 'already_answered') throw alreadyAnswered(rootId, String(reply[1]));
+  const reply = await runScript(redis, ANSWER_QUESTIONS, [keys.answers(rootId)], [String(options.ttlMs), ...args]);
+  if (Array.isArray(reply) && reply[0] === 'already_answered') throw alreadyAnswered(rootId, String(reply[1]));
   // Read again: answers given at the same time by others count, so one of us sees none left open.
   const after = readAnswers(await redis.hgetall(keys.answers(rootId)), options.signing, run.asked_at).answers;
   const pipeline = redis.pipeline();

@@ -1,6 +1,7 @@
 import type { BeadsWrites } from '@tierflow/beads';
 import { TierflowError } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
+import { runScript, type RedisScript } from './scripts.js';
 
 /**
  * The writes the runtime queues: an ioredis MULTI or pipeline satisfies it, and so does a
@@ -38,7 +39,9 @@ export class LockLostError extends TierflowError {
  *   ARGV[2..] the writes, each as its word count followed by its words: 3, SET, key, value, …
  * Returns the replies of the writes in order, or the error LOCK_LOST having written nothing.
  */
-const FENCED_COMMIT = `
+const FENCED_COMMIT: RedisScript = {
+  name: 'fencedCommit',
+  lua: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('LOCK_LOST') end
 local replies = {}
 local at = 2
@@ -47,13 +50,10 @@ while at <= #ARGV do
   replies[#replies + 1] = redis.call(unpack(ARGV, at + 1, at + words))
   at = at + words + 1
 end
-return replies`;
+return replies`,
+};
 
 const MAX_KEYS_PER_WRITE = 1_000;
-
-interface FencedCommitCommand {
-  tierflowFencedCommit(keyCount: number, ...keysAndArgs: string[]): Promise<unknown[]>;
-}
 
 /**
  * Writes recorded now and sent later in one script that first checks the job's lock token. A
@@ -123,10 +123,8 @@ export class FencedBatch implements RedisWrites {
    * @throws LockLostError when the lock is not (or no longer) `token`'s; nothing was written.
    */
   async commit(redis: RedisClient, lockKey: string, token: string, jobId: string): Promise<unknown[]> {
-    if (!('tierflowFencedCommit' in redis)) redis.defineCommand('tierflowFencedCommit', { lua: FENCED_COMMIT });
-    const keys = [lockKey, ...this.keys];
     try {
-      return await (redis as unknown as FencedCommitCommand).tierflowFencedCommit(keys.length, ...keys, token, ...this.args);
+      return (await runScript(redis, FENCED_COMMIT, [lockKey, ...this.keys], [token, ...this.args])) as unknown[];
     } catch (error) {
       if (error instanceof Error && /\bLOCK_LOST\b/.test(error.message)) throw new LockLostError(jobId);
       throw error;

@@ -1,16 +1,25 @@
 import { seenMessagesRedisPrefix } from '@tierflow/beads';
 import type { TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
+import { runScript, type RedisScript } from '../redis/scripts.js';
 
-// One step, so two copies racing cannot both be first: record the job that holds the id, or
-// compare with the job already recorded.
-const ADMIT = `
+/**
+ * One step, so two copies racing cannot both be first: record the job that holds the id, or
+ * compare with the job already recorded.
+ *   KEYS[1]  the id's record
+ *   ARGV[1]  the enqueue time of the job presenting the id, ARGV[2] the record's TTL in ms
+ * Returns false when the record is new, else the enqueue time it holds.
+ */
+const ADMIT: RedisScript = {
+  name: 'admitMessage',
+  lua: `
 local held = redis.call('GET', KEYS[1])
 if not held then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return false
 end
-return held`;
+return held`,
+};
 
 /**
  * Which job holds each signed message id a tier has accepted. BullMQ runs one job many times —
@@ -41,7 +50,7 @@ export class ReplayGuard {
    * job that does.
    */
   async admit(messageId: string, jobTimestamp: number, ttlMs: number): Promise<number | null> {
-    const held = (await this.redis.eval(ADMIT, 1, this.key(messageId), String(jobTimestamp), String(Math.max(1, Math.ceil(ttlMs))))) as string | null;
-    return held === null || held === String(jobTimestamp) ? null : Number(held);
+    const held = await runScript(this.redis, ADMIT, [this.key(messageId)], [String(jobTimestamp), String(Math.max(1, Math.ceil(ttlMs)))]);
+    return typeof held !== 'string' || held === String(jobTimestamp) ? null : Number(held);
   }
 }

@@ -1,0 +1,18 @@
+import { createHash } from 'node:crypto';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { runScript, type RedisScript } from './scripts.js';
+
+const ECHO: RedisScript = { name: 'testEcho', lua: `return { KEYS[1], ARGV[1], ARGV[2] }` };
+
+describe('runScript, on a real Redis', () => {
+  const db = usePrivateRedis();
+
+  it('runs a script by its SHA, and again after Redis forgot it', async () => {
+    const sha = createHash('sha1').update(ECHO.lua).digest('hex');
+    expect(await runScript(db.redis, ECHO, ['{t}:k'], ['a', 2])).toEqual(['{t}:k', 'a', '2']);
+    expect(await db.redis.script('EXISTS', sha)).toEqual([1]);
+    await db.redis.script('FLUSH');
+    expect(await runScript(db.redis, ECHO, ['{t}:k2'], ['b', 3])).toEqual(['{t}:k2', 'b', '3']);
+  });
+});
