@@ -11,6 +11,11 @@ export interface HalfFigures {
   readonly p99: number;
   readonly commandsPerRoot: number;
   readonly cpuMicrosPerRoot: number;
+  /** Socket reads Redis made per root: round trips, less what clients sent together. */
+  readonly readsPerRoot: number;
+  /** Kilobytes per root that Redis read from clients and wrote to them. */
+  readonly inKbPerRoot: number;
+  readonly outKbPerRoot: number;
   /** The busiest server's share of that CPU: 1 on one server, 1/N when N share the work evenly. */
   readonly busiestCpuShare: number;
   /** CPU time of the worker processes together (user + system), per root. */
@@ -57,13 +62,17 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
     const workerCpu = totalCpuMicros(half.workerPids) - workersBefore;
     const after = await counters();
     const each = after.map((counts, index) => countersSince(before[index]!, counts));
-    const used = { commands: sum(each.map((counts) => counts.commands)), cpuMicros: sum(each.map((counts) => counts.cpuMicros)) };
+    const total = (pick: (counts: RedisCounters) => number): number => sum(each.map(pick));
+    const used = { commands: total((counts) => counts.commands), cpuMicros: total((counts) => counts.cpuMicros) };
     return {
       rootsPerSecond: options.inFlight / seconds,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       commandsPerRoot: used.commands / options.inFlight,
       cpuMicrosPerRoot: used.cpuMicros / options.inFlight,
+      readsPerRoot: total((counts) => counts.reads) / options.inFlight,
+      inKbPerRoot: total((counts) => counts.inBytes) / 1024 / options.inFlight,
+      outKbPerRoot: total((counts) => counts.outBytes) / 1024 / options.inFlight,
       busiestCpuShare: Math.max(...each.map((counts) => counts.cpuMicros)) / used.cpuMicros,
       workerCpuMicrosPerRoot: workerCpu / options.inFlight,
       rss: rssOf(half.workerPids),
