@@ -16,9 +16,10 @@ import { failureDraft } from './failures.js';
 import { reportRefusal, sendOutcome } from './handoffs.js';
 
 /**
- * Sends a job's outcome. One fenced MULTI records it for de-duplication, lands the policy's Beads
+ * Sends a job's outcome. One fenced batch records it for de-duplication, lands the policy's Beads
  * writes and the audit entries, and lets go of the job's step state, its watchdog and the control
- * records it wrote; a first_success child that succeeded then cancels its siblings.
+ * records it wrote. It goes with the job's completion (Engine.finish), except for a first_success
+ * child, which reads its round's record as it writes, and if it succeeded cancels its siblings.
  */
 export async function answer(engine: Engine, pass: Pass, state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[]): Promise<OutcomeMessage> {
   const { job, assignment } = pass;
@@ -43,7 +44,6 @@ export async function answer(engine: Engine, pass: Pass, state: StepState | null
   // Signed before it is cached, so a duplicate delivery answered from the cache is signed too.
   const onMismatch = resolveErrorPolicy(assignment.payload.error_policy, engine.runtime.errorPolicy).on_format_mismatch;
   const outcome = signRecord(withExpectedOutput(assignment.payload, built, onMismatch), engine.signer);
-  const raceKey = assignment.message ? roundKeyOf(assignment.id) : null;
   const parentParty = assignment.message ? partyOf(assignment.message.source_tier) : null;
   const batch = new FencedBatch();
   engine.dedup.record(batch, assignment.id, outcome);
@@ -55,12 +55,16 @@ export async function answer(engine: Engine, pass: Pass, state: StepState | null
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);
   // A run that stops waiting for answers (cancelled, or the wait ran out) asks nothing any more.
   if (state?.awaiting) batch.del(engine.keys.questions(assignment.rootId));
-  if (raceKey && parentParty) batch.get(engine.keys.race(parentParty, raceKey));
-  const replies = await engine.commit(batch, pass.lock);
-  const race = raceKey ? replies.at(-1) : null;
-  if (typeof race === 'string' && raceKey && parentParty && outcome.payload.status === 'success') {
-    await winRace(engine, { winner: assignment.id, raceKey, race, parent: parentParty });
+  const { race } = pass;
+  const raceKey = roundKeyOf(assignment.id);
+  if (race === null || raceKey === null || parentParty === null || outcome.payload.status !== 'success') {
+    // The writes go with the job's completion, in one script.
+    engine.finish(batch, pass.lock);
+    return outcome;
   }
+  // A first_success child that succeeded cancels its siblings once its answer is on record.
+  await engine.commit(batch, pass.lock);
+  await winRace(engine, { winner: assignment.id, raceKey, race, parent: parentParty });
   return outcome;
 }
 

@@ -25,6 +25,7 @@ import type { Assignment, TierHandler, TierLogger } from '../policy/handler.js';
 import { connect } from '../redis/connection.js';
 import { LockLostError, type FencedBatch } from '../redis/fenced-batch.js';
 import { JobFinder } from '../redis/job-finder.js';
+import { JobFinisher } from '../redis/job-finisher.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
 import { signerOf } from '../security/signing-keys.js';
@@ -85,6 +86,8 @@ export class CellWorker {
   /** Signature, clock and replay checks of each job; null when the deployment does not sign. */
   private readonly gate: MessageGate | null;
   private readonly finder: JobFinder;
+  /** Answering passes' writes, sent with their job's completion. */
+  private readonly finisher: JobFinisher;
   private readonly deadLetters: DeadLetters;
   /** Reads (and parses, and logs what it must ignore of) what the runtime keeps beside each job. */
   private readonly reader: JobFactsReader;
@@ -117,6 +120,7 @@ export class CellWorker {
     const [queueRedis, workerRedis, subscriber] = [connect(runtime), connect(runtime), connect(runtime)];
     this.connections = [queueRedis, workerRedis, subscriber];
     this.finder = new JobFinder(queueRedis, runtime.prefix);
+    this.finisher = new JobFinisher(redis);
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     const keys = controlKeys(runtime.prefix);
     this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, readsBudget: roleOf(tier).kind === 'root' });
@@ -143,24 +147,30 @@ export class CellWorker {
       budget: defaultBudget(options.budget),
       handoffs: handoffChains(runtime.interceptors),
       commit: (batch, lock) => this.commit(batch, lock),
+      finish: (batch, lock) => this.finisher.hold(lock.jobId, lock.token, batch),
     };
     const refusedNotice = throttledWarning(this.log, `dropped a malformed notice on ${keys.channel}`);
     this.running = new RunningHandlers(subscriber, keys.channel, {
       verify: runtime.signing ? (ids) => this.reader.cancelled(ids) : null,
       onRefused: (reason) => refusedNotice({ reason }),
     });
-    this.worker = new Worker(QUEUE_OF[this.tier], (job, token) => this.process(job, token), {
-      connection: workerRedis,
-      prefix: runtime.prefix,
-      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      autorun: false,
-      lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
-      stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
-      maxStalledCount: stalledLimit(runtime.maxCrashes),
-      removeOnComplete: finishedJobRetention(runtime),
-      removeOnFail: finishedJobRetention(runtime),
-      settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
-    });
+    this.worker = new Worker(
+      QUEUE_OF[this.tier],
+      (job, token) => this.process(job, token),
+      {
+        connection: workerRedis,
+        prefix: runtime.prefix,
+        concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+        autorun: false,
+        lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
+        stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
+        maxStalledCount: stalledLimit(runtime.maxCrashes),
+        removeOnComplete: finishedJobRetention(runtime),
+        removeOnFail: finishedJobRetention(runtime),
+        settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
+      },
+      this.finisher.backendFactory,
+    );
     this.watchdogs = new WatchdogSweeper({
       redis,
       key: keys.watchdogs(party),
@@ -283,7 +293,7 @@ export class CellWorker {
       if (!firstStart && facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
       if (facts.cached) return facts.cached;
       const crashes = crashesOf(job);
-      if (facts.stop === null && isPoison(crashes, this.options.runtime.maxCrashes)) return await this.answerPoison({ job, token, assignment, startedAt }, facts.state, crashes);
+      if (facts.stop === null && isPoison(crashes, this.options.runtime.maxCrashes)) return await this.answerPoison({ job, token, assignment, startedAt }, facts.state, crashes, facts.race);
       const received =
         this.engine.handoffs.receive || facts.state?.received ? await receivedAssignment(this.engine, assignment, facts, controller.signal) : { assignment, changed: false, refused: null };
       const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt };
@@ -314,6 +324,10 @@ export class CellWorker {
         default:
           return end satisfies never;
       }
+    } catch (error) {
+      // No completion follows a pass that throws: writes it held would wait for nothing.
+      this.finisher.drop(job.id!);
+      throw error;
     } finally {
       this.running.finish(job.id!);
       // A parked parent resumes here, most likely; anything else is done with this pass's reading.
@@ -330,7 +344,7 @@ export class CellWorker {
     // never calls; cancellation and deadlines come through `controller`.
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
     try {
-      const pass = openPass(this.engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues });
+      const pass = openPass(this.engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race });
       const stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
       return await runPass(this.engine, pass, openingPhase({ state: facts.state, corrupt: facts.corrupt, stop, refused }));
     } finally {
@@ -342,10 +356,10 @@ export class CellWorker {
    * Poison work: its workers died `crashes` times running it. Answered without running the policy
    * again, from the policy's own record of a finished run if it has one, else `worker_crashed`.
    */
-  private async answerPoison(delivery: Delivery, state: StepState | null, crashes: number): Promise<OutcomeMessage> {
+  private async answerPoison(delivery: Delivery, state: StepState | null, crashes: number, race: string | null): Promise<OutcomeMessage> {
     const { job, assignment } = delivery;
     const span = processSpan(this.engine, job, assignment, state);
-    const pass = openPass(this.engine, { ...delivery, signal: new AbortController().signal, span, answerBy: null, waitedMs: pausedMs(state, this.clock.now()), childValues: null });
+    const pass = openPass(this.engine, { ...delivery, signal: new AbortController().signal, span, answerBy: null, waitedMs: pausedMs(state, this.clock.now()), childValues: null, race });
     const recorded = state === null ? await this.options.handler.recorded?.(pass.context) : null;
     this.log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: job.id, crashes });
     if (state) await stopChildren(this.engine, pass, state);

@@ -22,6 +22,11 @@ export interface JobFacts {
   readonly corrupt: CorruptRecordError | null;
   /** A parent's children's answers so far (BullMQ's processed values), read with the rest; null at the Fleet. */
   readonly childValues: Record<string, unknown> | null;
+  /**
+   * The race record of this job's round, as its parent wrote it before adding the round's
+   * children, when the parent races them (first_success); null otherwise.
+   */
+  readonly race: string | null;
 }
 
 export interface JobFactsDeps {
@@ -53,32 +58,39 @@ export class JobFactsReader {
   private readonly cancellers: readonly Party[];
   /** Who may record this tier's jobs as timed out: the parent tier's watchdog, and the tier's own (for its answer-by time). */
   private readonly timers: readonly TierSlug[];
+  /** The parent tier, which writes a first_success round's race record; null at the root. */
+  private readonly parent: TierSlug | null;
 
   constructor(private readonly deps: JobFactsDeps) {
     this.own = partyOf(deps.tier);
     this.cancellers = cancellersOf(deps.tier);
     const above = tierAbove(deps.tier);
-    this.timers = [this.own, ...(above ? [partyOf(above)] : [])];
+    this.parent = above ? partyOf(above) : null;
+    this.timers = [this.own, ...(this.parent ? [this.parent] : [])];
   }
 
   /**
    * One round trip opens a pass: the cached answer, the step state, the cancellation marks, the
-   * watchdogs' timeout records and, for a parent (`parent`), its children's answers so far.
+   * watchdogs' timeout records, the round's race record and, for a parent (`parent`), its
+   * children's answers so far.
    */
   async read(job: Job, parent: boolean): Promise<JobFacts> {
     const { redis, keys, dedup, steps } = this.deps;
     const jobId = job.id!;
     const cancelKeys = this.cancellers.map((writer) => keys.cancel(writer, jobId));
     const timeoutKeys = this.timers.map((writer) => keys.timeout(writer, jobId));
+    const round = this.parent ? roundKeyOf(jobId) : null;
+    const raceKeys = this.parent && round ? [keys.race(this.parent, round)] : [];
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
     const [texts, values, budget] = await Promise.all([
-      redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys),
+      redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys, ...raceKeys),
       parent ? redis.hgetall(processedKey(job)) : null,
       this.deps.readsBudget ? redis.hgetall(keys.budget(jobId)) : null,
     ]);
     const [cached, step] = [texts[0] ?? null, texts[1] ?? null];
     const marks = texts.slice(2, 2 + cancelKeys.length);
-    const timeouts = texts.slice(2 + cancelKeys.length);
+    const timeouts = texts.slice(2 + cancelKeys.length, 2 + cancelKeys.length + timeoutKeys.length);
+    const race = raceKeys.length > 0 ? (texts[2 + cancelKeys.length + timeoutKeys.length] ?? null) : null;
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
     const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : budget?.exceeded ? budgetStop(budget) : null;
@@ -91,6 +103,7 @@ export class JobFactsReader {
       state: state?.ok ? state.value : null,
       corrupt,
       childValues: values && parseChildValues(values),
+      race,
     };
   }
 

@@ -28,6 +28,8 @@ export interface PassInput {
   /** How long the job has waited for people's answers (see TierContext.waitedMs). */
   readonly waitedMs: number;
   readonly childValues: Record<string, unknown> | null;
+  /** The race record of the job's round (JobFacts.race). */
+  readonly race: string | null;
 }
 
 /**
@@ -96,6 +98,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     lock,
     beads,
     startedAt,
+    race: input.race,
     answerBy,
     childValues,
   };

@@ -50,6 +50,11 @@ export interface Engine {
   readonly budget: Budget | null;
   /** Sends a pass's writes, only while the pass still holds its job (see FencedBatch). */
   commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]>;
+  /**
+   * Holds an answering pass's last writes to go with its job's completion, in one script when
+   * BullMQ completes the job (see JobFinisher); nothing is written if the job is not completed.
+   */
+  finish(batch: FencedBatch, lock: PassLock): void;
 }
 
 /** Which lock a pass holds: its job's, with the token BullMQ gave this pass. */
@@ -74,6 +79,8 @@ export interface Pass {
   readonly beads: DeferredBeadsStore;
   /** When the pass began, on the deployment's clock: an outcome's execution time counts from here. */
   readonly startedAt: number;
+  /** The race record of the job's round when its parent races it (first_success), as the pass opened. */
+  readonly race: string | null;
   /** When the job must answer (its deadline less the receiver's margin); null without a timeout. */
   readonly answerBy: number | null;
   /** The children's answers: those read with the job's facts the first time, read afresh after. */

@@ -116,6 +116,11 @@ export class FencedBatch implements RedisWrites {
     return this.count;
   }
 
+  /** The keys to declare and the writes' words, for a script that runs them under a fence of its own (JobFinisher). */
+  scriptForm(): { readonly keys: readonly string[]; readonly words: readonly string[] } {
+    return { keys: [...this.keys], words: this.args };
+  }
+
   /**
    * Sends the writes, fenced by the lock `token` holds at `lockKey`; answers their replies in
    * order (a missing value as null).

@@ -6,14 +6,15 @@ export interface RedisScript {
   readonly lua: string;
 }
 
-type ScriptCommand = (keyCount: number, ...keysAndArgs: (string | number)[]) => Promise<unknown>;
+type ScriptArg = string | number | Buffer;
+type ScriptCommand = (keyCount: number, ...keysAndArgs: ScriptArg[]) => Promise<unknown>;
 
 /**
  * Runs a script by its SHA (EVALSHA), defined on the connection the first time: ioredis loads
  * it when Redis does not know it yet (a restart, a new cluster node). Sending the source with
  * every EVAL made Redis hash it again on each call, and put it on the wire each time.
  */
-export function runScript(redis: RedisClient, script: RedisScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export function runScript(redis: RedisClient, script: RedisScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
   const command = `tierflow_${script.name}`;
   if (!(command in redis)) redis.defineCommand(command, { lua: script.lua });
   const run = (redis as unknown as Record<string, ScriptCommand>)[command]!;

@@ -1,0 +1,95 @@
+import type { RedisClient } from '@tierflow/beads';
+import { createRedisBackend, raw2NextJobData, type BackendFactory, type RedisQueueBackend } from 'bullmq';
+import { moveToFinished } from 'bullmq/dist/cjs/scripts/moveToFinished-14.js';
+import type { FencedBatch } from './fenced-batch.js';
+import { runScript, type RedisScript } from './scripts.js';
+
+/**
+ * BullMQ's own `moveToFinished`, the installed version's source, run as a function, then a pass's
+ * writes once it has succeeded: a job's completion and everything its answering pass records
+ * (de-duplication record, audit entries, Beads writes, the step state let go of) in one call.
+ *   KEYS[1..14]  BullMQ's keys for moveToFinished, in its order
+ *   KEYS[15..]   the keys the writes touch (as FencedBatch declares them)
+ *   ARGV[1..n]   BullMQ's arguments for moveToFinished, in its order; its own check of the lock
+ *                token among them fences the writes as FencedBatch's check does
+ *   ARGV[n+1..]  the writes, each as its word count followed by its words (FencedBatch's form)
+ *   ARGV[#ARGV]  n + 1: where the writes start
+ * Returns what moveToFinished returns: a negative code having written nothing of the pass's, or
+ * 0 or the next job to run, the writes made.
+ */
+const FINISH_WITH_WRITES: RedisScript = {
+  name: 'finishWithWrites',
+  lua: `
+local function bullmqMoveToFinished()
+${moveToFinished.content}
+end
+local result = bullmqMoveToFinished()
+if type(result) == 'number' and result < 0 then return result end
+local at = tonumber(ARGV[#ARGV])
+while at < #ARGV do
+  local words = tonumber(ARGV[at])
+  redis.call(unpack(ARGV, at + 1, at + words))
+  at = at + words + 1
+end
+return result`,
+};
+
+interface Held {
+  readonly token: string;
+  readonly batch: FencedBatch;
+}
+
+/**
+ * Completes jobs together with their answering pass's writes. A pass holds its writes here and
+ * returns its outcome; when BullMQ moves the job to completed, the Worker's backend (built by
+ * {@link backendFactory}) sends one script that does both. That is one round trip and one
+ * script call fewer per answered job than writing first and completing after, and the job never
+ * stands answered-but-not-completed, the window a crash could leave before.
+ */
+export class JobFinisher {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly redis: RedisClient) {}
+
+  /** Holds `batch` until BullMQ completes job `jobId` with `token` (the pass's lock). */
+  hold(jobId: string, token: string, batch: FencedBatch): void {
+    this.held.set(jobId, { token, batch });
+  }
+
+  /** Lets go of what a pass held that will not be completed (its job ended another way). */
+  drop(jobId: string): void {
+    this.held.delete(jobId);
+  }
+
+  /** How many passes' writes wait for their job's completion. */
+  get size(): number {
+    return this.held.size;
+  }
+
+  /** BullMQ's Redis backend, completing the jobs that hold writes here with them. */
+  readonly backendFactory: BackendFactory<RedisQueueBackend> = (name, opts, flags) => {
+    const backend = createRedisBackend(name, opts, flags);
+    const complete = backend.moveToCompleted.bind(backend);
+    backend.moveToCompleted = (job, returnValue, removeOnComplete, token, fetchNext) => {
+      const held = job.id === undefined ? undefined : this.held.get(job.id);
+      if (!held || held.token !== token) return complete(job, returnValue, removeOnComplete, token, fetchNext);
+      // BullMQ's own moveToCompleted hands its args builder the value as JSON text, as here.
+      const args = backend.moveToCompletedArgs(job, JSON.stringify(returnValue) as never, removeOnComplete, token, fetchNext);
+      return this.complete(backend, held, job.id!, args);
+    };
+    return backend;
+  };
+
+  private async complete(backend: RedisQueueBackend, held: Held, jobId: string, bullmqArgs: readonly unknown[]): Promise<{ result: void | unknown[]; finishedOn: number }> {
+    const keyCount = backend.moveToFinishedKeys.length;
+    const keys = bullmqArgs.slice(0, keyCount).map(String);
+    // An absent argument (fields to update, when completing) goes as the empty string BullMQ's client sends for it.
+    const args = bullmqArgs.slice(keyCount).map((arg) => (arg === undefined ? '' : (arg as string | number | Buffer)));
+    const writes = held.batch.scriptForm();
+    // Kept until the script has run: BullMQ calls again after a connection error, and the writes must go with it.
+    const result = await runScript(this.redis, FINISH_WITH_WRITES, [...keys, ...writes.keys], [...args, ...writes.words, args.length + 1]);
+    this.held.delete(jobId);
+    if (typeof result === 'number' && result < 0) throw backend.finishedErrors({ code: result, jobId, command: 'moveToFinished', state: 'active' });
+    return { result: result === undefined ? undefined : (raw2NextJobData(result as never) as unknown[]), finishedOn: Number(bullmqArgs[keyCount + 1]) };
+  }
+}
