@@ -18,8 +18,9 @@ import { reportRefusal, sendOutcome } from './handoffs.js';
 /**
  * Sends a job's outcome. One fenced batch records it for de-duplication, lands the policy's Beads
  * writes and the audit entries, and lets go of the job's step state, its watchdog and the control
- * records it wrote. It goes with the job's completion (Engine.finish), except for a first_success
- * child, which reads its round's record as it writes, and if it succeeded cancels its siblings.
+ * records it wrote. It goes with the job's completion (Engine.finish), in one script, except for
+ * a first_success child that succeeded: that one writes first, then cancels its siblings, then
+ * completes (its round's race record was read as the pass opened).
  */
 export async function answer(engine: Engine, pass: Pass, state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[]): Promise<OutcomeMessage> {
   const { job, assignment } = pass;
