@@ -11,10 +11,10 @@ function commandLine(pid: number): string[] {
 const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ ...process.env, REDIS_URL: 'redis://127.0.0.1:9', TIERFLOW_LOG: 'silent', ...extra });
 
 describe('spawnTiers', () => {
-  it("caps each worker's young generation, so a busy worker stays under 200 MB", async () => {
+  it("caps each worker's young generation and slows its old one's growth, so a busy worker stays under 200 MB", async () => {
     const tiers = spawnTiers(env({ NODE_OPTIONS: '' }), () => undefined, ['fleet']);
     try {
-      expect(commandLine(tiers.children.get('fleet')!.pid!)).toContain('--max-semi-space-size=4');
+      expect(commandLine(tiers.children.get('fleet')!.pid!)).toEqual(expect.arrayContaining(['--max-semi-space-size=4', '--heap-growing-percent=30']));
     } finally {
       await tiers.stop();
     }
@@ -23,7 +23,9 @@ describe('spawnTiers', () => {
   it('leaves the size to NODE_OPTIONS when it sets one', async () => {
     const tiers = spawnTiers(env({ NODE_OPTIONS: '--max-semi-space-size=8' }), () => undefined, ['fleet']);
     try {
-      expect(commandLine(tiers.children.get('fleet')!.pid!).join(' ')).not.toContain('--max-semi-space-size');
+      const line = commandLine(tiers.children.get('fleet')!.pid!);
+      expect(line.join(' ')).not.toContain('--max-semi-space-size');
+      expect(line).toContain('--heap-growing-percent=30');
     } finally {
       await tiers.stop();
     }
