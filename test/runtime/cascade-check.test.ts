@@ -32,11 +32,16 @@ async function run(confidence: number): Promise<{ rootId: string; outcome: Outco
   return { rootId, outcome: await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 }) };
 }
 
-/** The `confidence_cascade` events the Dispatcher's aggregate steps recorded for a root. */
+/**
+ * The `confidence_cascade` events the Dispatcher's passes recorded for a root: on its aggregate
+ * pass, or on the pass that delegated when the children answered before it could park (it then
+ * reads the round itself).
+ */
 async function dispatcherChecks(rootId: string, count: number): Promise<Record<string, unknown>[]> {
   const spans = await waitFor(
     () => {
-      const mine = receiver.spans.filter((span: ReceivedSpan) => span.attributes['tierflow.root_id'] === rootId && span.name === 'dispatcher aggregate');
+      const passes = new Set(['dispatcher aggregate', 'dispatcher process']);
+      const mine = receiver.spans.filter((span: ReceivedSpan) => span.attributes['tierflow.root_id'] === rootId && passes.has(span.name));
       const events = mine.flatMap((span) => span.events.filter((event) => event.name === 'confidence_cascade'));
       return events.length >= count ? events : null;
     },
