@@ -32,6 +32,22 @@ export class LockLostError extends TierflowError {
 }
 
 /**
+ * Lua that runs the writes a {@link FencedBatch} encodes (each as its word count followed by its
+ * words) from ARGV[first] to ARGV[last], both Lua expressions, leaving their replies in `replies`.
+ * Every script that runs a batch decodes it here, beside the encoder.
+ */
+export function runWritesLua(first: string, last: string): string {
+  return `
+local replies = {}
+local at = ${first}
+while at <= ${last} do
+  local words = tonumber(ARGV[at])
+  replies[#replies + 1] = redis.call(unpack(ARGV, at + 1, at + words))
+  at = at + words + 1
+end`;
+}
+
+/**
  * Commits a pass's writes only while the pass still holds its job's lock, all or nothing.
  *   KEYS[1]   the job's lock key (BullMQ's)
  *   KEYS[2..] the keys the writes touch, but for the audit streams and reads (see xadd, get)
@@ -43,13 +59,7 @@ const FENCED_COMMIT: RedisScript = {
   name: 'fencedCommit',
   lua: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('LOCK_LOST') end
-local replies = {}
-local at = 2
-while at <= #ARGV do
-  local words = tonumber(ARGV[at])
-  replies[#replies + 1] = redis.call(unpack(ARGV, at + 1, at + words))
-  at = at + words + 1
-end
+${runWritesLua('2', '#ARGV')}
 return replies`,
 };
 

@@ -1,7 +1,7 @@
 import type { RedisClient } from '@tierflow/beads';
 import { createRedisBackend, raw2NextJobData, type BackendFactory, type RedisQueueBackend } from 'bullmq';
 import { moveToFinished } from 'bullmq/dist/cjs/scripts/moveToFinished-14.js';
-import type { FencedBatch } from './fenced-batch.js';
+import { runWritesLua, type FencedBatch } from './fenced-batch.js';
 import { runScript, type RedisScript } from './scripts.js';
 
 /**
@@ -25,12 +25,7 @@ ${moveToFinished.content}
 end
 local result = bullmqMoveToFinished()
 if type(result) == 'number' and result < 0 then return result end
-local at = tonumber(ARGV[#ARGV])
-while at < #ARGV do
-  local words = tonumber(ARGV[at])
-  redis.call(unpack(ARGV, at + 1, at + words))
-  at = at + words + 1
-end
+${runWritesLua('tonumber(ARGV[#ARGV])', '#ARGV - 1')}
 return result`,
 };
 
