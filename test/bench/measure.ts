@@ -63,17 +63,17 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
     const after = await counters();
     const each = after.map((counts, index) => countersSince(before[index]!, counts));
     const total = (pick: (counts: RedisCounters) => number): number => sum(each.map(pick));
-    const used = { commands: total((counts) => counts.commands), cpuMicros: total((counts) => counts.cpuMicros) };
+    const cpuMicros = total((counts) => counts.cpuMicros);
     return {
       rootsPerSecond: options.inFlight / seconds,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
-      commandsPerRoot: used.commands / options.inFlight,
-      cpuMicrosPerRoot: used.cpuMicros / options.inFlight,
+      commandsPerRoot: total((counts) => counts.commands) / options.inFlight,
+      cpuMicrosPerRoot: cpuMicros / options.inFlight,
       readsPerRoot: total((counts) => counts.reads) / options.inFlight,
       inKbPerRoot: total((counts) => counts.inBytes) / 1024 / options.inFlight,
       outKbPerRoot: total((counts) => counts.outBytes) / 1024 / options.inFlight,
-      busiestCpuShare: Math.max(...each.map((counts) => counts.cpuMicros)) / used.cpuMicros,
+      busiestCpuShare: Math.max(...each.map((counts) => counts.cpuMicros)) / cpuMicros,
       workerCpuMicrosPerRoot: workerCpu / options.inFlight,
       rss: rssOf(half.workerPids),
     };

@@ -11,9 +11,9 @@ export const benchObjective: ObjectiveFile = {
   },
 };
 
-/** Nearest-rank percentile of an ascending array. */
+/** Nearest-rank percentile of an ascending array; NaN for none (fan-out.ts measures no single roots). */
 export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 export function median(values: readonly number[]): number {
