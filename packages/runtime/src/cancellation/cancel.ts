@@ -60,12 +60,18 @@ export async function cancelMessage(redis: RedisClient, finder: JobFinder, prefi
   await stopNodes(redis, finder, prefix, mark, nodes, options);
   const ids = nodes.map((node) => node.id);
   if (cascade) {
-    // A parent adding children while the tree was walked: those it added before this second walk
-    // are found here; those it adds after, it stops itself, for it finds its own mark in place.
+    // A parent adding children while the tree was walked: those it added before the next walk
+    // are found there; those it adds after, it stops itself, for it finds its own mark in place.
+    // A parent found late was marked late, so the tree is walked again until a walk finds
+    // nothing new: only then has every parent's mark been in place before its last walk.
     const seen = new Set(ids);
-    const late = (await unfinishedDescendants(redis, prefix, found.tier, targetId)).filter((node) => !seen.has(node.id));
-    if (late.length > 0) await stopNodes(redis, finder, prefix, mark, late, options);
-    ids.push(...late.map((node) => node.id));
+    for (;;) {
+      const late = (await unfinishedDescendants(redis, prefix, found.tier, targetId)).filter((node) => !seen.has(node.id));
+      if (late.length === 0) break;
+      await stopNodes(redis, finder, prefix, mark, late, options);
+      for (const node of late) seen.add(node.id);
+      ids.push(...late.map((node) => node.id));
+    }
   }
   if (!cascade && state === 'waiting-children') await releaseChildren(finder, found.job, found.tier);
   return { outcome: 'cancelled', target: targetId, tier: found.tier, nodes: ids };
