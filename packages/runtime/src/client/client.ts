@@ -100,9 +100,11 @@ export class TierflowClient {
 
   /** The root's final outcome while it is retained, or null if it has not finished (or is unknown). */
   async result(rootId: string): Promise<OutcomeMessage | null> {
-    const job = await this.cellOf(rootId).monitor.getJob(rootId);
-    if (!job || !(await job.isCompleted())) return null;
-    return asOutcome(job.returnvalue, this.runtime.signing);
+    const { monitor } = this.cellOf(rootId);
+    // Its state first: a job read just before it completed has no return value, yet is completed when its state is asked next.
+    if ((await monitor.getJobState(rootId)) !== 'completed') return null;
+    const job = await monitor.getJob(rootId);
+    return job ? asOutcome(job.returnvalue, this.runtime.signing) : null;
   }
 
   /**

@@ -74,8 +74,9 @@ export function showRun(context: PageContext, rootId: string): StopPage {
     const trace = traceLink(run.trace_url);
     fill(links, trace, h('a', { href: runPath(rootId) }, 'JSON'));
     if (run.outcome) fill(outcomeSlot, outcomePanel(run.outcome));
-    // The root answered: nothing more will change.
-    if (run.run.source === 'outcome') finish();
+    // The root answered: nothing more will change. A tree read after the outcome went on record can
+    // come with an outcome read just before it: the stream's `outcome` event then finishes the page.
+    if (run.run.source === 'outcome' && run.outcome) finish();
     draw();
   };
 
