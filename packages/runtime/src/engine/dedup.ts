@@ -1,6 +1,6 @@
 import { seenMessagesRedisPrefix } from '@tierflow/beads';
 import { validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
-import type { RedisWrites } from '../redis/fenced-batch.js';
+import type { FencedBatch } from '../redis/fenced-batch.js';
 
 /**
  * De-duplication (docs/protocol.md#de-duplication): each tier caches the outcome it sent for a
@@ -29,8 +29,8 @@ export class DedupCache {
     return result.ok ? (result.value as OutcomeMessage) : null;
   }
 
-  /** Queues the write of `outcome` as the answer to `messageId` on a pipeline. */
-  record(pipeline: RedisWrites, messageId: string, outcome: OutcomeMessage): void {
-    pipeline.set(this.key(messageId), JSON.stringify(outcome), 'PX', this.ttlMs);
+  /** Queues the write of `outcome`, which the job returns, as the answer to `messageId`. */
+  record(batch: FencedBatch, messageId: string, outcome: OutcomeMessage): void {
+    batch.setReturnValue(this.key(messageId), outcome, this.ttlMs);
   }
 }

@@ -25,6 +25,23 @@ describe('FencedBatch, on a real Redis', () => {
     expect(await redis().exists('{t}:b')).toBe(0);
   });
 
+  it('writes a key named twice, and a return value, as given', async () => {
+    await redis().set('{t}:job5:lock', 't');
+    const answer = { status: 'success', text: 'ü 1' };
+    const batch = new FencedBatch().setReturnValue('{t}:answer', answer, 60_000).zadd('{t}:z', 1, 'a').zadd('{t}:z', 2, 'b').del('{t}:z', '{t}:x', '{t}:z');
+    expect(batch.returnValue).toEqual({ value: answer, text: JSON.stringify(answer) });
+    await batch.commit(redis(), '{t}:job5:lock', 't', 'job5');
+    expect(await redis().get('{t}:answer')).toBe(JSON.stringify(answer));
+    expect(await redis().pttl('{t}:answer')).toBeGreaterThan(59_000);
+    expect(await redis().exists('{t}:z')).toBe(0);
+  });
+
+  it('declares each key once and sends it once, by its place among the keys', () => {
+    const form = new FencedBatch().set('{t}:a', '1').xadd('{t}:s', '*', 'f', '{t}:a').del('{t}:a', '{t}:b').setReturnValue('{t}:r', { x: 1 }, 5).scriptForm(3, true);
+    expect(form.keys).toEqual(['{t}:a', '{t}:b', '{t}:r']);
+    expect(form.words).toEqual(['3', 'k', 'SET', '3', '1', '5', '', 'XADD', '{t}:s', '*', 'f', '{t}:a', '3', 'kk', 'DEL', '3', '4', '5', 'kr', 'SET', '5', '', 'PX', '5']);
+  });
+
   it('deletes any number of keys (in chunks the script can spread)', async () => {
     await redis().set('{t}:job4:lock', 't');
     const keys = Array.from({ length: 2_500 }, (_, index) => `{t}:k${index}`);

@@ -32,18 +32,30 @@ export class LockLostError extends TierflowError {
 }
 
 /**
- * Lua that runs the writes a {@link FencedBatch} encodes (each as its word count followed by its
- * words) from ARGV[first] to ARGV[last], both Lua expressions, leaving their replies in `replies`.
- * Every script that runs a batch decodes it here, beside the encoder.
+ * Lua that runs the writes a {@link FencedBatch} encodes from ARGV[first] to ARGV[last] (Lua
+ * expressions), leaving their replies in `replies`. Each write is its word count, its references,
+ * then its words. The references say, for each word after the command, what it stands for: `k` a
+ * key declared to the script (the word is its KEYS index), `r` the value the job returns (the Lua
+ * expression `returned`; the word is empty), `.` itself. So a key goes once, as a KEYS entry, and
+ * a job's answer once, as BullMQ's return value. Every script that runs a batch decodes it here.
  */
-export function runWritesLua(first: string, last: string): string {
+export function runWritesLua(first: string, last: string, returned = 'nil'): string {
   return `
 local replies = {}
 local at = ${first}
 while at <= ${last} do
-  local words = tonumber(ARGV[at])
-  replies[#replies + 1] = redis.call(unpack(ARGV, at + 1, at + words))
-  at = at + words + 1
+  local words, refs = tonumber(ARGV[at]), ARGV[at + 1]
+  if refs == '' then
+    replies[#replies + 1] = redis.call(unpack(ARGV, at + 2, at + 1 + words))
+  else
+    local call = {unpack(ARGV, at + 2, at + 1 + words)}
+    for i = 1, #refs do
+      local ref = string.sub(refs, i, i)
+      if ref == 'k' then call[i + 1] = KEYS[tonumber(call[i + 1])] elseif ref == 'r' then call[i + 1] = ${returned} end
+    end
+    replies[#replies + 1] = redis.call(unpack(call))
+  end
+  at = at + words + 2
 end`;
 }
 
@@ -52,7 +64,7 @@ end`;
  *   KEYS[1]   the job's lock key (BullMQ's)
  *   KEYS[2..] the keys the writes touch, but for the audit streams and reads (see xadd, get)
  *   ARGV[1]   the pass's lock token
- *   ARGV[2..] the writes, each as its word count followed by its words: 3, SET, key, value, …
+ *   ARGV[2..] the writes, in {@link runWritesLua}'s form: 3, k, SET, 2, value, …
  * Returns the replies of the writes in order, or the error LOCK_LOST having written nothing.
  */
 const FENCED_COMMIT: RedisScript = {
@@ -73,12 +85,29 @@ const MAX_KEYS_PER_WRITE = 1_000;
  * once the lock is someone else's.
  */
 export class FencedBatch implements RedisWrites {
-  private readonly args: string[] = [];
-  private readonly keys = new Set<string>();
-  private count = 0;
+  private readonly writes: Write[] = [];
+  /** The declared keys, each with its place among them. */
+  private readonly keys = new Map<string, number>();
+  private returned: { readonly value: unknown; readonly text: string } | null = null;
 
   set(key: string, value: string, ...options: (string | number)[]): this {
     return this.add([key], 'SET', key, value, ...options);
+  }
+
+  /**
+   * Sets `key` to `value` as JSON text, where `value` is what the pass's job returns (a
+   * de-duplication record, say). Completed with the job ({@link JobFinisher}), the text goes once,
+   * as BullMQ's return value, and the script writes it here too.
+   */
+  setReturnValue(key: string, value: unknown, milliseconds: number): this {
+    const text = JSON.stringify(value);
+    this.returned = { value, text };
+    return this.push([key], 'kr', ['SET', key, text, 'PX', String(milliseconds)]);
+  }
+
+  /** What {@link setReturnValue} was given, if it was called. */
+  get returnValue(): { readonly value: unknown; readonly text: string } | null {
+    return this.returned;
   }
 
   del(...keys: string[]): this {
@@ -123,12 +152,24 @@ export class FencedBatch implements RedisWrites {
 
   /** How many writes are queued. */
   get size(): number {
-    return this.count;
+    return this.writes.length;
   }
 
-  /** The keys to declare and the writes' words, for a script that runs them under a fence of its own (JobFinisher). */
-  scriptForm(): { readonly keys: readonly string[]; readonly words: readonly string[] } {
-    return { keys: [...this.keys], words: this.args };
+  /**
+   * The keys to declare and the writes' words, for a script that runs them under a fence of its
+   * own (JobFinisher): the keys go at KEYS[keyBase..], and with `returned` the return value's
+   * word is left for the script's own copy.
+   */
+  scriptForm(keyBase: number, returned: boolean): { readonly keys: readonly string[]; readonly words: readonly string[] } {
+    const words: string[] = [];
+    for (const write of this.writes) {
+      words.push(String(write.words.length), returned ? write.refs : write.refs.replaceAll('r', '.'));
+      write.words.forEach((word, index) => {
+        const ref = write.refs[index - 1];
+        words.push(ref === 'k' ? String(keyBase + this.keys.get(word)!) : ref === 'r' && returned ? '' : word);
+      });
+    }
+    return { keys: [...this.keys.keys()], words };
   }
 
   /**
@@ -139,17 +180,28 @@ export class FencedBatch implements RedisWrites {
    */
   async commit(redis: RedisClient, lockKey: string, token: string, jobId: string): Promise<unknown[]> {
     try {
-      return (await runScript(redis, FENCED_COMMIT, [lockKey, ...this.keys], [token, ...this.args])) as unknown[];
+      const { keys, words } = this.scriptForm(2, false);
+      return (await runScript(redis, FENCED_COMMIT, [lockKey, ...keys], [token, ...words])) as unknown[];
     } catch (error) {
       if (error instanceof Error && /\bLOCK_LOST\b/.test(error.message)) throw new LockLostError(jobId);
       throw error;
     }
   }
 
+  /** A write whose declared keys, if any, are its first words after the command. */
   private add(keys: readonly string[], ...words: (string | number)[]): this {
-    for (const key of keys) this.keys.add(key);
-    this.args.push(String(words.length), ...words.map(String));
-    this.count++;
+    return this.push(keys, 'k'.repeat(keys.length), words.map(String));
+  }
+
+  private push(keys: readonly string[], refs: string, words: readonly string[]): this {
+    for (const key of keys) if (!this.keys.has(key)) this.keys.set(key, this.keys.size);
+    this.writes.push({ words, refs });
     return this;
   }
+}
+
+interface Write {
+  readonly words: readonly string[];
+  /** What each word after the command stands for (see runWritesLua); trailing literals are left out. */
+  readonly refs: string;
 }

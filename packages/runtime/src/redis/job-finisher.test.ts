@@ -57,6 +57,45 @@ describe('JobFinisher, completing real BullMQ jobs', () => {
     }
   });
 
+  it('writes a record of the return value from the one copy the script is sent', async () => {
+    const prefix = uniquePrefix('finish-returned');
+    const connections = [redisClient(db.server.url), redisClient(db.server.url), redisClient(db.server.url)];
+    const finisher = new JobFinisher(connections[0]!);
+    const worker = new Worker(
+      'q',
+      async (job, token) => {
+        const answer = { answer: job.name, text: 'ü' };
+        finisher.hold(job.id!, token!, new FencedBatch().setReturnValue(`${prefix}:answer:${job.id}`, answer, 60_000).set(`${prefix}:after`, 'yes'));
+        return answer;
+      },
+      { connection: connections[1]!, prefix },
+      finisher.backendFactory,
+    );
+    const queue = new Queue('q', { connection: connections[2]!, prefix });
+    // What the finisher's connection sends.
+    const sent: unknown[][] = [];
+    const send = connections[0]!.sendCommand.bind(connections[0]!);
+    connections[0]!.sendCommand = (command, stream) => {
+      sent.push(command.args);
+      return send(command, stream);
+    };
+    try {
+      const job = await queue.add('held', {}, { jobId: 'r' });
+      await waitFor(async () => (await job.getState()) === 'completed', { description: 'the job completed' });
+      const stored = await db.redis.hget(`${prefix}:q:r`, 'returnvalue');
+      expect(stored).toBe(JSON.stringify({ answer: 'held', text: 'ü' }));
+      // The completion carried the value once, though it is written twice.
+      await waitFor(() => sent.some((args) => args.includes(stored!)), { description: 'the completion seen' });
+      expect(sent.find((args) => args.includes(stored!))!.filter((arg) => arg === stored).length).toBe(1);
+      expect(await db.redis.get(`${prefix}:answer:r`)).toBe(stored);
+      expect(await db.redis.pttl(`${prefix}:answer:r`)).toBeGreaterThan(50_000);
+      expect(await db.redis.get(`${prefix}:after`)).toBe('yes');
+    } finally {
+      await Promise.all([worker.close(), queue.close()]);
+      for (const connection of connections) connection.disconnect();
+    }
+  });
+
   it("a child's completion still reaches its parent, with the writes", async () => {
     const prefix = uniquePrefix('finish-flow');
     const run = start(prefix, (job) => new FencedBatch().set(`${prefix}:record:${job.id}`, 'written'));

@@ -12,7 +12,8 @@ import { runScript, type RedisScript } from './scripts.js';
  *   KEYS[15..]   the keys the writes touch (as FencedBatch declares them)
  *   ARGV[1..n]   BullMQ's arguments for moveToFinished, in its order; its own check of the lock
  *                token among them fences the writes as FencedBatch's check does
- *   ARGV[n+1..]  the writes, each as its word count followed by its words (FencedBatch's form)
+ *   ARGV[n+1..]  the writes, in FencedBatch's form (runWritesLua)
+ *   ARGV[#ARGV-1] where among BullMQ's arguments the return value is, when a write refers to it; else 0
  *   ARGV[#ARGV]  n + 1: where the writes start
  * Returns what moveToFinished returns: a negative code having written nothing of the pass's, or
  * 0 or the next job to run, the writes made.
@@ -25,7 +26,8 @@ ${moveToFinished.content}
 end
 local result = bullmqMoveToFinished()
 if type(result) == 'number' and result < 0 then return result end
-${runWritesLua('tonumber(ARGV[#ARGV])', '#ARGV - 1')}
+local returned = ARGV[tonumber(ARGV[#ARGV - 1])]
+${runWritesLua('tonumber(ARGV[#ARGV])', '#ARGV - 2', 'returned')}
 return result`,
 };
 
@@ -68,21 +70,31 @@ export class JobFinisher {
     backend.moveToCompleted = (job, returnValue, removeOnComplete, token, fetchNext) => {
       const held = job.id === undefined ? undefined : this.held.get(job.id);
       if (!held || held.token !== token) return complete(job, returnValue, removeOnComplete, token, fetchNext);
-      // BullMQ's own moveToCompleted hands its args builder the value as JSON text, as here.
-      const args = backend.moveToCompletedArgs(job, JSON.stringify(returnValue) as never, removeOnComplete, token, fetchNext);
-      return this.complete(backend, held, job.id!, args);
+      // BullMQ's own moveToCompleted hands its args builder the value as JSON text, as here; a
+      // batch that records the same value has that text already.
+      const recorded = held.batch.returnValue;
+      const text = recorded !== null && recorded.value === returnValue ? recorded.text : JSON.stringify(returnValue);
+      const args = backend.moveToCompletedArgs(job, text as never, removeOnComplete, token, fetchNext);
+      return this.complete(backend, held, job.id!, args, text === recorded?.text ? text : null);
     };
     return backend;
   };
 
-  private async complete(backend: RedisQueueBackend, held: Held, jobId: string, bullmqArgs: readonly unknown[]): Promise<{ result: void | unknown[]; finishedOn: number }> {
+  private async complete(
+    backend: RedisQueueBackend,
+    held: Held,
+    jobId: string,
+    bullmqArgs: readonly unknown[],
+    recordedText: string | null,
+  ): Promise<{ result: void | unknown[]; finishedOn: number }> {
     const keyCount = backend.moveToFinishedKeys.length;
     const keys = bullmqArgs.slice(0, keyCount).map(String);
     // An absent argument (fields to update, when completing) goes as the empty string BullMQ's client sends for it.
     const args = bullmqArgs.slice(keyCount).map((arg) => (arg === undefined ? '' : (arg as string | number | Buffer)));
-    const writes = held.batch.scriptForm();
+    const returnedAt = recordedText === null ? 0 : args.indexOf(recordedText) + 1;
+    const writes = held.batch.scriptForm(keys.length + 1, returnedAt > 0);
     // Kept until the script has run: BullMQ calls again after a connection error, and the writes must go with it.
-    const result = await runScript(this.redis, FINISH_WITH_WRITES, [...keys, ...writes.keys], [...args, ...writes.words, args.length + 1]);
+    const result = await runScript(this.redis, FINISH_WITH_WRITES, [...keys, ...writes.keys], [...args, ...writes.words, returnedAt, args.length + 1]);
     this.held.delete(jobId);
     if (typeof result === 'number' && result < 0) throw backend.finishedErrors({ code: result, jobId, command: 'moveToFinished', state: 'active' });
     return { result: result === undefined ? undefined : (raw2NextJobData(result as never) as unknown[]), finishedOn: Number(bullmqArgs[keyCount + 1]) };
