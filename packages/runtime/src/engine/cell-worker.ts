@@ -26,6 +26,7 @@ import { connect } from '../redis/connection.js';
 import { LockLostError, type FencedBatch } from '../redis/fenced-batch.js';
 import { JobFinder } from '../redis/job-finder.js';
 import { JobFinisher } from '../redis/job-finisher.js';
+import { RoundSender, type ChildJob } from '../redis/round-sender.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
 import { signerOf } from '../security/signing-keys.js';
@@ -88,6 +89,7 @@ export class CellWorker {
   private readonly finder: JobFinder;
   /** Answering passes' writes, sent with their job's completion. */
   private readonly finisher: JobFinisher;
+  private readonly rounds: RoundSender;
   private readonly deadLetters: DeadLetters;
   /** Reads (and parses, and logs what it must ignore of) what the runtime keeps beside each job. */
   private readonly reader: JobFactsReader;
@@ -121,6 +123,7 @@ export class CellWorker {
     this.connections = [queueRedis, workerRedis, subscriber];
     this.finder = new JobFinder(queueRedis, runtime.prefix);
     this.finisher = new JobFinisher(redis);
+    this.rounds = new RoundSender(redis, this.finder.queue(tier));
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     const keys = controlKeys(runtime.prefix);
     this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, readsBudget: roleOf(tier).kind === 'root' });
@@ -147,6 +150,7 @@ export class CellWorker {
       budget: defaultBudget(options.budget),
       handoffs: handoffChains(runtime.interceptors),
       commit: (batch, lock) => this.commit(batch, lock),
+      sendRound: (batch, lock, children) => this.sendRound(batch, lock, children),
       finish: (batch, lock) => this.finisher.hold(lock.jobId, lock.token, batch),
     };
     const refusedNotice = throttledWarning(this.log, `dropped a malformed notice on ${keys.channel}`);
@@ -378,6 +382,16 @@ export class CellWorker {
   private async commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]> {
     try {
       return await batch.commit(this.redis, lock.key, lock.token, lock.jobId);
+    } catch (error) {
+      if (error instanceof LockLostError) this.log.warn('lost its lock: another worker has the job; this pass wrote nothing', { id: lock.jobId });
+      throw error;
+    }
+  }
+
+  /** Sends a delegating pass's round, only while the pass still holds its job (see {@link RoundSender}). */
+  private async sendRound(batch: FencedBatch, lock: PassLock, children: readonly ChildJob[]) {
+    try {
+      return await this.rounds.send(batch, lock, this.engine.lowerQueue!, children);
     } catch (error) {
       if (error instanceof LockLostError) this.log.warn('lost its lock: another worker has the job; this pass wrote nothing', { id: lock.jobId });
       throw error;

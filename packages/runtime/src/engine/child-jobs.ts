@@ -10,7 +10,7 @@ export const BACKOFF_TYPE = 'tierflow';
  * Job options every Tierflow job shares: id = message id, and retries. Retention is not here: the
  * workers apply their own (`keepFinishedMs`), so the deployment decides it, not whoever enqueued.
  */
-export function jobOptions(id: string, priority: number, runtime: RuntimeOptions, timestamp?: number): JobsOptions {
+export function jobOptions(id: string, priority: number, runtime: RuntimeOptions, timestamp?: number): JobsOptions & { jobId: string } {
   return {
     jobId: id,
     // When it was enqueued, on the deployment's clock rather than the adding host's.

@@ -21,13 +21,21 @@ import { sendDelegations } from './handoffs.js';
 
 type Child = StepState['children'][number];
 
+/** A round sent: its state, whether the job now waits for its children, and whether a cancellation mark on the job was read as the round went out. */
+export interface SentRound {
+  readonly state: StepState;
+  readonly parked: boolean;
+  readonly marked: boolean;
+}
+
 /**
- * Sends a policy's delegations: the new round's step state, the policy's Beads writes, the audit
- * entries, the round's watchdog and (for first_success) its race record go in one fenced MULTI,
- * then the child jobs are added. State first: a crash after the MULTI re-adds the same children
- * (same ids) on the next try.
+ * Sends a policy's delegations in one script (Engine.sendRound): the new round's step state, the
+ * policy's Beads writes, the audit entries, the round's watchdog and (for first_success) its race
+ * record, then the child jobs, then the job's move to waiting for them. The job's cancellation
+ * marks are read in the same script: a cancellation whose walk of the tree came before it missed
+ * these children, and its mark is then already there.
  */
-export async function delegate(engine: Engine, pass: Pass, previous: StepState | null, step: DelegateStep, received: readonly SettledChild[]): Promise<StepState> {
+export async function delegate(engine: Engine, pass: Pass, previous: StepState | null, step: DelegateStep, received: readonly SettledChild[]): Promise<SentRound> {
   const { job, assignment, span } = pass;
   const lowerQueue = engine.lowerQueue;
   if (!lowerQueue) throw new UnrecoverableError(`${engine.tier} has no tier below`);
@@ -95,9 +103,10 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   if (engine.role.recordsRunTrace && span.isRecording()) {
     batch.set(keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', engine.runtime.keepFinishedMs, 'NX');
   }
-  await engine.commit(batch, pass.lock);
-  await addChildJobs(lowerQueue, childJobs(messages, job, engine.runtime, step.delayMs ?? 0, traces));
-  return state;
+  const markKeys = engine.reader.markKeys(job.id!);
+  for (const key of markKeys) batch.get(key);
+  const sent = await engine.sendRound(batch, pass.lock, childJobs(messages, job, engine.runtime, step.delayMs ?? 0, traces));
+  return { state, parked: sent.parked, marked: await engine.reader.stoppedBy(job.id!, sent.replies.slice(-markKeys.length)) };
 }
 
 /** Adds children of a saved round whose jobs do not exist: a crash between saving the round and adding them. */

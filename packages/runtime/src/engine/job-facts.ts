@@ -77,7 +77,7 @@ export class JobFactsReader {
   async read(job: Job, parent: boolean): Promise<JobFacts> {
     const { redis, keys, dedup, steps } = this.deps;
     const jobId = job.id!;
-    const cancelKeys = this.cancellers.map((writer) => keys.cancel(writer, jobId));
+    const cancelKeys = this.markKeys(jobId);
     const timeoutKeys = this.timers.map((writer) => keys.timeout(writer, jobId));
     const round = this.parent ? roundKeyOf(jobId) : null;
     const raceKeys = this.parent && round ? [keys.race(this.parent, round)] : [];
@@ -123,9 +123,24 @@ export class JobFactsReader {
   async cancelled(ids: readonly string[]): Promise<readonly string[]> {
     if (ids.length === 0) return [];
     const width = this.cancellers.length;
-    const texts = await this.deps.redis.mget(...ids.flatMap((id) => this.cancellers.map((writer) => this.deps.keys.cancel(writer, id))));
+    const texts = await this.deps.redis.mget(...ids.flatMap((id) => this.markKeys(id)));
     const marks = await Promise.all(ids.map((id, index) => this.firstMark(id, texts.slice(index * width, (index + 1) * width))));
     return ids.filter((_, index) => marks[index] !== null);
+  }
+
+  /** Where the cancellation marks that may stop job `jobId` are, one per party that may write one. */
+  markKeys(jobId: string): string[] {
+    return this.cancellers.map((writer) => this.deps.keys.cancel(writer, jobId));
+  }
+
+  /** Whether the marks read at {@link markKeys} (in its order) stop job `jobId`. */
+  async stoppedBy(jobId: string, texts: readonly unknown[]): Promise<boolean> {
+    return (
+      (await this.firstMark(
+        jobId,
+        texts.map((text) => (typeof text === 'string' ? text : null)),
+      )) !== null
+    );
   }
 
   /** The first mark, in the order of {@link cancellersOf}, that holds for `jobId`. */

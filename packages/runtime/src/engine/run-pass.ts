@@ -4,7 +4,7 @@ import { checkUpstream, reportChecks, withCascadeCheck } from '../checks/upstrea
 import type { SettledRound, Step } from '../policy/handler.js';
 import { answer } from './answer.js';
 import { collectRound, isPending, type CollectMode } from './collect-round.js';
-import { addChildren, delegate, keepWatch } from './delegate.js';
+import { addChildren, delegate, keepWatch, type SentRound } from './delegate.js';
 import { isTerminal, transition, type PassEvent, type Phase, type PhaseEvents, type PhaseKind, type PhaseOf, type Terminal } from './pass-machine.js';
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from './step-store.js';
@@ -39,18 +39,17 @@ const EFFECTS: Effects = {
     }),
   resuming: (engine, pass, phase) => decision(pass, () => resume(engine, pass, phase.round)),
   delegating: async (engine, pass, phase) => {
-    let state: StepState;
+    let sent: SentRound;
     try {
-      state = await delegate(engine, pass, phase.previous, phase.step, phase.received);
+      sent = await delegate(engine, pass, phase.previous, phase.step, phase.received);
     } catch (error) {
       if (!(error instanceof HandoffRefusedError)) throw error;
       reportRefusal(pass.span, engine.log, error);
       return { type: 'refused', error };
     }
-    // A cancellation that walked the tree while these children were being added missed them;
-    // its mark is in place by now if its second walk missed them too (see cancelMessage).
-    if (pass.context.signal.aborted || (await engine.reader.cancelled([pass.job.id!])).length > 0) await stopChildren(engine, pass, state);
-    const parked = await pass.job.moveToWaitingChildren(pass.lock.token);
+    const { state, parked } = sent;
+    // Stopped while the round went out, or marked before it (a cancellation's walk missed these children).
+    if (pass.context.signal.aborted || sent.marked) await stopSent(engine, pass, state, parked);
     if (parked) {
       pass.span.setAttribute('tierflow.strategy', state.strategy);
       pass.span.addEvent('waiting for children', { children: state.children.length, round: state.round });
@@ -95,6 +94,20 @@ export function stopChildren(engine: Engine, pass: Pass, state: StepState): Prom
     state.children.map((child) => child.id),
     `${pass.assignment.id} was stopped`,
   );
+}
+
+/**
+ * Stops the children of a round that went out while the pass was being stopped. A parked job is
+ * no longer this pass's to retry: should stopping fail, its next pass reads the same stop and
+ * answers once its children have.
+ */
+async function stopSent(engine: Engine, pass: Pass, state: StepState, parked: boolean): Promise<void> {
+  try {
+    await stopChildren(engine, pass, state);
+  } catch (error) {
+    if (!parked) throw error;
+    engine.log.warn('could not stop the children of a round sent as the job was stopped', { id: pass.job.id, error: String(error) });
+  }
 }
 
 /** Why the pass must stop now, if it must: cancelled, or out of time. */
