@@ -41,10 +41,9 @@ export function childJobs(messages: readonly DelegationMessage[], parent: Job, r
 }
 
 /**
- * Adds a parent's child jobs, all at once: sent together, the calls go in one write (see
- * coalesceWrites). Not BullMQ's addBulk, whose pipeline costs more than the calls: ioredis copies
- * every BullMQ script onto each pipeline it creates. (addBulk is not atomic either; a parent
- * re-adds any child a crash left out.)
+ * Adds child jobs of a round on record that have no job (a round is sent whole, with its
+ * children, by RoundSender; this is for a job lost some other way). Sent together, the calls go
+ * in one write (see coalesceWrites).
  */
 export async function addChildJobs(queue: Queue, jobs: ReturnType<typeof childJobs>): Promise<void> {
   await Promise.all(jobs.map((job) => queue.add(job.name, job.data, job.opts)));
