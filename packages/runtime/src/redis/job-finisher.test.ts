@@ -63,10 +63,10 @@ describe('JobFinisher, completing real BullMQ jobs', () => {
     const finisher = new JobFinisher(connections[0]!);
     const worker = new Worker(
       'q',
-      async (job, token) => {
+      (job, token) => {
         const answer = { answer: job.name, text: 'ü' };
         finisher.hold(job.id!, token!, new FencedBatch().setReturnValue(`${prefix}:answer:${job.id}`, answer, 60_000).set(`${prefix}:after`, 'yes'));
-        return answer;
+        return Promise.resolve(answer);
       },
       { connection: connections[1]!, prefix },
       finisher.backendFactory,
