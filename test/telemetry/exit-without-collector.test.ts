@@ -12,7 +12,8 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'c
 // The issue asks for 1 s; the rest is room for a slow, shared machine. Before the fix these took ~8 s.
 const EXIT_BUDGET_MS = 2_000;
 
-// Two subtasks: a first and an aggregate pass at each of three tiers, four sends, two Fleet attempts.
+// Two subtasks: a first and an aggregate pass at each of three tiers, three sends (the Fleet's two
+// subtasks go in one), two Fleet attempts.
 const objective: ObjectiveFile = {
   objective: 'exit quickly',
   task_data: {
@@ -25,7 +26,7 @@ const objective: ObjectiveFile = {
     },
   },
 };
-const SPANS_PER_ROOT = 12;
+const SPANS_PER_ROOT = 11;
 
 interface TimedRun {
   readonly code: number | null;

@@ -40,8 +40,9 @@ const tracedRun: ObjectiveFile = {
 };
 
 // Per root: Monitor, Architect, Dispatcher each a first pass and an aggregate pass (6); one send
-// each to the Architect and the Dispatcher and two to the Fleet (4); three Fleet attempts (3).
-const SPANS_PER_ROOT = 13;
+// each to the Architect, the Dispatcher and the Fleet, whose two subtasks go together (3); three
+// Fleet attempts (3).
+const SPANS_PER_ROOT = 12;
 
 function tracedEnv(receiver: OtlpReceiver, protocol: string): NodeJS.ProcessEnv {
   return {
@@ -82,7 +83,11 @@ describe.each([
   });
 
   const byKind = (kind: ReceivedSpan['kind']): ReceivedSpan[] => spans.filter((span) => span.kind === kind);
-  const producerOf = (messageId: unknown): ReceivedSpan | undefined => byKind('PRODUCER').find((span) => span.attributes['tierflow.message.id'] === messageId);
+  /** A batch send span's messages (an array attribute, as the receiver gives it: JSON text). */
+  const idsOf = (span: ReceivedSpan): string[] => JSON.parse(String(span.attributes['tierflow.message.ids'] ?? '[]')) as string[];
+  /** The send span of a message's round: its own, or its round's batch. */
+  const producerOf = (messageId: unknown): ReceivedSpan | undefined =>
+    byKind('PRODUCER').find((span) => span.attributes['tierflow.message.id'] === messageId || idsOf(span).includes(String(messageId)));
 
   it(`arrive ${encoding}-encoded, one trace for the whole run, from the four services`, () => {
     expect(spans).toHaveLength(SPANS_PER_ROOT);
@@ -102,17 +107,21 @@ describe.each([
     }
   });
 
-  it('the aggregate step links the span of every child', () => {
+  it("a round's children go out in one batch send span, which the aggregate step links", () => {
     const aggregate = spans.find((span) => span.name === 'dispatcher aggregate');
-    const children = byKind('PRODUCER').filter((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET');
-    expect(children).toHaveLength(2);
-    expect(aggregate?.links.map((link) => link.spanId).sort()).toEqual(children.map((span) => span.spanId).sort());
+    const sends = byKind('PRODUCER').filter((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET');
+    const leaves = byKind('CONSUMER').filter((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET');
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!.attributes).toMatchObject({ 'messaging.batch.message_count': 2, 'messaging.operation.type': 'send' });
+    expect(idsOf(sends[0]!).sort()).toEqual([...new Set(leaves.map((span) => String(span.attributes['tierflow.message.id'])))].sort());
+    expect(aggregate?.links.map((link) => link.spanId)).toEqual([sends[0]!.spanId]);
   });
 
   it('every span carries the correlation attributes and the messaging conventions', () => {
     for (const span of spans) {
       expect(span.attributes).toMatchObject({ 'tierflow.root_id': rootId, 'messaging.system': 'bullmq' });
-      for (const key of ['tierflow.message.id', 'tierflow.correlation_id', 'tierflow.tier', 'messaging.destination.name', 'messaging.operation.type']) {
+      const batch = span.attributes['messaging.batch.message_count'] !== undefined;
+      for (const key of [batch ? 'tierflow.message.ids' : 'tierflow.message.id', 'tierflow.correlation_id', 'tierflow.tier', 'messaging.destination.name', 'messaging.operation.type']) {
         expect(span.attributes[key], `${span.name}: ${key}`).toBeTruthy();
       }
     }
@@ -122,11 +131,8 @@ describe.each([
   });
 
   it('a retried subtask shows one span per attempt, the failed one with a retry event', () => {
-    const second = producerOf(
-      byKind('PRODUCER').find((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET' && String(span.attributes['tierflow.message.id']).endsWith('-1'))?.attributes['tierflow.message.id'],
-    );
     const attempts = byKind('CONSUMER')
-      .filter((span) => span.attributes['tierflow.message.id'] === second?.attributes['tierflow.message.id'])
+      .filter((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET' && String(span.attributes['tierflow.message.id']).endsWith('-1'))
       .sort((a, b) => Number(a.attributes['tierflow.attempt']) - Number(b.attributes['tierflow.attempt']));
     expect(attempts.map((span) => [span.attributes['tierflow.attempt'], span.status])).toEqual([
       [1, 'ERROR'],

@@ -106,7 +106,8 @@ export function openPass(engine: Engine, input: PassInput): Pass {
 
 /** A CONSUMER span per processing pass, child of the delegation's span; a resumed parent's pass links each child. */
 export function processSpan(engine: Engine, job: Job, assignment: Assignment, state: StepState | null): Span {
-  const links = state ? state.children.map((child) => linkTo(child.trace)).filter((link): link is Link => link !== null) : null;
+  // A round's children share its send span: one link for each.
+  const links = state ? [...new Set(state.children.map((child) => child.trace))].map(linkTo).filter((link): link is Link => link !== null) : null;
   // A root sent without an SDK carries no context: its first pass started the trace, and later passes join it.
   return startProcessSpan(
     deserialiseContext(job.opts.telemetry?.metadata ?? state?.trace),

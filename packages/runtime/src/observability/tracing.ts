@@ -66,30 +66,46 @@ export function startProcessSpan(parent: Context, facts: HopFacts, aggregate: re
   return tracer.startSpan(name, { kind: aggregate ? SpanKind.INTERNAL : SpanKind.CONSUMER, attributes: hopAttributes(facts, 'process'), links: [...(aggregate ?? [])] }, parent);
 }
 
-/** A PRODUCER span per delegation, ended at once; its context goes with the child job. */
-export function delegationSpan(parent: Context, message: DelegationMessage, queue: string, rootId: string): string | undefined {
-  const span = tracer.startSpan(
-    `${queue} send`,
-    {
-      kind: SpanKind.PRODUCER,
-      attributes: hopAttributes(
-        {
-          messageId: message.id,
-          correlationId: message.correlation_id ?? rootId,
-          rootId,
-          tier: message.target_tier,
-          queue,
-          taskType: message.payload.task_type,
-          specialist: message.payload.specialist_hint,
-        },
-        'send',
-      ),
-    },
-    parent,
-  );
+/**
+ * One PRODUCER span per round of delegations, ended at once; its context goes with every child
+ * job of the round. A round goes out in one script, so its messages are sent together: a batch
+ * send in the messaging conventions, with `messaging.batch.message_count` and the messages' ids
+ * in `tierflow.message.ids`. A round of one is that message's own send span.
+ */
+export function roundSpan(parent: Context, messages: readonly DelegationMessage[], queue: string, rootId: string): string | undefined {
+  const facts = (message: DelegationMessage): HopFacts => ({
+    messageId: message.id,
+    correlationId: message.correlation_id ?? rootId,
+    rootId,
+    tier: message.target_tier,
+    queue,
+    taskType: message.payload.task_type,
+    specialist: message.payload.specialist_hint,
+  });
+  const first = messages[0];
+  if (!first) return undefined;
+  const attributes = messages.length === 1 ? hopAttributes(facts(first), 'send') : batchAttributes(facts(first), messages);
+  const span = tracer.startSpan(`${queue} send`, { kind: SpanKind.PRODUCER, attributes }, parent);
   const metadata = serialiseContext(trace.setSpan(parent, span));
   span.end();
   return metadata;
+}
+
+/** A batch's attributes: what its messages share, their ids, and how many. */
+function batchAttributes(first: HopFacts, messages: readonly DelegationMessage[]): Attributes {
+  const taskTypes = new Set(messages.map((message) => message.payload.task_type));
+  return {
+    'tierflow.message.ids': messages.map((message) => message.id),
+    'tierflow.correlation_id': first.correlationId,
+    'tierflow.root_id': first.rootId,
+    'tierflow.tier': first.tier,
+    ...(taskTypes.size === 1 ? { 'tierflow.task_type': first.taskType } : {}),
+    'messaging.system': 'bullmq',
+    'messaging.destination.name': first.queue,
+    'messaging.operation.type': 'send',
+    'messaging.operation.name': 'send',
+    'messaging.batch.message_count': messages.length,
+  };
 }
 
 /** The PRODUCER span of a root objective sent to the Monitor's queue. */
