@@ -107,10 +107,11 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   const markKeys = engine.reader.markKeys(job.id!);
   for (const key of markKeys) batch.get(key);
   const sent = await engine.sendRound(batch, pass.lock, childJobs(messages, job, engine.runtime, step.delayMs ?? 0, traces));
-  return { state, parked: sent.parked, marked: await engine.reader.stoppedBy(job.id!, sent.replies.slice(-markKeys.length)) };
+  const marks = sent.replies.slice(sent.replies.length - markKeys.length);
+  return { state, parked: sent.parked, marked: await engine.reader.stoppedBy(job.id!, marks) };
 }
 
-/** Adds children of a saved round whose jobs do not exist: a crash between saving the round and adding them. */
+/** Adds children of a saved round whose jobs do not exist (a round goes out whole: these were lost some other way). */
 export async function addChildren(engine: Engine, pass: Pass, children: readonly Child[]): Promise<void> {
   const traces = new Map(children.map((child) => [child.id, child.trace]));
   const messages = childMessages(engine, pass.assignment, children, engine.clock.now());

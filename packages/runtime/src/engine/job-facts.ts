@@ -135,12 +135,8 @@ export class JobFactsReader {
 
   /** Whether the marks read at {@link markKeys} (in its order) stop job `jobId`. */
   async stoppedBy(jobId: string, texts: readonly unknown[]): Promise<boolean> {
-    return (
-      (await this.firstMark(
-        jobId,
-        texts.map((text) => (typeof text === 'string' ? text : null)),
-      )) !== null
-    );
+    const marks = texts.map((text) => (typeof text === 'string' ? text : null));
+    return (await this.firstMark(jobId, marks)) !== null;
   }
 
   /** The first mark, in the order of {@link cancellersOf}, that holds for `jobId`. */
