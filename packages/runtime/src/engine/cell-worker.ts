@@ -379,19 +379,19 @@ export class CellWorker {
   }
 
   /** Sends a pass's writes, only while the pass still holds its job (see {@link FencedBatch}). */
-  private async commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]> {
-    try {
-      return await batch.commit(this.redis, lock.key, lock.token, lock.jobId);
-    } catch (error) {
-      if (error instanceof LockLostError) this.log.warn('lost its lock: another worker has the job; this pass wrote nothing', { id: lock.jobId });
-      throw error;
-    }
+  private commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]> {
+    return this.fenced(lock, () => batch.commit(this.redis, lock.key, lock.token, lock.jobId));
   }
 
   /** Sends a delegating pass's round, only while the pass still holds its job (see {@link RoundSender}). */
-  private async sendRound(batch: FencedBatch, lock: PassLock, children: readonly ChildJob[]) {
+  private sendRound(batch: FencedBatch, lock: PassLock, children: readonly ChildJob[]) {
+    return this.fenced(lock, () => this.rounds.send(batch, lock, this.engine.lowerQueue!, children));
+  }
+
+  /** Runs a fenced write, saying so when the pass has lost its job's lock. */
+  private async fenced<T>(lock: PassLock, write: () => Promise<T>): Promise<T> {
     try {
-      return await this.rounds.send(batch, lock, this.engine.lowerQueue!, children);
+      return await write();
     } catch (error) {
       if (error instanceof LockLostError) this.log.warn('lost its lock: another worker has the job; this pass wrote nothing', { id: lock.jobId });
       throw error;

@@ -31,6 +31,11 @@ export class LockLostError extends TierflowError {
   }
 }
 
+/** What a fenced script's failure means: {@link LockLostError} when its fence refused it (LOCK_LOST), else the error itself. */
+export function lockLostOr(error: unknown, jobId: string): unknown {
+  return error instanceof Error && /\bLOCK_LOST\b/.test(error.message) ? new LockLostError(jobId) : error;
+}
+
 /**
  * Lua that runs the writes a {@link FencedBatch} encodes from ARGV[first] to ARGV[last] (Lua
  * expressions), leaving their replies in `replies`. Each write is its word count, its references,
@@ -183,8 +188,7 @@ export class FencedBatch implements RedisWrites {
       const { keys, words } = this.scriptForm(2, false);
       return (await runScript(redis, FENCED_COMMIT, [lockKey, ...keys], [token, ...words])) as unknown[];
     } catch (error) {
-      if (error instanceof Error && /\bLOCK_LOST\b/.test(error.message)) throw new LockLostError(jobId);
-      throw error;
+      throw lockLostOr(error, jobId);
     }
   }
 

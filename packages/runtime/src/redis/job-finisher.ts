@@ -1,6 +1,6 @@
 import type { RedisClient } from '@tierflow/beads';
 import { createRedisBackend, raw2NextJobData, type BackendFactory, type RedisQueueBackend } from 'bullmq';
-import { moveToFinished } from 'bullmq/dist/cjs/scripts/moveToFinished-14.js';
+import { bullmqFunction } from './bullmq-lua.js';
 import { runWritesLua, type FencedBatch } from './fenced-batch.js';
 import { runScript, type RedisScript } from './scripts.js';
 
@@ -21,10 +21,8 @@ import { runScript, type RedisScript } from './scripts.js';
 const FINISH_WITH_WRITES: RedisScript = {
   name: 'finishWithWrites',
   lua: `
-local function bullmqMoveToFinished()
-${moveToFinished.content}
-end
-local result = bullmqMoveToFinished()
+${bullmqFunction('moveToFinished')}
+local result = moveToFinished(KEYS, ARGV)
 if type(result) == 'number' and result < 0 then return result end
 local returned = ARGV[tonumber(ARGV[#ARGV - 1])]
 ${runWritesLua('tonumber(ARGV[#ARGV])', '#ARGV - 2', 'returned')}
@@ -73,9 +71,9 @@ export class JobFinisher {
       // BullMQ's own moveToCompleted hands its args builder the value as JSON text, as here; a
       // batch that records the same value has that text already.
       const recorded = held.batch.returnValue;
-      const text = recorded !== null && recorded.value === returnValue ? recorded.text : JSON.stringify(returnValue);
-      const args = backend.moveToCompletedArgs(job, text as never, removeOnComplete, token, fetchNext);
-      return this.complete(backend, held, job.id!, args, text === recorded?.text ? text : null);
+      const text = recorded !== null && recorded.value === returnValue ? recorded.text : null;
+      const args = backend.moveToCompletedArgs(job, (text ?? JSON.stringify(returnValue)) as never, removeOnComplete, token, fetchNext);
+      return this.complete(backend, held, job.id!, args, text);
     };
     return backend;
   };

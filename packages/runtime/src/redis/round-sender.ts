@@ -1,28 +1,12 @@
-import { createRequire } from 'node:module';
 import type { RedisClient } from '@tierflow/beads';
 import { Job, type JobsOptions, type Queue } from 'bullmq';
-import { LockLostError, runWritesLua, type FencedBatch } from './fenced-batch.js';
+import { bullmqFunction, bullmqScript } from './bullmq-lua.js';
+import { lockLostOr, runWritesLua, type FencedBatch } from './fenced-batch.js';
 import { runScript, type RedisScript } from './scripts.js';
-
-interface BullmqScript {
-  readonly name: string;
-  readonly content: string;
-  readonly keys: number;
-}
-
-// BullMQ's Lua, as the installed version ships it (its script modules have no declarations).
-const require = createRequire(import.meta.url);
-const BULLMQ_SCRIPTS = require('bullmq/dist/cjs/scripts/index.js') as Record<string, BullmqScript>;
 
 /** The BullMQ scripts a round may call: the adds BullMQ picks from a job's options, then the parent's park. */
 const CALLED = ['addStandardJob', 'addPrioritizedJob', 'addDelayedJob', 'moveToWaitingChildren'] as const;
 type Called = (typeof CALLED)[number];
-
-function bullmqScript(name: Called): BullmqScript {
-  const script = Object.values(BULLMQ_SCRIPTS).find((candidate) => candidate.name === name);
-  if (!script) throw new Error(`the installed BullMQ has no ${name} script`);
-  return script;
-}
 
 /**
  * A delegating pass's commit, its children's adds and its park, in one call. Each BullMQ script
@@ -44,7 +28,7 @@ function bullmqScript(name: Called): BullmqScript {
 const SEND_ROUND: RedisScript = {
   name: 'sendRound',
   lua: `
-${CALLED.map((name) => `local function ${name}(KEYS, ARGV)\n${bullmqScript(name).content}\nend`).join('\n')}
+${CALLED.map(bullmqFunction).join('\n')}
 local BULLMQ = { ${CALLED.map((name) => `${name} = ${name}`).join(', ')} }
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('LOCK_LOST') end
 local writesAt = tonumber(ARGV[#ARGV])
@@ -109,8 +93,7 @@ export class RoundSender {
     try {
       result = await runScript(this.redis, SEND_ROUND, [lock.key, ...writes.keys, ...calls.flatMap((call) => call.keys)], [...args, ...writes.words, args.length + 1]);
     } catch (error) {
-      if (error instanceof Error && /\bLOCK_LOST\b/.test(error.message)) throw new LockLostError(lock.jobId);
-      throw error;
+      throw lockLostOr(error, lock.jobId);
     }
     const [results, replies, code, at] = result as [unknown[] | 'failed', unknown[], number, number];
     if (results === 'failed') {
