@@ -1,8 +1,8 @@
+import { createRequire } from 'node:module';
 import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
-import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 
 /**
  * `expected_output_schema` (docs/protocol.md#expected-output-schemas): a JSON Schema a
@@ -26,29 +26,44 @@ type Compiled = { readonly ok: true; readonly validate: ValidateFunction } | { r
  * a schema that uses them does not compile: it is refused with the reason. (Formats are not
  * checked at all, so `format: "regex"` runs nothing.)
  */
-const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string) => {
-    let compiled: RE2JS;
-    try {
-      compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw TierflowError.permanent(`pattern ${JSON.stringify(pattern)} cannot be used: patterns are matched in linear time (RE2), without backreferences or lookaround (${reason})`, {
-        code: ERROR_TYPES.invalidOutputSchema,
-        cause: error,
-      });
-    }
-    // Ajv keys its compiled patterns by toString(): it must name the pattern.
-    return { test: (text: string) => compiled.test(text), toString: () => pattern };
-  },
-  { code: 're2js' },
-);
+function linearRegExp(re2: typeof RE2JS): RegExpEngine {
+  return Object.assign(
+    (pattern: string) => {
+      let compiled: RE2JS;
+      try {
+        compiled = re2.compile(re2.translateRegExp(pattern));
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw TierflowError.permanent(`pattern ${JSON.stringify(pattern)} cannot be used: patterns are matched in linear time (RE2), without backreferences or lookaround (${reason})`, {
+          code: ERROR_TYPES.invalidOutputSchema,
+          cause: error,
+        });
+      }
+      // Ajv keys its compiled patterns by toString(): it must name the pattern.
+      return { test: (text: string) => compiled.test(text), toString: () => pattern };
+    },
+    { code: 're2js' },
+  );
+}
 
-// Every error, not the first; unknown keywords and formats pass (strict: false), as a sender's
-// schema may carry annotations of its own; `$id`s are not registered, so two senders' schemas never clash.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, code: { regExp: linearRegExp } });
-// 2020-12 is the default; a schema that names draft-07 (common in tooling) is read too.
-ajv.addMetaSchema(draft07);
+/**
+ * Ajv and RE2 are loaded when the first schema is compiled, not when the process starts: most
+ * delegations carry no schema, and loading them was about a tenth of every worker's start-up.
+ * `require`, since compiling is synchronous (zod refinements call it); both ship CommonJS.
+ */
+let ajv: Ajv2020 | undefined;
+function schemaCompiler(): Ajv2020 {
+  if (ajv) return ajv;
+  const require = createRequire(import.meta.url);
+  const { Ajv2020: AjvClass } = require('ajv/dist/2020.js') as { Ajv2020: new (options: Options) => Ajv2020 };
+  const { RE2JS: re2 } = require('re2js') as { RE2JS: typeof RE2JS };
+  // Every error, not the first; unknown keywords and formats pass (strict: false), as a sender's
+  // schema may carry annotations of its own; `$id`s are not registered, so two senders' schemas never clash.
+  ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, code: { regExp: linearRegExp(re2) } });
+  // 2020-12 is the default; a schema that names draft-07 (common in tooling) is read too.
+  ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-07.json') as object);
+  return ajv;
+}
 
 /** Compiled schemas (or why they would not compile), by JSON text; the oldest goes past the bound. */
 const cache = new Map<string, Compiled>();
@@ -61,7 +76,7 @@ export function compileOutputSchema(schema: Readonly<Record<string, unknown>>): 
   if (hit) return hit;
   let compiled: Compiled;
   try {
-    compiled = { ok: true, validate: ajv.compile(schema) };
+    compiled = { ok: true, validate: schemaCompiler().compile(schema) };
   } catch (error) {
     compiled = { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
