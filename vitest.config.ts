@@ -18,9 +18,14 @@ class LongRunningFirst extends BaseSequencer {
 // End-to-end tests (test/) start processes and servers of their own, each file isolated.
 const MOCKS_MODULES = ['apps/fleet/src/code-runner/no-sandbox.test.ts'];
 
+// The workspace's packages are imported from their built dist/, plain JavaScript: Node loads them
+// as it loads node_modules, rather than vitest transforming each file again in every test process.
+const WORKSPACE_BUILDS = /[\\/](packages|apps)[\\/][^\\/]+[\\/]dist[\\/]/;
+
 export default defineConfig({
   test: {
     exclude: ['**/node_modules/**', '**/dist/**'],
+    server: { deps: { external: [WORKSPACE_BUILDS] } },
     // Tests that spawn processes or talk to Redis wait on events with their own deadlines.
     testTimeout: 30_000,
     hookTimeout: 30_000,
