@@ -79,7 +79,7 @@ export async function measureFirstSuccess(client: TierflowClient, runs: number):
 export function levelSummary(label: string, levels: readonly CancelLevels[]): string {
   const median = (index: number): string =>
     percentile(
-      [...levels.map((level) => level[index]!)].sort((a, b) => a - b),
+      levels.map((level) => level[index]!).sort((a, b) => a - b),
       50,
     ).toFixed(0);
   return `${label}, answered after (median ms): last leaf ${median(0)}, Dispatcher ${median(1)}, Architect ${median(2)}, root ${median(3)} (${levels.length} runs)`;
