@@ -45,18 +45,25 @@ export interface HopFacts {
 
 export function hopAttributes(facts: HopFacts, operation: 'send' | 'process'): Attributes {
   return {
+    ...sharedAttributes(facts, operation),
     'tierflow.message.id': facts.messageId,
-    'tierflow.correlation_id': facts.correlationId,
-    'tierflow.root_id': facts.rootId,
-    'tierflow.tier': facts.tier,
     'tierflow.task_type': facts.taskType,
     ...(facts.specialist ? { 'tierflow.specialist': facts.specialist } : {}),
     ...(facts.attempt === undefined ? {} : { 'tierflow.attempt': facts.attempt }),
+    'messaging.message.id': facts.messageId,
+  };
+}
+
+/** What every message of a hop or a batch shares: its run, its tier, and the queue it goes through. */
+function sharedAttributes(facts: HopFacts, operation: 'send' | 'process'): Attributes {
+  return {
+    'tierflow.correlation_id': facts.correlationId,
+    'tierflow.root_id': facts.rootId,
+    'tierflow.tier': facts.tier,
     'messaging.system': 'bullmq',
     'messaging.destination.name': facts.queue,
     'messaging.operation.type': operation,
     'messaging.operation.name': operation,
-    'messaging.message.id': facts.messageId,
   };
 }
 
@@ -95,15 +102,9 @@ export function roundSpan(parent: Context, messages: readonly DelegationMessage[
 function batchAttributes(first: HopFacts, messages: readonly DelegationMessage[]): Attributes {
   const taskTypes = new Set(messages.map((message) => message.payload.task_type));
   return {
+    ...sharedAttributes(first, 'send'),
     'tierflow.message.ids': messages.map((message) => message.id),
-    'tierflow.correlation_id': first.correlationId,
-    'tierflow.root_id': first.rootId,
-    'tierflow.tier': first.tier,
     ...(taskTypes.size === 1 ? { 'tierflow.task_type': first.taskType } : {}),
-    'messaging.system': 'bullmq',
-    'messaging.destination.name': first.queue,
-    'messaging.operation.type': 'send',
-    'messaging.operation.name': 'send',
     'messaging.batch.message_count': messages.length,
   };
 }
