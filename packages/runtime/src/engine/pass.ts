@@ -9,7 +9,7 @@ import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { RuntimeOptions } from '../config/options.js';
 import type { RedisClock } from '../deadlines/clock.js';
 import type { FencedBatch } from '../redis/fenced-batch.js';
-import type { ChildJob, SentRound } from '../redis/round-sender.js';
+import type { ChildJob, RoundReply } from '../redis/round-sender.js';
 import type { Signer } from '../security/signing-keys.js';
 import type { Assignment, TierContext, TierHandler, TierLogger } from '../policy/handler.js';
 import type { DedupCache } from './dedup.js';
@@ -55,7 +55,7 @@ export interface Engine {
    * Sends a delegating pass's round in one script (see RoundSender): its writes, its child jobs on
    * the tier below, and the job's move to waiting for them.
    */
-  sendRound(batch: FencedBatch, lock: PassLock, children: readonly ChildJob[]): Promise<SentRound>;
+  sendRound(batch: FencedBatch, lock: PassLock, children: readonly ChildJob[]): Promise<RoundReply>;
   /**
    * Holds an answering pass's last writes to go with its job's completion, in one script when
    * BullMQ completes the job (see JobFinisher); nothing is written if the job is not completed.

@@ -60,7 +60,7 @@ interface Call {
 }
 
 /** What a round's script did: whether the parent now waits for its children, and the writes' replies. */
-export interface SentRound {
+export interface RoundReply {
   readonly parked: boolean;
   readonly replies: readonly unknown[];
 }
@@ -82,7 +82,7 @@ export class RoundSender {
   /**
    * @throws LockLostError when the pass no longer holds its job; nothing was done.
    */
-  async send(batch: FencedBatch, lock: { readonly jobId: string; readonly key: string; readonly token: string }, lower: Queue, children: readonly ChildJob[]): Promise<SentRound> {
+  async send(batch: FencedBatch, lock: { readonly jobId: string; readonly key: string; readonly token: string }, lower: Queue, children: readonly ChildJob[]): Promise<RoundReply> {
     const calls = await Promise.all(children.map((child) => addCall(lower, child)));
     const park = this.own.backend.moveToWaitingChildrenArgs(lock.jobId, lock.token, {});
     calls.push(split('moveToWaitingChildren', park));
