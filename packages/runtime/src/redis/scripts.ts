@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import { Command } from 'ioredis';
 import type { RedisClient } from '@tierflow/beads';
+import { encodeCommand } from './command-encoding.js';
 
 /** A Lua script of the runtime's: its name on a connection, and its source (with a header naming its KEYS and ARGV). */
 export interface RedisScript {
@@ -7,16 +10,65 @@ export interface RedisScript {
 }
 
 type ScriptArg = string | number | Buffer;
-type ScriptCommand = (keyCount: number, ...keysAndArgs: ScriptArg[]) => Promise<unknown>;
+
+/** A script's SHA, and the sockets it has been sent on in full (so Redis knows it there). */
+interface LoadedScript {
+  readonly lua: string;
+  readonly sha: string;
+  readonly sentOn: WeakSet<object>;
+}
+
+const loaded = new WeakMap<RedisScript, LoadedScript>();
+
+function loadedScript(script: RedisScript): LoadedScript {
+  let known = loaded.get(script);
+  if (!known) {
+    known = { lua: script.lua, sha: createHash('sha1').update(script.lua).digest('hex'), sentOn: new WeakSet() };
+    loaded.set(script, known);
+  }
+  return known;
+}
 
 /**
- * Runs a script by its SHA (EVALSHA), defined on the connection the first time: ioredis loads
- * it when Redis does not know it yet (a restart, a new cluster node). Sending the source with
- * every EVAL made Redis hash it again on each call, and put it on the wire each time.
+ * One call of a script: EVAL with its source the first time on a socket, EVALSHA after, as
+ * ioredis's own scripts do, written in one pass ({@link encodeCommand}).
  */
-export function runScript(redis: RedisClient, script: RedisScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-  const command = `tierflow_${script.name}`;
-  if (!(command in redis)) redis.defineCommand(command, { lua: script.lua });
-  const run = (redis as unknown as Record<string, ScriptCommand>)[command]!;
-  return run.call(redis, keys.length, ...keys, ...args);
+class ScriptCall extends Command {
+  /** The socket it was last written to: Redis there has forgotten the script if it answers NOSCRIPT. */
+  socket: object | null = null;
+
+  constructor(
+    private readonly script: LoadedScript,
+    words: readonly ScriptArg[],
+  ) {
+    super('evalsha', [script.sha, ...words], { replyEncoding: 'utf8' });
+  }
+
+  override toWritable(socket: object): string | Buffer {
+    this.socket = socket;
+    const sendSource = !this.script.sentOn.has(socket);
+    if (sendSource) this.script.sentOn.add(socket);
+    this.name = sendSource ? 'eval' : 'evalsha';
+    this.args[0] = sendSource ? this.script.lua : this.script.sha;
+    // Numbers were made strings when the command was built (ioredis's stringifyArguments).
+    return encodeCommand(this.name, this.args as (string | Buffer)[]);
+  }
+}
+
+/**
+ * Runs a script by its SHA (EVALSHA), sending its source on a connection's first call: Redis
+ * learns it then, and again after it has forgotten it (a restart, a new cluster node, a SCRIPT
+ * FLUSH, which answers NOSCRIPT). Sending the source with every call made Redis hash it each time.
+ */
+export async function runScript(redis: RedisClient, script: RedisScript, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+  const known = loadedScript(script);
+  const words = [keys.length, ...keys, ...args];
+  const call = new ScriptCall(known, words);
+  try {
+    return await redis.sendCommand(call);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
+    if (call.socket) known.sentOn.delete(call.socket);
+    return redis.sendCommand(new ScriptCall(known, words));
+  }
 }
