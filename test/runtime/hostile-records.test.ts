@@ -72,6 +72,15 @@ describe('hostile values in Redis, with every tier running', () => {
     expect(deployment.logs.some((line) => line.includes('dropped a malformed notice'))).toBe(true);
   });
 
+  it('a well-formed notice without a durable mark stops nothing: the running leaf finishes', async () => {
+    const rootId = 'hostile-notice-1';
+    await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]), { rootId });
+    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'active', 'the leaf running');
+    const { channel } = controlKeys(deployment.runtime.prefix);
+    await redis.spublish(channel, JSON.stringify({ kind: 'cancel', ids: [ids(rootId).leaf(0)], reason: 'forged', status: 'cancelled' }));
+    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 15_000 })).payload.status).toBe('success');
+  });
+
   it('junk where a cancellation mark, a timeout record or a cached answer would be is ignored and logged with its key', async () => {
     const rootId = 'hostile-junk-1';
     const { prefix } = deployment.runtime;

@@ -1,9 +1,7 @@
-import { isCancellation, tierAbove, validate, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type Question, type TierName } from '@tierflow/protocol';
+import { tierAbove, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type Question, type TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
-import { controlKeys } from '../cancellation/control-keys.js';
-import { cancellersOf } from '../security/party.js';
 import { systemClock, type Clock } from '../deadlines/clock.js';
 import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js';
 
@@ -58,14 +56,12 @@ export class AuditTrail {
 
   /**
    * The outcome sent, on the MULTI that records it. The Monitor's goes to the client. An answer
-   * to a cancellation records the cancellation received first, from its mark (one read, only then).
+   * to a cancellation records the cancellation received first: `cancellation`, the mark that
+   * stopped the job, as its reader checked it.
    */
-  async outcomeSent(pipeline: RedisWrites, assignment: Assignment, outcome: OutcomeMessage): Promise<void> {
+  outcomeSent(pipeline: RedisWrites, assignment: Assignment, outcome: OutcomeMessage, cancellation: CancellationMessage | null = null): void {
     const entries: AuditEntry[] = [];
-    if (outcome.payload.status === 'cancelled') {
-      const cancellation = await this.cancellationOf(assignment.id);
-      if (cancellation) entries.push(this.entry(this.time(), cancellation.source_tier, this.tier, 'cancellation', 'received', cancellation, cancellation.payload.reason));
-    }
+    if (cancellation) entries.push(this.entry(this.time(), cancellation.source_tier, this.tier, 'cancellation', 'received', cancellation, cancellation.payload.reason));
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
     entries.push(this.outcomeEntry(outcome.timestamp, this.tier, to, 'sent', outcome));
     appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.refreshTtl());
@@ -90,17 +86,6 @@ export class AuditTrail {
 
   private refreshTtl(): number | null {
     return this.tier === 'PROGRESS_MONITOR' ? this.ttlMs : null;
-  }
-
-  /** The cancellation a job answered: the first mark on it, of those who may cancel its tier, that reads as one. */
-  private async cancellationOf(messageId: string): Promise<CancellationMessage | null> {
-    const keys = controlKeys(this.prefix);
-    const marks = await this.redis.mget(...cancellersOf(this.tier).map((writer) => keys.cancel(writer, messageId)));
-    for (const mark of marks) {
-      const parsed = mark ? validate(mark) : null;
-      if (parsed?.ok && isCancellation(parsed.value)) return parsed.value;
-    }
-    return null;
   }
 
   private outcomeEntry(time: string, from: string, to: string, direction: AuditEntry['direction'], outcome: OutcomeMessage): AuditEntry {

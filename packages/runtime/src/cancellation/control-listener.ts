@@ -1,3 +1,4 @@
+import type { CancellationMessage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import { readAbortNotice } from './control-notice.js';
 
@@ -7,6 +8,14 @@ export interface StopReason {
   readonly reason: string;
   /** The error_type to answer with when it is not the status itself (a run stopped over its budget). */
   readonly errorType?: string;
+  /** The durable mark that stopped it, as read and checked, when a mark did: the audit records it as the cancellation received. */
+  readonly cancellation?: CancellationMessage;
+}
+
+/** What a cancellation mark stops a job with: `cancelled`, the error_type the mark names, if any, and the mark. */
+export function markStop(mark: CancellationMessage): StopReason {
+  const errorType = mark.payload.error_type;
+  return { status: 'cancelled', reason: mark.payload.reason, ...(typeof errorType === 'string' ? { errorType } : {}), cancellation: mark };
 }
 
 export function isStopReason(value: unknown): value is StopReason {
@@ -15,19 +24,24 @@ export function isStopReason(value: unknown): value is StopReason {
 
 export interface RunningHandlersOptions {
   /**
-   * When messages are signed: which of the ids a notice names carry a durable mark that
-   * verifies. A notice alone, which anyone who can publish could send, then stops nothing.
+   * The cancellation mark that holds (and verifies, when messages are signed) for each of these
+   * jobs, by id, read in one round trip. A handler is stopped only by its durable mark: a notice
+   * alone, which anyone who can publish could send, stops nothing.
    */
-  readonly verify?: ((ids: readonly string[]) => Promise<readonly string[]>) | null;
+  readonly marks: (ids: readonly string[]) => Promise<ReadonlyMap<string, CancellationMessage>>;
   /** Told of every notice dropped as malformed, with why; it must not throw. */
   readonly onRefused?: (reason: string) => void;
+  /** Told when the marks of a notice's jobs could not be read (their handlers run on); it must not throw. */
+  readonly onUnread?: (error: unknown) => void;
 }
 
 /**
  * The handlers running in this process, by job id, and the subscription that aborts them when a
  * cancellation reaches the control channel from any process. Whatever arrives on the channel is
  * parsed first: a malformed notice is dropped and reported, never thrown into the connection's
- * event handler, where it would end the process.
+ * event handler, where it would end the process. A notice only says where to look: the handlers
+ * it names that run here are stopped by their marks, read for all of them at once, and each
+ * carries its mark on, so answering it reads nothing more.
  */
 export class RunningHandlers {
   private readonly running = new Map<string, AbortController>();
@@ -35,7 +49,7 @@ export class RunningHandlers {
   constructor(
     private readonly subscriber: RedisClient,
     private readonly channel: string,
-    private readonly options: RunningHandlersOptions = {},
+    private readonly options: RunningHandlersOptions,
   ) {
     subscriber.on('smessage', (_channel: string, text: unknown) => {
       try {
@@ -82,18 +96,11 @@ export class RunningHandlers {
       this.options.onRefused?.(read.reason);
       return;
     }
-    const { notice } = read;
-    const here = notice.ids.filter((id) => this.running.has(id));
+    const here = read.notice.ids.filter((id) => this.running.has(id));
     if (here.length === 0) return;
-    const stop: StopReason = { status: notice.status, reason: notice.reason, ...(notice.error_type ? { errorType: notice.error_type } : {}) };
-    const verify = this.options.verify;
-    if (!verify) {
-      for (const id of here) this.running.get(id)?.abort(stop);
-      return;
-    }
-    void verify(here).then(
-      (verified) => verified.forEach((id) => this.running.get(id)?.abort(stop)),
-      () => undefined,
+    void this.options.marks(here).then(
+      (marks) => marks.forEach((mark, id) => this.running.get(id)?.abort(markStop(mark))),
+      (error: unknown) => this.options.onUnread?.(error),
     );
   }
 }

@@ -4,16 +4,19 @@ import { withQuestions } from '../questions/questions.js';
 import { roundKeyOf } from '../cancellation/control-keys.js';
 import { winRace } from '../cancellation/race.js';
 import { withExpectedOutput } from '../checks/expected-output.js';
-import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
+import type { OutcomeDraft } from '../policy/handler.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
 import { partyOf } from '../security/party.js';
 import { signRecord } from '../security/signing.js';
 import type { Engine, Pass } from './pass.js';
+import type { PhaseOf } from './pass-machine.js';
 import type { StepState } from './step-store.js';
 import { usageBelow, withUsageBelow } from './usage-rollup.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
 import { failureDraft } from './failures.js';
 import { reportRefusal, sendOutcome } from './handoffs.js';
+
+type Answering = PhaseOf<'answering'>;
 
 /**
  * Sends a job's outcome. One fenced batch records it for de-duplication, lands the policy's Beads
@@ -22,7 +25,7 @@ import { reportRefusal, sendOutcome } from './handoffs.js';
  * a first_success child that succeeded: that one writes first, then cancels its siblings, then
  * completes (its round's race record was read as the pass opened).
  */
-export async function answer(engine: Engine, pass: Pass, state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[]): Promise<OutcomeMessage> {
+export async function answer(engine: Engine, pass: Pass, { state, draft, received, stop }: Answering): Promise<OutcomeMessage> {
   const { job, assignment } = pass;
   const now = engine.clock.now();
   // A parent that delegated reports what its whole subtree used, whatever its policy wrote.
@@ -50,7 +53,9 @@ export async function answer(engine: Engine, pass: Pass, state: StepState | null
   engine.dedup.record(batch, assignment.id, outcome);
   pass.beads.writeInto(batch);
   engine.audit.outcomesReceived(batch, assignment, received);
-  await engine.audit.outcomeSent(batch, assignment, outcome);
+  // The cancellation this answers, for the audit: the mark that stopped the job, else (stopped another way) one read now.
+  const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.markOf(assignment.id)));
+  engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
   batch.del(engine.steps.key(job.id!), ...settledRecords(engine, job.id!, state));
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);

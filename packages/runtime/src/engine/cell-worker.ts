@@ -155,7 +155,8 @@ export class CellWorker {
     };
     const refusedNotice = throttledWarning(this.log, `dropped a malformed notice on ${keys.channel}`);
     this.running = new RunningHandlers(subscriber, keys.channel, {
-      verify: runtime.signing ? (ids) => this.reader.cancelled(ids) : null,
+      marks: (ids) => this.reader.marks(ids),
+      onUnread: (error) => this.log.warn('could not read the cancellation marks of a notice’s jobs; their handlers run on', { error: String(error) }),
       onRefused: (reason) => refusedNotice({ reason }),
     });
     this.worker = new Worker(
@@ -367,7 +368,7 @@ export class CellWorker {
     const recorded = state === null ? await this.options.handler.recorded?.(pass.context) : null;
     this.log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: job.id, crashes });
     if (state) await stopChildren(this.engine, pass, state);
-    const outcome = await answer(this.engine, pass, state, recorded ?? crashedDraft(crashes), []);
+    const outcome = await answer(this.engine, pass, { kind: 'answering', state, draft: recorded ?? crashedDraft(crashes), received: [], stop: null });
     endWithOutcome(span, outcome, state?.strategy ?? null);
     return outcome;
   }

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
 import { roundKeyOf, type ControlKeys } from '../cancellation/control-keys.js';
-import type { StopReason } from '../cancellation/control-listener.js';
+import { markStop, type StopReason } from '../cancellation/control-listener.js';
 import { readCancelMark, readRace, readTimeoutRecord, type RecordRead } from '../cancellation/control-records.js';
 import { CorruptRecordError } from '../redis/corrupt-record.js';
 import { stopReason } from '../budget/budget-stops.js';
@@ -119,13 +119,20 @@ export class JobFactsReader {
     return new Set(ids.filter((id, index) => this.timeoutRecord(records[index] ?? null, id, this.own) !== null));
   }
 
-  /** The ids among these (this tier's jobs) that carry a cancellation mark that holds. */
-  async cancelled(ids: readonly string[]): Promise<readonly string[]> {
-    if (ids.length === 0) return [];
+  /** The cancellation mark that holds for each of these (this tier's jobs) that has one, by id; one round trip for all. */
+  async marks(ids: readonly string[]): Promise<ReadonlyMap<string, CancellationMessage>> {
+    const held = new Map<string, CancellationMessage>();
+    if (ids.length === 0) return held;
     const width = this.cancellers.length;
     const texts = await this.deps.redis.mget(...ids.flatMap((id) => this.markKeys(id)));
     const marks = await Promise.all(ids.map((id, index) => this.firstMark(id, texts.slice(index * width, (index + 1) * width))));
-    return ids.filter((_, index) => marks[index] !== null);
+    marks.forEach((mark, index) => mark && held.set(ids[index]!, mark));
+    return held;
+  }
+
+  /** The cancellation mark that holds for job `jobId`, if one does. */
+  async markOf(jobId: string): Promise<CancellationMessage | null> {
+    return this.firstMark(jobId, await this.deps.redis.mget(...this.markKeys(jobId)));
   }
 
   /** Where the cancellation marks that may stop job `jobId` are, one per party that may write one. */
@@ -193,13 +200,6 @@ export class JobFactsReader {
   }
 }
 
-/** What a cancellation mark stops a job with: `cancelled`, and the error_type the mark names, if any. */
-function markStop(mark: CancellationMessage): StopReason {
-  const errorType = mark.payload.error_type;
-  return { status: 'cancelled', reason: mark.payload.reason, ...(typeof errorType === 'string' ? { errorType } : {}) };
-}
-
-/** A run over its budget, as its root reads it: cancelled, budget_exceeded. */
 function budgetStop(record: Record<string, string>): StopReason {
   return { status: 'cancelled', reason: stopReason(record), errorType: ERROR_TYPES.budgetExceeded };
 }

@@ -51,7 +51,7 @@ const PHASES: { readonly [K in PhaseKind]: Extract<Phase, { kind: K }> } = {
   resuming: { kind: 'resuming', state, round },
   stopping: { kind: 'stopping', state, stop: cancelled, received: [] },
   delegating: { kind: 'delegating', previous: null, step: delegate, received: [] },
-  answering: { kind: 'answering', state: null, draft: { status: 'success', summary: 'done', confidence: 0.8 }, received: [] },
+  answering: { kind: 'answering', state: null, draft: { status: 'success', summary: 'done', confidence: 0.8 }, received: [], stop: null },
   asking: { kind: 'asking', state, draft: asked, received: round.children },
   awaiting: { kind: 'awaiting', state: waiting, awaiting },
   parked: { kind: 'parked' },

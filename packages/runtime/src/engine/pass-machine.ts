@@ -47,8 +47,8 @@ export type Phase =
   | { readonly kind: 'stopping'; readonly state: StepState; readonly stop: StopReason; readonly received: readonly SettledChild[] }
   /** Sending the policy's delegations (its state and Beads writes first, then the child jobs). */
   | { readonly kind: 'delegating'; readonly previous: StepState | null; readonly step: DelegateStep; readonly received: readonly SettledChild[] }
-  /** Sending the job's outcome. */
-  | { readonly kind: 'answering'; readonly state: StepState | null; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
+  /** Sending the job's outcome; `stop` says why, when the job was stopped. */
+  | { readonly kind: 'answering'; readonly state: StepState | null; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[]; readonly stop: StopReason | null }
   /** Putting the round's questions to a person: the root publishes them and waits (BullMQ's delayed) until answered or out of time. */
   | { readonly kind: 'asking'; readonly state: StepState; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
   /** Woken while waiting for answers: go on with them, wait on, or give up. */
@@ -154,11 +154,11 @@ export interface Opening {
 export function openingPhase({ state, corrupt, stop, refused = null }: Opening): Phase {
   if (corrupt) return { kind: 'corrupt', error: corrupt };
   if (state === null) {
-    if (stop) return answering(null, stoppedDraft(stop), []);
+    if (stop) return answering(null, stoppedDraft(stop), [], stop);
     // A refusal is permanent: what attempt this is does not change the answer.
     return refused ? answering(null, failureDraft(refused, 1), []) : { kind: 'fresh' };
   }
-  if (state.awaiting) return stop ? answering(state, unansweredDraft(state.awaiting, stop), []) : { kind: 'awaiting', state, awaiting: state.awaiting };
+  if (state.awaiting) return stop ? answering(state, unansweredDraft(state.awaiting, stop), [], stop) : { kind: 'awaiting', state, awaiting: state.awaiting };
   return stop ? { kind: 'stopping', state, stop, received: [] } : { kind: 'collecting', state, mode: 'wait', received: [] };
 }
 
@@ -172,7 +172,7 @@ const TRANSITIONS: Transitions = {
       case 'failed':
         return fail(event.error, null, [], rules);
       case 'stopped':
-        return answering(null, stoppedDraft(event.stop), []);
+        return answering(null, stoppedDraft(event.stop), [], event.stop);
     }
   },
   corrupt: (phase, event, rules) => {
@@ -182,7 +182,7 @@ const TRANSITIONS: Transitions = {
       case 'failed':
         return fail(event.error, null, [], rules);
       case 'stopped':
-        return answering(null, stoppedDraft(event.stop), []);
+        return answering(null, stoppedDraft(event.stop), [], event.stop);
     }
   },
   collecting: (phase, event, rules) => {
@@ -223,10 +223,10 @@ const TRANSITIONS: Transitions = {
   stopping: (phase, event, rules) => {
     switch (event.type) {
       case 'round_settled':
-        return answering(phase.state, stoppedDraft(phase.stop, event.round.children, phase.state.children.length, rules.onTimeout), event.round.children);
+        return answering(phase.state, stoppedDraft(phase.stop, event.round.children, phase.state.children.length, rules.onTimeout), event.round.children, phase.stop);
       case 'round_pending': // a stopping read leaves the silent children out, so never pending
       case 'stopped':
-        return answering(phase.state, stoppedDraft(phase.stop, phase.received, phase.state.children.length, rules.onTimeout), phase.received);
+        return answering(phase.state, stoppedDraft(phase.stop, phase.received, phase.state.children.length, rules.onTimeout), phase.received, phase.stop);
       case 'failed':
         return fail(event.error, phase.state, phase.received, rules);
     }
@@ -253,7 +253,7 @@ const TRANSITIONS: Transitions = {
         return fail(event.error, phase.state, [], rules);
       case 'stopped':
         // The round already settled: what it brought is in the question's draft, so no read.
-        return answering(phase.state, unansweredDraft(phase.awaiting, event.stop), []);
+        return answering(phase.state, unansweredDraft(phase.awaiting, event.stop), [], event.stop);
     }
   },
   parked: (phase) => phase,
@@ -274,8 +274,8 @@ export function transition(phase: Phase, event: PassEvent, rules: PassRules): Ph
   return (TRANSITIONS[phase.kind] as (phase: Phase, event: PassEvent, rules: PassRules) => Phase)(phase, event, rules);
 }
 
-function answering(state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[]): Phase {
-  return { kind: 'answering', state, draft, received };
+function answering(state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[], stop: StopReason | null = null): Phase {
+  return { kind: 'answering', state, draft, received, stop };
 }
 
 /** A policy's step: an outcome to send, or delegations, unless the fan-out guard refuses them. */

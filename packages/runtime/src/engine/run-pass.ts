@@ -56,7 +56,7 @@ const EFFECTS: Effects = {
     }
     return { type: 'delegated', state, parked };
   },
-  answering: async (engine, pass, phase) => ({ type: 'answered', outcome: await answer(engine, pass, phase.state, phase.draft, phase.received) }),
+  answering: async (engine, pass, phase) => ({ type: 'answered', outcome: await answer(engine, pass, phase) }),
   asking: async (engine, pass, phase) => {
     await askPeople(engine, pass, phase.state, phase.draft, phase.received);
     return { type: 'asked' };
