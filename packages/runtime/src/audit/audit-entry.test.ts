@@ -28,16 +28,48 @@ function recorder(): { pipeline: ChainableCommander; calls: unknown[][] } {
 }
 
 describe('audit entries', () => {
-  it('round-trip through the flat string fields of a stream entry', () => {
+  it('are written as one JSON field, and read back whole', () => {
     const fields = auditFields(entry);
-    expect(fields.slice(0, 4)).toEqual(['time', entry.time, 'from', 'ROUTING_DISPATCHER']);
-    expect(fields).toContain('confidence');
+    expect(fields).toEqual(['e', JSON.stringify(entry)]);
     expect(parseAuditFields('1-0', fields)).toEqual({ ...entry, stream_id: '1-0' });
     expect(parseAuditFields('2-0', auditFields({ ...entry, kind: 'outcome', status: 'success', confidence: 0.92, attempt: null }))).toMatchObject({ confidence: 0.92, attempt: null });
   });
 
-  it('read back leave unknown fields out and missing ones empty', () => {
+  it('written a field per value, as before, read back the same', () => {
+    const legacy = [
+      'time',
+      entry.time,
+      'from',
+      entry.from,
+      'to',
+      entry.to,
+      'kind',
+      'delegation',
+      'direction',
+      'received',
+      'id',
+      entry.id,
+      'correlation_id',
+      entry.correlation_id,
+      'status',
+      '',
+      'confidence',
+      '',
+      'by',
+      entry.by,
+      'attempt',
+      '2',
+      'detail',
+      entry.detail,
+    ];
+    expect(parseAuditFields('1-0', legacy)).toEqual({ ...entry, stream_id: '1-0' });
+  });
+
+  it('read back leave unknown fields out, missing ones empty, and a number that is not one NaN', () => {
     expect(parseAuditFields('3-0', ['id', 'x', 'future', 'y'])).toMatchObject({ id: 'x', from: '', confidence: null, attempt: null });
+    expect(parseAuditFields('3-1', ['id', 'x', 'confidence', 'lots'])).toMatchObject({ confidence: Number.NaN });
+    expect(parseAuditFields('4-0', ['e', '{"id":"x","confidence":"high","attempt":1e999,"future":1,"from":7}'])).toMatchObject({ id: 'x', from: '', confidence: Number.NaN, attempt: Infinity });
+    for (const junk of ['not json', '[1,2]', 'null', '"text"']) expect(parseAuditFields('5-0', ['e', junk])).toMatchObject({ id: '', kind: '', confidence: null });
   });
 
   it('live in one stream per run, under the deployment prefix', () => {
