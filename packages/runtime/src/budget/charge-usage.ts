@@ -20,7 +20,6 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
  * the stop, so however many calls hit the limit at once, the run is cancelled once.
  */
 const CHARGE_USAGE: RedisScript = {
-  name: 'chargeUsage',
   lua: `
 local h = KEYS[1]
 -- One read of everything, so a charge costs the same however many limits there are.

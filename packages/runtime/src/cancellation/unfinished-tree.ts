@@ -17,7 +17,6 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
  * hash tag, as BullMQ's own scripts' do. The level counts from 1, the target's children.
  */
 const UNFINISHED_TREE: RedisScript = {
-  name: 'unfinishedTree',
   lua: `
 local out = {}
 local level = { KEYS[1] }

@@ -11,7 +11,6 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
  * Returns the claimed members.
  */
 const CLAIM_DUE: RedisScript = {
-  name: 'claimDue',
   lua: `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)

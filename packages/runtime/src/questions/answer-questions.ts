@@ -18,7 +18,6 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
  * Returns { 'already_answered', id } | { 'ok' }.
  */
 const ANSWER_QUESTIONS: RedisScript = {
-  name: 'answerQuestions',
   lua: `
 -- Every answer is checked before any is written.
 for i = 2, #ARGV, 3 do

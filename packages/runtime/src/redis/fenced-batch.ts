@@ -73,7 +73,6 @@ end`;
  * Returns the replies of the writes in order, or the error LOCK_LOST having written nothing.
  */
 const FENCED_COMMIT: RedisScript = {
-  name: 'fencedCommit',
   lua: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('LOCK_LOST') end
 ${runWritesLua('2', '#ARGV')}

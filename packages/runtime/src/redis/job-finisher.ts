@@ -19,7 +19,6 @@ import { runScript, type RedisScript } from './scripts.js';
  * 0 or the next job to run, the writes made.
  */
 const FINISH_WITH_WRITES: RedisScript = {
-  name: 'finishWithWrites',
   lua: `
 ${bullmqFunction('moveToFinished')}
 local result = moveToFinished(KEYS, ARGV)

@@ -26,7 +26,6 @@ type Called = (typeof CALLED)[number];
  * code and which call (from 1).
  */
 const SEND_ROUND: RedisScript = {
-  name: 'sendRound',
   lua: `
 ${CALLED.map(bullmqFunction).join('\n')}
 local BULLMQ = { ${CALLED.map((name) => `${name} = ${name}`).join(', ')} }

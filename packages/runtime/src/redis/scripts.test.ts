@@ -3,7 +3,7 @@ import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { runScript, type RedisScript } from './scripts.js';
 
-const ECHO: RedisScript = { name: 'testEcho', lua: `return { KEYS[1], ARGV[1], ARGV[2] }` };
+const ECHO: RedisScript = { lua: `return { KEYS[1], ARGV[1], ARGV[2] }` };
 
 describe('runScript, on a real Redis', () => {
   const db = usePrivateRedis();
@@ -17,7 +17,7 @@ describe('runScript, on a real Redis', () => {
   });
 
   it('carries binary and non-ASCII arguments byte for byte', async () => {
-    const STORE: RedisScript = { name: 'testStore', lua: `redis.call('SET', KEYS[1], ARGV[1]); redis.call('SET', KEYS[2], ARGV[2]); return 1` };
+    const STORE: RedisScript = { lua: `redis.call('SET', KEYS[1], ARGV[1]); redis.call('SET', KEYS[2], ARGV[2]); return 1` };
     const binary = Buffer.from([0xde, 0x00, 0xff, 0x80, 0x0d, 0x0a]);
     await runScript(db.redis, STORE, ['{t}:bin', '{t}:text'], [binary, 'clé ✓']);
     expect(await db.redis.getBuffer('{t}:bin')).toEqual(binary);

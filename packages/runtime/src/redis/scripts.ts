@@ -3,9 +3,8 @@ import { Command } from 'ioredis';
 import type { RedisClient } from '@tierflow/beads';
 import { encodeCommand } from './command-encoding.js';
 
-/** A Lua script of the runtime's: its name on a connection, and its source (with a header naming its KEYS and ARGV). */
+/** A Lua script of the runtime's: its source, with a header naming its KEYS and ARGV. */
 export interface RedisScript {
-  readonly name: string;
   readonly lua: string;
 }
 

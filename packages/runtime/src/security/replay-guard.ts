@@ -11,7 +11,6 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
  * Returns false when the record is new, else the enqueue time it holds.
  */
 const ADMIT: RedisScript = {
-  name: 'admitMessage',
   lua: `
 local held = redis.call('GET', KEYS[1])
 if not held then
