@@ -54,7 +54,7 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
   pass.beads.writeInto(batch);
   engine.audit.outcomesReceived(batch, assignment, received);
   // The cancellation this answers, for the audit: the mark that stopped the job, else (stopped another way) one read now.
-  const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.markOf(assignment.id)));
+  const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.marks([assignment.id])).get(assignment.id) ?? null);
   engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
   batch.del(engine.steps.key(job.id!), ...settledRecords(engine, job.id!, state));
   // The round settled: its watchdog has nothing left to do.

@@ -130,11 +130,6 @@ export class JobFactsReader {
     return held;
   }
 
-  /** The cancellation mark that holds for job `jobId`, if one does. */
-  async markOf(jobId: string): Promise<CancellationMessage | null> {
-    return this.firstMark(jobId, await this.deps.redis.mget(...this.markKeys(jobId)));
-  }
-
   /** Where the cancellation marks that may stop job `jobId` are, one per party that may write one. */
   markKeys(jobId: string): string[] {
     return this.cancellers.map((writer) => this.deps.keys.cancel(writer, jobId));
