@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { fastParser, REFUSED } from './fast-parse.js';
+import * as protocol from './index.js';
+import { seedExample, seedExampleFiles } from './test-fixtures.js';
+
+/** The fast parser agrees with zod on `input`: the same output, key order included, or both refuse. */
+function expectAgreement(schema: z.ZodType, input: unknown, label: string): boolean {
+  const byZod = schema.safeParse(input);
+  const fast = fastParser(schema)(input);
+  if (!byZod.success) {
+    expect(fast, `${label}: zod refuses it`).toBe(REFUSED);
+    return false;
+  }
+  expect(fast, `${label}: zod accepts it`).not.toBe(REFUSED);
+  expect(fast, label).toStrictEqual(byZod.data);
+  expect(JSON.stringify(fast), label).toBe(JSON.stringify(byZod.data));
+  return true;
+}
+
+const SCHEMAS: [string, z.ZodType][] = Object.entries(protocol as Record<string, unknown>).flatMap(([name, value]) =>
+  typeof value === 'object' && value !== null && '_zod' in value && 'safeParse' in value ? [[name, value as z.ZodType]] : [],
+);
+
+/** Richer messages than the seed's: every optional part of a delegation and an outcome filled in. */
+function fullMessages(): Record<string, unknown>[] {
+  const [delegation, outcome] = [seedExample('dispatcher-to-fleet.json'), seedExample('fleet-to-dispatcher.json')];
+  return [
+    {
+      ...delegation,
+      payload: {
+        ...delegation.payload,
+        expected_output_schema: { type: 'object', required: ['answer'] },
+        error_policy: { on_low_confidence: 'escalate' },
+        extra_field: { kept: [1, 'two', null] },
+      },
+    },
+    {
+      ...outcome,
+      payload: {
+        ...outcome.payload,
+        status: 'failed',
+        error_type: 'specialist_error',
+        error_detail: 'it broke',
+        recoverable: true,
+        resources_used: { tokens: 10, nested: { a: [1, 2] } },
+      },
+    },
+  ];
+}
+
+const REPLACEMENTS: readonly unknown[] = [undefined, null, '', 'x', 0, -1, 1.5, 2 ** 60, Number.NaN, Number.POSITIVE_INFINITY, true, [], [1, 'a'], {}, { a: 1 }, 'y'.repeat(300)];
+
+/** Every path to a value in `value` (objects and arrays walked), root excluded. */
+function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (typeof value !== 'object' || value === null) return [];
+  const keys = Array.isArray(value) ? value.map((_, index) => index) : Object.keys(value);
+  return keys.flatMap((key) => [[...at, key], ...paths((value as Record<string | number, unknown>)[key], [...at, key])]);
+}
+
+/** A copy of `value` with the value at `path` replaced (or, for `undefined` in an object, deleted). */
+function replaced(value: unknown, path: (string | number)[], replacement: unknown): unknown {
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  let node = copy;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
+  const last = path.at(-1)!;
+  if (replacement === undefined && !Array.isArray(node)) delete node[last];
+  else node[last] = replacement;
+  return copy;
+}
+
+describe('fastParser on the protocol schemas', () => {
+  const messages = [...seedExampleFiles().map((file) => seedExample(file)), ...fullMessages()];
+
+  it('agrees with zod on every message of the protocol examples and on every part of one, against every exported schema', () => {
+    const parts = messages.flatMap((message) => [message, ...paths(message).map((path) => path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], message))]);
+    let accepted = 0;
+    for (const [name, schema] of SCHEMAS) {
+      for (const [index, part] of parts.entries()) if (expectAgreement(schema, part, `${name} on part ${index}`)) accepted++;
+    }
+    // Not only refusals: many parts are valid for some schema.
+    expect(accepted).toBeGreaterThan(50);
+  });
+
+  it('agrees with zod on each example with any one value replaced by another kind, removed, or a field added', () => {
+    let compared = 0;
+    for (const message of messages) {
+      const schema = protocol.MESSAGE_SCHEMAS[protocol.payloadKind(message.payload)!];
+      for (const path of paths(message)) {
+        for (const replacement of REPLACEMENTS) {
+          expectAgreement(schema, replaced(message, path, replacement), `${path.join('.')} = ${String(replacement).slice(0, 20)}`);
+          compared++;
+        }
+        const node = path.reduce<unknown>((value, key) => (value as Record<string | number, unknown>)[key], message);
+        if (typeof node === 'object' && node !== null && !Array.isArray(node)) expectAgreement(schema, replaced(message, [...path, 'unexpected'], 1), `${path.join('.')}.unexpected`);
+      }
+      expectAgreement(schema, { ...message, unexpected: 1 }, 'unexpected');
+    }
+    expect(compared).toBeGreaterThan(1_000);
+  });
+});
+
+describe('fastParser, kind by kind', () => {
+  const cases: [string, z.ZodType, unknown[]][] = [
+    ['numbers', z.number(), [1, -0, Number.NaN, Number.POSITIVE_INFINITY, '1', null]],
+    ['ints with bounds', z.int().positive().max(10), [1, 10, 11, 0, 1.5, 2 ** 60]],
+    [
+      'strings with checks and formats',
+      z.object({
+        id: z.uuid(),
+        at: z.iso.datetime(),
+        name: z
+          .string()
+          .min(2)
+          .regex(/^[a-z]+$/),
+      }),
+      [
+        { id: '2b1a4d4e-5b7c-4c0e-9a51-4a1f5e2d3c4b', at: '2026-11-27T10:00:00Z', name: 'ab' },
+        { id: 'nope', at: '2026-11-27T10:00:00Z', name: 'ab' },
+        { id: '2b1a4d4e-5b7c-4c0e-9a51-4a1f5e2d3c4b', at: 'yesterday', name: 'ab' },
+        { id: '2b1a4d4e-5b7c-4c0e-9a51-4a1f5e2d3c4b', at: '2026-11-27T10:00:00Z', name: 'A' },
+      ],
+    ],
+    ['checks that rewrite the value', z.string().trim().toLowerCase(), ['  MiXed ', 3]],
+    [
+      'optional, nullable and default fields, absent, undefined or given',
+      z.object({ a: z.string().optional(), b: z.string().nullable(), c: z.array(z.string()).default([]), d: z.number().default(2).optional(), e: z.string().nullable().default(null) }),
+      [{ b: null }, { a: undefined, b: 'x', c: undefined, d: undefined }, { a: 'x', b: 'y', c: ['z'], d: 5, e: 'e' }, { a: 1, b: null }, {}, { b: undefined }],
+    ],
+    [
+      'fields that take undefined, absent or given',
+      z.object({ u: z.unknown(), a: z.any(), n: z.undefined(), v: z.void(), o: z.union([z.string(), z.undefined()]) }),
+      [{}, { u: undefined, a: 1, n: undefined, v: undefined, o: undefined }, { o: 'x' }],
+    ],
+    ['exact optional fields', z.object({ a: z.exactOptional(z.string()) }), [{}, { a: 'x' }, { a: undefined }]],
+    ['strict, loose and stripping objects', z.strictObject({ a: z.int() }), [{ a: 1 }, { a: 1, b: 2 }, JSON.parse('{"a":1,"__proto__":{"b":2}}')]],
+    ['loose objects', z.looseObject({ a: z.int() }), [{ a: 1, b: { c: 2 } }, JSON.parse('{"a":1,"__proto__":{"b":2}}'), [], null]],
+    ['stripping objects', z.object({ a: z.int() }), [{ a: 1, b: 2 }, Object.create({ a: 1 }), new Date(0)]],
+    [
+      'catch-alls with a type',
+      z.object({ a: z.int() }).catchall(z.string()),
+      [
+        { a: 1, b: 'x' },
+        { a: 1, b: 2 },
+      ],
+    ],
+    ['records of strings', z.record(z.string(), z.unknown()), [{ a: 1 }, JSON.parse('{"__proto__":1,"a":2}'), new Map(), Object.create(null), [], { [Symbol('s')]: 1 }]],
+    ['records with checked values', z.record(z.string(), z.int()), [{ a: 1 }, { a: 'x' }]],
+    ['records with checked keys, left to zod', z.record(z.string().min(2), z.int()), [{ ab: 1 }, { a: 1 }]],
+    ['arrays, holes included', z.array(z.string().nullable()).max(3), [['a', null], new Array<unknown>(2).fill('b', 1), ['a', 'b', 'c', 'd'], 'abc']],
+    [
+      'enums and literals',
+      z.object({ kind: z.enum(['a', 'b']), fixed: z.literal(3) }),
+      [
+        { kind: 'a', fixed: 3 },
+        { kind: 'c', fixed: 3 },
+        { kind: 'a', fixed: '3' },
+      ],
+    ],
+    [
+      'unions, pipes and coercion, left to zod',
+      z.object({ u: z.union([z.string(), z.int()]), p: z.string().transform((text) => text.length), c: z.coerce.number() }),
+      [
+        { u: 'x', p: 'abc', c: '5' },
+        { u: 1.5, p: 'abc', c: '5' },
+      ],
+    ],
+    [
+      'refinements with a when',
+      z.looseObject({ a: z.int(), b: z.int() }).refine((value) => value.a < value.b, { when: () => true }),
+      [
+        { a: 1, b: 2 },
+        { a: 2, b: 1 },
+        { a: 'x', b: 1 },
+      ],
+    ],
+  ];
+  for (const [name, schema, inputs] of cases) {
+    it(name, () => {
+      for (const [index, input] of inputs.entries()) expectAgreement(schema, input, `${name}, input ${index}`);
+    });
+  }
+
+  it('runs a refinement on the parsed value, not the input', () => {
+    const seen: unknown[] = [];
+    const schema = z.object({ a: z.string().default('d') }).refine((value) => seen.push(value) > 0);
+    expect(fastParser(schema)({})).toEqual({ a: 'd' });
+    expect(seen).toEqual([{ a: 'd' }]);
+  });
+});

@@ -1,0 +1,198 @@
+import { util, type $ZodCheck, type $ZodType } from 'zod/v4/core';
+
+/** What a fast parser answers when zod would refuse the input: the caller then asks zod, for its errors. */
+export const REFUSED: unique symbol = Symbol('refused');
+
+/** Parses like the schema it was made from: zod's output for an input zod accepts, else {@link REFUSED}. */
+export type FastParse = (input: unknown) => unknown;
+
+/**
+ * A parser made once per schema from zod's own definition of it, for the hot path: checking the
+ * messages every hop reads and sends. zod parses by passing a payload object through a closure per
+ * node and collecting issues as it goes; in a worker, between other work, that cost 50–250 µs a
+ * message (test/bench/RESULTS.md). The parser made here walks the same definition with plain
+ * functions and no issue bookkeeping. It only says yes or no: an input it refuses is parsed again by
+ * zod, whose errors the caller reports, so error messages and paths stay zod's.
+ *
+ * It answers exactly as zod does, by construction: the node kinds it knows (objects, arrays,
+ * records of string keys, strings, numbers, booleans, null, enums, literals, optional, nullable,
+ * default) follow zod's parse of that kind, every check (lengths, formats, regexes, refinements)
+ * is zod's own check object, run on the parsed value; any other kind (unions, pipes, lazy, …), or
+ * a known kind with an option the parser does not follow (coercion, symbol keys), is parsed by zod
+ * itself. `fast-parse.test.ts` compares both on every protocol schema over valid and broken inputs.
+ */
+export function fastParser(schema: $ZodType): FastParse {
+  let parse = made.get(schema);
+  if (!parse) {
+    parse = make(schema);
+    made.set(schema, parse);
+  }
+  return parse;
+}
+
+const made = new WeakMap<$ZodType, FastParse>();
+const SYNC = { async: false } as const;
+
+function make(schema: $ZodType): FastParse {
+  const own = kindParser(schema);
+  return own ? withChecks(schema, own) : byZod(schema);
+}
+
+/** The node parsed by zod itself, checks included. */
+function byZod(schema: $ZodType): FastParse {
+  return (input) => {
+    const result = schema._zod.run({ value: input, issues: [] }, SYNC);
+    if (result instanceof Promise) throw new Error('an asynchronous schema cannot be parsed synchronously');
+    return result.issues.length === 0 ? result.value : REFUSED;
+  };
+}
+
+/** zod runs a node's checks after its own parse, the node itself first when it is a check too (a format). */
+function withChecks(schema: $ZodType, parse: FastParse): FastParse {
+  const checks: $ZodCheck[] = [...(schema._zod.def.checks ?? [])];
+  if (schema._zod.traits.has('$ZodCheck')) checks.unshift(schema as unknown as $ZodCheck);
+  if (checks.length === 0) return parse;
+  return (input) => {
+    const value = parse(input);
+    if (value === REFUSED) return REFUSED;
+    const payload = { value, issues: [] as unknown[] };
+    for (const check of checks) {
+      const when = check._zod.def.when;
+      if (when && !when(payload as never)) continue;
+      const ran = check._zod.check(payload as never) as unknown;
+      if (ran instanceof Promise) throw new Error('an asynchronous check cannot run synchronously');
+      if (payload.issues.length > 0) return REFUSED;
+    }
+    return payload.value;
+  };
+}
+
+type Def = Record<string, unknown> & { readonly type: string };
+
+/** The parse of the node's own kind, or null for a kind (or an option of it) left to zod. */
+function kindParser(schema: $ZodType): FastParse | null {
+  const def = schema._zod.def as unknown as Def;
+  if (def.coerce) return null;
+  switch (def.type) {
+    case 'string':
+      return (input) => (typeof input === 'string' ? input : REFUSED);
+    case 'number':
+      // zod's number refuses NaN and ±Infinity; an int is a number with a format check.
+      return (input) => (typeof input === 'number' && Number.isFinite(input) ? input : REFUSED);
+    case 'boolean':
+      return (input) => (typeof input === 'boolean' ? input : REFUSED);
+    case 'null':
+      return (input) => (input === null ? null : REFUSED);
+    case 'unknown':
+    case 'any':
+      return (input) => input;
+    case 'enum':
+    case 'literal': {
+      const values = schema._zod.values!;
+      return (input) => (values.has(input as never) ? input : REFUSED);
+    }
+    case 'optional': {
+      const inner = def.innerType as $ZodType;
+      // An exact optional hands undefined to its inner type; a defaulted inner substitutes for it.
+      if (schema._zod.traits.has('$ZodExactOptional') || inner._zod.optin === 'defaulted') return null;
+      const parse = fastParser(inner);
+      return (input) => (input === undefined ? undefined : parse(input));
+    }
+    case 'nullable': {
+      const parse = fastParser(def.innerType as $ZodType);
+      return (input) => (input === null ? null : parse(input));
+    }
+    case 'default': {
+      const parse = fastParser(def.innerType as $ZodType);
+      return (input) => {
+        if (input === undefined) return def.defaultValue;
+        const value = parse(input);
+        return value === undefined ? def.defaultValue : value;
+      };
+    }
+    case 'array': {
+      const element = fastParser(def.element as $ZodType);
+      return (input) => {
+        if (!Array.isArray(input)) return REFUSED;
+        const output = new Array<unknown>(input.length);
+        for (let index = 0; index < input.length; index++) {
+          const value = element(input[index]);
+          if (value === REFUSED) return REFUSED;
+          output[index] = value;
+        }
+        return output;
+      };
+    }
+    case 'record':
+      return recordParser(def);
+    case 'object':
+      return objectParser(def);
+    default:
+      return null;
+  }
+}
+
+/** A record whose keys are any strings (zod's `z.record(z.string(), …)`), as zod's parse reads it. */
+function recordParser(def: Def): FastParse | null {
+  const keyType = def.keyType as $ZodType;
+  const keyDef = keyType._zod.def as unknown as Def;
+  if (keyDef.type !== 'string' || keyDef.coerce || (keyDef.checks as unknown[] | undefined)?.length || keyType._zod.traits.has('$ZodCheck') || def.mode !== undefined) return null;
+  const valueOf = fastParser(def.valueType as $ZodType);
+  return (input) => {
+    if (!util.isPlainObject(input)) return REFUSED;
+    const output: Record<string, unknown> = {};
+    for (const key of Reflect.ownKeys(input)) {
+      if (key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(input, key)) continue;
+      if (typeof key !== 'string') return REFUSED;
+      const value = valueOf(input[key]);
+      if (value === REFUSED) return REFUSED;
+      output[key] = value;
+    }
+    return output;
+  };
+}
+
+interface Field {
+  readonly key: string;
+  readonly parse: FastParse;
+  readonly optin: string | undefined;
+  readonly optout: string | undefined;
+}
+
+/** An object: its shape's keys in order, then, with a catch-all, the others (zod's handlePropertyResult and handleCatchall). */
+function objectParser(def: Def): FastParse | null {
+  const shape = def.shape as Record<string, $ZodType>;
+  if (Object.getOwnPropertySymbols(shape).length > 0 || Object.hasOwn(shape, '__proto__')) return null;
+  const fields: Field[] = Object.keys(shape).map((key) => ({ key, parse: fastParser(shape[key]!), optin: shape[key]!._zod.optin, optout: shape[key]!._zod.optout }));
+  const keys = new Set(fields.map((field) => field.key));
+  const catchall = def.catchall as $ZodType | undefined;
+  const strict = catchall?._zod.def.type === 'never';
+  const rest = catchall && !strict ? fastParser(catchall) : null;
+  return (input) => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return REFUSED;
+    const source = input as Record<string, unknown>;
+    const output: Record<string, unknown> = {};
+    for (const { key, parse, optin, optout } of fields) {
+      const present = key in source;
+      const value = parse(source[key]);
+      if (!present && optout === 'optional' && optin === 'optional') continue;
+      if (value === REFUSED) {
+        if (optin !== undefined && optout === 'optional' && !present) continue;
+        return REFUSED;
+      }
+      if (!present && optin === undefined) return REFUSED;
+      if (value !== undefined) output[key] = value;
+      else if (present || (optin === 'defaulted' && optout !== 'optional')) output[key] = undefined;
+    }
+    if (!catchall) return output;
+    for (const key in source) {
+      if (keys.has(key)) continue;
+      if (strict) return REFUSED;
+      if (key === '__proto__') continue;
+      const value = rest!(source[key]);
+      if (value === REFUSED) return REFUSED;
+      output[key] = value;
+    }
+    return output;
+  };
+}
