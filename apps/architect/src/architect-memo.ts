@@ -1,4 +1,4 @@
-import { artifactSchema, outcomeStatusSchema, TierflowError, type JsonObject } from '@tierflow/protocol';
+import { artifactSchema, fastSafeParse, type JsonObject, outcomeStatusSchema, TierflowError } from '@tierflow/protocol';
 import { planSchema } from '@tierflow/runtime';
 import { z } from 'zod';
 
@@ -37,7 +37,7 @@ export function initialMemo(plan: ArchitectMemo['plan']): ArchitectMemo {
 
 /** @throws TierflowError (permanent, code `invalid_memo`) when the memo is not one this Architect wrote. */
 export function readMemo(memo: JsonObject): ArchitectMemo {
-  const parsed = architectMemoSchema.safeParse(memo);
+  const parsed = fastSafeParse(architectMemoSchema, memo);
   if (!parsed.success) throw TierflowError.permanent(`invalid architect memo: ${parsed.error.message}`, { code: 'invalid_memo' });
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 import { AGGREGATION_SUMMARY } from '@tierflow/core';
-import { outcomeStatusSchema, type Artifact } from '@tierflow/protocol';
+import { type Artifact, fastSafeParse, outcomeStatusSchema } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** One entry of an aggregation_summary's `metadata.child_outcomes`, as the Dispatcher writes it. */
@@ -25,7 +25,7 @@ const summaryMetadataSchema = z.looseObject({ child_outcomes: z.array(childOutco
 export function childOutcomesOf(artifacts: readonly Artifact[]): ChildOutcomeEntry[] | null {
   const [first] = artifacts;
   if (first?.artifact_type !== AGGREGATION_SUMMARY) return null;
-  const parsed = summaryMetadataSchema.safeParse(first.metadata);
+  const parsed = fastSafeParse(summaryMetadataSchema, first.metadata);
   return parsed.success ? parsed.data.child_outcomes : null;
 }
 

@@ -1,4 +1,4 @@
-import { aggregationStrategySchema, artifactSchema, evidenceGradeSchema, outcomeStatusSchema, TierflowError, type JsonObject } from '@tierflow/protocol';
+import { aggregationStrategySchema, artifactSchema, evidenceGradeSchema, fastSafeParse, type JsonObject, outcomeStatusSchema, TierflowError } from '@tierflow/protocol';
 import { planSchema, type Plan, type SettledChild } from '@tierflow/runtime';
 import { z } from 'zod';
 import type { Route } from './route.js';
@@ -67,7 +67,7 @@ export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly
 
 /** @throws TierflowError (permanent, code `invalid_memo`) when the memo is not one this Dispatcher wrote. */
 export function readMemo(memo: JsonObject): DispatchMemo {
-  const parsed = dispatchMemoSchema.safeParse(memo);
+  const parsed = fastSafeParse(dispatchMemoSchema, memo);
   if (!parsed.success) throw TierflowError.permanent(`invalid dispatcher memo: ${parsed.error.message}`, { code: 'invalid_memo' });
   return parsed.data;
 }
@@ -76,7 +76,7 @@ const subtaskIndexSchema = z.object({ subtask_index: z.int().positive() });
 
 /** The subtask a settled child worked on, from the `task_data.subtask_index` its request carried. */
 export function subtaskIndexOf(child: Pick<SettledChild, 'id' | 'request'>): number {
-  const parsed = subtaskIndexSchema.safeParse(child.request.task_data);
+  const parsed = fastSafeParse(subtaskIndexSchema, child.request.task_data);
   if (!parsed.success) {
     throw TierflowError.permanent(`child ${child.id} carries no task_data.subtask_index`, { code: 'invalid_round' });
   }

@@ -1,4 +1,4 @@
-import { ERROR_TYPES, isJsonObject, isTierflowError, outcomePayloadSchema, TierflowError } from '@tierflow/protocol';
+import { ERROR_TYPES, fastSafeParse, isJsonObject, isTierflowError, outcomePayloadSchema, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import { checkOutput } from '@tierflow/core';
 import type { ProgressUpdate, Step, TierContext, TierHandler } from '@tierflow/runtime';
@@ -80,7 +80,7 @@ export function completionKey(messageId: string): string {
 
 /** What a completion record must hold to be answered from: an outcome payload, less what the runtime adds. */
 const completionSchema = z.looseObject({
-  outcome: z.custom<FleetOutcome>((value) => isJsonObject(value) && outcomePayloadSchema.safeParse({ execution_time_ms: 0, ...value }).success, 'not an outcome'),
+  outcome: z.custom<FleetOutcome>((value) => isJsonObject(value) && fastSafeParse(outcomePayloadSchema, { execution_time_ms: 0, ...value }).success, 'not an outcome'),
 });
 
 /**

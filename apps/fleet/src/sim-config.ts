@@ -1,4 +1,4 @@
-import { evidenceGradeSchema, TierflowError } from '@tierflow/protocol';
+import { evidenceGradeSchema, fastSafeParse, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import { SPECIALIST_STATUSES } from './specialist.js';
 
@@ -52,7 +52,7 @@ export type SimConfigInput = z.input<typeof simConfigSchema>;
  * @throws TierflowError (permanent, code `invalid_sim_config`) naming each bad field, e.g. `task_data.sim.confidence`.
  */
 export function parseSimConfig(taskData: Readonly<Record<string, unknown>>): SimConfig {
-  const parsed = simConfigSchema.safeParse(taskData.sim ?? {});
+  const parsed = fastSafeParse(simConfigSchema, taskData.sim ?? {});
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${['task_data', 'sim', ...issue.path.map(String)].join('.')}: ${issue.message}`);
   throw TierflowError.permanent(`sim: invalid config: ${problems.join('; ')}`, { code: 'invalid_sim_config' });

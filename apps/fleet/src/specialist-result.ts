@@ -1,4 +1,4 @@
-import { confidenceSchema, evidenceGradeSchema, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
+import { confidenceSchema, evidenceGradeSchema, fastSafeParse, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import { SPECIALIST_STATUSES, type SpecialistResult } from './specialist.js';
 
@@ -26,7 +26,7 @@ type _SchemaMatchesInterface = Holds<CheckedSpecialistResult extends SpecialistR
  * @throws TierflowError (permanent, code `invalid_specialist_result`) naming the specialist and each bad field.
  */
 export function checkSpecialistResult(specialist: string, value: unknown): CheckedSpecialistResult {
-  const parsed = specialistResultSchema.safeParse(value);
+  const parsed = fastSafeParse(specialistResultSchema, value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'result'}: ${issue.message}`);
   throw TierflowError.permanent(`specialist "${specialist}" returned an invalid result: ${problems.join('; ')}`, {

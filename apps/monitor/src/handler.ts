@@ -1,4 +1,4 @@
-import { isTierflowError, TierflowError, type OutcomePayload } from '@tierflow/protocol';
+import { fastSafeParse, isTierflowError, type OutcomePayload, TierflowError } from '@tierflow/protocol';
 import { passUp, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
 import { architectDraft } from './architect-draft.js';
 import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
@@ -97,7 +97,7 @@ async function readBounds(context: TierContext, key: string): Promise<Bounds | n
     return null;
   }
   if (value === null) return null;
-  const parsed = boundsSchema.safeParse(value);
+  const parsed = fastSafeParse(boundsSchema, value);
   if (parsed.success) return parsed.data;
   context.log.warn('bounds of an unknown shape, starting afresh', { key });
   return null;

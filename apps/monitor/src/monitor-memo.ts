@@ -1,4 +1,4 @@
-import { TierflowError, type JsonObject } from '@tierflow/protocol';
+import { fastSafeParse, type JsonObject, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** What the Monitor carries between rounds (JSON, through Redis: parsed on the way back). */
@@ -13,7 +13,7 @@ export type MonitorMemo = z.infer<typeof monitorMemoSchema>;
 
 /** @throws TierflowError (permanent, code `invalid_memo`) when the memo is not one this Monitor wrote. */
 export function readMemo(memo: JsonObject): MonitorMemo {
-  const parsed = monitorMemoSchema.safeParse(memo);
+  const parsed = fastSafeParse(monitorMemoSchema, memo);
   if (!parsed.success) throw TierflowError.permanent(`invalid monitor memo: ${parsed.error.message}`, { code: 'invalid_memo' });
   return parsed.data;
 }

@@ -1,4 +1,4 @@
-import type { AggregationStrategy, JsonObject, OutcomeStatus } from '@tierflow/protocol';
+import { fastSafeParse, type AggregationStrategy, type JsonObject, type OutcomeStatus } from '@tierflow/protocol';
 import { planSchema } from '@tierflow/runtime';
 
 /** The task type bounds are learned for when the root's task_data names none. */
@@ -11,7 +11,7 @@ export function taskTypeOf(taskData: JsonObject): string {
 
 /** The strategy of the root's plan, or null without a (valid) plan. */
 export function strategyOf(taskData: JsonObject): AggregationStrategy | null {
-  const parsed = planSchema.safeParse(taskData.plan);
+  const parsed = fastSafeParse(planSchema, taskData.plan);
   return parsed.success ? parsed.data.strategy : null;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fastParser, REFUSED } from './fast-parse.js';
+import { fastParser, fastSafeParse, REFUSED } from './fast-parse.js';
 import * as protocol from './index.js';
 import { seedExample, seedExampleFiles } from './test-fixtures.js';
 
@@ -186,5 +186,25 @@ describe('fastParser, kind by kind', () => {
     const schema = z.object({ a: z.string().default('d') }).refine((value) => seen.push(value) > 0);
     expect(fastParser(schema)({})).toEqual({ a: 'd' });
     expect(seen).toEqual([{ a: 'd' }]);
+  });
+});
+
+describe('fastSafeParse', () => {
+  const schema = z.object({ n: z.int().default(1) });
+
+  it("answers a valid input with the output zod gives, and an invalid one with zod's own result", () => {
+    expect(fastSafeParse(schema, {})).toEqual({ success: true, data: { n: 1 } });
+    const refused = fastSafeParse(schema, { n: 'x' }, { reportInput: true });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues).toEqual(schema.safeParse({ n: 'x' }, { reportInput: true }).error?.issues);
+  });
+
+  it('leaves an input that throws as it is read to zod, which throws as it would have', () => {
+    const hostile = {
+      get n(): number {
+        throw new Error('no reading this');
+      },
+    };
+    expect(() => fastSafeParse(schema, hostile)).toThrow('no reading this');
   });
 });

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { util, type $ZodCheck, type $ZodType } from 'zod/v4/core';
 
 /** What a fast parser answers when zod would refuse the input: the caller then asks zod, for its errors. */
@@ -28,6 +29,20 @@ export function fastParser(schema: $ZodType): FastParse {
     made.set(schema, parse);
   }
   return parse;
+}
+
+/**
+ * `schema.safeParse(input, params)`, with a valid input parsed by the schema's fast parser: zod
+ * parses only an input the fast parser refuses (or throws on), for its errors.
+ */
+export function fastSafeParse<S extends z.ZodType>(schema: S, input: unknown, params?: z.core.ParseContext<z.core.$ZodIssue>): z.ZodSafeParseResult<z.output<S>> {
+  let value: unknown = REFUSED;
+  try {
+    value = fastParser(schema)(input);
+  } catch {
+    // A hostile input (a throwing getter, say): zod's parse meets it again and reports it.
+  }
+  return value === REFUSED ? schema.safeParse(input, params) : { success: true, data: value as z.output<S> };
 }
 
 const made = new WeakMap<$ZodType, FastParse>();
@@ -152,19 +167,16 @@ function recordParser(def: Def): FastParse | null {
   };
 }
 
-interface Field {
-  readonly key: string;
-  readonly parse: FastParse;
-  readonly optin: string | undefined;
-  readonly optout: string | undefined;
-}
-
 /** An object: its shape's keys in order, then, with a catch-all, the others (zod's handlePropertyResult and handleCatchall). */
 function objectParser(def: Def): FastParse | null {
   const shape = def.shape as Record<string, $ZodType>;
   if (Object.getOwnPropertySymbols(shape).length > 0 || Object.hasOwn(shape, '__proto__')) return null;
-  const fields: Field[] = Object.keys(shape).map((key) => ({ key, parse: fastParser(shape[key]!), optin: shape[key]!._zod.optin, optout: shape[key]!._zod.optout }));
-  const keys = new Set(fields.map((field) => field.key));
+  // Kept in parallel arrays, read by index: the loop below runs for every object of every message.
+  const keys = Object.keys(shape);
+  const parsers = keys.map((key) => fastParser(shape[key]!));
+  const optins = keys.map((key) => shape[key]!._zod.optin);
+  const optouts = keys.map((key) => shape[key]!._zod.optout);
+  const known = new Set(keys);
   const catchall = def.catchall as $ZodType | undefined;
   const strict = catchall?._zod.def.type === 'never';
   const rest = catchall && !strict ? fastParser(catchall) : null;
@@ -172,9 +184,12 @@ function objectParser(def: Def): FastParse | null {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return REFUSED;
     const source = input as Record<string, unknown>;
     const output: Record<string, unknown> = {};
-    for (const { key, parse, optin, optout } of fields) {
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!;
+      const optin = optins[index];
+      const optout = optouts[index];
       const present = key in source;
-      const value = parse(source[key]);
+      const value = parsers[index]!(source[key]);
       if (!present && optout === 'optional' && optin === 'optional') continue;
       if (value === REFUSED) {
         if (optin !== undefined && optout === 'optional' && !present) continue;
@@ -186,7 +201,7 @@ function objectParser(def: Def): FastParse | null {
     }
     if (!catchall) return output;
     for (const key in source) {
-      if (keys.has(key)) continue;
+      if (known.has(key)) continue;
       if (strict) return REFUSED;
       if (key === '__proto__') continue;
       const value = rest!(source[key]);

@@ -29,6 +29,7 @@ export { EVIDENCE_GRADES, evidenceGradeSchema, evidenceRank, weakestGrade } from
 export type { EvidenceGrade } from './evidence-grade.js';
 export { isTierflowError, TierflowError } from './errors.js';
 export type { TierflowErrorOptions } from './errors.js';
+export { fastSafeParse } from './fast-parse.js';
 export { beadsRefSchema, messageIdSchema, timestampSchema } from './identifiers.js';
 export type { BeadsRef, MessageId } from './identifiers.js';
 export { jsonSchemaFiles } from './json-schema-files.js';

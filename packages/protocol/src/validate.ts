@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { TierflowError } from './errors.js';
-import { fastParser, REFUSED } from './fast-parse.js';
+import { fastSafeParse } from './fast-parse.js';
 import { isJsonObject } from './json.js';
 import { delegationMessageSchema, MESSAGE_SCHEMAS, payloadKind, type Message } from './message.js';
 import { parseVersion, SUPPORTED_MAJOR_VERSIONS, unsupportedVersionMessage } from './version.js';
@@ -72,21 +72,10 @@ export function validateWith<S extends z.ZodType>(schema: S, input: unknown): Va
   try {
     const value = typeof input === 'string' ? parseJson(input) : { ok: true as const, value: input };
     if (!value.ok) return value;
-    const fast = fastParse(schema, value.value);
-    if (fast !== REFUSED) return { ok: true, value: fast as z.output<S> };
-    const result = schema.safeParse(value.value, { reportInput: true });
+    const result = fastSafeParse(schema, value.value, { reportInput: true });
     return result.success ? { ok: true, value: result.data } : { ok: false, errors: toValidationErrors(result.error) };
   } catch (error) {
     return { ok: false, errors: [{ path: '$', code: 'unreadable', message: `the input could not be read: ${String(error)}` }] };
-  }
-}
-
-/** The fast parser's answer; a throw (a hostile getter, say) is left for zod's parse to report. */
-function fastParse(schema: z.ZodType, input: unknown): unknown {
-  try {
-    return fastParser(schema)(input);
-  } catch {
-    return REFUSED;
   }
 }
 
