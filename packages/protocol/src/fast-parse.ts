@@ -11,9 +11,10 @@ export type FastParse = (input: unknown) => unknown;
  * A parser made once per schema from zod's own definition of it, for the hot path: checking the
  * messages every hop reads and sends. zod parses by passing a payload object through a closure per
  * node and collecting issues as it goes; in a worker, between other work, that cost 50–250 µs a
- * message (test/bench/RESULTS.md). The parser made here walks the same definition with plain
- * functions and no issue bookkeeping. It only says yes or no: an input it refuses is parsed again by
- * zod, whose errors the caller reports, so error messages and paths stay zod's.
+ * message (test/bench/RESULTS.md). The parser made here is a function per node with no issue
+ * bookkeeping (for an object, code generated with its keys written out). It only says yes or no:
+ * an input it refuses is parsed again by zod, whose errors the caller reports, so error messages
+ * and paths stay zod's.
  *
  * It answers exactly as zod does, by construction: the node kinds it knows (objects, arrays,
  * records of string keys, strings, numbers, booleans, null, enums, literals, optional, nullable,
@@ -155,11 +156,14 @@ function recordParser(def: Def): FastParse | null {
   const valueOf = fastParser(def.valueType as $ZodType);
   return (input) => {
     if (!util.isPlainObject(input)) return REFUSED;
+    // zod reads Reflect.ownKeys and skips what is not enumerable: an enumerable symbol key is
+    // refused by the string key type; the string keys are Object.keys', in the same order.
+    const symbols = Object.getOwnPropertySymbols(input);
+    if (symbols.length > 0 && symbols.some((symbol) => Object.prototype.propertyIsEnumerable.call(input, symbol))) return REFUSED;
     const output: Record<string, unknown> = {};
-    for (const key of Reflect.ownKeys(input)) {
-      if (key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(input, key)) continue;
-      if (typeof key !== 'string') return REFUSED;
-      const value = valueOf(input[key]);
+    for (const key of Object.keys(input)) {
+      if (key === '__proto__') continue;
+      const value = valueOf((input as Record<string, unknown>)[key]);
       if (value === REFUSED) return REFUSED;
       output[key] = value;
     }
@@ -167,47 +171,54 @@ function recordParser(def: Def): FastParse | null {
   };
 }
 
-/** An object: its shape's keys in order, then, with a catch-all, the others (zod's handlePropertyResult and handleCatchall). */
+/**
+ * An object: its shape's keys in order, then, with a catch-all, the others (zod's
+ * handlePropertyResult and handleCatchall). The parser is generated as code with each key
+ * written out, as zod's own fast path is: a loop storing under a different key each time made
+ * every store a generic one. Where code cannot be generated, zod parses the object.
+ */
 function objectParser(def: Def): FastParse | null {
   const shape = def.shape as Record<string, $ZodType>;
   if (Object.getOwnPropertySymbols(shape).length > 0 || Object.hasOwn(shape, '__proto__')) return null;
-  // Kept in parallel arrays, read by index: the loop below runs for every object of every message.
   const keys = Object.keys(shape);
   const parsers = keys.map((key) => fastParser(shape[key]!));
-  const optins = keys.map((key) => shape[key]!._zod.optin);
-  const optouts = keys.map((key) => shape[key]!._zod.optout);
-  const known = new Set(keys);
   const catchall = def.catchall as $ZodType | undefined;
   const strict = catchall?._zod.def.type === 'never';
   const rest = catchall && !strict ? fastParser(catchall) : null;
-  return (input) => {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return REFUSED;
-    const source = input as Record<string, unknown>;
-    const output: Record<string, unknown> = {};
-    for (let index = 0; index < keys.length; index++) {
-      const key = keys[index]!;
-      const optin = optins[index];
-      const optout = optouts[index];
-      const present = key in source;
-      const value = parsers[index]!(source[key]);
-      if (!present && optout === 'optional' && optin === 'optional') continue;
-      if (value === REFUSED) {
-        if (optin !== undefined && optout === 'optional' && !present) continue;
-        return REFUSED;
-      }
-      if (!present && optin === undefined) return REFUSED;
-      if (value !== undefined) output[key] = value;
-      else if (present || (optin === 'defaulted' && optout !== 'optional')) output[key] = undefined;
-    }
-    if (!catchall) return output;
-    for (const key in source) {
-      if (known.has(key)) continue;
-      if (strict) return REFUSED;
-      if (key === '__proto__') continue;
-      const value = rest!(source[key]);
-      if (value === REFUSED) return REFUSED;
-      output[key] = value;
-    }
-    return output;
-  };
+  const fields = keys.map((key, index) => fieldCode(JSON.stringify(key), index, shape[key]!._zod.optin, shape[key]!._zod.optout)).join('\n');
+  const others = !catchall
+    ? ''
+    : strict
+      ? 'for (const k in s) if (!known.has(k)) return R;'
+      : "for (const k in s) { if (known.has(k) || k === '__proto__') continue; v = rest(s[k]); if (v === R) return R; o[k] = v; }";
+  const body = `return function parseObject(s) {
+  if (typeof s !== 'object' || s === null || Array.isArray(s)) return R;
+  const o = {};
+  let v, pr;
+${fields}
+${others}
+  return o;
+};`;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the code is made here from the shape's keys, written as JSON string literals
+    const make = new Function('R', 'p', 'known', 'rest', body) as (...args: unknown[]) => FastParse;
+    return make(REFUSED, parsers, new Set(keys), rest);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One field, as zod's handlePropertyResult treats it given the field's optin and optout: an
+ * absent optional field is skipped, an absent required one refused, a refused value refused
+ * unless the field is optional and absent, and undefined kept where the key was given or a
+ * default stands for it.
+ */
+function fieldCode(key: string, index: number, optin: string | undefined, optout: string | undefined): string {
+  const parse = `v = p[${index}](s[${key}]);`;
+  if (optin === 'optional' && optout === 'optional') return `if (${key} in s) { ${parse} if (v === R) return R; o[${key}] = v; }`;
+  if (optin === undefined) return `if (!(${key} in s)) return R; ${parse} if (v === R) return R; o[${key}] = v;`;
+  const refused = optout === 'optional' ? 'if (pr) return R;' : 'return R;';
+  const empty = optin === 'defaulted' && optout !== 'optional' ? `o[${key}] = undefined;` : `if (pr) o[${key}] = undefined;`;
+  return `pr = ${key} in s; ${parse} if (v === R) { ${refused} } else if (v !== undefined) o[${key}] = v; else ${empty}`;
 }
