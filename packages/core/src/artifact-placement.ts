@@ -1,4 +1,4 @@
-import { beadsRefSchema, INLINE_CONTENT_LIMIT_BYTES, TierflowError, utf8ByteLength, type Artifact } from '@tierflow/protocol';
+import { beadsRefSchema, fastSafeParse, INLINE_CONTENT_LIMIT_BYTES, TierflowError, utf8ByteLength, type Artifact } from '@tierflow/protocol';
 
 /** Where an artifact's content travels: in the message, or in Beads behind a key. */
 export const CONTENT_PLACEMENTS = { inline: 'inline', reference: 'reference' } as const;
@@ -42,7 +42,7 @@ export function artifactFor(input: ArtifactForInput): PlacedArtifact {
   if (input.artifact_type.trim() === '') {
     throw TierflowError.permanent('artifact_type must not be empty', { code: 'invalid_artifact' });
   }
-  if (!beadsRefSchema.safeParse(input.ref).success) {
+  if (!fastSafeParse(beadsRefSchema, input.ref).success) {
     throw TierflowError.permanent(`ref must be a Beads key such as "beads:execution/outputs/msg-002", got ${JSON.stringify(input.ref)}`, {
       code: 'invalid_artifact',
     });

@@ -1,4 +1,4 @@
-import { messageIdSchema } from '@tierflow/protocol';
+import { fastSafeParse, messageIdSchema } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** Ids one notice may name: a cascade over a very large tree is sent in several notices. */
@@ -32,7 +32,7 @@ export function readAbortNotice(text: string): NoticeRead {
   } catch {
     return { ok: false, reason: `not JSON: ${preview(text)}` };
   }
-  const parsed = abortNoticeSchema.safeParse(value);
+  const parsed = fastSafeParse(abortNoticeSchema, value);
   if (parsed.success) return { ok: true, notice: parsed.data };
   const issue = parsed.error.issues[0];
   return { ok: false, reason: `not an abort notice: ${issue ? `${issue.path.join('.') || '(the notice)'}: ${issue.message}` : 'invalid'} in ${preview(text)}` };

@@ -1,4 +1,4 @@
-import { formatValidationError, isCancellation, messageIdSchema, messageSignatureSchema, validate, type CancellationMessage } from '@tierflow/protocol';
+import { fastSafeParse, formatValidationError, isCancellation, messageIdSchema, messageSignatureSchema, validate, type CancellationMessage } from '@tierflow/protocol';
 import { z } from 'zod';
 import { preview } from './control-notice.js';
 import { checkSignature, signRecord } from '../security/signing.js';
@@ -44,7 +44,7 @@ export function readRace(text: string, signing: SigningConfig | null, parent: Pa
   } catch {
     return null;
   }
-  const parsed = raceRecordSchema.safeParse(value);
+  const parsed = fastSafeParse(raceRecordSchema, value);
   if (!parsed.success) return null;
   return verified(text, parsed.data, signing, parent).ok ? parsed.data.members : null;
 }
@@ -69,7 +69,7 @@ export function readTimeoutRecord(text: string, messageId: string, signing: Sign
   } catch {
     return { ok: false, reason: `not JSON: ${preview(text)}` };
   }
-  const parsed = timeoutRecordSchema.safeParse(value);
+  const parsed = fastSafeParse(timeoutRecordSchema, value);
   if (!parsed.success) return { ok: false, reason: `not a timeout record: ${preview(text)}` };
   if (parsed.data.message_id !== messageId) return { ok: false, reason: `it is for ${parsed.data.message_id}, not ${messageId}` };
   return verified(text, parsed.data, signing, writer);

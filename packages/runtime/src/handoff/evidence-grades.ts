@@ -1,4 +1,4 @@
-import { EVIDENCE_GRADES, evidenceGradeSchema, evidenceRank, TierflowError, weakestGrade, type Artifact, type EvidenceGrade, type OutcomePayload } from '@tierflow/protocol';
+import { EVIDENCE_GRADES, evidenceGradeSchema, evidenceRank, fastSafeParse, TierflowError, weakestGrade, type Artifact, type EvidenceGrade, type OutcomePayload } from '@tierflow/protocol';
 import type { HandoffInterceptor, OutcomeHandoff } from './handoff.js';
 
 export interface EvidenceGradeOptions {
@@ -70,7 +70,7 @@ function gradeOf(artifact: Artifact): unknown {
 }
 
 function isGrade(value: unknown): value is EvidenceGrade {
-  return evidenceGradeSchema.safeParse(value).success;
+  return fastSafeParse(evidenceGradeSchema, value).success;
 }
 
 function withGrade(artifact: Artifact, grade: EvidenceGrade): Artifact {

@@ -2,6 +2,7 @@ import {
   type DelegationMessage,
   delegationPayloadSchema,
   ERROR_TYPES,
+  fastSafeParse,
   InvalidMessageError,
   messageIdSchema,
   type OutcomeMessage,
@@ -68,7 +69,7 @@ function checkedPayload<S extends z.ZodType>(schema: S, draft: unknown, id: stri
     ['$.correlation_id', correlationId],
   ] as const) {
     if (value === null) continue;
-    const checked = messageIdSchema.safeParse(value);
+    const checked = fastSafeParse(messageIdSchema, value);
     if (!checked.success) errors.push({ path, code: 'invalid_format', message: checked.error.issues[0]?.message ?? 'not a message id' });
   }
   const payload = validateWith(schema, draft);
