@@ -1,5 +1,5 @@
 import { AGGREGATION_SUMMARY } from '@tierflow/core';
-import { type Artifact, fastSafeParse, outcomeStatusSchema } from '@tierflow/protocol';
+import { fastSafeParse, outcomeStatusSchema, type Artifact } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** One entry of an aggregation_summary's `metadata.child_outcomes`, as the Dispatcher writes it. */
