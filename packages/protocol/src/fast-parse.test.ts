@@ -195,6 +195,24 @@ describe('fastParser, kind by kind', () => {
     });
   }
 
+  it('parses a schema that holds itself', () => {
+    const tree = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(tree).optional();
+      },
+    });
+    const deep = {
+      name: 'a',
+      children: [
+        { name: 'b', children: [{ name: 'c' }] },
+        { name: 'd', children: [] },
+      ],
+    };
+    for (const input of [deep, { name: 'a', children: [{ name: 1 }] }, { name: 'a', extra: 1 }]) expectAgreement(tree, input, JSON.stringify(input));
+    expect(fastParser(tree)(deep)).toEqual(deep);
+  });
+
   it('runs a refinement on the parsed value, not the input', () => {
     const seen: unknown[] = [];
     const schema = z.object({ a: z.string().default('d') }).refine((value) => seen.push(value) > 0);

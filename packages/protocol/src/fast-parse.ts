@@ -24,11 +24,19 @@ export type FastParse = (input: unknown) => unknown;
  * itself. `fast-parse.test.ts` compares both on every protocol schema over valid and broken inputs.
  */
 export function fastParser(schema: $ZodType): FastParse {
-  let parse = made.get(schema);
-  if (!parse) {
+  const known = made.get(schema);
+  if (known) return known;
+  // A schema that holds itself (a getter in an object's shape) meets itself while it is made: that
+  // inner use calls the parser once it is finished.
+  let parse: FastParse | undefined;
+  made.set(schema, (input) => parse!(input));
+  try {
     parse = make(schema);
-    made.set(schema, parse);
+  } catch (error) {
+    made.delete(schema);
+    throw error;
   }
+  made.set(schema, parse);
   return parse;
 }
 
