@@ -10,9 +10,9 @@ export interface RedisScript {
 
 type ScriptArg = string | number | Buffer;
 
-/** A script's SHA, and the sockets it has been sent on in full (so Redis knows it there). */
+/** A script, its SHA, and the sockets it has been sent on in full (so Redis knows it there). */
 interface LoadedScript {
-  readonly lua: string;
+  readonly script: RedisScript;
   readonly sha: string;
   readonly sentOn: WeakSet<object>;
 }
@@ -22,7 +22,7 @@ const loaded = new WeakMap<RedisScript, LoadedScript>();
 function loadedScript(script: RedisScript): LoadedScript {
   let known = loaded.get(script);
   if (!known) {
-    known = { lua: script.lua, sha: createHash('sha1').update(script.lua).digest('hex'), sentOn: new WeakSet() };
+    known = { script, sha: createHash('sha1').update(script.lua).digest('hex'), sentOn: new WeakSet() };
     loaded.set(script, known);
   }
   return known;
@@ -37,24 +37,25 @@ class ScriptCall extends Command {
   socket: object | null = null;
 
   constructor(
-    private readonly script: LoadedScript,
+    private readonly loaded: LoadedScript,
     keys: readonly string[],
     args: readonly ScriptArg[],
   ) {
     // Built empty, the arguments set after: Command flattens what it is given with Array#flat,
     // which took 9 µs for a hundred arguments, as long as writing them out.
     super('evalsha', [], { replyEncoding: 'utf8' });
-    const words: (string | Buffer)[] = [script.sha, String(keys.length), ...keys];
+    const words: (string | Buffer)[] = [loaded.sha, String(keys.length), ...keys];
     for (const arg of args) words.push(typeof arg === 'number' ? String(arg) : arg);
     this.args = words;
   }
 
   override toWritable(socket: object): string | Buffer {
     this.socket = socket;
-    const sendSource = !this.script.sentOn.has(socket);
-    if (sendSource) this.script.sentOn.add(socket);
+    const { script, sha, sentOn } = this.loaded;
+    const sendSource = !sentOn.has(socket);
+    if (sendSource) sentOn.add(socket);
     this.name = sendSource ? 'eval' : 'evalsha';
-    this.args[0] = sendSource ? this.script.lua : this.script.sha;
+    this.args[0] = sendSource ? script.lua : sha;
     return encodeCommand(this.name, this.args as (string | Buffer)[]);
   }
 }
