@@ -123,6 +123,37 @@ describe('fastParser, kind by kind', () => {
     ],
     ['checks that rewrite the value', z.string().trim().toLowerCase(), ['  MiXed ', 3]],
     [
+      'bounds, exclusive and inclusive, at and beside their edges',
+      z.object({ gt: z.number().gt(0), gte: z.number().gte(0), lt: z.number().lt(1), lte: z.number().lte(1) }),
+      [{ gt: 0.5, gte: 0, lt: 0.5, lte: 1 }, { gt: 0, gte: 0, lt: 0.5, lte: 1 }, { gt: 1, gte: -0.1, lt: 0.5, lte: 1 }, { gt: 1, gte: 0, lt: 1, lte: 1.1 }],
+    ],
+    [
+      'lengths in code points, strings of astral characters included',
+      z.object({ min: z.string().min(3), max: z.string().max(2), list: z.array(z.int()).min(2).max(3) }),
+      [
+        { min: 'abc', max: 'ab', list: [1, 2] },
+        { min: '𝄞𝄞', max: '𝄞𝄞', list: [1, 2, 3] },
+        { min: '𝄞𝄞𝄞', max: '𝄞𝄞𝄞', list: [1, 2] },
+        { min: 'ab', max: 'abc', list: [1] },
+        { min: '𝄞a', max: '', list: [1, 2, 3, 4] },
+      ],
+    ],
+    ['safe integers', z.int(), [0, -1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -(2 ** 60), 0.5]],
+    [
+      'regexes that keep state between tests (a global flag)',
+      z.array(z.string().regex(/^a+/g)),
+      [['aa', 'aa', 'aa'], ['aa', 'b'], []],
+    ],
+    [
+      'dates and times',
+      z.object({ at: z.iso.datetime({ offset: true, precision: 3 }), day: z.iso.date(), time: z.iso.time() }),
+      [
+        { at: '2026-11-27T10:00:00.123+01:00', day: '2026-11-27', time: '10:00:00' },
+        { at: '2026-11-27T10:00:00Z', day: '2026-11-27', time: '10:00:00' },
+        { at: '2026-11-27T10:00:00.123Z', day: '2026-02-30', time: '25:00' },
+      ],
+    ],
+    [
       'optional, nullable and default fields, absent, undefined or given',
       z.object({ a: z.string().optional(), b: z.string().nullable(), c: z.array(z.string()).default([]), d: z.number().default(2).optional(), e: z.string().nullable().default(null) }),
       [{ b: null }, { a: undefined, b: 'x', c: undefined, d: undefined }, { a: 'x', b: 'y', c: ['z'], d: 5, e: 'e' }, { a: 1, b: null }, {}, { b: undefined }],

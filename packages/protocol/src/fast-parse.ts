@@ -71,24 +71,80 @@ function byZod(schema: $ZodType): FastParse {
   };
 }
 
-/** zod runs a node's checks after its own parse, the node itself first when it is a check too (a format). */
+/**
+ * zod runs a node's checks after its own parse, the node itself first when it is a check too (a
+ * format). A check of a kind whose rule is plain (a bound, a length, a regex) first asks a
+ * predicate that is true only where zod's check surely passes; zod's check object runs where it
+ * is not, so anything in doubt (a string's length counted in code points, say) is zod's to say.
+ */
 function withChecks(schema: $ZodType, parse: FastParse): FastParse {
   const checks: $ZodCheck[] = [...(schema._zod.def.checks ?? [])];
   if (schema._zod.traits.has('$ZodCheck')) checks.unshift(schema as unknown as $ZodCheck);
   if (checks.length === 0) return parse;
+  const steps = checks.map((check) => ({ check, passes: surePass(check) }));
   return (input) => {
     const value = parse(input);
     if (value === REFUSED) return REFUSED;
-    const payload = { value, issues: [] as unknown[] };
-    for (const check of checks) {
+    // Made only when one of zod's check objects runs: it is what they read and write.
+    let payload: { value: unknown; issues: unknown[] } | null = null;
+    for (const { check, passes } of steps) {
+      if (passes?.(payload ? payload.value : value)) continue;
+      payload ??= { value, issues: [] };
       const when = check._zod.def.when;
       if (when && !when(payload as never)) continue;
       const ran = check._zod.check(payload as never) as unknown;
       if (ran instanceof Promise) throw new Error('an asynchronous check cannot run synchronously');
       if (payload.issues.length > 0) return REFUSED;
     }
-    return payload.value;
+    return payload ? payload.value : value;
   };
+}
+
+/** String formats whose check is their pattern alone (zod's $ZodCheckStringFormat, not replaced). */
+const PATTERN_FORMATS = ['$ZodCheckRegex', '$ZodISODateTime', '$ZodISODate', '$ZodISOTime'];
+
+/**
+ * A predicate true only where `check` surely passes, for the kinds whose rule is plain; null for
+ * the others. Where it is false, zod's check decides.
+ */
+function surePass(check: $ZodCheck): ((value: unknown) => boolean) | null {
+  const def = check._zod.def as unknown as Def;
+  // Every zod instance has its traits (the classes it was made by); the check's type does not name them.
+  const { traits } = check._zod as unknown as { traits: ReadonlySet<string> };
+  const bound = def.value;
+  switch (def.check) {
+    case 'greater_than':
+      if (!traits.has('$ZodCheckGreaterThan') || typeof bound !== 'number') return null;
+      return def.inclusive ? (value) => typeof value === 'number' && value >= bound : (value) => typeof value === 'number' && value > bound;
+    case 'less_than':
+      if (!traits.has('$ZodCheckLessThan') || typeof bound !== 'number') return null;
+      return def.inclusive ? (value) => typeof value === 'number' && value <= bound : (value) => typeof value === 'number' && value < bound;
+    case 'min_length': {
+      const minimum = def.minimum;
+      if (!traits.has('$ZodCheckMinLength') || typeof minimum !== 'number') return null;
+      // zod counts a string in code points, at most two units each: twice the floor in units always clears it.
+      return (value) => (typeof value === 'string' ? value.length >= 2 * minimum : Array.isArray(value) && value.length >= minimum);
+    }
+    case 'max_length': {
+      const maximum = def.maximum;
+      if (!traits.has('$ZodCheckMaxLength') || typeof maximum !== 'number') return null;
+      // A string that fits in units fits in code points.
+      return (value) => (typeof value === 'string' || Array.isArray(value)) && value.length <= maximum;
+    }
+    case 'number_format':
+      return traits.has('$ZodCheckNumberFormat') && def.format === 'safeint' ? (value) => Number.isSafeInteger(value) : null;
+    case 'string_format': {
+      const pattern = def.pattern;
+      if (!(pattern instanceof RegExp) || !PATTERN_FORMATS.some((trait) => traits.has(trait))) return null;
+      return (value) => {
+        if (typeof value !== 'string') return false;
+        pattern.lastIndex = 0;
+        return pattern.test(value);
+      };
+    }
+    default:
+      return null;
+  }
 }
 
 type Def = Record<string, unknown> & { readonly type: string };
