@@ -39,10 +39,9 @@ const tracedRun: ObjectiveFile = {
   },
 };
 
-// Per root: Monitor, Architect, Dispatcher each a first pass and an aggregate pass (6); one send
-// each to the Architect, the Dispatcher and the Fleet, whose two subtasks go together (3); three
-// Fleet attempts (3).
-const SPANS_PER_ROOT = 12;
+// Per root: Monitor, Architect, Dispatcher each a first pass and an aggregate pass (6), and three
+// Fleet attempts (3). A round sent is an event on the span of the pass that sent it.
+const SPANS_PER_ROOT = 9;
 
 function tracedEnv(receiver: OtlpReceiver, protocol: string): NodeJS.ProcessEnv {
   return {
@@ -83,11 +82,11 @@ describe.each([
   });
 
   const byKind = (kind: ReceivedSpan['kind']): ReceivedSpan[] => spans.filter((span) => span.kind === kind);
-  /** A batch send span's messages (an array attribute, as the receiver gives it: JSON text). */
-  const idsOf = (span: ReceivedSpan): string[] => JSON.parse(String(span.attributes['tierflow.message.ids'] ?? '[]')) as string[];
-  /** The send span of a message's round: its own, or its round's batch. */
-  const producerOf = (messageId: unknown): ReceivedSpan | undefined =>
-    byKind('PRODUCER').find((span) => span.attributes['tierflow.message.id'] === messageId || idsOf(span).includes(String(messageId)));
+  /** The send events on a span, each with the ids of the messages it sent (an array attribute, as the receiver gives it: JSON text). */
+  const sendsOf = (span: ReceivedSpan) =>
+    span.events.filter((event) => event.name.endsWith(' send')).map((event) => ({ ...event, ids: JSON.parse(String(event.attributes['tierflow.message.ids'])) as string[] }));
+  /** The span of the pass that sent a message. */
+  const senderOf = (messageId: unknown): ReceivedSpan | undefined => spans.find((span) => sendsOf(span).some((send) => send.ids.includes(String(messageId))));
 
   it(`arrive ${encoding}-encoded, one trace for the whole run, from the four services`, () => {
     expect(spans).toHaveLength(SPANS_PER_ROOT);
@@ -97,31 +96,36 @@ describe.each([
     for (const span of spans) expect(Object.keys(span.resource)).toEqual(expect.arrayContaining(['host.name', 'process.pid']));
   });
 
-  it("each CONSUMER span's parent is its delegation's PRODUCER span", () => {
+  it("each CONSUMER span's parent is the span of the pass that sent its delegation", () => {
     const consumers = byKind('CONSUMER').filter((span) => span.attributes['tierflow.tier'] !== 'PROGRESS_MONITOR');
     expect(consumers.length).toBe(5);
     for (const consumer of consumers) {
-      const producer = producerOf(consumer.attributes['tierflow.message.id']);
-      expect(producer, `producer of ${String(consumer.attributes['tierflow.message.id'])}`).toBeDefined();
-      expect(consumer.parentSpanId).toBe(producer!.spanId);
+      const sender = senderOf(consumer.attributes['tierflow.message.id']);
+      expect(sender, `sender of ${String(consumer.attributes['tierflow.message.id'])}`).toBeDefined();
+      expect(consumer.parentSpanId).toBe(sender!.spanId);
     }
+    expect(byKind('PRODUCER')).toEqual([]);
   });
 
-  it("a round's children go out in one batch send span, which the aggregate step links", () => {
+  it("a round's children go out as one send event, and the aggregate step links the pass that sent them", () => {
+    const dispatcher = spans.find((span) => span.name === 'dispatcher process');
     const aggregate = spans.find((span) => span.name === 'dispatcher aggregate');
-    const sends = byKind('PRODUCER').filter((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET');
     const leaves = byKind('CONSUMER').filter((span) => span.attributes['tierflow.tier'] === 'SPECIALIZED_FLEET');
+    const sends = sendsOf(dispatcher!);
     expect(sends).toHaveLength(1);
-    expect(sends[0]!.attributes).toMatchObject({ 'messaging.batch.message_count': 2, 'messaging.operation.type': 'send' });
-    expect(idsOf(sends[0]!).sort()).toEqual([...new Set(leaves.map((span) => String(span.attributes['tierflow.message.id'])))].sort());
-    expect(aggregate?.links.map((link) => link.spanId)).toEqual([sends[0]!.spanId]);
+    expect(sends[0]!.name).toBe('fleet send');
+    expect(sends[0]!.attributes).toMatchObject({ 'messaging.batch.message_count': 2, 'messaging.operation.type': 'send', 'messaging.destination.name': 'fleet' });
+    expect(sends[0]!.ids.sort()).toEqual([...new Set(leaves.map((span) => String(span.attributes['tierflow.message.id'])))].sort());
+    expect(aggregate?.links.map((link) => link.spanId)).toEqual([dispatcher!.spanId]);
+    // A round of one names its message.
+    const architect = spans.find((span) => span.name === 'architect process');
+    expect(sendsOf(architect!)[0]!.attributes['messaging.message.id']).toBe(sendsOf(architect!)[0]!.ids[0]);
   });
 
   it('every span carries the correlation attributes and the messaging conventions', () => {
     for (const span of spans) {
       expect(span.attributes).toMatchObject({ 'tierflow.root_id': rootId, 'messaging.system': 'bullmq' });
-      const batch = span.attributes['messaging.batch.message_count'] !== undefined;
-      for (const key of [batch ? 'tierflow.message.ids' : 'tierflow.message.id', 'tierflow.correlation_id', 'tierflow.tier', 'messaging.destination.name', 'messaging.operation.type']) {
+      for (const key of ['tierflow.message.id', 'tierflow.correlation_id', 'tierflow.tier', 'messaging.destination.name', 'messaging.operation.type']) {
         expect(span.attributes[key], `${span.name}: ${key}`).toBeTruthy();
       }
     }

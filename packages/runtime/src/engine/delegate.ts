@@ -9,7 +9,7 @@ import { nextWatch, watchMember } from '../deadlines/watchdog.js';
 import { deadlineOf } from '../deadlines/timing.js';
 import { buildDelegation } from '../messages/messages.js';
 import { childMessageId } from '../messages/ids.js';
-import { context as otelContext, roundSpan, serialiseContext, trace } from '../observability/tracing.js';
+import { context as otelContext, roundSent, serialiseContext, trace } from '../observability/tracing.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
 import { addChildJobs, childJobs } from './child-jobs.js';
 import type { DelegateStep } from './pass-machine.js';
@@ -50,7 +50,7 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   // The interceptors see the round first: one that refuses a child stops it before anything is written.
   const messages = engine.handoffs.send ? await sendDelegations(engine.handoffs.send, engine, pass, built, now) : built;
   const active = trace.setSpan(otelContext.active(), span);
-  const sendContext = roundSpan(active, messages, lowerQueue.name, assignment.rootId);
+  const sendContext = roundSent(span, active, messages, lowerQueue.name);
   const traces = new Map(messages.map((message) => [message.id, sendContext]));
   const state: StepState = {
     round,

@@ -104,9 +104,9 @@ export function openPass(engine: Engine, input: PassInput): Pass {
   };
 }
 
-/** A CONSUMER span per processing pass, child of the delegation's span; a resumed parent's pass links each child. */
+/** A CONSUMER span per processing pass, child of the pass that sent its delegation; a resumed parent's pass links the pass that sent its round. */
 export function processSpan(engine: Engine, job: Job, assignment: Assignment, state: StepState | null): Span {
-  // A round's children share its send span: one link for each.
+  // A round's children carry the context of the pass that sent them: one link for each round.
   const links = state ? [...new Set(state.children.map((child) => child.trace))].map(linkTo).filter((link): link is Link => link !== null) : null;
   // A root sent without an SDK carries no context: its first pass started the trace, and later passes join it.
   return startProcessSpan(

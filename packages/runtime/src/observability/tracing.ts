@@ -44,19 +44,7 @@ export interface HopFacts {
 }
 
 export function hopAttributes(facts: HopFacts, operation: 'send' | 'process'): Attributes {
-  return {
-    ...sharedAttributes(facts, operation),
-    'tierflow.message.id': facts.messageId,
-    'tierflow.task_type': facts.taskType,
-    ...(facts.specialist ? { 'tierflow.specialist': facts.specialist } : {}),
-    ...(facts.attempt === undefined ? {} : { 'tierflow.attempt': facts.attempt }),
-    'messaging.message.id': facts.messageId,
-  };
-}
-
-/** What every message of a hop or a batch shares: its run, its tier, and the queue it goes through. */
-function sharedAttributes(facts: HopFacts, operation: 'send' | 'process'): Attributes {
-  return {
+  const attributes: Attributes = {
     'tierflow.correlation_id': facts.correlationId,
     'tierflow.root_id': facts.rootId,
     'tierflow.tier': facts.tier,
@@ -64,49 +52,39 @@ function sharedAttributes(facts: HopFacts, operation: 'send' | 'process'): Attri
     'messaging.destination.name': facts.queue,
     'messaging.operation.type': operation,
     'messaging.operation.name': operation,
+    'tierflow.message.id': facts.messageId,
+    'tierflow.task_type': facts.taskType,
   };
+  if (facts.specialist) attributes['tierflow.specialist'] = facts.specialist;
+  if (facts.attempt !== undefined) attributes['tierflow.attempt'] = facts.attempt;
+  attributes['messaging.message.id'] = facts.messageId;
+  return attributes;
 }
 
-/** The CONSUMER span of one processing pass (an attempt, or a parent's aggregate step with links to its children). */
+/** The CONSUMER span of one processing pass (an attempt, or a parent's aggregate step, linked to the pass that sent the round). */
 export function startProcessSpan(parent: Context, facts: HopFacts, aggregate: readonly Link[] | null): Span {
   const name = aggregate ? `${facts.queue} aggregate` : `${facts.queue} process`;
   return tracer.startSpan(name, { kind: aggregate ? SpanKind.INTERNAL : SpanKind.CONSUMER, attributes: hopAttributes(facts, 'process'), links: [...(aggregate ?? [])] }, parent);
 }
 
 /**
- * One PRODUCER span per round of delegations, ended at once; its context goes with every child
- * job of the round. A round goes out in one script, so its messages are sent together: a batch
- * send in the messaging conventions, with `messaging.batch.message_count` and the messages' ids
- * in `tierflow.message.ids`. A round of one is that message's own send span.
+ * A round of delegations, sent by a pass: an event on the pass's own span, whose context goes with
+ * every child job of the round, so each child's process span is a child of the pass that sent it.
+ * A round goes out in one script, at one moment: a PRODUCER span of its own (the messaging
+ * conventions' send span) would say no more than this event does, at the cost of a span per round
+ * (test/bench/RESULTS.md, 2026-11-28). The event carries the destination, the messages' ids, and
+ * their count when there are several.
  */
-export function roundSpan(parent: Context, messages: readonly DelegationMessage[], queue: string, rootId: string): string | undefined {
-  const facts = (message: DelegationMessage): HopFacts => ({
-    messageId: message.id,
-    correlationId: message.correlation_id ?? rootId,
-    rootId,
-    tier: message.target_tier,
-    queue,
-    taskType: message.payload.task_type,
-    specialist: message.payload.specialist_hint,
-  });
+export function roundSent(span: Span, pass: Context, messages: readonly DelegationMessage[], queue: string): string | undefined {
   const first = messages[0];
   if (!first) return undefined;
-  const attributes = messages.length === 1 ? hopAttributes(facts(first), 'send') : batchAttributes(facts(first), messages);
-  const span = tracer.startSpan(`${queue} send`, { kind: SpanKind.PRODUCER, attributes }, parent);
-  const metadata = serialiseContext(trace.setSpan(parent, span));
-  span.end();
-  return metadata;
-}
-
-/** A batch's attributes: what its messages share, their ids, and how many. */
-function batchAttributes(first: HopFacts, messages: readonly DelegationMessage[]): Attributes {
-  const taskTypes = new Set(messages.map((message) => message.payload.task_type));
-  return {
-    ...sharedAttributes(first, 'send'),
+  span.addEvent(`${queue} send`, {
+    'messaging.operation.type': 'send',
+    'messaging.destination.name': queue,
+    ...(messages.length === 1 ? { 'messaging.message.id': first.id } : { 'messaging.batch.message_count': messages.length }),
     'tierflow.message.ids': messages.map((message) => message.id),
-    ...(taskTypes.size === 1 ? { 'tierflow.task_type': first.taskType } : {}),
-    'messaging.batch.message_count': messages.length,
-  };
+  });
+  return serialiseContext(pass);
 }
 
 /** The PRODUCER span of a root objective sent to the Monitor's queue. */
