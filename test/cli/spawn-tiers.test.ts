@@ -11,17 +11,17 @@ function commandLine(pid: number): string[] {
 const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ ...process.env, REDIS_URL: 'redis://127.0.0.1:9', TIERFLOW_LOG: 'silent', ...extra });
 
 describe('spawnTiers', () => {
-  it("caps each worker's young generation and slows its old one's growth, so a busy worker stays under 200 MB", async () => {
+  it("sizes each worker's young generation and slows its old one's growth, so a busy worker stays under 200 MB", async () => {
     const tiers = spawnTiers(env({ NODE_OPTIONS: '' }), () => undefined, ['fleet']);
     try {
-      expect(commandLine(tiers.children.get('fleet')!.pid!)).toEqual(expect.arrayContaining(['--max-semi-space-size=4', '--heap-growing-percent=30']));
+      expect(commandLine(tiers.children.get('fleet')!.pid!)).toEqual(expect.arrayContaining(['--max-semi-space-size=16', '--heap-growing-percent=30']));
     } finally {
       await tiers.stop();
     }
   });
 
   it('leaves the size to NODE_OPTIONS when it sets one', async () => {
-    const tiers = spawnTiers(env({ NODE_OPTIONS: '--max-semi-space-size=8' }), () => undefined, ['fleet']);
+    const tiers = spawnTiers(env({ NODE_OPTIONS: '--max-semi-space-size=4' }), () => undefined, ['fleet']);
     try {
       const line = commandLine(tiers.children.get('fleet')!.pid!);
       expect(line.join(' ')).not.toContain('--max-semi-space-size');
