@@ -19,7 +19,8 @@ export type FastParse = (input: unknown) => unknown;
  * It answers exactly as zod does, by construction: the node kinds it knows (objects, arrays,
  * records of string keys, strings, numbers, booleans, null, enums, literals, optional, nullable,
  * default) follow zod's parse of that kind, every check (lengths, formats, regexes, refinements)
- * is zod's own check object, run on the parsed value; any other kind (unions, pipes, lazy, …), or
+ * is zod's own check object, run on the parsed value, unless a plain predicate (a bound, a
+ * length, a pattern) says first that it surely passes; any other kind (unions, pipes, lazy, …), or
  * a known kind with an option the parser does not follow (coercion, symbol keys), is parsed by zod
  * itself. `fast-parse.test.ts` compares both on every protocol schema over valid and broken inputs.
  */
