@@ -125,7 +125,12 @@ describe('fastParser, kind by kind', () => {
     [
       'bounds, exclusive and inclusive, at and beside their edges',
       z.object({ gt: z.number().gt(0), gte: z.number().gte(0), lt: z.number().lt(1), lte: z.number().lte(1) }),
-      [{ gt: 0.5, gte: 0, lt: 0.5, lte: 1 }, { gt: 0, gte: 0, lt: 0.5, lte: 1 }, { gt: 1, gte: -0.1, lt: 0.5, lte: 1 }, { gt: 1, gte: 0, lt: 1, lte: 1.1 }],
+      [
+        { gt: 0.5, gte: 0, lt: 0.5, lte: 1 },
+        { gt: 0, gte: 0, lt: 0.5, lte: 1 },
+        { gt: 1, gte: -0.1, lt: 0.5, lte: 1 },
+        { gt: 1, gte: 0, lt: 1, lte: 1.1 },
+      ],
     ],
     [
       'lengths in code points, strings of astral characters included',
@@ -139,11 +144,7 @@ describe('fastParser, kind by kind', () => {
       ],
     ],
     ['safe integers', z.int(), [0, -1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -(2 ** 60), 0.5]],
-    [
-      'regexes that keep state between tests (a global flag)',
-      z.array(z.string().regex(/^a+/g)),
-      [['aa', 'aa', 'aa'], ['aa', 'b'], []],
-    ],
+    ['regexes that keep state between tests (a global flag)', z.array(z.string().regex(/^a+/g)), [['aa', 'aa', 'aa'], ['aa', 'b'], []]],
     [
       'dates and times',
       z.object({ at: z.iso.datetime({ offset: true, precision: 3 }), day: z.iso.date(), time: z.iso.time() }),
