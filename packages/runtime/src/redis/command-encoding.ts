@@ -3,8 +3,8 @@
  * binary. ioredis, given any Buffer among the arguments, turns every other argument into bytes
  * on its own and measures each three times; the scripts that complete jobs and send rounds carry
  * a hundred or more arguments with one Buffer among them (BullMQ's packed job options). Here the
- * text runs between binary arguments are joined as strings (V8 joins strings faster than
- * anything can write them out one by one) and written once each into a Buffer of the command's size.
+ * text runs between binary arguments are joined as strings (faster than writing each argument
+ * into place, two native calls apiece) and written once each into a Buffer of the command's size.
  */
 export function encodeCommand(name: string, args: readonly (string | Buffer)[]): string | Buffer {
   let text = `*${args.length + 1}\r\n$${Buffer.byteLength(name)}\r\n${name}\r\n`;
