@@ -50,7 +50,7 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   // The interceptors see the round first: one that refuses a child stops it before anything is written.
   const messages = engine.handoffs.send ? await sendDelegations(engine.handoffs.send, engine, pass, built, now) : built;
   const active = trace.setSpan(otelContext.active(), span);
-  const sendContext = roundSent(span, active, messages, lowerQueue.name);
+  const sendContext = roundSent(active, messages, lowerQueue.name);
   const traces = new Map(messages.map((message) => [message.id, sendContext]));
   const state: StepState = {
     round,

@@ -68,17 +68,17 @@ export function startProcessSpan(parent: Context, facts: HopFacts, aggregate: re
 }
 
 /**
- * A round of delegations, sent by a pass: an event on the pass's own span, whose context goes with
- * every child job of the round, so each child's process span is a child of the pass that sent it.
+ * A round of delegations, sent by a pass: an event on the pass's span (the span in `pass`), whose
+ * context goes with every child job of the round, so each child's process span is its child.
  * A round goes out in one script, at one moment: a PRODUCER span of its own (the messaging
  * conventions' send span) would say no more than this event does, at the cost of a span per round
  * (test/bench/RESULTS.md, 2026-11-28). The event carries the destination, the messages' ids, and
  * their count when there are several.
  */
-export function roundSent(span: Span, pass: Context, messages: readonly DelegationMessage[], queue: string): string | undefined {
+export function roundSent(pass: Context, messages: readonly DelegationMessage[], queue: string): string | undefined {
   const first = messages[0];
   if (!first) return undefined;
-  span.addEvent(`${queue} send`, {
+  trace.getSpan(pass)?.addEvent(`${queue} send`, {
     'messaging.operation.type': 'send',
     'messaging.destination.name': queue,
     ...(messages.length === 1 ? { 'messaging.message.id': first.id } : { 'messaging.batch.message_count': messages.length }),
