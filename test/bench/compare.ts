@@ -59,6 +59,7 @@ function table(bullmq: HalfFigures[], tierflow: HalfFigures[]): string[] {
     ['Redis KB in/root', (f) => f.inKbPerRoot, 1],
     ['Redis KB out/root', (f) => f.outKbPerRoot, 1],
     ['worker CPU µs/root', (f) => f.workerCpuMicrosPerRoot, 0],
+    ['bench process CPU µs/root', (f) => f.driverCpuMicrosPerRoot, 0],
     ['worker RSS sum (MB)', (f) => mb(f.rss.sum), 0],
     ['worker RSS max (MB)', (f) => mb(f.rss.max), 0],
     ['worker RSS peak max (MB)', (f) => mb(f.rss.peakMax), 0],

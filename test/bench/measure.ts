@@ -20,6 +20,8 @@ export interface HalfFigures {
   readonly busiestCpuShare: number;
   /** CPU time of the worker processes together (user + system), per root. */
   readonly workerCpuMicrosPerRoot: number;
+  /** The bench's own process: the half's client enqueueing and waiting, and (for Tierflow) the span receiver. */
+  readonly driverCpuMicrosPerRoot: number;
   readonly rss: RssFigures;
 }
 
@@ -55,11 +57,13 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
   try {
     const before = await counters();
     const workersBefore = totalCpuMicros(half.workerPids);
+    const driverBefore = process.cpuUsage();
     const started = performance.now();
     const ids = await Promise.all(Array.from({ length: options.inFlight }, () => half.enqueue()));
     await Promise.all(ids.map((id) => half.finished(id, 600_000)));
     const seconds = (performance.now() - started) / 1000;
     const workerCpu = totalCpuMicros(half.workerPids) - workersBefore;
+    const driver = process.cpuUsage(driverBefore);
     const after = await counters();
     const each = after.map((counts, index) => countersSince(before[index]!, counts));
     const total = (pick: (counts: RedisCounters) => number): number => sum(each.map(pick));
@@ -75,6 +79,7 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
       outKbPerRoot: total((counts) => counts.outBytes) / 1024 / options.inFlight,
       busiestCpuShare: Math.max(...each.map((counts) => counts.cpuMicros)) / cpuMicros,
       workerCpuMicrosPerRoot: workerCpu / options.inFlight,
+      driverCpuMicrosPerRoot: (driver.user + driver.system) / options.inFlight,
       rss: rssOf(half.workerPids),
     };
   } finally {
