@@ -1,5 +1,6 @@
 // One tier of the plain-BullMQ shape as its own process: node test/dist/bench/bullmq-worker.js <tier>
 // with REDIS_URL and BENCH_PREFIX set; prints "ready" once it takes jobs, stops on SIGTERM.
+import { DEFAULT_CONCURRENCY } from '@tierflow/runtime';
 import { Queue, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BELOW, FAN_OUT, SHAPE_TIERS, shapeJobOptions, type ShapeData, type ShapeTier } from './bullmq-jobs.js';
@@ -31,7 +32,8 @@ async function run(job: Job<ShapeData>, token?: string): Promise<unknown> {
   return { ok: true, children: Object.values(await job.getChildrenValues()) };
 }
 
-const worker = new Worker<ShapeData>(tier, run, { connection: connect(), prefix, concurrency: Number(process.env.BENCH_CONCURRENCY ?? 8) });
+// Tierflow's workers run DEFAULT_CONCURRENCY jobs at once unless told; so do these, so the halves compare like for like.
+const worker = new Worker<ShapeData>(tier, run, { connection: connect(), prefix, concurrency: Number(process.env.BENCH_CONCURRENCY ?? DEFAULT_CONCURRENCY) });
 worker.on('error', (error) => process.stderr.write(`${tier} worker error: ${error.message}\n`));
 await worker.waitUntilReady();
 process.stdout.write('ready\n');

@@ -1,5 +1,5 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
-import type { RunSummary, WorkerBeat } from '@tierflow/runtime';
+import { DEFAULT_CONCURRENCY, type RunSummary, type WorkerBeat } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
@@ -210,7 +210,7 @@ describe('tierflow workers', () => {
         ['SPECIALIZED_FLEET', pids.get('fleet')],
       ].sort(),
     );
-    expect(listed.find((worker) => worker.tier === 'SPECIALIZED_FLEET')).toMatchObject({ specialists: ['sim'], concurrency: 8, running: 0 });
+    expect(listed.find((worker) => worker.tier === 'SPECIALIZED_FLEET')).toMatchObject({ specialists: ['sim'], concurrency: DEFAULT_CONCURRENCY, running: 0 });
     const text = await tierflow(['workers'], env());
     expect(text.stdout).toMatch(new RegExp(`^fleet\\s+\\S+\\s+${pids.get('fleet')}\\s.*sim$`, 'm'));
 

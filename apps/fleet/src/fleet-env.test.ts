@@ -1,4 +1,4 @@
-import { DEFAULT_PREFIX, DEFAULT_REDIS_URL } from '@tierflow/runtime';
+import { DEFAULT_CONCURRENCY, DEFAULT_PREFIX, DEFAULT_REDIS_URL } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { fleetOptionsFromEnv } from './fleet-env.js';
 import { FLEET_DEFAULT_TIMEOUT_MS } from './start-fleet.js';
@@ -6,7 +6,7 @@ import { FLEET_DEFAULT_TIMEOUT_MS } from './start-fleet.js';
 describe('fleetOptionsFromEnv', () => {
   it('fills in the defaults', () => {
     const options = fleetOptionsFromEnv({});
-    expect(options).toMatchObject({ runtime: { redisUrl: DEFAULT_REDIS_URL, prefix: DEFAULT_PREFIX }, concurrency: 8 });
+    expect(options).toMatchObject({ runtime: { redisUrl: DEFAULT_REDIS_URL, prefix: DEFAULT_PREFIX }, concurrency: DEFAULT_CONCURRENCY });
     expect(options).not.toHaveProperty('outputTtlMs');
   });
 

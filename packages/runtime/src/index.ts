@@ -68,7 +68,7 @@ export type { ObjectiveFile, Plan, RootObjective, Subtask } from './client/objec
 export { dependencyEdges, withDependencies } from './client/plan-dependencies.js';
 export type { DependencyProblem, DependentPlan, DependentSubtask } from './client/plan-dependencies.js';
 export { resolveRuntimeOptions, runtimeOptionsFromEnv } from './config/options.js';
-export { DEFAULT_MAX_CRASHES, DEFAULT_PREFIX, DEFAULT_REDIS_URL, RUNTIME_RANGES } from './config/runtime-settings.js';
+export { DEFAULT_CONCURRENCY, DEFAULT_MAX_CRASHES, DEFAULT_PREFIX, DEFAULT_REDIS_URL, RUNTIME_RANGES } from './config/runtime-settings.js';
 export { envChoice, envProbability, envRedisUrl, envText, envWhole, MAX_RETENTION_MS, MAX_TIMER_MS, wholeNumber } from './config/env-values.js';
 export type { WholeRange, WholeUnit } from './config/env-values.js';
 export { ConfigError, configProblems, readEnv } from './config/read-env.js';

@@ -5,7 +5,7 @@ import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { DEFAULT_INPUT_LIMITS } from '../checks/input-limits.js';
 import { envChoice, envProbability, envRedisUrl, envText, envWhole } from './env-values.js';
 import { readEnv, type EnvProblem } from './read-env.js';
-import { DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
 
 const R = RUNTIME_RANGES;
 
@@ -99,7 +99,7 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_CONFIG: envText().optional(),
 
   // A tier's worker (`tierflow worker <tier>`).
-  /** Jobs per worker process; the worker's default (8) when unset. */
+  /** Jobs per worker process; the worker's default (DEFAULT_CONCURRENCY, 32) when unset. */
   TIERFLOW_CONCURRENCY: envWhole(R.concurrency).optional(),
   /** The default timeout each tier gives what it delegates; the tier's own (120 s, 60 s, 30 s: docs/protocol.md#timeouts) when unset. */
   TIERFLOW_ARCHITECT_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),
@@ -107,7 +107,7 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_FLEET_TIMEOUT_MS: envWhole(R.delegationTimeoutMs).optional(),
 
   // The Fleet process (`node apps/fleet/dist/main.js`) and its built-in `sim` specialist.
-  FLEET_CONCURRENCY: envWhole(R.concurrency).default(8),
+  FLEET_CONCURRENCY: envWhole(R.concurrency).default(DEFAULT_CONCURRENCY),
   /** Expiry of the Fleet's outputs and logs in Beads; the store's default when unset. */
   FLEET_OUTPUT_TTL_MS: envWhole(R.beadsTtlMs).optional(),
   /** Caps the `sim` specialist's runs at once per process, to drill throttling; no cap when unset. */

@@ -10,6 +10,7 @@ import { RunningHandlers, type StopReason } from '../cancellation/control-listen
 import { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { RuntimeOptions } from '../config/options.js';
 import { finishedJobRetention, inFlightTtlMs } from '../config/retention.js';
+import { DEFAULT_CONCURRENCY } from '../config/runtime-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { RedisClock } from '../deadlines/clock.js';
 import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
@@ -425,9 +426,6 @@ const DELAYED = new DelayedError();
 
 /** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
 const WATCHDOG_SWEEP_MS = 250;
-
-/** Jobs a worker runs at once unless told. */
-const DEFAULT_CONCURRENCY = 8;
 
 function timeUp(assignment: Assignment): StopReason {
   return { status: 'timeout', reason: `no answer within timeout_ms ${assignment.payload.timeout_ms}` };
