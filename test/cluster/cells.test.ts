@@ -1,5 +1,5 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { cellOfRoot, cellPrefixes, type ObjectiveFile } from '@tierflow/runtime';
+import { cellOfRoot, cellPrefixes, DEFAULT_CONCURRENCY, type ObjectiveFile } from '@tierflow/runtime';
 import { scanKeys } from '@tierflow/beads';
 import { waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
@@ -100,10 +100,10 @@ describe('cells on a Redis Cluster of three masters', () => {
     const workers = JSON.parse((await tierflow(['workers', '--json'], deployment.env)).stdout) as { tier: string; concurrency: number }[];
     // One line per process, its concurrency summed over the six cells it serves.
     expect(workers.map((worker) => [worker.tier, worker.concurrency])).toEqual([
-      ['PROGRESS_MONITOR', 8 * CELLS],
-      ['ABSTRACT_ARCHITECT', 8 * CELLS],
-      ['ROUTING_DISPATCHER', 8 * CELLS],
-      ['SPECIALIZED_FLEET', 8 * CELLS],
+      ['PROGRESS_MONITOR', DEFAULT_CONCURRENCY * CELLS],
+      ['ABSTRACT_ARCHITECT', DEFAULT_CONCURRENCY * CELLS],
+      ['ROUTING_DISPATCHER', DEFAULT_CONCURRENCY * CELLS],
+      ['SPECIALIZED_FLEET', DEFAULT_CONCURRENCY * CELLS],
     ]);
     expect(cellPrefixes(deployment.runtime)).toHaveLength(CELLS);
   }, 30_000);

@@ -28,8 +28,9 @@ describe('cancellation, first_success and timeouts across worker processes', () 
   let redis: Redis;
 
   beforeAll(async () => {
-    // A long retry backoff, so a failing leaf sits delayed for its retry while we cancel.
-    deployment = await startDeployment('cancel', { TIERFLOW_LOG: 'silent', TIERFLOW_RETRY_BASE_MS: '30000', TIERFLOW_RETRY_MAX_MS: '30000' });
+    // A long retry backoff, so a failing leaf sits delayed for its retry while we cancel; eight
+    // jobs a worker, so some leaves wait for the Fleet.
+    deployment = await startDeployment('cancel', { TIERFLOW_LOG: 'silent', TIERFLOW_RETRY_BASE_MS: '30000', TIERFLOW_RETRY_MAX_MS: '30000', TIERFLOW_CONCURRENCY: '8' });
     redis = redisClient(deployment.redis.url);
   }, 60_000);
 
@@ -40,7 +41,7 @@ describe('cancellation, first_success and timeouts across worker processes', () 
 
   it('cancels a whole tree, leaves in every state, from the tierflow command', async () => {
     // One leaf fails at once and waits 15-30 s for its retry; ten run for a minute, eight at a
-    // time (the Fleet's concurrency), so two wait; the parents wait for their children.
+    // time (the Fleet's concurrency here), so two wait; the parents wait for their children.
     const sims = [{ fail_times: 5 }, ...Array.from({ length: 10 }, () => ({ delay_ms: 60_000 }))];
     const rootId = await deployment.client.enqueue(simPlan('all_success', sims));
     const before = await treeWhen(
