@@ -8,6 +8,7 @@
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import type { BenchHalf } from './bench-half.js';
 import { startBullmqShape } from './bullmq-shape.js';
+import { figuresTable } from './figures-table.js';
 import { runCancelBench } from './cancel-latency.js';
 import { measureHalf, WARM_UP_ROOTS, type HalfFigures } from './measure.js';
 import { runRssCheck } from './rss-check.js';
@@ -48,31 +49,6 @@ async function half(side: Side, sequential: number, inFlight: number): Promise<H
   }
 }
 
-function table(bullmq: HalfFigures[], tierflow: HalfFigures[]): string[] {
-  const rows: [string, (f: HalfFigures) => number, number][] = [
-    ['roots/s', (f) => f.rootsPerSecond, 0],
-    ['single p50 (ms)', (f) => f.p50, 1],
-    ['single p99 (ms)', (f) => f.p99, 1],
-    ['Redis cmds/root', (f) => f.commandsPerRoot, 0],
-    ['Redis CPU µs/root', (f) => f.cpuMicrosPerRoot, 0],
-    ['Redis socket reads/root', (f) => f.readsPerRoot, 0],
-    ['Redis KB in/root', (f) => f.inKbPerRoot, 1],
-    ['Redis KB out/root', (f) => f.outKbPerRoot, 1],
-    ['worker CPU µs/root', (f) => f.workerCpuMicrosPerRoot, 0],
-    ['bench process CPU µs/root', (f) => f.driverCpuMicrosPerRoot, 0],
-    ['worker RSS sum (MB)', (f) => mb(f.rss.sum), 0],
-    ['worker RSS max (MB)', (f) => mb(f.rss.max), 0],
-    ['worker RSS peak max (MB)', (f) => mb(f.rss.peakMax), 0],
-  ];
-  const lines = [`${''.padEnd(26)}${'BullMQ'.padStart(10)}${'Tierflow'.padStart(10)}${'Tierflow/BullMQ'.padStart(17)}`];
-  for (const [label, pick, digits] of rows) {
-    const b = median(bullmq.map(pick));
-    const t = median(tierflow.map(pick));
-    lines.push(`${label.padEnd(26)}${b.toFixed(digits).padStart(10)}${t.toFixed(digits).padStart(10)}${(t / b).toFixed(2).padStart(17)}`);
-  }
-  return lines;
-}
-
 try {
   if (rssMode) {
     for (const line of await runRssCheck(numbers[0] ?? 10_000, tracing)) console.log(line);
@@ -86,7 +62,7 @@ try {
     const cancelLines = await runCancelBench(cancelRuns, tracing);
     const took = ((performance.now() - started) / 1000).toFixed(0);
     console.log(`\nmedians of ${rounds} rounds; ${sequential} sequential roots, ${inFlight} in flight; Redis and RSS figures from the in-flight phase; whole run ${took} s`);
-    for (const line of table(results.BullMQ, results.Tierflow)) console.log(line);
+    for (const line of figuresTable(['BullMQ', 'Tierflow'], results.BullMQ, results.Tierflow)) console.log(line);
     for (const line of cancelLines) console.log(`Tierflow ${line}`);
     const ratio = median(results.Tierflow.map((f) => f.rootsPerSecond)) / median(results.BullMQ.map((f) => f.rootsPerSecond));
     console.log(`tierflow/bullmq roots/s ratio: ${ratio.toFixed(2)}`);

@@ -1,4 +1,4 @@
-import { startClusterDeployment, startDeployment } from '../support/deployment.js';
+import { startClusterDeployment, startDeployment, type TierflowBuild } from '../support/deployment.js';
 import type { BenchHalf } from './bench-half.js';
 import type { ObjectiveFile } from '@tierflow/runtime';
 import { benchObjective } from './shape.js';
@@ -9,10 +9,12 @@ export interface ShapeStore {
   readonly cluster?: { readonly masters: number; readonly cells: number };
 }
 
-/** The Tierflow half: the four tier processes on a private Redis, running the shared objective (or another of the same shape). */
-export async function startTierflowShape(env: NodeJS.ProcessEnv, objective: ObjectiveFile = benchObjective, store: ShapeStore = {}): Promise<BenchHalf> {
+/** The Tierflow half: the four tier processes on a private Redis, running the shared objective (or another of the same shape); this checkout's build unless `build` names another. */
+export async function startTierflowShape(env: NodeJS.ProcessEnv, objective: ObjectiveFile = benchObjective, store: ShapeStore = {}, build?: TierflowBuild): Promise<BenchHalf> {
   const quiet = { TIERFLOW_LOG: 'silent', ...env };
-  const deployment = store.cluster ? await startClusterDeployment('bench-tierflow', store.cluster.cells, quiet, { masters: store.cluster.masters }) : await startDeployment('bench-tierflow', quiet);
+  const deployment = store.cluster
+    ? await startClusterDeployment('bench-tierflow', store.cluster.cells, quiet, { masters: store.cluster.masters })
+    : await startDeployment('bench-tierflow', quiet, build ? { build } : {});
   const redisUrls = 'cluster' in deployment ? (await deployment.cluster.masters()).map((master) => master.url) : [deployment.redis.url];
   const { client } = deployment;
   return {

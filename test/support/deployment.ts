@@ -24,7 +24,18 @@ export interface DeploymentOptions {
   readonly tierEnv?: Partial<Record<TierSlug, NodeJS.ProcessEnv>>;
   /** How long the workers may take to stop on SIGTERM before they are killed; unbounded when left out. */
   readonly stopGraceMs?: number;
+  /** Another checkout's build to run, workers and client (bench/ab.ts); this checkout's when left out. */
+  readonly build?: TierflowBuild;
 }
+
+/** What a deployment runs of a build of Tierflow: its tier processes and its client. */
+export interface TierflowBuild {
+  readonly spawnTiers: typeof spawnTiers;
+  readonly TierflowClient: typeof TierflowClient;
+  readonly runtimeOptionsFromEnv: typeof runtimeOptionsFromEnv;
+}
+
+const THIS_BUILD: TierflowBuild = { spawnTiers, TierflowClient, runtimeOptionsFromEnv };
 
 export async function startDeployment(label: string, env: NodeJS.ProcessEnv = {}, options: DeploymentOptions = {}): Promise<Deployment> {
   const redis = await startRedisServer(options.redis);
@@ -56,9 +67,10 @@ export async function startClusterDeployment(label: string, cells: number, env: 
 
 async function startTiers(label: string, env: NodeJS.ProcessEnv, options: DeploymentOptions, stopRedis: () => Promise<void>): Promise<Omit<Deployment, 'redis'>> {
   const tiers = options.tiers ?? TIERS;
+  const build = options.build ?? THIS_BUILD;
   const prefix = uniquePrefix(label);
   // The client connects, and signs, as the workers do.
-  const runtime = runtimeOptionsFromEnv({ ...process.env, ...env, TIERFLOW_PREFIX: prefix });
+  const runtime = build.runtimeOptionsFromEnv({ ...process.env, ...env, TIERFLOW_PREFIX: prefix });
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
   // No spans unless a test asks for them: nothing listens on the default OTLP port here.
@@ -69,14 +81,14 @@ async function startTiers(label: string, env: NodeJS.ProcessEnv, options: Deploy
   };
   const own = options.tierEnv ?? {};
   const processes = joinProcesses([
-    spawnTiers(
+    build.spawnTiers(
       base,
       onLine,
       tiers.filter((tier) => !own[tier]),
     ),
-    ...tiers.filter((tier) => own[tier]).map((tier) => spawnTiers({ ...base, ...own[tier] }, onLine, [tier])),
+    ...tiers.filter((tier) => own[tier]).map((tier) => build.spawnTiers({ ...base, ...own[tier] }, onLine, [tier])),
   ]);
-  const client = new TierflowClient(runtime);
+  const client = new build.TierflowClient(runtime);
   const stop = async (): Promise<void> => {
     await client.close();
     await stopWithin(processes, options.stopGraceMs ?? null);
