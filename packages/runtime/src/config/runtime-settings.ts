@@ -12,10 +12,10 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_MAX_CRASHES = 3;
 
 /**
- * Jobs a worker process runs at once. A pass mostly waits on Redis (or a model server), so a
- * worker is rarely busy with more than a few at a time; with more of them open, their commands
- * share socket writes and Redis reads. Raising it from 8 to 32 gave 18 % more roots a second and
- * about a sixth less CPU a root, in the workers and in Redis (test/bench/RESULTS.md, 2026-11-28).
+ * Jobs a worker process runs at once. A pass spends much of its time waiting on Redis (or a model
+ * server), so a process can keep many open, and their commands then share socket writes and Redis
+ * reads. Raising it from 8 to 32 gave 11–18 % more roots a second on the bench, with less CPU a
+ * root in the workers and in Redis (test/bench/RESULTS.md, 2026-11-28 evening).
  */
 export const DEFAULT_CONCURRENCY = 32;
 
