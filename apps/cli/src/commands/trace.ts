@@ -9,7 +9,7 @@ export async function traceCommand(rootId: string, io: CliIo, env: NodeJS.Proces
   try {
     const traceId = await client.traceId(rootId);
     if (!traceId) {
-      io.stderr(`no trace for ${rootId}: unknown root, not started yet, or its Monitor exports no spans (OTEL_TRACES_EXPORTER=none)\n`);
+      io.stderr(`no trace for ${rootId}: unknown root, not started yet, not sampled (OTEL_TRACES_SAMPLER), or its Monitor exports no spans (OTEL_TRACES_EXPORTER=none)\n`);
       return EXIT.invalid;
     }
     const jaeger = (readTierflowVars(env, ['JAEGER_URL']).JAEGER_URL ?? DEFAULT_JAEGER_URL).replace(/\/+$/, '');
