@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TierflowBuild } from '../support/deployment.js';
-import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import { figuresTable } from './figures-table.js';
 import { measureHalf, WARM_UP_ROOTS, type HalfFigures } from './measure.js';
 import { benchObjective } from './shape.js';
@@ -35,7 +35,7 @@ const builds = [
   { name: `other ${commitOf(otherRoot)}`, build: await loadBuild(resolve(otherRoot)) },
 ] as const;
 const receiver = await startOtlpReceiver({ decodeLater: true });
-const tracing: NodeJS.ProcessEnv = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' };
+const tracing = tracingTo(receiver);
 const results: HalfFigures[][] = [[], []];
 try {
   for (let round = 0; round < rounds; round++) {

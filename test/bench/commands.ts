@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { redisClient } from '@tierflow/testing';
-import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import type { BenchHalf } from './bench-half.js';
 import { startBullmqShape } from './bullmq-shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
@@ -76,7 +76,7 @@ try {
   } finally {
     await bullmq.stop();
   }
-  const tierflow = await startTierflowShape({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' });
+  const tierflow = await startTierflowShape(tracingTo(receiver));
   try {
     print('Tierflow', await profile(tierflow));
   } finally {

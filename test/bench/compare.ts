@@ -5,7 +5,7 @@
 //   npm run build && node test/dist/bench/compare.js [sequential=200] [in-flight=1000] [rounds=2] [cancel-runs=20]
 // Peak worker RSS with 10,000 roots in flight (Tierflow only; minutes, so not by default):
 //   node test/dist/bench/compare.js --rss-10k [roots=10000]
-import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import type { BenchHalf } from './bench-half.js';
 import { startBullmqShape } from './bullmq-shape.js';
 import { figuresTable } from './figures-table.js';
@@ -22,11 +22,7 @@ const numbers = (rssMode ? args.slice(1) : args).map(Number);
 
 // The receiver stands in for Jaeger: it decodes between phases, not on the CPU being measured.
 const receiver = await startOtlpReceiver({ decodeLater: true });
-const tracing: NodeJS.ProcessEnv = {
-  OTEL_TRACES_EXPORTER: 'otlp',
-  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
-};
+const tracing = tracingTo(receiver);
 
 type Side = 'BullMQ' | 'Tierflow';
 

@@ -4,7 +4,7 @@
 // of a fan-out of 3 (cost that grows with the work and nothing else).
 //   npm run build && node test/dist/bench/fan-out.js [leaves-in-flight=3000] [rounds=2] [widths=3,100]
 import type { ObjectiveFile } from '@tierflow/runtime';
-import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import { measureHalf, type HalfFigures } from './measure.js';
 import { median } from './shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
@@ -18,7 +18,7 @@ function objective(width: number): ObjectiveFile {
 }
 
 const receiver = await startOtlpReceiver({ decodeLater: true });
-const tracing: NodeJS.ProcessEnv = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' };
+const tracing = tracingTo(receiver);
 
 interface PerLeaf {
   readonly workerCpu: number;

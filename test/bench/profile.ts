@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeOpenAiServer, waitFor } from '@tierflow/testing';
-import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import { WARM_UP_ROOTS } from './measure.js';
 import { totalCpuMicros } from './process-cpu.js';
 import { callerShares, profileShares, type Share } from './profile-owners.js';
@@ -30,9 +30,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tierflow-profile-'));
 const receiver = await startOtlpReceiver({ decodeLater: true });
 const half = await startTierflowShape(
   {
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+    ...tracingTo(receiver),
     NODE_OPTIONS: `--import ${preload}`,
     TIERFLOW_BENCH_PROFILE_DIR: dir,
     ...(models ? { OPENAI_BASE_URL: models.baseURL, OPENAI_API_KEY: 'bench' } : {}),

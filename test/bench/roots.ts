@@ -1,7 +1,7 @@
 // Latency and throughput of whole roots through four worker processes on a private Redis,
 // without tracing and with it (OTLP/HTTP protobuf, batched, to a local receiver), in one run.
 //   npm run build && node test/dist/bench/roots.js [sequential=100] [in-flight=1000]
-import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import { measureTierflow, WARM_UP_ROOTS, type MeasureOptions } from './measure.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
@@ -10,7 +10,7 @@ const options: MeasureOptions = { warmUp: WARM_UP_ROOTS, sequential: Number(proc
 const receiver = await startOtlpReceiver({ decodeLater: true });
 try {
   const off = await measureTierflow('tracing off', { OTEL_TRACES_EXPORTER: 'none' }, options, startTierflowShape);
-  const tracing = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' };
+  const tracing = tracingTo(receiver);
   const on = await measureTierflow('tracing on', tracing, options, startTierflowShape);
   receiver.decodePending();
   console.log(`spans received: ${receiver.spans.length}`);

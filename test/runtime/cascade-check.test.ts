@@ -2,7 +2,7 @@ import type { OutcomeMessage } from '@tierflow/protocol';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { simPlan } from '../support/runs.js';
 
 // The confidence cascade check (docs/protocol.md#confidence-cascade) over real processes: a Fleet
@@ -15,9 +15,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   deployment = await startDeployment('cascade', {
     TIERFLOW_LOG: 'silent',
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+    ...tracingTo(receiver, 'http/json'),
     OTEL_BSP_SCHEDULE_DELAY: '50',
   });
 }, 60_000);

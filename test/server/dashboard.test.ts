@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { simPlan } from '../support/runs.js';
 import { serveDeployment, type Served } from '../support/served.js';
 
@@ -49,9 +49,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   deployment = await startDeployment('dashboard', {
     TIERFLOW_LOG: 'silent',
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+    ...tracingTo(receiver, 'http/json'),
   });
   open = await serve(deployment, null);
   browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox'] });

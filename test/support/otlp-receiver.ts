@@ -189,7 +189,7 @@ function decodeProtobuf(body: Buffer): unknown {
   return type.toObject(type.decode(body), { longs: String, enums: Number, defaults: false, arrays: true });
 }
 
-/** Starts a receiver on 127.0.0.1 on a free port. */
+/** What a receiver is started with. */
 export interface OtlpReceiverOptions {
   /**
    * Answer at once and decode only on {@link OtlpReceiver.decodePending}: for benchmarks, where a
@@ -198,6 +198,12 @@ export interface OtlpReceiverOptions {
   readonly decodeLater?: boolean;
 }
 
+/** The environment that has a process export its spans to `receiver` over OTLP/HTTP. */
+export function tracingTo(receiver: Pick<OtlpReceiver, 'url'>, protocol: 'http/protobuf' | 'http/json' = 'http/protobuf'): NodeJS.ProcessEnv {
+  return { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol };
+}
+
+/** Starts a receiver on 127.0.0.1 on a free port. */
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const pending: { body: Buffer; encoding: ReceivedSpan['encoding'] }[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { simPlan } from '../support/runs.js';
 
 // Monitor, Architect and Dispatcher each a first pass and an aggregate pass, and three leaves.
@@ -17,9 +17,7 @@ describe('sampled tracing (OTEL_TRACES_SAMPLER=parentbased_traceidratio)', () =>
     receiver = await startOtlpReceiver();
     deployment = await startDeployment('sampling', {
       TIERFLOW_LOG: 'silent',
-      OTEL_TRACES_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      ...tracingTo(receiver),
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.5',
     });

@@ -5,7 +5,7 @@ import type { ObjectiveFile } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startOtlpReceiver, tracingTo, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 
@@ -46,9 +46,7 @@ const SPANS_PER_ROOT = 9;
 function tracedEnv(receiver: OtlpReceiver, protocol: string): NodeJS.ProcessEnv {
   return {
     TIERFLOW_LOG: 'silent',
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
+    ...tracingTo(receiver, protocol),
     OTEL_BSP_SCHEDULE_DELAY: '50',
   };
 }
