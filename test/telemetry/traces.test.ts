@@ -43,7 +43,7 @@ const tracedRun: ObjectiveFile = {
 // Fleet attempts (3). A round sent is an event on the span of the pass that sent it.
 const SPANS_PER_ROOT = 9;
 
-function tracedEnv(receiver: OtlpReceiver, protocol: string): NodeJS.ProcessEnv {
+function tracedEnv(receiver: OtlpReceiver, protocol: 'http/protobuf' | 'http/json'): NodeJS.ProcessEnv {
   return {
     TIERFLOW_LOG: 'silent',
     ...tracingTo(receiver, protocol),
