@@ -23,21 +23,25 @@ export function jobOptions(id: string, priority: number, runtime: RuntimeOptions
 
 /**
  * Child jobs for a parent's delegations. `ignoreDependencyOnFailure`: a child that failed for
- * good still lets its parent resume, which reads the failure as a failed outcome.
+ * good still lets its parent resume, which reads the failure as a failed outcome. `traceOf`
+ * gives a child's trace context: that of the pass that sent its round.
  */
-export function childJobs(messages: readonly DelegationMessage[], parent: Job, runtime: RuntimeOptions, delayMs = 0, traces: ReadonlyMap<string, string | undefined> = new Map()) {
-  return messages.map((message) => ({
-    name: message.payload.task_type,
-    data: message,
-    opts: {
-      ...jobOptions(message.id, message.payload.priority, runtime, Date.parse(message.timestamp)),
-      parent: { id: parent.id!, queue: parent.queueQualifiedName },
-      ignoreDependencyOnFailure: true,
-      ...(delayMs > 0 ? { delay: delayMs } : {}),
-      // W3C trace context rides in BullMQ's own telemetry metadata, not in the message.
-      ...(traces.get(message.id) ? { telemetry: { metadata: traces.get(message.id)! } } : {}),
-    } satisfies JobsOptions,
-  }));
+export function childJobs(messages: readonly DelegationMessage[], parent: Job, runtime: RuntimeOptions, delayMs = 0, traceOf: (messageId: string) => string | undefined = () => undefined) {
+  return messages.map((message) => {
+    const trace = traceOf(message.id);
+    return {
+      name: message.payload.task_type,
+      data: message,
+      opts: {
+        ...jobOptions(message.id, message.payload.priority, runtime, Date.parse(message.timestamp)),
+        parent: { id: parent.id!, queue: parent.queueQualifiedName },
+        ignoreDependencyOnFailure: true,
+        ...(delayMs > 0 ? { delay: delayMs } : {}),
+        // W3C trace context rides in BullMQ's own telemetry metadata, not in the message.
+        ...(trace ? { telemetry: { metadata: trace } } : {}),
+      } satisfies JobsOptions,
+    };
+  });
 }
 
 /**

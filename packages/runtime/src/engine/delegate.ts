@@ -51,7 +51,6 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   const messages = engine.handoffs.send ? await sendDelegations(engine.handoffs.send, engine, pass, built, now) : built;
   const active = trace.setSpan(otelContext.active(), span);
   const sendContext = roundSent(active, messages, lowerQueue.name);
-  const traces = new Map(messages.map((message) => [message.id, sendContext]));
   const state: StepState = {
     round,
     strategy: step.strategy,
@@ -60,7 +59,7 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
       index,
       request: message.payload,
       deadline: deadlineOf(now, message.payload.timeout_ms),
-      ...(traces.get(message.id) ? { trace: traces.get(message.id)! } : {}),
+      ...(sendContext ? { trace: sendContext } : {}),
     })),
     memo: step.memo ?? {},
     // The round that settled is counted now, with the new round's state: one write, so a crash cannot count it twice.
@@ -106,7 +105,11 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   }
   const markKeys = engine.reader.markKeys(job.id!);
   for (const key of markKeys) batch.get(key);
-  const sent = await engine.sendRound(batch, pass.lock, childJobs(messages, job, engine.runtime, step.delayMs ?? 0, traces));
+  const sent = await engine.sendRound(
+    batch,
+    pass.lock,
+    childJobs(messages, job, engine.runtime, step.delayMs ?? 0, () => sendContext),
+  );
   const marks = sent.replies.slice(sent.replies.length - markKeys.length);
   return { state, parked: sent.parked, marked: await engine.reader.stoppedBy(job.id!, marks) };
 }
@@ -115,7 +118,10 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
 export async function addChildren(engine: Engine, pass: Pass, children: readonly Child[]): Promise<void> {
   const traces = new Map(children.map((child) => [child.id, child.trace]));
   const messages = childMessages(engine, pass.assignment, children, engine.clock.now());
-  await addChildJobs(engine.lowerQueue!, childJobs(messages, pass.job, engine.runtime, 0, traces));
+  await addChildJobs(
+    engine.lowerQueue!,
+    childJobs(messages, pass.job, engine.runtime, 0, (id) => traces.get(id)),
+  );
 }
 
 /** Puts the round's watchdog back if it is not in the set; one already there (due, or leased by a sweep) is left as it is. */
