@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { TierflowBuild } from '../support/deployment.js';
 import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import { figuresTable } from './figures-table.js';
-import { measureHalf, WARM_UP_ROOTS, type HalfFigures } from './measure.js';
+import { measureHalf, WARM_UP_BATCHES, WARM_UP_ROOTS, type HalfFigures } from './measure.js';
 import { benchObjective } from './shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
@@ -43,7 +43,7 @@ try {
       const { name, build } = builds[index]!;
       const half = await startTierflowShape(tracing, benchObjective, {}, build);
       try {
-        const figures = await measureHalf(half, { warmUp: WARM_UP_ROOTS, sequential, inFlight });
+        const figures = await measureHalf(half, { warmUp: WARM_UP_ROOTS, warmUpBatches: WARM_UP_BATCHES, sequential, inFlight });
         receiver.decodePending();
         results[index]!.push(figures);
         console.log(

@@ -10,7 +10,7 @@ import type { BenchHalf } from './bench-half.js';
 import { startBullmqShape } from './bullmq-shape.js';
 import { figuresTable } from './figures-table.js';
 import { runCancelBench } from './cancel-latency.js';
-import { measureHalf, WARM_UP_ROOTS, type HalfFigures } from './measure.js';
+import { measureHalf, WARM_UP_BATCHES, WARM_UP_ROOTS, type HalfFigures } from './measure.js';
 import { runRssCheck } from './rss-check.js';
 import { mb } from './rss.js';
 import { median } from './shape.js';
@@ -29,12 +29,13 @@ type Side = 'BullMQ' | 'Tierflow';
 async function half(side: Side, sequential: number, inFlight: number): Promise<HalfFigures> {
   const target: BenchHalf = side === 'BullMQ' ? await startBullmqShape() : await startTierflowShape(tracing);
   try {
-    const figures = await measureHalf(target, { warmUp: WARM_UP_ROOTS, sequential, inFlight });
+    const figures = await measureHalf(target, { warmUp: WARM_UP_ROOTS, warmUpBatches: WARM_UP_BATCHES, sequential, inFlight });
     receiver.decodePending();
     console.log(
       `${side.padEnd(9)} p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, ${figures.rootsPerSecond.toFixed(0)} roots/s, ` +
         `${figures.commandsPerRoot.toFixed(0)} cmds/root, ${figures.cpuMicrosPerRoot.toFixed(0)} µs Redis CPU/root, ${figures.workerCpuMicrosPerRoot.toFixed(0)} µs worker CPU/root, ` +
-        `worker RSS ${mb(figures.rss.sum).toFixed(0)} MB (max ${mb(figures.rss.max).toFixed(0)}, peak ${mb(figures.rss.peakMax).toFixed(0)})` +
+        `worker RSS ${mb(figures.rss.sum).toFixed(0)} MB (max ${mb(figures.rss.max).toFixed(0)}, peak ${mb(figures.rss.peakMax).toFixed(0)}); ` +
+        `warm-up batches ${figures.warmUpRootsPerSecond.map((rate) => rate.toFixed(0)).join(', ')} roots/s` +
         (side === 'Tierflow' ? `, ${receiver.spans.length} spans received` : ''),
     );
     return figures;
@@ -55,7 +56,7 @@ try {
     for (let round = 0; round < rounds; round++) {
       for (const side of ['BullMQ', 'Tierflow'] as const) results[side].push(await half(side, sequential, inFlight));
     }
-    const cancelLines = await runCancelBench(cancelRuns, tracing);
+    const cancelLines = cancelRuns > 0 ? await runCancelBench(cancelRuns, tracing) : [];
     const took = ((performance.now() - started) / 1000).toFixed(0);
     console.log(`\nmedians of ${rounds} rounds; ${sequential} sequential roots, ${inFlight} in flight; Redis and RSS figures from the in-flight phase; whole run ${took} s`);
     for (const line of figuresTable(['BullMQ', 'Tierflow'], results.BullMQ, results.Tierflow)) console.log(line);

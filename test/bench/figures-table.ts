@@ -13,6 +13,7 @@ const ROWS: readonly [string, (f: HalfFigures) => number, number][] = [
   ['Redis KB in/root', (f) => f.inKbPerRoot, 1],
   ['Redis KB out/root', (f) => f.outKbPerRoot, 1],
   ['worker CPU µs/root', (f) => f.workerCpuMicrosPerRoot, 0],
+  ['  off main threads', (f) => f.backgroundCpuMicrosPerRoot, 0],
   ['bench process CPU µs/root', (f) => f.driverCpuMicrosPerRoot, 0],
   ['worker RSS sum (MB)', (f) => mb(f.rss.sum), 0],
   ['worker RSS max (MB)', (f) => mb(f.rss.max), 0],

@@ -1,6 +1,6 @@
 import { redisClient } from '@tierflow/testing';
 import type { BenchHalf } from './bench-half.js';
-import { totalCpuMicros } from './process-cpu.js';
+import { backgroundCpuMicros, totalCpuMicros } from './process-cpu.js';
 import { countersSince, redisCounters, type RedisCounters } from './redis-stats.js';
 import { rssOf, type RssFigures } from './rss.js';
 import { percentile } from './shape.js';
@@ -20,6 +20,10 @@ export interface HalfFigures {
   readonly busiestCpuShare: number;
   /** CPU time of the worker processes together (user + system), per root. */
   readonly workerCpuMicrosPerRoot: number;
+  /** The part of it spent off the workers' main threads: V8's optimizing compiler and its collector's helpers. */
+  readonly backgroundCpuMicrosPerRoot: number;
+  /** Roots a second of each warm-up batch in flight, in order: they level off as the workers' code settles. */
+  readonly warmUpRootsPerSecond: readonly number[];
   /** The bench's own process: the half's client enqueueing and waiting, and (for Tierflow) the span receiver. */
   readonly driverCpuMicrosPerRoot: number;
   readonly rss: RssFigures;
@@ -32,6 +36,12 @@ export interface MeasureOptions {
    * a few seconds' worth ({@link WARM_UP_ROOTS}).
    */
   readonly warmUp: number;
+  /**
+   * Then batches of `inFlight` roots at once, unmeasured: code that only many jobs at once run
+   * hot (a busy worker's paths) is compiled by V8's optimizing compiler only then
+   * ({@link WARM_UP_BATCHES}). 0 for none.
+   */
+  readonly warmUpBatches?: number;
   readonly sequential: number;
   readonly inFlight: number;
 }
@@ -39,11 +49,27 @@ export interface MeasureOptions {
 /** Enough roots, one at a time, to span a few seconds and the tracing exporter's first batches. */
 export const WARM_UP_ROOTS = 200;
 
-/** Sequential single-root latency, then throughput with `inFlight` roots enqueued at once. */
+/**
+ * Batches in flight before measuring. Without them the measured batch was the workers' first
+ * under load: Tierflow's workers spent as much CPU compiling (off the main thread) as running
+ * jobs in it, and ran at about two thirds of their later pace; BullMQ's, with less code, settled
+ * after one. Three batches of 1,000 settle both (test/bench/RESULTS.md, 2026-11-28, night).
+ */
+export const WARM_UP_BATCHES = 3;
+
+/** Sequential single-root latency, then throughput with `inFlight` roots enqueued at once, after a warm-up. */
 export async function measureHalf(half: BenchHalf, options: MeasureOptions): Promise<HalfFigures> {
   const runOne = async (): Promise<void> => half.finished(await half.enqueue(), 30_000);
-  // Warm up connections and script caches.
+  const runBatch = async (): Promise<number> => {
+    const started = performance.now();
+    const ids = await Promise.all(Array.from({ length: options.inFlight }, () => half.enqueue()));
+    await Promise.all(ids.map((id) => half.finished(id, 600_000)));
+    return options.inFlight / ((performance.now() - started) / 1000);
+  };
+  // Warm up connections, script caches and the workers' compiled code.
   for (let i = 0; i < options.warmUp; i++) await runOne();
+  const warmUpRootsPerSecond: number[] = [];
+  for (let i = 0; i < (options.warmUpBatches ?? 0); i++) warmUpRootsPerSecond.push(await runBatch());
   const latencies: number[] = [];
   for (let i = 0; i < options.sequential; i++) {
     const started = performance.now();
@@ -57,19 +83,18 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
   try {
     const before = await counters();
     const workersBefore = totalCpuMicros(half.workerPids);
+    const backgroundBefore = backgroundCpuMicros(half.workerPids);
     const driverBefore = process.cpuUsage();
-    const started = performance.now();
-    const ids = await Promise.all(Array.from({ length: options.inFlight }, () => half.enqueue()));
-    await Promise.all(ids.map((id) => half.finished(id, 600_000)));
-    const seconds = (performance.now() - started) / 1000;
+    const rootsPerSecond = await runBatch();
     const workerCpu = totalCpuMicros(half.workerPids) - workersBefore;
+    const backgroundCpu = backgroundCpuMicros(half.workerPids) - backgroundBefore;
     const driver = process.cpuUsage(driverBefore);
     const after = await counters();
     const each = after.map((counts, index) => countersSince(before[index]!, counts));
     const total = (pick: (counts: RedisCounters) => number): number => sum(each.map(pick));
     const cpuMicros = total((counts) => counts.cpuMicros);
     return {
-      rootsPerSecond: options.inFlight / seconds,
+      rootsPerSecond,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       commandsPerRoot: total((counts) => counts.commands) / options.inFlight,
@@ -79,6 +104,8 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
       outKbPerRoot: total((counts) => counts.outBytes) / 1024 / options.inFlight,
       busiestCpuShare: Math.max(...each.map((counts) => counts.cpuMicros)) / cpuMicros,
       workerCpuMicrosPerRoot: workerCpu / options.inFlight,
+      backgroundCpuMicrosPerRoot: backgroundCpu / options.inFlight,
+      warmUpRootsPerSecond,
       driverCpuMicrosPerRoot: (driver.user + driver.system) / options.inFlight,
       rss: rssOf(half.workerPids),
     };

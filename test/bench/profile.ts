@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeOpenAiServer, waitFor } from '@tierflow/testing';
 import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
-import { WARM_UP_ROOTS } from './measure.js';
+import { WARM_UP_BATCHES, WARM_UP_ROOTS } from './measure.js';
 import { totalCpuMicros } from './process-cpu.js';
 import { callerShares, profileShares, type Share } from './profile-owners.js';
 import { LLM_BENCH_MODEL, llmObjective } from './llm-shape.js';
@@ -45,17 +45,23 @@ const line = ({ name, share }: Share): string => `${(100 * share).toFixed(1).pad
 
 try {
   const runOne = async (): Promise<void> => half.finished(await half.enqueue(), 30_000);
+  const runBatch = async (): Promise<void> => {
+    const ids = await Promise.all(Array.from({ length: inFlight }, () => half.enqueue()));
+    await Promise.all(ids.map((id) => half.finished(id, 600_000)));
+  };
   for (let i = 0; i < WARM_UP_ROOTS; i++) await runOne();
+  for (let i = 0; i < WARM_UP_BATCHES; i++) await runBatch();
   toggleProfilers();
   const cpuBefore = totalCpuMicros(half.workerPids);
-  const ids = await Promise.all(Array.from({ length: inFlight }, () => half.enqueue()));
-  await Promise.all(ids.map((id) => half.finished(id, 600_000)));
+  await runBatch();
   const cpuPerRoot = (totalCpuMicros(half.workerPids) - cpuBefore) / inFlight;
   toggleProfilers();
   await waitFor(() => profiles().length === half.workerPids.length, { timeoutMs: 30_000, description: 'a CPU profile from each worker' });
   const read = profiles().map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as Profiler.Profile);
   const shares = profileShares(read);
-  console.log(`${inFlight} roots in flight after ${WARM_UP_ROOTS} warm-up roots; worker CPU ${cpuPerRoot.toFixed(0)} µs per root (four processes, profilers running)`);
+  console.log(
+    `${inFlight} roots in flight after ${WARM_UP_ROOTS} warm-up roots and ${WARM_UP_BATCHES} batches in flight; worker CPU ${cpuPerRoot.toFixed(0)} µs per root (four processes, profilers running)`,
+  );
   console.log(`\nShare of busy samples (${shares.busySamples}), four workers together, by owner:`);
   for (const owner of shares.owners.filter((owner) => owner.share >= 0.002)) console.log(line(owner));
   console.log(`\nThe ${functionCount} functions with the most self time:`);

@@ -2,10 +2,10 @@
 // without tracing and with it (OTLP/HTTP protobuf, batched, to a local receiver), in one run.
 //   npm run build && node test/dist/bench/roots.js [sequential=100] [in-flight=1000]
 import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
-import { measureTierflow, WARM_UP_ROOTS, type MeasureOptions } from './measure.js';
+import { measureTierflow, WARM_UP_BATCHES, WARM_UP_ROOTS, type MeasureOptions } from './measure.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
-const options: MeasureOptions = { warmUp: WARM_UP_ROOTS, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
+const options: MeasureOptions = { warmUp: WARM_UP_ROOTS, warmUpBatches: WARM_UP_BATCHES, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
 
 const receiver = await startOtlpReceiver({ decodeLater: true });
 try {

@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDelegation, checkSignature, generateKeySet, signingFromEnv } from '@tierflow/runtime';
-import { measureTierflow, WARM_UP_ROOTS, type HalfFigures, type MeasureOptions } from './measure.js';
+import { measureTierflow, WARM_UP_BATCHES, WARM_UP_ROOTS, type HalfFigures, type MeasureOptions } from './measure.js';
 import { median } from './shape.js';
 import { startTierflowShape } from './tierflow-shape.js';
 
-const options: MeasureOptions = { warmUp: WARM_UP_ROOTS, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
+const options: MeasureOptions = { warmUp: WARM_UP_ROOTS, warmUpBatches: WARM_UP_BATCHES, sequential: Number(process.argv[2] ?? 100), inFlight: Number(process.argv[3] ?? 1000) };
 const rounds = Number(process.argv[4] ?? 2);
 const KEYS_DIR = join(mkdtempSync(join(tmpdir(), 'tierflow-bench-keys-')), 'keys');
 generateKeySet(KEYS_DIR);
