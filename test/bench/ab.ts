@@ -56,7 +56,7 @@ try {
     }
   }
   console.log(`\nmedians of ${rounds} rounds; ${sequential} sequential roots, ${inFlight} in flight`);
-  for (const line of figuresTable(['other', 'this'], results[1]!, results[0]!)) console.log(line);
+  for (const line of figuresTable(['other', 'this'], [results[1]!, results[0]!])) console.log(line);
 } finally {
   await receiver.close();
 }

@@ -3,6 +3,8 @@ export interface BenchHalf {
   /** The Redis servers that do its work (every master of a cluster), whose INFO counters are summed. */
   readonly redisUrls: readonly string[];
   readonly workerPids: readonly number[];
+  /** Processes that do a broker's work in Redis's place (a Restate server): their CPU counts as the broker's. */
+  readonly brokerPids?: readonly number[];
   /** Enqueues one root of the bench shape; returns its id. */
   enqueue(): Promise<string>;
   /** Resolves when the root has finished successfully; rejects otherwise or after `timeoutMs`. */

@@ -59,7 +59,7 @@ try {
     const cancelLines = cancelRuns > 0 ? await runCancelBench(cancelRuns, tracing) : [];
     const took = ((performance.now() - started) / 1000).toFixed(0);
     console.log(`\nmedians of ${rounds} rounds; ${sequential} sequential roots, ${inFlight} in flight; Redis and RSS figures from the in-flight phase; whole run ${took} s`);
-    for (const line of figuresTable(['BullMQ', 'Tierflow'], results.BullMQ, results.Tierflow)) console.log(line);
+    for (const line of figuresTable(['BullMQ', 'Tierflow'], [results.BullMQ, results.Tierflow])) console.log(line);
     for (const line of cancelLines) console.log(`Tierflow ${line}`);
     const ratio = median(results.Tierflow.map((f) => f.rootsPerSecond)) / median(results.BullMQ.map((f) => f.rootsPerSecond));
     console.log(`tierflow/bullmq roots/s ratio: ${ratio.toFixed(2)}`);

@@ -2,8 +2,11 @@ import type { HalfFigures } from './measure.js';
 import { mb } from './rss.js';
 import { median } from './shape.js';
 
-/** The rows both comparisons print: a label, the figure, and its digits. */
-const ROWS: readonly [string, (f: HalfFigures) => number, number][] = [
+/** A row of a comparison: its label, the figure, and its digits. */
+export type FigureRow = readonly [string, (f: HalfFigures) => number, number];
+
+/** The rows the comparisons of two Redis-backed halves print. */
+export const REDIS_ROWS: readonly FigureRow[] = [
   ['roots/s', (f) => f.rootsPerSecond, 0],
   ['single p50 (ms)', (f) => f.p50, 1],
   ['single p99 (ms)', (f) => f.p99, 1],
@@ -20,13 +23,22 @@ const ROWS: readonly [string, (f: HalfFigures) => number, number][] = [
   ['worker RSS peak max (MB)', (f) => mb(f.rss.peakMax), 0],
 ];
 
-/** Medians of each half's rounds side by side, and the second's over the first's. */
-export function figuresTable(names: readonly [string, string], first: readonly HalfFigures[], second: readonly HalfFigures[]): string[] {
-  const lines = [`${''.padEnd(26)}${names[0].padStart(10)}${names[1].padStart(10)}${`${names[1]}/${names[0]}`.padStart(17)}`];
-  for (const [label, pick, digits] of ROWS) {
-    const a = median(first.map(pick));
-    const b = median(second.map(pick));
-    lines.push(`${label.padEnd(26)}${a.toFixed(digits).padStart(10)}${b.toFixed(digits).padStart(10)}${(b / a).toFixed(2).padStart(17)}`);
+/**
+ * Medians of each column's rounds side by side, then the last column over each of the others.
+ * `names` and `columns` go together, one name per column of rounds.
+ */
+export function figuresTable(names: readonly string[], columns: readonly (readonly HalfFigures[])[], rows: readonly FigureRow[] = REDIS_ROWS): string[] {
+  const last = names.length - 1;
+  const ratios = names.slice(0, last).map((name) => `${names[last]}/${name}`);
+  const header = `${''.padEnd(26)}${names.map((name) => name.padStart(10)).join('')}${ratios.map((ratio) => ratio.padStart(Math.max(17, ratio.length + 2))).join('')}`;
+  const lines = [header];
+  for (const [label, pick, digits] of rows) {
+    const medians = columns.map((rounds) => median(rounds.map(pick)));
+    const own = medians[last]!;
+    lines.push(
+      `${label.padEnd(26)}${medians.map((value) => value.toFixed(digits).padStart(10)).join('')}` +
+        ratios.map((ratio, index) => (own / medians[index]!).toFixed(2).padStart(Math.max(17, ratio.length + 2))).join(''),
+    );
   }
   return lines;
 }

@@ -10,6 +10,7 @@ export interface HalfFigures {
   readonly p50: number;
   readonly p99: number;
   readonly commandsPerRoot: number;
+  /** The broker's CPU per root: Redis's (INFO), or that of the processes doing its work in its place (BenchHalf.brokerPids). */
   readonly cpuMicrosPerRoot: number;
   /** Socket reads Redis made per root: round trips, less what clients sent together. */
   readonly readsPerRoot: number;
@@ -84,15 +85,17 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
     const before = await counters();
     const workersBefore = totalCpuMicros(half.workerPids);
     const backgroundBefore = backgroundCpuMicros(half.workerPids);
+    const brokerBefore = totalCpuMicros(half.brokerPids ?? []);
     const driverBefore = process.cpuUsage();
     const rootsPerSecond = await runBatch();
     const workerCpu = totalCpuMicros(half.workerPids) - workersBefore;
     const backgroundCpu = backgroundCpuMicros(half.workerPids) - backgroundBefore;
+    const brokerCpu = totalCpuMicros(half.brokerPids ?? []) - brokerBefore;
     const driver = process.cpuUsage(driverBefore);
     const after = await counters();
     const each = after.map((counts, index) => countersSince(before[index]!, counts));
     const total = (pick: (counts: RedisCounters) => number): number => sum(each.map(pick));
-    const cpuMicros = total((counts) => counts.cpuMicros);
+    const cpuMicros = total((counts) => counts.cpuMicros) + brokerCpu;
     return {
       rootsPerSecond,
       p50: percentile(latencies, 50),
@@ -102,7 +105,7 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
       readsPerRoot: total((counts) => counts.reads) / options.inFlight,
       inKbPerRoot: total((counts) => counts.inBytes) / 1024 / options.inFlight,
       outKbPerRoot: total((counts) => counts.outBytes) / 1024 / options.inFlight,
-      busiestCpuShare: Math.max(...each.map((counts) => counts.cpuMicros)) / cpuMicros,
+      busiestCpuShare: each.length > 0 ? Math.max(...each.map((counts) => counts.cpuMicros)) / cpuMicros : 1,
       workerCpuMicrosPerRoot: workerCpu / options.inFlight,
       backgroundCpuMicrosPerRoot: backgroundCpu / options.inFlight,
       warmUpRootsPerSecond,
