@@ -32,7 +32,7 @@ export interface Telemetry {
 export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
 
 /** Spans per export and the longest a span waits to be sent, unless OTEL_BSP_* say otherwise. */
-export const EXPORT_BATCH_SIZE = 64;
+export const EXPORT_BATCH_SIZE = 512;
 export const EXPORT_DELAY_MS = 1000;
 
 /**
@@ -65,8 +65,10 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   ]);
   env.OTEL_EXPORTER_OTLP_ENDPOINT ??= DEFAULT_OTLP_ENDPOINT;
   env.OTEL_TRACES_EXPORTER ??= 'otlp';
-  // Smaller batches, sent every second: encoding a batch holds the event loop, and the SDK's
-  // 512 spans every 5 s cost a busy worker about a tenth of its throughput and lengthened p99.
+  // The SDK's batches of 512, sent at least every second rather than every 5 s, so a trace shows
+  // up in a second. A busy worker's warm code encodes a batch in a few milliseconds; batches of
+  // 64 made eight times the requests for the same spans, which cost the workers and the collector
+  // more than the encoding (test/bench/RESULTS.md, 2026-11-28, night).
   env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ??= String(EXPORT_BATCH_SIZE);
   env.OTEL_BSP_SCHEDULE_DELAY ??= String(EXPORT_DELAY_MS);
   // Only traces: metrics and logs are not ours to export.
