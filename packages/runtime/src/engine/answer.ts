@@ -56,7 +56,7 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
   // The cancellation this answers, for the audit: the mark that stopped the job, else (stopped another way) one read now.
   const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.marks([assignment.id])).get(assignment.id) ?? null);
   engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
-  batch.del(engine.steps.key(job.id!), ...settledRecords(engine, job.id!, state));
+  batch.del(...(engine.reader.keepsSteps ? [engine.steps.key(job.id!)] : []), ...settledRecords(engine, job.id!, state));
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);
   // A run that stops waiting for answers (cancelled, or the wait ran out) asks nothing any more.

@@ -295,7 +295,8 @@ export class CellWorker {
       // write as the read below; a later start is one only if it has no step state (not a parent resuming).
       const firstStart = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
       if (firstStart) this.audit.received(assignment, 1);
-      const facts = await this.reader.read(job, this.engine.lowerQueue !== null);
+      // A parent's first start has no children yet to read the answers of.
+      const facts = await this.reader.read(job, this.engine.lowerQueue !== null && !firstStart);
       if (!firstStart && facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
       if (facts.cached) return facts.cached;
       const crashes = crashesOf(job);

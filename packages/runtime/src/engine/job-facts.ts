@@ -1,4 +1,4 @@
-import { type CancellationMessage, ERROR_TYPES, type OutcomeMessage, tierAbove, type TierName, type TierSlug } from '@tierflow/protocol';
+import { type CancellationMessage, ERROR_TYPES, type OutcomeMessage, tierAbove, tierBelow, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
@@ -20,7 +20,7 @@ export interface JobFacts {
   readonly state: StepState | null;
   /** The step state could not be read: the pass answers `failed` (corrupt_record) rather than guess. */
   readonly corrupt: CorruptRecordError | null;
-  /** A parent's children's answers so far (BullMQ's processed values), read with the rest; null at the Fleet. */
+  /** A parent's children's answers so far (BullMQ's processed values), read with the rest; null at the Fleet and on a first start. */
   readonly childValues: Record<string, unknown> | null;
   /**
    * The race record of this job's round, as its parent wrote it before adding the round's
@@ -60,6 +60,8 @@ export class JobFactsReader {
   private readonly timers: readonly TierSlug[];
   /** The parent tier, which writes a first_success round's race record; null at the root. */
   private readonly parent: TierSlug | null;
+  /** Whether the tier's jobs delegate, and so keep step state: the Fleet's never do. */
+  private readonly delegates: boolean;
 
   constructor(private readonly deps: JobFactsDeps) {
     this.own = partyOf(deps.tier);
@@ -67,30 +69,39 @@ export class JobFactsReader {
     const above = tierAbove(deps.tier);
     this.parent = above ? partyOf(above) : null;
     this.timers = [this.own, ...(this.parent ? [this.parent] : [])];
+    this.delegates = tierBelow(deps.tier) !== null;
+  }
+
+  /** Whether jobs of this tier keep step state: only a tier that delegates writes any. */
+  get keepsSteps(): boolean {
+    return this.delegates;
   }
 
   /**
-   * One round trip opens a pass: the cached answer, the step state, the cancellation marks, the
-   * watchdogs' timeout records, the round's race record and, for a parent (`parent`), its
-   * children's answers so far.
+   * One round trip opens a pass: the cached answer, the step state (at a tier that delegates), the
+   * cancellation marks, the watchdogs' timeout records, the round's race record and, with
+   * `children` (a parent past its first start, which may have some), its children's answers so far.
    */
-  async read(job: Job, parent: boolean): Promise<JobFacts> {
+  async read(job: Job, children: boolean): Promise<JobFacts> {
     const { redis, keys, dedup, steps } = this.deps;
     const jobId = job.id!;
     const cancelKeys = this.markKeys(jobId);
     const timeoutKeys = this.timers.map((writer) => keys.timeout(writer, jobId));
     const round = this.parent ? roundKeyOf(jobId) : null;
     const raceKeys = this.parent && round ? [keys.race(this.parent, round)] : [];
+    const stepKeys = this.delegates ? [steps.key(jobId)] : [];
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
     const [texts, values, budget] = await Promise.all([
-      redis.mget(dedup.key(jobId), steps.key(jobId), ...cancelKeys, ...timeoutKeys, ...raceKeys),
-      parent ? redis.hgetall(processedKey(job)) : null,
+      redis.mget(dedup.key(jobId), ...stepKeys, ...cancelKeys, ...timeoutKeys, ...raceKeys),
+      children ? redis.hgetall(processedKey(job)) : null,
       this.deps.readsBudget ? redis.hgetall(keys.budget(jobId)) : null,
     ]);
-    const [cached, step] = [texts[0] ?? null, texts[1] ?? null];
-    const marks = texts.slice(2, 2 + cancelKeys.length);
-    const timeouts = texts.slice(2 + cancelKeys.length, 2 + cancelKeys.length + timeoutKeys.length);
-    const race = raceKeys.length > 0 ? (texts[2 + cancelKeys.length + timeoutKeys.length] ?? null) : null;
+    const cached = texts[0] ?? null;
+    const step = stepKeys.length > 0 ? (texts[1] ?? null) : null;
+    const marksAt = 1 + stepKeys.length;
+    const marks = texts.slice(marksAt, marksAt + cancelKeys.length);
+    const timeouts = texts.slice(marksAt + cancelKeys.length, marksAt + cancelKeys.length + timeoutKeys.length);
+    const race = raceKeys.length > 0 ? (texts[marksAt + cancelKeys.length + timeoutKeys.length] ?? null) : null;
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
     const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : budget?.exceeded ? budgetStop(budget) : null;
