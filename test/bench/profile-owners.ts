@@ -23,10 +23,18 @@ const NOT_BUSY = new Set(['(idle)', '(program)']);
  */
 export function ownerOf(frame: Profiler.ProfileNode['callFrame']): string {
   const { url, functionName } = frame;
+  if (url !== '') return ownerOfUrl(url);
+  return functionName === '(garbage collector)' ? 'garbage collection' : 'native (socket writes, microtask queue, builtins)';
+}
+
+/** Who owns the code at `url` (as {@link ownerOf} says); the url itself when it is none of those. */
+export function ownerOfUrl(url: string): string {
   const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (dependency) return dependency[1]!;
   const workspace = /\/(packages|apps)\/([^/]+)\//.exec(url);
   if (workspace) return `tierflow ${workspace[1] === 'apps' ? 'app ' : ''}${workspace[2]}`;
+  // The plain-BullMQ half's own worker code.
+  if (/\/test\/dist\/bench\//.test(url)) return 'bench code';
   if (url.startsWith('node:'))
     return (
       'node:' +
@@ -35,8 +43,7 @@ export function ownerOf(frame: Profiler.ProfileNode['callFrame']): string {
         .replace(/^internal\//, '')
         .split('/')[0]!
     );
-  if (functionName === '(garbage collector)') return 'garbage collection';
-  return url === '' ? 'native (socket writes, microtask queue, builtins)' : url;
+  return url;
 }
 
 /**
