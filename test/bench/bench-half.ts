@@ -11,3 +11,22 @@ export interface BenchHalf {
   finished(id: string, timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
+
+/**
+ * A half's `finished` for roots it tracks as promises by id: waits for root `id`'s promise, at
+ * most `timeoutMs`, and forgets it either way.
+ */
+export async function awaitTracked(roots: Map<string, Promise<void>>, id: string, timeoutMs: number): Promise<void> {
+  const root = roots.get(id);
+  if (!root) throw new Error(`no root ${id}`);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for root ${id}`)), timeoutMs);
+  });
+  try {
+    await Promise.race([root, timeout]);
+  } finally {
+    clearTimeout(timer);
+    roots.delete(id);
+  }
+}

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { redisClient, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Queue, QueueEvents } from 'bullmq';
-import type { BenchHalf } from './bench-half.js';
+import { awaitTracked, type BenchHalf } from './bench-half.js';
 import { SHAPE_TIERS, shapeJobOptions, type ShapeData } from './bullmq-jobs.js';
 
 const WORKER = fileURLToPath(new URL('./bullmq-worker.js', import.meta.url));
@@ -68,20 +68,7 @@ export async function startBullmqShape(): Promise<BenchHalf> {
       await monitor.add('root', { index: 0 }, shapeJobOptions(id));
       return id;
     },
-    async finished(id, timeoutMs) {
-      const finished = done.get(id);
-      if (!finished) throw new Error(`no root ${id}`);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for root ${id}`)), timeoutMs);
-      });
-      try {
-        await Promise.race([finished, timeout]);
-      } finally {
-        clearTimeout(timer);
-        done.delete(id);
-      }
-    },
+    finished: (id, timeoutMs) => awaitTracked(done, id, timeoutMs),
     stop,
   };
 }

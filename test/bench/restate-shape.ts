@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '@tierflow/testing';
-import type { BenchHalf } from './bench-half.js';
+import { awaitTracked, type BenchHalf } from './bench-half.js';
 import { SHAPE_TIERS } from './bullmq-jobs.js';
 import { restateServerBinary } from './restate-install.js';
 
@@ -88,20 +88,7 @@ export async function startRestateShape(): Promise<BenchHalf> {
         calls.set(id, call);
         return Promise.resolve(id);
       },
-      async finished(id, timeoutMs) {
-        const call = calls.get(id);
-        if (!call) throw new Error(`no root ${id}`);
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for root ${id}`)), timeoutMs);
-        });
-        try {
-          await Promise.race([call, timeout]);
-        } finally {
-          clearTimeout(timer);
-          calls.delete(id);
-        }
-      },
+      finished: (id, timeoutMs) => awaitTracked(calls, id, timeoutMs),
       stop,
     };
   } catch (error) {
