@@ -9,14 +9,14 @@ import { SHAPE_TIERS, shapeJobOptions, type ShapeData } from './bullmq-jobs.js';
 
 const WORKER = fileURLToPath(new URL('./bullmq-worker.js', import.meta.url));
 
-/** The plain-BullMQ half: a private Redis and one worker process per queue. */
-export async function startBullmqShape(): Promise<BenchHalf> {
+/** The plain-BullMQ half: a private Redis and one worker process per queue, with `env` over this process's environment. */
+export async function startBullmqShape(env: NodeJS.ProcessEnv = {}): Promise<BenchHalf> {
   const redis = await startRedisServer();
   const prefix = uniquePrefix('bench-bullmq');
   const logs: string[] = [];
   const ready = new Set<string>();
   const children: ChildProcess[] = SHAPE_TIERS.map((tier) => {
-    const child = spawn(process.execPath, [WORKER, tier], { env: { ...process.env, REDIS_URL: redis.url, BENCH_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WORKER, tier], { env: { ...process.env, ...env, REDIS_URL: redis.url, BENCH_PREFIX: prefix }, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on('line', (line) => {
         logs.push(`${tier} | ${line}`);

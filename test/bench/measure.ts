@@ -58,23 +58,37 @@ export const WARM_UP_ROOTS = 200;
  */
 export const WARM_UP_BATCHES = 3;
 
+/** Runs one root and waits for it. */
+async function runOne(half: BenchHalf): Promise<void> {
+  await half.finished(await half.enqueue(), 30_000);
+}
+
+/** Enqueues `inFlight` roots at once and waits for them all; answers their roots a second. */
+export async function runInFlight(half: BenchHalf, inFlight: number): Promise<number> {
+  const started = performance.now();
+  const ids = await Promise.all(Array.from({ length: inFlight }, () => half.enqueue()));
+  await Promise.all(ids.map((id) => half.finished(id, 600_000)));
+  return inFlight / ((performance.now() - started) / 1000);
+}
+
+/**
+ * Warms a half up as {@link MeasureOptions} says (connections, script caches, the workers'
+ * compiled code): roots one at a time, then batches in flight; answers each batch's roots a second.
+ */
+export async function warmUp(half: BenchHalf, options: Pick<MeasureOptions, 'warmUp' | 'warmUpBatches' | 'inFlight'>): Promise<number[]> {
+  for (let i = 0; i < options.warmUp; i++) await runOne(half);
+  const rates: number[] = [];
+  for (let i = 0; i < (options.warmUpBatches ?? 0); i++) rates.push(await runInFlight(half, options.inFlight));
+  return rates;
+}
+
 /** Sequential single-root latency, then throughput with `inFlight` roots enqueued at once, after a warm-up. */
 export async function measureHalf(half: BenchHalf, options: MeasureOptions): Promise<HalfFigures> {
-  const runOne = async (): Promise<void> => half.finished(await half.enqueue(), 30_000);
-  const runBatch = async (): Promise<number> => {
-    const started = performance.now();
-    const ids = await Promise.all(Array.from({ length: options.inFlight }, () => half.enqueue()));
-    await Promise.all(ids.map((id) => half.finished(id, 600_000)));
-    return options.inFlight / ((performance.now() - started) / 1000);
-  };
-  // Warm up connections, script caches and the workers' compiled code.
-  for (let i = 0; i < options.warmUp; i++) await runOne();
-  const warmUpRootsPerSecond: number[] = [];
-  for (let i = 0; i < (options.warmUpBatches ?? 0); i++) warmUpRootsPerSecond.push(await runBatch());
+  const warmUpRootsPerSecond = await warmUp(half, options);
   const latencies: number[] = [];
   for (let i = 0; i < options.sequential; i++) {
     const started = performance.now();
-    await runOne();
+    await runOne(half);
     latencies.push(performance.now() - started);
   }
   latencies.sort((a, b) => a - b);
@@ -87,7 +101,7 @@ export async function measureHalf(half: BenchHalf, options: MeasureOptions): Pro
     const backgroundBefore = backgroundCpuMicros(half.workerPids);
     const brokerBefore = totalCpuMicros(half.brokerPids ?? []);
     const driverBefore = process.cpuUsage();
-    const rootsPerSecond = await runBatch();
+    const rootsPerSecond = await runInFlight(half, options.inFlight);
     const workerCpu = totalCpuMicros(half.workerPids) - workersBefore;
     const backgroundCpu = backgroundCpuMicros(half.workerPids) - backgroundBefore;
     const brokerCpu = totalCpuMicros(half.brokerPids ?? []) - brokerBefore;

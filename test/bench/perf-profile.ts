@@ -14,7 +14,7 @@ import { waitFor } from '@tierflow/testing';
 import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
 import type { BenchHalf } from './bench-half.js';
 import { startBullmqShape } from './bullmq-shape.js';
-import { WARM_UP_BATCHES, WARM_UP_ROOTS } from './measure.js';
+import { runInFlight, warmUp, WARM_UP_BATCHES, WARM_UP_ROOTS } from './measure.js';
 import { parsePerfScript, perfShares } from './perf-stacks.js';
 import type { Share } from './profile-owners.js';
 import { startTierflowShape } from './tierflow-shape.js';
@@ -36,32 +36,17 @@ const dir = mkdtempSync(join(tmpdir(), 'tierflow-perf-'));
 const receiver = await startOtlpReceiver({ decodeLater: true });
 // Node writes a map of its compiled functions for perf to name them by (/tmp/perf-<pid>.map).
 const mapped = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --perf-basic-prof-only-functions`.trim() };
-let half: BenchHalf;
-if (bullmq) {
-  // The BullMQ half's workers take this process's environment.
-  const own = process.env.NODE_OPTIONS;
-  process.env.NODE_OPTIONS = mapped.NODE_OPTIONS;
-  half = await startBullmqShape();
-  if (own === undefined) delete process.env.NODE_OPTIONS;
-  else process.env.NODE_OPTIONS = own;
-} else {
-  half = await startTierflowShape({ ...tracingTo(receiver), ...mapped });
-}
+const half: BenchHalf = bullmq ? await startBullmqShape(mapped) : await startTierflowShape({ ...tracingTo(receiver), ...mapped });
 const line = ({ name, share }: Share, perRoot: number): string => `${(100 * share).toFixed(1).padStart(6)} %  ${(share * perRoot).toFixed(0).padStart(6)} µs/root  ${name}`;
 
 try {
-  const runBatch = async (): Promise<void> => {
-    const ids = await Promise.all(Array.from({ length: inFlight }, () => half.enqueue()));
-    await Promise.all(ids.map((id) => half.finished(id, 600_000)));
-  };
-  for (let i = 0; i < WARM_UP_ROOTS; i++) await half.finished(await half.enqueue(), 30_000);
-  for (let i = 0; i < WARM_UP_BATCHES; i++) await runBatch();
+  await warmUp(half, { warmUp: WARM_UP_ROOTS, warmUpBatches: WARM_UP_BATCHES, inFlight });
   const data = join(dir, 'perf.data');
   const recorder = spawn('perf', ['record', '-F', String(FREQUENCY), '-g', '-o', data, '-p', half.workerPids.join(',')], { stdio: ['ignore', 'ignore', 'pipe'] });
   const recorded = new Promise<void>((resolve) => recorder.once('exit', () => resolve()));
   await waitFor(() => existsSync(data) || recorder.exitCode !== null, { timeoutMs: 10_000, description: 'perf to start recording' });
   if (recorder.exitCode !== null) throw new Error('perf record exited at once: is recording other processes allowed (kernel.perf_event_paranoid)?');
-  await runBatch();
+  await runInFlight(half, inFlight);
   recorder.kill('SIGINT');
   await recorded;
   const script = execFileSync('perf', ['script', '-F', 'tid,ip,sym', '-i', data], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });

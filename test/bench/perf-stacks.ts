@@ -75,7 +75,7 @@ export function perfShares(samples: readonly PerfSample[], mainThreads: Readonly
       add(owners, frames.some((frame) => SYSCALL.test(frame)) ? 'main threads: system calls outside JavaScript' : 'main threads: no JavaScript on the stack');
       continue;
     }
-    const [, name, url] = js as unknown as [string, string, string];
+    const [, name = '', url = ''] = js;
     add(owners, url === '' ? 'code made at run time' : ownerOfUrl(url));
     const where = url === '' ? '(made at run time)' : url.replace(/^.*node_modules\//, '').replace(/^.*\/((packages|apps|test)\/)/, '$1');
     add(functions, `${name || '(anonymous)'} ${where}`);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeOpenAiServer, waitFor } from '@tierflow/testing';
 import { startOtlpReceiver, tracingTo } from '../support/otlp-receiver.js';
-import { WARM_UP_BATCHES, WARM_UP_ROOTS } from './measure.js';
+import { runInFlight, warmUp, WARM_UP_BATCHES, WARM_UP_ROOTS } from './measure.js';
 import { totalCpuMicros } from './process-cpu.js';
 import { callerShares, profileShares, type Share } from './profile-owners.js';
 import { LLM_BENCH_MODEL, llmObjective } from './llm-shape.js';
@@ -44,16 +44,10 @@ const toggleProfilers = (): void => {
 const line = ({ name, share }: Share): string => `${(100 * share).toFixed(1).padStart(6)} %  ${name}`;
 
 try {
-  const runOne = async (): Promise<void> => half.finished(await half.enqueue(), 30_000);
-  const runBatch = async (): Promise<void> => {
-    const ids = await Promise.all(Array.from({ length: inFlight }, () => half.enqueue()));
-    await Promise.all(ids.map((id) => half.finished(id, 600_000)));
-  };
-  for (let i = 0; i < WARM_UP_ROOTS; i++) await runOne();
-  for (let i = 0; i < WARM_UP_BATCHES; i++) await runBatch();
+  await warmUp(half, { warmUp: WARM_UP_ROOTS, warmUpBatches: WARM_UP_BATCHES, inFlight });
   toggleProfilers();
   const cpuBefore = totalCpuMicros(half.workerPids);
-  await runBatch();
+  await runInFlight(half, inFlight);
   const cpuPerRoot = (totalCpuMicros(half.workerPids) - cpuBefore) / inFlight;
   toggleProfilers();
   await waitFor(() => profiles().length === half.workerPids.length, { timeoutMs: 30_000, description: 'a CPU profile from each worker' });

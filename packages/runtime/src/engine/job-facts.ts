@@ -60,8 +60,8 @@ export class JobFactsReader {
   private readonly timers: readonly TierSlug[];
   /** The parent tier, which writes a first_success round's race record; null at the root. */
   private readonly parent: TierSlug | null;
-  /** Whether the tier's jobs delegate, and so keep step state: the Fleet's never do. */
-  private readonly delegates: boolean;
+  /** Whether jobs of this tier keep step state: only a tier that delegates writes any (the Fleet's never do). */
+  readonly keepsSteps: boolean;
 
   constructor(private readonly deps: JobFactsDeps) {
     this.own = partyOf(deps.tier);
@@ -69,12 +69,7 @@ export class JobFactsReader {
     const above = tierAbove(deps.tier);
     this.parent = above ? partyOf(above) : null;
     this.timers = [this.own, ...(this.parent ? [this.parent] : [])];
-    this.delegates = tierBelow(deps.tier) !== null;
-  }
-
-  /** Whether jobs of this tier keep step state: only a tier that delegates writes any. */
-  get keepsSteps(): boolean {
-    return this.delegates;
+    this.keepsSteps = tierBelow(deps.tier) !== null;
   }
 
   /**
@@ -89,7 +84,7 @@ export class JobFactsReader {
     const timeoutKeys = this.timers.map((writer) => keys.timeout(writer, jobId));
     const round = this.parent ? roundKeyOf(jobId) : null;
     const raceKeys = this.parent && round ? [keys.race(this.parent, round)] : [];
-    const stepKeys = this.delegates ? [steps.key(jobId)] : [];
+    const stepKeys = this.keepsSteps ? [steps.key(jobId)] : [];
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
     const [texts, values, budget] = await Promise.all([
       redis.mget(dedup.key(jobId), ...stepKeys, ...cancelKeys, ...timeoutKeys, ...raceKeys),
