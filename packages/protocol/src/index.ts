@@ -35,6 +35,7 @@ export type { BeadsRef, MessageId } from './identifiers.js';
 export { jsonSchemaFiles } from './json-schema-files.js';
 export { isWireTypeName, jsonSchemaOf, WIRE_TYPE_NAMES, WIRE_TYPES } from './json-schema.js';
 export type { WireTypeName } from './json-schema.js';
+export { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
 export { isJsonObject, jsonObjectSchema, whenObject } from './json.js';
 export type { JsonObject, KnownFields } from './json.js';
 export {

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seedExample } from './test-fixtures.js';
-import { formatJsonPath, InvalidMessageError, parseMessage, validate } from './validate.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
+import { jsonObjectSchema } from './json.js';
+import { formatJsonPath, InvalidMessageError, parseMessage, validate, validateWith } from './validate.js';
 
 type Example = ReturnType<typeof seedExample>;
 const DELEGATION = 'dispatcher-to-fleet.json';
@@ -177,6 +179,16 @@ describe('validate: any input', () => {
   it('reads JSON text as well as objects', () => {
     const text = JSON.stringify(seedExample(DELEGATION));
     expect(validate(text).ok).toBe(true);
+  });
+
+  it('refuses input nested deeper than the limit, naming where, before any schema walks it', () => {
+    const depth = 300_000;
+    const deep = '['.repeat(depth) + ']'.repeat(depth);
+    const text = JSON.stringify(seedExample(DELEGATION)).replace(/"task_data":\{/, `"task_data":{"deep":${deep},`);
+    const result = validate(text);
+    if (result.ok) throw new Error('expected errors');
+    expect(result.errors).toEqual([{ path: expect.stringMatching(/^\$\.payload\.task_data\.deep(\[0\])+$/) as unknown, code: 'too_deep', message: `nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+    expect(validateWith(jsonObjectSchema, { a: JSON.parse(deep) as unknown })).toMatchObject({ ok: false, errors: [{ code: 'too_deep' }] });
   });
 
   it('survives a hostile object', () => {

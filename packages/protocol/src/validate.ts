@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { TierflowError } from './errors.js';
 import { fastSafeParse } from './fast-parse.js';
 import { isJsonObject } from './json.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
 import { delegationMessageSchema, MESSAGE_SCHEMAS, payloadKind, type Message } from './message.js';
 import { parseVersion, SUPPORTED_MAJOR_VERSIONS, unsupportedVersionMessage } from './version.js';
 
@@ -70,7 +71,7 @@ function describe(value: unknown): string {
  */
 export function validateWith<S extends z.ZodType>(schema: S, input: unknown): ValidationResult<z.output<S>> {
   try {
-    const value = typeof input === 'string' ? parseJson(input) : { ok: true as const, value: input };
+    const value = readInput(input);
     if (!value.ok) return value;
     const result = fastSafeParse(schema, value.value, { reportInput: true });
     return result.success ? { ok: true, value: result.data } : { ok: false, errors: toValidationErrors(result.error) };
@@ -88,6 +89,19 @@ function parseJson(text: string): ValidationResult<unknown> {
 }
 
 /**
+ * The input as a value (a string is read as JSON text), refused when it nests deeper than
+ * {@link MAX_JSON_DEPTH}: checked before any schema walks it, since the recursion after would
+ * run out of stack on input that JSON.parse reads whole.
+ */
+function readInput(input: unknown): ValidationResult<unknown> {
+  const parsed = typeof input === 'string' ? parseJson(input) : { ok: true as const, value: input };
+  if (!parsed.ok) return parsed;
+  const tooDeep = tooDeepAt(parsed.value);
+  if (tooDeep === null) return parsed;
+  return { ok: false, errors: [{ path: formatJsonPath(tooDeep), code: 'too_deep', message: `nested deeper than ${MAX_JSON_DEPTH} levels` }] };
+}
+
+/**
  * Validates a protocol message (an object, or JSON text) and returns every error at once, each
  * with its JSON path (docs/protocol.md#validating-messages). Never throws.
  *
@@ -98,7 +112,7 @@ function parseJson(text: string): ValidationResult<unknown> {
  */
 export function validate(input: unknown): ValidationResult<Message> {
   try {
-    const parsed = typeof input === 'string' ? parseJson(input) : { ok: true as const, value: input };
+    const parsed = readInput(input);
     if (!parsed.ok) return parsed;
     const value = parsed.value;
     if (!isJsonObject(value)) {

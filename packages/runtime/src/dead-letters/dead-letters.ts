@@ -1,6 +1,6 @@
 import { Queue, type Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
-import { TierflowError, tierOfSlug } from '@tierflow/protocol';
+import { tooDeepAt, TierflowError, tierOfSlug } from '@tierflow/protocol';
 
 /** The queue where rejected jobs are kept for an operator to see and replay; nothing ever consumes it. */
 export const DEAD_LETTER_QUEUE = 'dead-letter';
@@ -13,6 +13,11 @@ export interface DeadLetter {
   readonly reason: string;
   readonly rejected_at: string;
   readonly data: unknown;
+  /**
+   * `json_text`: `data` is the job's data as the JSON text it was stored as, since it nests too
+   * deep to be written back as a value; it is replayed only corrected.
+   */
+  readonly data_encoding?: 'json_text';
 }
 
 /**
@@ -36,7 +41,12 @@ export class DeadLetters {
   async keep(job: Job, reason: string): Promise<string> {
     const { queue } = this.cells[0]!;
     const id = `${job.queueName}-${job.id}`;
-    const letter: DeadLetter = { id, queue: job.queueName, job_id: job.id!, reason, rejected_at: new Date().toISOString(), data: job.data as unknown };
+    const rejected = { id, queue: job.queueName, job_id: job.id!, reason, rejected_at: new Date().toISOString() };
+    // Data nested past what JSON.stringify can write is kept as the text it came as.
+    const letter: DeadLetter =
+      tooDeepAt(job.data) === null
+        ? { ...rejected, data: job.data as unknown }
+        : { ...rejected, data: await this.redis.hget(`${job.queueQualifiedName}:${job.id!}`, 'data'), data_encoding: 'json_text' };
     const existing = await queue.getJob(id);
     if (existing) await existing.remove();
     // Delayed far ahead and never worked: the letter only waits to be read, replayed or purged.
@@ -63,6 +73,9 @@ export class DeadLetters {
     if (!found) return null;
     const letter = found.job.data as DeadLetter;
     if (!tierOfSlug(letter.queue)) throw TierflowError.permanent(`dead letter ${id} names an unknown queue ${letter.queue}`, { code: 'invalid_input' });
+    if (data === undefined && letter.data_encoding === 'json_text') {
+      throw TierflowError.permanent(`dead letter ${id} kept its data as JSON text, nested too deep to replay as it was: replay it corrected`, { code: 'invalid_input' });
+    }
     const target = new Queue(letter.queue, { connection: this.redis, prefix: found.prefix });
     try {
       const original = await target.getJob(letter.job_id);
