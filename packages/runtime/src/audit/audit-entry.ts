@@ -33,9 +33,10 @@ export interface AuditEntry {
 
 /**
  * `progress` is a note a job made while it worked (docs/operations.md#progress), not a message;
- * `question` is a question the run put to a person, `answer` the answer (docs/protocol.md#clarification).
+ * `question` is a question the run put to a person, `answer` the answer (docs/protocol.md#clarification);
+ * `gap` says how many entries a tier could not append, and why (Redis refused the write).
  */
-export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer'] as const;
+export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'gap'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 export type AuditDirection = 'sent' | 'received';
 

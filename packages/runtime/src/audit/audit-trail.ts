@@ -2,6 +2,7 @@ import { tierAbove, type CancellationMessage, type DelegationMessage, type Outco
 import type { RedisClient } from '@tierflow/beads';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
+import { AuditGaps } from './audit-gaps.js';
 import { systemClock, type Clock } from '../deadlines/clock.js';
 import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js';
 
@@ -19,15 +20,20 @@ import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js'
  * which saves a command per append.
  */
 export class AuditTrail {
+  /** Entries that could not be appended, recorded as a gap in their trails once Redis takes writes again. */
+  readonly gaps: AuditGaps;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly tier: TierName,
     private readonly ttlMs: number,
-    private readonly log: TierLogger,
+    log: TierLogger,
     /** Entries are timed on the deployment's clock, so a trail's times agree across hosts. */
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.gaps = new AuditGaps(redis, prefix, tier, ttlMs, log, () => this.time());
+  }
 
   /** Delegations sent, on the MULTI that saves the parent's step. */
   delegationsSent(pipeline: RedisWrites, rootId: string, messages: readonly DelegationMessage[]): void {
@@ -106,8 +112,8 @@ export class AuditTrail {
 
   private appendNow(rootId: string, entry: AuditEntry, opensStream: boolean): void {
     const key = auditKey(this.prefix, rootId);
-    const failed = (error: unknown): void => this.log.warn('audit append failed', { root: rootId, error: error instanceof Error ? error.message : String(error) });
-    // Not awaited: the entry is on the wire before the worker's next command; a failure is logged, never fatal.
+    const failed = (error: unknown): void => this.gaps.lost(rootId, error);
+    // Not awaited: the entry is on the wire before the worker's next command; a failure is counted, never fatal.
     if (!opensStream) {
       this.redis.xadd(key, '*', ...auditFields(entry)).catch(failed);
       return;

@@ -20,7 +20,7 @@ import { Heartbeat } from '../workers/heartbeat.js';
 import { hostname } from 'node:os';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { QUEUE_OF } from '../messages/queues.js';
-import { consoleLogger, throttledWarning } from '../observability/logger.js';
+import { consoleLogger, errorKind, repeatedWarnings, throttledWarning } from '../observability/logger.js';
 import { endForRetry, endWithOutcome } from '../observability/tracing.js';
 import type { Assignment, TierHandler, TierLogger } from '../policy/handler.js';
 import { connect } from '../redis/connection.js';
@@ -209,7 +209,9 @@ export class CellWorker {
       now: () => clock.now(),
       log: this.log,
     });
-    this.worker.on('error', (error) => this.log.warn('worker error', { error: error.message }));
+    // While Redis refuses writes, every command fails alike: one line per kind of error and interval.
+    const workerError = repeatedWarnings(this.log, 'worker error');
+    this.worker.on('error', (error) => workerError(errorKind(error), { error: error.message }));
     this.worker.on('failed', (job, error) => this.log.warn('job failed', { id: job?.id, error: error.message }));
   }
 
@@ -247,6 +249,7 @@ export class CellWorker {
   private abandon(): void {
     void this.worker.close(true).catch(() => undefined);
     this.running.close();
+    this.audit.gaps.stop();
     this.clock.stop();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
@@ -267,6 +270,7 @@ export class CellWorker {
     await step('heartbeat', this.heartbeat.stop());
     await Promise.all([step('queue connections', this.finder.close()), step('dead-letter queue', this.deadLetters.close())]);
     this.running.close();
+    this.audit.gaps.stop();
     this.clock.stop();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();

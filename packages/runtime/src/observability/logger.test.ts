@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { TierLogger } from '../policy/handler.js';
-import { consoleLogger, throttledWarning } from './logger.js';
+import { consoleLogger, errorKind, repeatedWarnings, throttledWarning } from './logger.js';
 
 describe('throttledWarning', () => {
   it('says the first warning, holds back the rest for the interval, then says how many it held', () => {
@@ -18,6 +18,36 @@ describe('throttledWarning', () => {
       ['bad notice', { n: 1 }],
       ['bad notice', { n: 4, held_back: 2 }],
     ]);
+  });
+});
+
+describe('repeatedWarnings', () => {
+  it('throttles each kind on its own: a flood of one error does not hide the first of another', () => {
+    const lines: [string, Record<string, unknown> | undefined][] = [];
+    const log: TierLogger = { info: () => undefined, warn: (message, fields) => lines.push([message, fields]) };
+    let now = 0;
+    const warn = repeatedWarnings(log, 'worker error', 1000, () => now);
+    for (let n = 0; n < 400; n++) warn('READONLY', { n });
+    warn('NOPERM', { n: 'other' });
+    now = 1000;
+    warn('READONLY', { n: 'later' });
+    expect(lines).toEqual([
+      ['worker error', { n: 0 }],
+      ['worker error', { n: 'other' }],
+      ['worker error', { n: 'later', held_back: 399 }],
+    ]);
+  });
+});
+
+describe('errorKind', () => {
+  it.each([
+    ["READONLY You can't write against a read only replica. script: d96ca626", 'READONLY'],
+    ["NOPERM User fleet has no permissions to run the 'del' command", 'NOPERM'],
+    ['LOADING', 'LOADING'],
+    ['Connection is closed.', 'Connection is closed.'],
+    ['A sentence that starts with a capital', 'A sentence that starts with a capital'],
+  ])('%s → %s', (message, kind) => {
+    expect(errorKind(new Error(message))).toBe(kind);
   });
 });
 

@@ -42,3 +42,34 @@ export function throttledWarning(log: TierLogger, message: string, intervalMs = 
     held = 0;
   };
 }
+
+/** How many distinct kinds of warning {@link repeatedWarnings} keeps track of; past it, the oldest is forgotten. */
+const KINDS_KEPT = 64;
+
+/**
+ * Warnings of one message, throttled per kind (see {@link throttledWarning}): each kind's first
+ * is said at once, its repeats at most once per `intervalMs` with how many were held back. For
+ * errors that come again and again while a cause lasts (Redis refusing writes answers every
+ * command with the same error): one line per kind and interval rather than one per command.
+ */
+export function repeatedWarnings(log: TierLogger, message: string, intervalMs = 10_000, now: () => number = Date.now): (kind: string, fields?: Record<string, unknown>) => void {
+  const kinds = new Map<string, (fields?: Record<string, unknown>) => void>();
+  return (kind, fields) => {
+    let warn = kinds.get(kind);
+    if (!warn) {
+      if (kinds.size >= KINDS_KEPT) kinds.delete(kinds.keys().next().value!);
+      warn = throttledWarning(log, message, intervalMs, now);
+      kinds.set(kind, warn);
+    }
+    warn(fields);
+  };
+}
+
+/**
+ * The kind of an error, for {@link repeatedWarnings}: a Redis error's code (`READONLY`, `NOPERM`,
+ * `LOADING`: its first word, in capitals), else its whole message.
+ */
+export function errorKind(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /^[A-Z][A-Z_]+(?= |$)/.exec(message)?.[0] ?? message;
+}
