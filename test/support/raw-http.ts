@@ -22,7 +22,15 @@ export function rawRequest(url: string, options: RawRequest = {}): Promise<RawAn
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false, setHost: !options.headers?.host },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        agent: false,
+        setHost: !options.headers?.host,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
