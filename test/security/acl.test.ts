@@ -88,6 +88,9 @@ describe('four tiers, four Redis users', () => {
       .map((line) => /\buser=(\S+)/.exec(line)?.[1])
       .filter((user): user is string => user !== undefined);
     expect(new Set(users)).toEqual(new Set(['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet']));
+    // Each tier keeps its registry of workers among its own keys, and the client reads them all.
+    const listed = await waitFor(async () => ((await client.workers()).length === 4 ? client.workers() : null), { description: 'four workers listed' });
+    expect(new Set(listed.map((worker) => worker.tier))).toEqual(new Set(['PROGRESS_MONITOR', 'ABSTRACT_ARCHITECT', 'ROUTING_DISPATCHER', 'SPECIALIZED_FLEET']));
   });
 
   it('races, timeouts, cancellations, questions and dead letters work within the ACL', async () => {

@@ -4,7 +4,13 @@ import { cellPrefixes, connect, consoleLogger, TierflowClient, type RuntimeOptio
 import type { Queue } from 'bullmq';
 import { HTTPException } from 'hono/http-exception';
 import { a2aRoutes } from './a2a/a2a-routes.js';
+import { A2A_PATH } from './a2a/agent-card.js';
 import { bearerAuth, SESSION_PATH, signIn } from './auth/bearer-auth.js';
+import { bodyLimits, OBJECTIVE_SLACK_BYTES } from './auth/body-limits.js';
+import { trustedProxies } from './auth/client-address.js';
+import { crossSiteCheck } from './auth/cross-site.js';
+import { FailureThrottle, SIGN_IN_LIMITS } from './auth/failure-throttle.js';
+import { hostCheck, hostPolicy } from './auth/host-check.js';
 import type { ServerOptions } from './config/server-options.js';
 import { dashboard } from './dashboard/dashboard.js';
 import { queueBoard } from './queues/queue-board.js';
@@ -21,8 +27,10 @@ export interface TierflowServer {
 /**
  * The HTTP server of `tierflow serve`: the runs API under /api with its OpenAPI description at
  * /openapi.json, the A2A endpoint at /a2a (its agent card at /.well-known/agent-card.json), Bull
- * Board at /queues, the web dashboard at /, the token check in front. It keeps nothing but Redis
- * connections, so any number can serve one deployment behind a load balancer.
+ * Board at /queues, the web dashboard at /. In front: the Host check (DNS rebinding), the
+ * cross-site check (other sites' pages), body limits, and the token check. It keeps nothing but
+ * Redis connections (and each process's count of wrong tokens), so any number can serve one
+ * deployment behind a load balancer.
  */
 export function createServer(runtime: RuntimeOptions, options: ServerOptions, log: TierLogger = consoleLogger('server')): TierflowServer {
   const client = new TierflowClient(runtime);
@@ -35,13 +43,20 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
       return c.json({ error: { code: 'invalid_request', message: problems.join('; '), problems } }, 400);
     },
   });
-  app.use('*', bearerAuth(options.token, log));
-  app.post(SESSION_PATH, signIn(options.token));
+  const proxies = trustedProxies(options.trustedProxies);
+  const guard = { token: options.token, throttle: new FailureThrottle(SIGN_IN_LIMITS), proxies, log };
+  // In this order: a request that names another host, or may come from another site's page, is
+  // refused before anything else looks at it; a body is bounded before anything reads it.
+  app.use('*', hostCheck(hostPolicy(options)));
+  app.use('*', crossSiteCheck(options.allowedHosts));
+  app.use('*', bodyLimits({ objectiveBytes: runtime.limits.maxObjectiveBytes + OBJECTIVE_SLACK_BYTES, ownLimit: new Set([A2A_PATH]) }));
+  app.use('*', bearerAuth(guard));
+  app.post(SESSION_PATH, signIn(guard));
   app.get('/healthz', (c) => c.json({ ok: true }));
   runRoutes(app, { client, redis, runtime, jaegerUrl: options.jaegerUrl });
   runStream(app, client);
-  a2aRoutes(app, { client, options, runtime, log });
-  const queues: Queue[] = queueBoard(app, redis, cellPrefixes(runtime));
+  a2aRoutes(app, { client, options, runtime, log, proxies });
+  const queues: Queue[] = queueBoard(app, redis, cellPrefixes(runtime), options.queueActions);
   dashboard(app, options.token);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Tierflow', version: '1.0.0', description: 'Runs of a Tierflow deployment: enqueue, watch, cancel, answer.' } });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });

@@ -10,8 +10,9 @@ export interface ServeOptions {
 
 /**
  * `tierflow serve [--host 127.0.0.1] [--port 8080]`: the web dashboard, the runs API, its OpenAPI
- * description, the A2A endpoint and Bull Board, until SIGINT or SIGTERM. Beyond loopback it needs
- * TIERFLOW_API_TOKEN (exit 2 without).
+ * description, the A2A endpoint and Bull Board (read-only unless TIERFLOW_SERVE_QUEUE_ACTIONS=1),
+ * until SIGINT or SIGTERM. Beyond loopback it needs TIERFLOW_API_TOKEN (exit 2 without); it
+ * answers only to its own address and TIERFLOW_SERVE_ALLOWED_HOSTS.
  */
 export async function serveCommand(flags: ServeOptions, io: CliIo, stop: Promise<unknown> = stopSignal()): Promise<number> {
   let options;
@@ -26,7 +27,7 @@ export async function serveCommand(flags: ServeOptions, io: CliIo, stop: Promise
   try {
     const { http, url } = await listen(server, options);
     io.stdout(
-      `serving ${url} (dashboard: ${url}/, API: ${url}/api, OpenAPI: ${url}/openapi.json, A2A agent card: ${url}/.well-known/agent-card.json, queues: ${url}/queues)${options.token ? '; requests need the bearer token' : ''}\n`,
+      `serving ${url} (dashboard: ${url}/, API: ${url}/api, OpenAPI: ${url}/openapi.json, A2A agent card: ${url}/.well-known/agent-card.json, queues: ${url}/queues${options.queueActions ? '' : ', read-only'})${options.token ? '; requests need the bearer token' : ''}\n`,
     );
     await stop;
     await new Promise<void>((resolve) => http.close(() => resolve()));

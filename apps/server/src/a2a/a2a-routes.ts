@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import { viaTrustedProxy, type TrustedProxies } from '../auth/client-address.js';
 import type { ServerOptions } from '../config/server-options.js';
 import { STREAM_INTERVAL_MS } from '../runs/run-stream.js';
 import { A2A_PATH, agentCard, liveSpecialists } from './agent-card.js';
@@ -21,6 +22,8 @@ export interface A2aRouteDeps {
   /** The deployment's input limits bound a request's size. */
   readonly runtime: Pick<RuntimeOptions, 'limits'>;
   readonly log: TierLogger;
+  /** The proxies whose X-Forwarded-Proto and -Host name the origin the client reached; none when left out. */
+  readonly proxies?: TrustedProxies;
   /** How often waits and streams read a run again; the runs API's stream interval when left out. */
   readonly intervalMs?: number;
 }
@@ -43,10 +46,15 @@ function rpcError(id: JsonRpcId, error: unknown): { jsonrpc: '2.0'; id: JsonRpcI
   return { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
 }
 
-/** The origin the client reached: the proxy's, when one in front says it (X-Forwarded-Proto and -Host). */
-function originOf(c: Context): string {
+/**
+ * The origin the client reached: the proxy's, when a trusted proxy in front says it
+ * (X-Forwarded-Proto and -Host); from anyone else those headers would let a client write the
+ * card's address.
+ */
+function originOf(c: Context, proxies: TrustedProxies): string {
   const url = new URL(c.req.url);
-  const first = (header: string | undefined): string | undefined => header?.split(',')[0]?.trim() || undefined;
+  const trusted = viaTrustedProxy(c, proxies);
+  const first = (header: string | undefined): string | undefined => (trusted ? header?.split(',')[0]?.trim() || undefined : undefined);
   const proto = first(c.req.header('x-forwarded-proto')) ?? url.protocol.replace(/:$/, '');
   const host = first(c.req.header('x-forwarded-host')) ?? url.host;
   return `${proto}://${host}`;
@@ -73,7 +81,9 @@ function callContext(c: Context): ServerCallContext {
 export function a2aRoutes(app: OpenAPIHono, deps: A2aRouteDeps): void {
   const intervalMs = deps.intervalMs ?? STREAM_INTERVAL_MS;
   const tokenRequired = deps.options.token !== null;
-  const cardFor = async (c: Context): Promise<AgentCard> => agentCard({ origin: originOf(c), tokenRequired, specialists: liveSpecialists(await deps.client.workers()) });
+  const proxies = deps.proxies ?? null;
+  // The Fleet's registry alone: a few keys, whatever else Redis holds (the card is open to anyone).
+  const cardFor = async (c: Context): Promise<AgentCard> => agentCard({ origin: originOf(c, proxies), tokenRequired, specialists: liveSpecialists(await deps.client.workers(['fleet'])) });
 
   app.openAPIRegistry.registerPath({
     method: 'get',
@@ -107,7 +117,7 @@ export function a2aRoutes(app: OpenAPIHono, deps: A2aRouteDeps): void {
     const context = callContext(c);
     try {
       // The version depends on the interface alone: no need for the workers' skills here.
-      validateVersion(context.requestedVersion, agentCard({ origin: originOf(c), tokenRequired, specialists: [] }), 'JSONRPC');
+      validateVersion(context.requestedVersion, agentCard({ origin: originOf(c, proxies), tokenRequired, specialists: [] }), 'JSONRPC');
     } catch (error) {
       return c.json(rpcError(id, error));
     }

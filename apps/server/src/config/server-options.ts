@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { readTierflowVars, ConfigError } from '@tierflow/runtime';
 import { z } from 'zod';
 
@@ -9,6 +10,18 @@ export interface ServerOptions {
   readonly token: string | null;
   /** Where the dashboard links a run's trace (`JAEGER_URL`). */
   readonly jaegerUrl: string;
+  /**
+   * Host names a request's Host (and a page's Origin) may name besides the address served: the
+   * name a proxy in front is reached by, say (`TIERFLOW_SERVE_ALLOWED_HOSTS`). Lower case.
+   */
+  readonly allowedHosts: readonly string[];
+  /**
+   * Addresses (`10.0.0.5`) or ranges (`10.0.0.0/8`) of proxies in front, whose X-Forwarded-For,
+   * -Proto and -Host are believed (`TIERFLOW_SERVE_TRUSTED_PROXIES`); from anyone else they are ignored.
+   */
+  readonly trustedProxies: readonly string[];
+  /** Whether Bull Board may change the queues (retry, add, clean, pause…); read-only when false (`TIERFLOW_SERVE_QUEUE_ACTIONS`). */
+  readonly queueActions: boolean;
 }
 
 export interface ServerOptionsInput {
@@ -16,22 +29,64 @@ export interface ServerOptionsInput {
   readonly port?: number;
   readonly token?: string | null;
   readonly jaegerUrl?: string;
+  readonly allowedHosts?: readonly string[];
+  readonly trustedProxies?: readonly string[];
+  readonly queueActions?: boolean;
 }
 
-export const SERVER_DEFAULTS = { host: '127.0.0.1', port: 8080, jaegerUrl: 'http://localhost:16686' } as const;
+export const SERVER_DEFAULTS = { host: '127.0.0.1', port: 8080, jaegerUrl: 'http://localhost:16686', queueActions: false } as const;
+
+/** A DNS name (letters, digits, `-`, dots between labels) or an IP address, as a Host header names one. */
+const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+const hostNameSchema = z
+  .string()
+  .transform((name) =>
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1'),
+  )
+  .refine((name) => HOST_NAME.test(name) || isIP(name) !== 0, { message: 'must be a host name or an IP address, without a port' });
+
+/** An IP address, or a range as `address/prefix length`. */
+export function isAddressOrRange(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
 
 const inputSchema = z.object({
   host: z.string().min(1).optional(),
   port: z.int().min(0).max(65_535).optional(),
   token: z.string().min(16, { message: 'must be at least 16 characters' }).nullable().optional(),
   jaegerUrl: z.url().optional(),
+  allowedHosts: z.array(hostNameSchema).optional(),
+  trustedProxies: z.array(z.string().trim().refine(isAddressOrRange, { message: 'must be an IP address or a range such as 10.0.0.0/8' })).optional(),
+  queueActions: z.boolean().optional(),
 });
 
-/** Hosts that only this machine reaches: a server on one of them may go without a token. */
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
+/**
+ * Whether a host name or address reaches only this machine: `localhost`, 127.0.0.0/8 and ::1,
+ * written as addresses. A name that merely starts with `127.` (`127.evil.example`) is a name
+ * like any other, which anyone's DNS may point anywhere.
+ */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || host.startsWith('127.');
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (bare === 'localhost') return true;
+  switch (isIP(bare)) {
+    case 4:
+      return bare.startsWith('127.');
+    case 6:
+      return bare === '::1' || bare === '0:0:0:0:0:0:0:1';
+    default:
+      return false;
+  }
 }
 
 /**
@@ -48,15 +103,49 @@ export function resolveServerOptions(input: ServerOptionsInput = {}): ServerOpti
   if (token === null && !isLoopback(host)) {
     throw new ConfigError([`host ${host}: a server that listens beyond loopback needs TIERFLOW_API_TOKEN, the bearer token every request must carry`]);
   }
-  return { host, port: parsed.data.port ?? SERVER_DEFAULTS.port, token, jaegerUrl: parsed.data.jaegerUrl ?? SERVER_DEFAULTS.jaegerUrl };
+  return {
+    host,
+    port: parsed.data.port ?? SERVER_DEFAULTS.port,
+    token,
+    jaegerUrl: parsed.data.jaegerUrl ?? SERVER_DEFAULTS.jaegerUrl,
+    allowedHosts: [...new Set(parsed.data.allowedHosts ?? [])],
+    trustedProxies: parsed.data.trustedProxies ?? [],
+    queueActions: parsed.data.queueActions ?? SERVER_DEFAULTS.queueActions,
+  };
 }
 
-/** The options from the environment (TIERFLOW_API_TOKEN, JAEGER_URL), with the command's flags over them. */
+/** A comma-separated list's entries, blanks dropped. */
+const listOf = (text: string | undefined): string[] | undefined =>
+  text === undefined
+    ? undefined
+    : text
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+
+/**
+ * The options from the environment (TIERFLOW_API_TOKEN, JAEGER_URL, TIERFLOW_SERVE_ALLOWED_HOSTS,
+ * TIERFLOW_SERVE_TRUSTED_PROXIES, TIERFLOW_SERVE_QUEUE_ACTIONS), with the command's flags over them.
+ */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv, flags: { readonly host?: string; readonly port?: number } = {}): ServerOptions {
-  const vars = readTierflowVars(env, ['TIERFLOW_API_TOKEN', 'JAEGER_URL']);
-  return resolveServerOptions({
-    ...flags,
-    ...(vars.TIERFLOW_API_TOKEN ? { token: vars.TIERFLOW_API_TOKEN } : {}),
-    ...(vars.JAEGER_URL ? { jaegerUrl: vars.JAEGER_URL } : {}),
-  });
+  const vars = readTierflowVars(env, ['TIERFLOW_API_TOKEN', 'JAEGER_URL', 'TIERFLOW_SERVE_ALLOWED_HOSTS', 'TIERFLOW_SERVE_TRUSTED_PROXIES', 'TIERFLOW_SERVE_QUEUE_ACTIONS']);
+  const allowedHosts = listOf(vars.TIERFLOW_SERVE_ALLOWED_HOSTS);
+  const trustedProxies = listOf(vars.TIERFLOW_SERVE_TRUSTED_PROXIES);
+  try {
+    return resolveServerOptions({
+      ...flags,
+      ...(vars.TIERFLOW_API_TOKEN ? { token: vars.TIERFLOW_API_TOKEN } : {}),
+      ...(vars.JAEGER_URL ? { jaegerUrl: vars.JAEGER_URL } : {}),
+      ...(allowedHosts ? { allowedHosts } : {}),
+      ...(trustedProxies ? { trustedProxies } : {}),
+      queueActions: vars.TIERFLOW_SERVE_QUEUE_ACTIONS,
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // A list read from a variable is named by that variable, and its entry by number.
+    const named = error.problems.map((problem) =>
+      problem.replace(/^allowedHosts\.(\d+)/, 'TIERFLOW_SERVE_ALLOWED_HOSTS entry $1').replace(/^trustedProxies\.(\d+)/, 'TIERFLOW_SERVE_TRUSTED_PROXIES entry $1'),
+    );
+    throw new ConfigError(named);
+  }
 }

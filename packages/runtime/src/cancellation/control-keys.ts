@@ -29,6 +29,12 @@ export const controlKeys = (prefix: string) => ({
   progress: (tier: TierSlug, rootId: string) => `${prefix}:progress:${tier}:${rootId}`,
   /** A worker process's heartbeat (a record that expires), written by that worker (`<host>:<pid>`): `tierflow workers` lists them. */
   worker: (tier: TierSlug, processId: string) => `${prefix}:workers:${tier}:${processId}`,
+  /**
+   * A tier's registry of its workers: a sorted set of process ids by when each one's heartbeat
+   * expires, written by that tier's workers with each beat, so listing the workers reads a few
+   * keys and never scans the keyspace. A process id holds a `:`, so `index` is no process's.
+   */
+  workerIndex: (tier: TierSlug) => `${prefix}:workers:${tier}:index`,
   /** The questions a run waits on a person for (JSON, written by the root, deleted once it goes on): docs/protocol.md#clarification. */
   questions: (rootId: string) => `${prefix}:questions:${rootId}`,
   /** A person's answers to a run's questions (a hash by question id, written by clients). */

@@ -1,4 +1,4 @@
-import { formatValidationError, TierflowError, validateWith, type OutcomeMessage } from '@tierflow/protocol';
+import { formatValidationError, TierflowError, validateWith, type OutcomeMessage, type TierSlug } from '@tierflow/protocol';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
@@ -229,9 +229,9 @@ export class TierflowClient {
     return { ...report, resumed: true };
   }
 
-  /** The deployment's live worker processes, from their heartbeats (of every cell), sorted by tier, host and pid. */
-  async workers(): Promise<WorkerBeat[]> {
-    return listWorkers(this.redis, this.runtime);
+  /** The deployment's live worker processes (of `tiers`, all when left out), from their heartbeats (of every cell), sorted by tier, host and pid. */
+  async workers(tiers?: readonly TierSlug[]): Promise<WorkerBeat[]> {
+    return listWorkers(this.redis, this.runtime, tiers);
   }
 
   async close(): Promise<void> {

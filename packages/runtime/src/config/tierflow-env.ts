@@ -89,6 +89,14 @@ export const tierflowEnvSchema = z.object({
    * listens beyond loopback. At least 16 characters: a guessable token protects nothing.
    */
   TIERFLOW_API_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  /** Host names, comma-separated, that requests to `tierflow serve` may name besides the address it serves (a proxy's public name); the server checks each. */
+  TIERFLOW_SERVE_ALLOWED_HOSTS: envText().optional(),
+  /** Addresses or ranges (`10.0.0.0/8`), comma-separated, of proxies whose X-Forwarded-* headers `tierflow serve` believes; the server checks each. */
+  TIERFLOW_SERVE_TRUSTED_PROXIES: envText().optional(),
+  /** 1: Bull Board under `tierflow serve` may change the queues (retry, add, clean, pause…); read-only otherwise. */
+  TIERFLOW_SERVE_QUEUE_ACTIONS: envChoice(['0', '1'])
+    .default('0')
+    .transform((flag) => flag === '1'),
 
   // Model endpoints (LLM specialists), by the names OpenAI's clients use.
   /** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1`. */

@@ -200,7 +200,9 @@ export class CellWorker {
         : null;
     this.heartbeat = new Heartbeat({
       redis,
-      key: keys.worker(party, `${hostname()}:${process.pid}`),
+      keys,
+      slug: party,
+      processId: `${hostname()}:${process.pid}`,
       tier,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       specialists: options.specialists ?? null,

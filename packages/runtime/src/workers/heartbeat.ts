@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
 
-import { TIER_NAMES, type TierName, type TierSlug } from '@tierflow/protocol';
-import { scanKeys, type RedisClient } from '@tierflow/beads';
-import { cellPrefixes, cellsGlob } from '../cells/cells.js';
+import { TIER_NAMES, TIER_SLUGS, type TierName, type TierSlug } from '@tierflow/protocol';
+import type { RedisClient } from '@tierflow/beads';
+import { cellPrefixes } from '../cells/cells.js';
 import type { RuntimeOptions } from '../config/options.js';
 import { z } from 'zod';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { controlKeys, type ControlKeys } from '../cancellation/control-keys.js';
 import type { TierLogger } from '../policy/handler.js';
+import { runScript, type RedisScript } from '../redis/scripts.js';
 
 /** What a worker says of itself in each beat: `tierflow workers` lists these. */
 export const workerBeatSchema = z.object({
@@ -26,8 +27,11 @@ export type WorkerBeat = z.infer<typeof workerBeatSchema>;
 /** What a heartbeat needs of its worker. */
 export interface HeartbeatOptions {
   readonly redis: RedisClient;
-  /** `<prefix>:workers:<tier slug>:<host>:<pid>` (control key `worker`). */
-  readonly key: string;
+  /** The cell's keys: the beat goes to `worker(slug, processId)`, and the process id into `workerIndex(slug)`. */
+  readonly keys: Pick<ControlKeys, 'worker' | 'workerIndex'>;
+  readonly slug: TierSlug;
+  /** `<host>:<pid>`. */
+  readonly processId: string;
   readonly tier: TierName;
   readonly concurrency: number;
   readonly specialists: readonly string[] | null;
@@ -39,9 +43,47 @@ export interface HeartbeatOptions {
 }
 
 /**
+ * Writes a worker's beat and keeps its tier's registry: the record, with its expiry; its process
+ * id in the registry, scored by when the record expires (on Redis's clock); the entries whose
+ * records have expired dropped. The registry lives as long as its latest entry.
+ *   KEYS[1]  the worker's record (control key `worker`)
+ *   KEYS[2]  its tier's registry (control key `workerIndex`)
+ *   ARGV[1]  the record, JSON
+ *   ARGV[2]  how long it lives, ms
+ *   ARGV[3]  the process id
+ */
+const BEAT: RedisScript = {
+  lua: `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+redis.call('ZADD', KEYS[2], now + ttl, ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 1`,
+};
+
+/**
+ * Takes a worker that stops out of its tier's registry, with its record.
+ *   KEYS[1]  the worker's record
+ *   KEYS[2]  its tier's registry
+ *   ARGV[1]  the process id
+ */
+const LEAVE: RedisScript = {
+  lua: `
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1`,
+};
+
+/** The most workers of a tier (in a cell) a listing reads: a bound on what a registry someone filled costs a reader. */
+const MAX_LISTED = 1_000;
+
+/**
  * A worker's heartbeat: a record that expires after three intervals, written again every
  * interval, so a worker that dies drops out of `tierflow workers` by itself, and one that stops
- * cleanly takes its record with it. One SET a beat.
+ * cleanly takes its record with it. One script a beat, which also keeps the tier's registry.
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
@@ -61,7 +103,8 @@ export class Heartbeat {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.options.redis.del(this.options.key).catch(() => undefined);
+    const { redis, keys, slug, processId } = this.options;
+    await runScript(redis, LEAVE, [keys.worker(slug, processId), keys.workerIndex(slug)], [processId]).catch(() => undefined);
   }
 
   /** The record of a beat at `now`. */
@@ -80,8 +123,10 @@ export class Heartbeat {
   }
 
   private beat(): void {
-    const { redis, key, intervalMs, now, log } = this.options;
-    redis.set(key, JSON.stringify(this.record(now())), 'PX', 3 * intervalMs).catch((error: unknown) => log.warn('heartbeat failed', { error: String(error) }));
+    const { redis, keys, slug, processId, intervalMs, now, log } = this.options;
+    runScript(redis, BEAT, [keys.worker(slug, processId), keys.workerIndex(slug)], [JSON.stringify(this.record(now())), 3 * intervalMs, processId]).catch((error: unknown) =>
+      log.warn('heartbeat failed', { error: String(error) }),
+    );
   }
 }
 
@@ -101,18 +146,21 @@ export function readBeats(texts: readonly (string | null)[]): WorkerBeat[] {
 }
 
 /**
- * Every live worker of a deployment, by one SCAN over the heartbeat keys of all its cells. A
- * process beats once per cell it serves; its beats are read as one worker, with the jobs it runs
- * and may run summed over its cells.
+ * Every live worker of a deployment (of `tiers`, all when left out), from the registries of all
+ * its cells: one ZRANGE per tier and cell, then one MGET per cell of the records they name, so
+ * what it costs follows the number of workers, never the size of the keyspace. An entry whose
+ * record has expired (a worker that died) reads as nothing. A process beats once per cell it
+ * serves; its beats are read as one worker, with the jobs it runs and may run summed over its cells.
  */
-export async function listWorkers(redis: RedisClient, runtime: Pick<RuntimeOptions, 'prefix' | 'cells'>): Promise<WorkerBeat[]> {
-  const keys = await scanKeys(redis, controlKeys(cellsGlob(runtime)).worker('*' as TierSlug, '*'));
-  // One MGET per cell: in a Cluster, a cell's keys share its slot, and only those may go together.
+export async function listWorkers(redis: RedisClient, runtime: Pick<RuntimeOptions, 'prefix' | 'cells'>, tiers: readonly TierSlug[] = Object.values(TIER_SLUGS)): Promise<WorkerBeat[]> {
   const texts = await Promise.all(
-    cellPrefixes(runtime)
-      .map((prefix) => keys.filter((key) => key.startsWith(`${prefix}:`)))
-      .filter((group) => group.length > 0)
-      .map((group) => redis.mget(...group)),
+    cellPrefixes(runtime).map(async (prefix) => {
+      const keys = controlKeys(prefix);
+      const members = await Promise.all(tiers.map(async (slug) => (await redis.zrange(keys.workerIndex(slug), 0, MAX_LISTED - 1)).map((processId) => keys.worker(slug, processId))));
+      const records = members.flat();
+      // One MGET per cell: in a Cluster, a cell's keys share its slot, and only those may go together.
+      return records.length > 0 ? redis.mget(...records) : [];
+    }),
   );
   return mergeBeats(readBeats(texts.flat()));
 }
