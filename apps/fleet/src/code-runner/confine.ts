@@ -72,12 +72,12 @@ shift
 tmpfs="size=$bytes,nr_inodes=4096,nosuid,nodev"
 printf %s "$hidden" | while IFS= read -r path; do
   case "$path" in /tmp|/var/tmp|/dev/shm) mode=1777 ;; *) mode=0755 ;; esac
-  mount -t tmpfs -o "$tmpfs,mode=$mode" tierflow-run "$path" || exit 1
+  mount -n -t tmpfs -o "$tmpfs,mode=$mode" tierflow-run "$path" || exit 1
 done || fail "cannot hide the host's directories"
 printf %s "$kept" | while read -r fd path; do
-  mkdir -p "$path" && mount --no-canonicalize --bind "/proc/self/fd/$fd" "$path" && mount -o remount,bind,ro,nosuid,nodev "$path" || exit 1
+  mkdir -p "$path" && mount -n --no-canonicalize --bind "/proc/self/fd/$fd" "$path" && mount -n -o remount,bind,ro,nosuid,nodev "$path" || exit 1
 done || fail "cannot bind back what the interpreter needs"
-mkdir -p "$dir" && mount -t tmpfs -o "$tmpfs,mode=0700,uid=$uid,gid=$uid" tierflow-run "$dir" || fail "cannot mount the run's directory"
+mkdir -p "$dir" && mount -n -t tmpfs -o "$tmpfs,mode=0700,uid=$uid,gid=$uid" tierflow-run "$dir" || fail "cannot mount the run's directory"
 cp -R ./. "$dir" && cd "$dir" || fail "cannot copy the run's files"
 exec 4<&- 5<&- 6<&- 7<&- 8<&- 9<&-
 prlimit --nproc="$nproc" --fsize="$bytes" -- setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs -- "$@"
