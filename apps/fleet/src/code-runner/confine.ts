@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { constants } from 'node:os';
+import { TierflowError } from '@tierflow/protocol';
 
 /**
  * How this host confines a run in the kernel: each run gets PID, mount, network and IPC
@@ -9,7 +10,7 @@ import { constants } from 'node:os';
 export interface Confinement {
   /** Directories hidden behind an empty tmpfs in each run (their sockets and files with them). */
   readonly hide: readonly string[];
-  /** Directories under a hidden one that an interpreter needs, bound back read-only. */
+  /** Directories under a hidden one that an interpreter needs, bound back read-only: at most {@link MAX_KEPT}. */
   readonly keep: readonly string[];
 }
 
@@ -87,9 +88,13 @@ exit $?
 /**
  * The command prefix that runs the rest confined, as {@link SCRIPT} describes: `--kill-child`
  * also ends the namespace when the Fleet kills the `unshare` process itself.
+ *
+ * @throws TierflowError (permanent, code `code_runner_spawn_failed`) for more than {@link MAX_KEPT} directories to bind back.
  */
 export function confinedPrefix(confinement: Confinement, run: ConfinedRun): string[] {
-  if (confinement.keep.length > MAX_KEPT) throw new RangeError(`code-runner: at most ${MAX_KEPT} directories can be bound back`);
+  if (confinement.keep.length > MAX_KEPT) {
+    throw TierflowError.permanent(`code-runner: at most ${MAX_KEPT} directories can be bound back`, { code: 'code_runner_spawn_failed' });
+  }
   return [
     'unshare',
     '--pid',
