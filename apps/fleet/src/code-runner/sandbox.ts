@@ -70,16 +70,17 @@ async function probe(): Promise<Sandbox> {
     ]),
     succeeds('prlimit', ['--cpu=5:6', '--', 'true']),
     probeNodePermission(),
-    succeeds('python3', ['-I', '-c', 'import os, resource, socket, sys; print(sys.executable); print(os.path.realpath(sys.base_prefix))']),
+    succeeds('python3', ['-I', '-c', 'import os, resource, socket, sys; print(sys.executable); print(os.path.realpath(sys.base_prefix)); print(os.path.realpath(sys.prefix))']),
   ]);
-  const [pythonLine, pythonPrefix] = (python ?? '').trim().split('\n');
+  // A virtual environment's prefix (its site-packages) is not its base's.
+  const [pythonLine, ...pythonPrefixes] = (python ?? '').trim().split('\n');
   const pythonPath = pythonLine === undefined || pythonLine === '' ? null : pythonLine;
   // Only root can switch users; the interpreter must also be reachable for nobody.
   const [nodeAsNobody, pythonAsNobody] = await Promise.all([
     succeeds('setpriv', [...AS_NOBODY.slice(1), process.execPath, '-e', '0']),
     pythonPath === null ? null : succeeds('setpriv', [...AS_NOBODY.slice(1), pythonPath, '-I', '-c', '0']),
   ]);
-  const confinement = await probeConfinement(pythonPath === null ? [] : [pythonPrefix ?? dirname(dirname(pythonPath))]);
+  const confinement = await probeConfinement(pythonPath === null ? [] : pythonPrefixes.filter((prefix) => prefix !== ''));
   const [nodeConfined, pythonConfined] = await Promise.all([
     confinement === null ? null : trial(confinement, [process.execPath, '-e', '0']),
     confinement === null || pythonPath === null ? null : trial(confinement, [pythonPath, '-I', '-c', '0']),
