@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -9,10 +10,18 @@ import { codeRunnerSpecialist } from './code-runner.js';
 import { sandbox } from './sandbox.js';
 
 // The attacks of a hostile Python candidate on the host and on other runs. The kernel confines
-// a run only where the Fleet is root (namespaces, another uid), as in CI.
+// a run only where the Fleet is root and may create namespaces (as in CI), asked here directly.
 const box = await sandbox();
-const root = process.getuid?.() === 0;
-if (!root || box.python === null) console.warn('code-runner confinement tests skipped: they need root and python3');
+const namespaces = (() => {
+  try {
+    execFileSync('unshare', ['--pid', '--fork', '--mount', '--mount-proc', '--net', '--ipc', 'true'], { stdio: 'ignore', timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const canConfine = process.getuid?.() === 0 && namespaces;
+if (!canConfine || box.python === null) console.warn('code-runner confinement tests skipped: they need root, namespaces (unshare) and python3');
 
 type Case = { args: unknown[]; expected: unknown };
 type Report = { cases: { passed: boolean; actual?: unknown; error?: string }[] };
@@ -42,7 +51,7 @@ function killAll(pids: readonly number[]): void {
   }
 }
 
-describe.skipIf(!root || box.python === null)('code runner confinement (python)', () => {
+describe.skipIf(!canConfine || box.python === null)('code runner confinement (python)', () => {
   it('a leftover process cannot rewrite a later run: later wrong candidates still fail', async () => {
     // posix.fork is not the patched os.fork; the child leaves the process group and lingers,
     // rewriting every victim's candidate.py it can reach to return the expected answer.
