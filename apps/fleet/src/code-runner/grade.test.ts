@@ -12,6 +12,7 @@ const request: GradeRequest = {
   limits: resolveCodeRunnerLimits(),
   wall: { ms: 10_000, byDeadline: false },
   dir: '/tmp/run-1',
+  confined: true,
 };
 const line = (event: object) => JSON.stringify(event);
 const ok = (i: number, json: string) => line({ t: 'case', i, ok: true, json, ms: 1.234 });
@@ -22,7 +23,7 @@ const done = line({ t: 'done' });
 describe('gradeRun', () => {
   it('succeeds when every case gives its expected value, compared as JSON', () => {
     const result = gradeRun(request, run({ lines: [ok(0, '2'), ok(1, '{"v":4}'), done] }));
-    expect(result).toMatchObject({ status: 'success', summary: '2/2 tests passed', confidence: 1, resources_used: { wall_ms: 12, language: 'javascript' } });
+    expect(result).toMatchObject({ status: 'success', summary: '2/2 tests passed', confidence: 1, resources_used: { wall_ms: 12, language: 'javascript', confined: true } });
     expect(result.artifacts?.[0]?.metadata).toEqual({ passed: 2, total: 2, language: 'javascript' });
     expect(cases(result)).toEqual([
       { name: 'one', passed: true, expected: 2, actual: 2, ms: 1.23 },
@@ -50,6 +51,7 @@ describe('gradeRun', () => {
     expect(gradeRun(request, run({ stoppedBy: 'output', exitSignal: 'SIGKILL' }))).toMatchObject({ error_type: 'output_limit_exceeded' });
     expect(gradeRun(request, run({ outOfMemory: true, exitSignal: 'SIGABRT' }))).toMatchObject({ error_type: 'memory_limit_exceeded' });
     expect(gradeRun(request, run({ exitSignal: 'SIGKILL' }))).toMatchObject({ error_type: 'memory_limit_exceeded' });
+    expect(gradeRun(request, run({ exitSignal: 'SIGXFSZ' }))).toMatchObject({ error_type: 'output_limit_exceeded', error_detail: 'wrote a file over 16 MiB' });
     // Words on stderr alone, from a run that finished, are the code's own.
     expect(gradeRun(request, run({ lines: [ok(0, '3'), ok(1, '{"v":4}'), done], outOfMemory: true }))).toMatchObject({ error_type: 'tests_failed' });
     const result = gradeRun(request, run({ lines: partial, stoppedBy: 'wall' }));

@@ -41,6 +41,8 @@ export interface GradeRequest {
   readonly wall: WallTime;
   /** The run's directory, taken out of messages so reports read the same from run to run. */
   readonly dir: string;
+  /** Whether the kernel confined the run (namespaces and a user of its own), reported in `resources_used`. */
+  readonly confined: boolean;
 }
 
 interface Failure {
@@ -70,7 +72,7 @@ export function gradeRun(request: GradeRequest, run: ChildRun): SpecialistResult
     content: JSON.stringify({ passed, total, cases, ...output }),
     metadata: { passed, total, language: request.language },
   };
-  const base = { confidence: passed / total, artifacts: [artifact], resources_used: { wall_ms: Math.round(run.elapsedMs), language: request.language } };
+  const base = { confidence: passed / total, artifacts: [artifact], resources_used: { wall_ms: Math.round(run.elapsedMs), language: request.language, confined: request.confined } };
   const failure = runFailure ?? (passed === total ? null : caseFailure(cases, report));
   if (failure === null) return { ...base, status: 'success', summary: `${passed}/${total} tests passed` };
   return {
@@ -94,6 +96,8 @@ function failureOfRun(request: GradeRequest, run: ChildRun, report: HarnessRepor
   }
   if (run.exitSignal === 'SIGXCPU') return fail(CODE_RUNNER_ERROR_TYPES.timeLimitExceeded, `CPU limit of ${request.limits.cpuSeconds} s exceeded`);
   if (run.stoppedBy === 'output') return fail(CODE_RUNNER_ERROR_TYPES.outputLimitExceeded, `wrote more than ${request.limits.maxOutputBytes} bytes`);
+  // RLIMIT_FSIZE: Node dies of it; Python ignores the signal and its write fails instead.
+  if (run.exitSignal === 'SIGXFSZ') return fail(CODE_RUNNER_ERROR_TYPES.outputLimitExceeded, `wrote a file over ${request.limits.fileMb} MiB`);
   // V8 aborts when the heap is full; a SIGKILL this side did not send is the kernel's OOM killer.
   if ((run.outOfMemory && !report.done) || run.exitSignal === 'SIGKILL') return fail(CODE_RUNNER_ERROR_TYPES.memoryLimitExceeded, `memory limit of ${request.limits.memoryMb} MB exceeded`);
   const denied = report.denied[0];

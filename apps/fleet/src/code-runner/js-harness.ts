@@ -1,5 +1,5 @@
 import type { CodeRunnerLimits } from './limits.js';
-import { AS_NOBODY, type Sandbox } from './sandbox.js';
+import type { Sandbox } from './sandbox.js';
 
 // Starts the line appended to the candidate's source; the harness checks the syntax of what comes before.
 const EXPORT_LINE = '\n;module.exports = ';
@@ -12,7 +12,7 @@ export function jsCandidateFile(code: string, entry: string): string {
 }
 
 /**
- * The command that runs the harness. Memory: `--max-old-space-size` bounds the JS heap, and
+ * The command that runs the harness (after the prefix that isolates it). Memory: `--max-old-space-size` bounds the JS heap, and
  * RLIMIT_DATA (through prlimit) bounds the rest, Buffers included. RLIMIT_AS is no good for Node:
  * V8 and WebAssembly reserve large virtual ranges they never touch, so an address-space limit
  * breaks them long before memory is really short; RLIMIT_DATA only counts writable memory.
@@ -25,8 +25,8 @@ export function jsCommand(sandbox: Sandbox, dir: string, limits: CodeRunnerLimit
     if (sandbox.nodeDisableWarning) node.push('--disable-warning=ExperimentalWarning');
   }
   node.push(`${dir}/harness.cjs`);
-  const rlimits = sandbox.prlimit ? ['prlimit', `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--data=${limits.memoryMb * 1024 * 1024}`, '--'] : [];
-  return [...(sandbox.netns ?? []), ...(sandbox.asNobody.javascript ? AS_NOBODY : []), ...rlimits, ...node];
+  const rlimits = sandbox.prlimit ? ['prlimit', `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--data=${limits.memoryMb * 1024 * 1024}`, `--fsize=${limits.fileMb * 1024 * 1024}`, '--'] : [];
+  return [...rlimits, ...node];
 }
 
 /**

@@ -4,31 +4,33 @@ import { resolveCodeRunnerLimits, wallTimeFor } from './limits.js';
 
 describe('resolveCodeRunnerLimits', () => {
   it('fills in the defaults', () => {
-    expect(resolveCodeRunnerLimits()).toEqual({ name: 'code-runner', cpuSeconds: 5, memoryMb: 256, wallMs: 10_000, maxOutputBytes: 1024 * 1024 });
+    expect(resolveCodeRunnerLimits()).toEqual({ name: 'code-runner', cpuSeconds: 5, memoryMb: 256, wallMs: 10_000, maxOutputBytes: 1024 * 1024, fileMb: 16, maxProcesses: 64 });
   });
 
   it('keeps what is given', () => {
-    expect(resolveCodeRunnerLimits({ name: 'py-tests', cpuSeconds: 2, memoryMb: 128, wallMs: 3_000, maxOutputBytes: 4_096, maxConcurrent: 2 })).toEqual({
+    expect(resolveCodeRunnerLimits({ name: 'py-tests', cpuSeconds: 2, memoryMb: 128, wallMs: 3_000, maxOutputBytes: 4_096, maxConcurrent: 2, fileMb: 4, maxProcesses: 32 })).toEqual({
       name: 'py-tests',
       cpuSeconds: 2,
       memoryMb: 128,
       wallMs: 3_000,
       maxOutputBytes: 4_096,
       maxConcurrent: 2,
+      fileMb: 4,
+      maxProcesses: 32,
     });
   });
 
   it('refuses limits out of bounds, naming each, and unknown options', () => {
     const error = (() => {
       try {
-        return resolveCodeRunnerLimits({ cpuSeconds: 0, memoryMb: 1.5, wallMs: 10_000_000, ...({ cpu: 1 } as object) });
+        return resolveCodeRunnerLimits({ cpuSeconds: 0, memoryMb: 1.5, wallMs: 10_000_000, maxProcesses: 2, ...({ cpu: 1 } as object) });
       } catch (e) {
         return e;
       }
     })();
     expect(isTierflowError(error) && !error.retryable && error.code).toBe('invalid_specialist');
     const message = (error as Error).message;
-    for (const name of ['cpuSeconds', 'memoryMb', 'wallMs', 'cpu']) expect(message).toContain(name);
+    for (const name of ['cpuSeconds', 'memoryMb', 'wallMs', 'maxProcesses', 'cpu']) expect(message).toContain(name);
   });
 });
 

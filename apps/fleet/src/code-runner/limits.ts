@@ -24,6 +24,10 @@ export const codeRunnerOptionsSchema = z.strictObject({
   wallMs: whole(100, 600_000).default(10_000),
   /** Bytes the child may write in all (results, its stdout and stderr) before it is stopped. */
   maxOutputBytes: whole(1_024, 16 * 1024 * 1024).default(1024 * 1024),
+  /** The largest file a run may write, in MiB (RLIMIT_FSIZE); confined, also the size of each tmpfs it can write to. */
+  fileMb: whole(1, 1_024).default(16),
+  /** Processes and threads a confined run may have at once (RLIMIT_NPROC of its own user); Node itself takes about a dozen. */
+  maxProcesses: whole(16, 4_096).default(64),
 });
 
 /** Options of {@link codeRunnerSpecialist}; every field has a default. */

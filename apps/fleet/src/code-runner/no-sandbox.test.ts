@@ -10,7 +10,17 @@ import type { Sandbox } from './sandbox.js';
 // A host with none of the tools: no namespaces, no prlimit, no permission model, no python3.
 vi.mock('./sandbox.js', async (importOriginal) => ({
   ...(await importOriginal<typeof SandboxModule>()),
-  sandbox: (): Promise<Sandbox> => Promise.resolve({ netns: null, prlimit: false, nodePermission: null, nodeDisableWarning: false, python: null, asNobody: { javascript: false, python: false } }),
+  sandbox: (): Promise<Sandbox> =>
+    Promise.resolve({
+      netns: null,
+      prlimit: false,
+      nodePermission: null,
+      nodeDisableWarning: false,
+      python: null,
+      asNobody: { javascript: false, python: false },
+      confinement: null,
+      confined: { javascript: false, python: false },
+    }),
 }));
 
 const runner = codeRunnerSpecialist({ wallMs: 1_000 });

@@ -1,19 +1,19 @@
 import type { CodeRunnerLimits } from './limits.js';
-import { AS_NOBODY, type Sandbox } from './sandbox.js';
 
 /**
- * The command that runs the Python harness, which sets its own rlimits (CPU and address space:
- * unlike V8, CPython reserves little it does not use), so prlimit is not needed. `-I` keeps the
- * host's PYTHON* variables and user site-packages out.
+ * The command that runs the Python harness (after the prefix that isolates it), which sets its
+ * own rlimits (CPU, address space: unlike V8, CPython reserves little it does not use, and file
+ * size), so prlimit is not needed. `-I` keeps the host's PYTHON* variables and user site-packages out.
  */
-export function pythonCommand(sandbox: Sandbox, python: string, dir: string, limits: CodeRunnerLimits): string[] {
-  return [...(sandbox.netns ?? []), ...(sandbox.asNobody.python ? AS_NOBODY : []), python, '-I', '-B', `${dir}/harness.py`, String(limits.cpuSeconds), String(limits.memoryMb * 1024 * 1024)];
+export function pythonCommand(python: string, dir: string, limits: CodeRunnerLimits): string[] {
+  return [python, '-I', '-B', `${dir}/harness.py`, String(limits.cpuSeconds), String(limits.memoryMb * 1024 * 1024), String(limits.fileMb * 1024 * 1024)];
 }
 
 /**
  * The Python harness: the same protocol as the Node one (see harness-events.ts). It limits
- * itself, patches `socket` and the process-starting functions of `os` and `subprocess`, reads
- * the arguments from stdin, runs the candidate's source and calls the entry once per case.
+ * itself, patches `socket` and the process-starting functions of `os` and `subprocess` (to
+ * report what was refused; what confines the run is the kernel, see confine.ts), reads the
+ * arguments from stdin, runs the candidate's source and calls the entry once per case.
  */
 export const PYTHON_HARNESS = String.raw`import json, os, resource, sys, time, traceback
 
@@ -73,9 +73,10 @@ def describe(error):
 
 
 def main():
-    cpu, memory = int(sys.argv[1]), int(sys.argv[2])
+    cpu, memory, file_size = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     payload = json.loads(sys.stdin.read())
     guard()
     with open(os.path.join(HERE, 'candidate.py'), encoding='utf-8') as file:

@@ -34,10 +34,15 @@ export interface ChildRun {
 
 const TAIL_CHARS = 2_000;
 const OUT_OF_MEMORY = /out of memory|Allocation failed/i;
+/** How long, once the child has exited, its pipes may take to give their last bytes (what it wrote is already in them). */
+const DRAIN_MS = 250;
 
 /**
- * Runs the child in a process group of its own and waits for it to end. The wall-clock limit and
- * the output limit kill the whole group; so does `signal`, which then rejects with its reason.
+ * Runs the child in a process group of its own and waits for it to exit. The wall-clock limit,
+ * the output limit and `signal` (which then rejects with its reason) kill the whole group.
+ * The run ends when the child exits, not when its pipes close: what it wrote before is read for
+ * at most {@link DRAIN_MS} more, and a process it left behind holding the pipes (one that left
+ * the group, which a PID namespace of its own kills with its first process) keeps nothing waiting.
  * Stdout and stderr are drained and only their tail kept, so a chatty child cannot fill memory.
  *
  * @throws TierflowError (retryable, code `code_runner_spawn_failed`) when the child cannot start.
@@ -50,12 +55,15 @@ export function runChild(request: ChildRequest): Promise<ChildRun> {
     const started = performance.now();
     // detached: the child leads a new process group, so one kill reaches anything it started.
     const child = spawn(command, args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    const results = child.stdio[3] as Readable | null;
+    const pipes = [child.stdout, child.stderr, results].filter((pipe): pipe is Readable => pipe !== null);
     let stoppedBy: ChildRun['stoppedBy'] = null;
     let outputBytes = 0;
-    let results = '';
+    let resultText = '';
     let tail = '';
     let outOfMemory = false;
-    let spawnError: Error | undefined;
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let settled = false;
 
     const killGroup = (): void => {
       if (child.pid === undefined) return;
@@ -81,9 +89,9 @@ export function runChild(request: ChildRequest): Promise<ChildRun> {
     };
     child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk, 'stdout'));
     child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk, 'stderr'));
-    (child.stdio[3] as Readable | null)?.on('data', (chunk: Buffer) => {
+    results?.on('data', (chunk: Buffer) => {
       count(chunk.length);
-      if (outputBytes <= request.maxOutputBytes) results += chunk.toString('utf8');
+      if (outputBytes <= request.maxOutputBytes) resultText += chunk.toString('utf8');
     });
     // The child may exit before reading its input.
     child.stdin?.on('error', () => undefined);
@@ -92,20 +100,34 @@ export function runChild(request: ChildRequest): Promise<ChildRun> {
     const timer = setTimeout(() => stop('wall'), request.wallMs);
     const onAbort = (): void => killGroup();
     request.signal.addEventListener('abort', onAbort, { once: true });
-    // Whatever the leader left behind dies with it.
-    child.on('exit', killGroup);
-    child.on('error', (error) => {
-      spawnError = error;
+
+    const finish = (): void => {
+      if (settled || exited === null) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drain);
+      request.signal.removeEventListener('abort', onAbort);
+      for (const pipe of pipes) pipe.destroy();
+      if (request.signal.aborted) return reject(abortError(request.signal));
+      const lines = resultText.split('\n').filter((line) => line !== '');
+      resolve({ lines, outputTail: tail, exitCode: exited.code, exitSignal: exited.signal, stoppedBy, outOfMemory, elapsedMs: performance.now() - started });
+    };
+    let drain: NodeJS.Timeout | undefined;
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      // Whatever the child left in its group dies with it.
+      killGroup();
+      drain = setTimeout(finish, DRAIN_MS);
     });
-    child.on('close', (exitCode, exitSignal) => {
+    // Every pipe at its end: nothing more to read.
+    child.on('close', finish);
+    child.on('error', (error) => {
+      if (settled || child.pid !== undefined) return;
+      settled = true;
       clearTimeout(timer);
       request.signal.removeEventListener('abort', onAbort);
       if (request.signal.aborted) return reject(abortError(request.signal));
-      if (spawnError !== undefined) {
-        return reject(TierflowError.retryable(`code-runner: could not start ${command}: ${spawnError.message}`, { code: 'code_runner_spawn_failed', cause: spawnError }));
-      }
-      const lines = results.split('\n').filter((line) => line !== '');
-      resolve({ lines, outputTail: tail, exitCode, exitSignal, stoppedBy, outOfMemory, elapsedMs: performance.now() - started });
+      reject(TierflowError.retryable(`code-runner: could not start ${command}: ${error.message}`, { code: 'code_runner_spawn_failed', cause: error }));
     });
   });
 }
