@@ -23,6 +23,12 @@ const namespaces = (() => {
 const canConfine = process.getuid?.() === 0 && namespaces;
 if (!canConfine || box.python === null) console.warn('code-runner confinement tests skipped: they need root, namespaces (unshare) and python3');
 
+// CI runs as root with util-linux and python3 (.ci/run installs them): there a skip would hide a
+// runner that no longer confines, so it fails instead.
+it.runIf(process.env.CI === 'true')('CI confines runs: root, namespaces and python3 are there', () => {
+  expect({ root: process.getuid?.() === 0, namespaces, python: box.python !== null }).toEqual({ root: true, namespaces: true, python: true });
+});
+
 type Case = { args: unknown[]; expected: unknown };
 type Report = { cases: { passed: boolean; actual?: unknown; error?: string }[] };
 const runner = codeRunnerSpecialist({ cpuSeconds: 5, wallMs: 3_000, memoryMb: 128 });
