@@ -26,6 +26,8 @@ const llmSpecialistEntry = z.strictObject({
   maxConcurrent: z.int().positive().optional(),
   /** Ask for answers as streams of chunks. */
   stream: z.boolean().optional(),
+  /** The most tokens an answer may have (`max_tokens`): what each call reserves for its output against a run's budget. */
+  maxTokens: z.int().positive().optional(),
 });
 
 const moduleSpecialistEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
@@ -59,7 +61,13 @@ const specialistObject = z.custom<Specialist>((value) => typeof value === 'objec
 });
 
 const plannerFunction = z.custom<Planner>((value) => typeof value === 'function', { message: 'must be a function' });
-const llmPlannerEntry = z.strictObject({ kind: z.literal('llm'), model: z.string().min(1), ...endpointFields, systemPrompt: z.string().min(1).optional() });
+const llmPlannerEntry = z.strictObject({
+  kind: z.literal('llm'),
+  model: z.string().min(1),
+  ...endpointFields,
+  systemPrompt: z.string().min(1).optional(),
+  maxTokens: z.int().positive().optional(),
+});
 const modulePlannerEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
 const plannerEntry = z.union([plannerFunction, z.discriminatedUnion('kind', [llmPlannerEntry, modulePlannerEntry])]);
 export type PlannerEntry = z.infer<typeof plannerEntry>;
