@@ -90,6 +90,12 @@ describe('tierSetup', () => {
     expect(result.resources_used).toMatchObject({ usage: { tokens_in: 12, tokens_out: 5, cost_usd: 0.022, llm_calls: 1 } });
   });
 
+  it('takes a model endpoint only as an http(s) URL', () => {
+    const problem = projectConfigSchema.safeParse({ models: { baseURL: 'localhost:8000/v1' } });
+    expect(problem.success ? null : problem.error.issues[0]?.message).toBe('must be an http:// or https:// URL');
+    expect(projectConfigSchema.safeParse({ specialists: [{ kind: 'llm', name: 'w', baseURL: 'ftp://host/v1' }] }).success).toBe(false);
+  });
+
   it('makes a checked writer of two specialists the file names, in the order the file lists them', async () => {
     const setup = await setupOf({
       specialists: [
