@@ -128,7 +128,8 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
     const reservations = capped.requests.map((request) => promptEstimate(request) + MAX_OUT);
     expect(capped.completions()).toBeGreaterThan(0);
     expect(reservations.reduce((sum, reservation) => sum + reservation, 0)).toBeLessThanOrEqual(4_000);
-    expect(count.calls).toBe(capped.completions());
+    // A call let through may be aborted by the stop before its request reaches the endpoint.
+    expect(count.calls).toBeGreaterThanOrEqual(capped.completions());
     expect(count.tokensIn + count.tokensOut).toBeLessThanOrEqual(4_000);
   });
 
@@ -153,10 +154,14 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
     expect(outcome.payload).toMatchObject({ status: 'cancelled', error_type: 'budget_exceeded' });
     await waitFor(async () => Number(await redis.hget(budgetOf(rootId), 'tokens_in')) > 0, { timeoutMs: 10_000, description: 'the aborted calls charged' });
     const count = await settledCount(rootId);
-    expect(count.calls).toBe(3);
-    expect(capped.completions()).toBe(3);
-    const estimates = capped.requests.map(promptEstimate);
-    expect(count).toMatchObject({ tokensIn: estimates.reduce((sum, estimate) => sum + estimate, 0), tokensOut: 0, held: 0 });
+    expect(count).toMatchObject({ calls: 3, tokensOut: 0, held: 0 });
+    // Every subtask's prompt is as long (`piece 1` … `piece 6`): each call sent is charged that
+    // estimate, at $10 per million; one the stop aborted before it reached the endpoint may be too.
+    const estimate = promptEstimate(capped.requests[0]!);
+    expect(capped.requests.map(promptEstimate)).toEqual(capped.requests.map(() => estimate));
+    expect(count.tokensIn % estimate).toBe(0);
+    expect(count.tokensIn / estimate).toBeGreaterThanOrEqual(capped.completions());
+    expect(count.tokensIn / estimate).toBeLessThanOrEqual(3);
     expect(count.micro).toBe(count.tokensIn * 10);
   });
 
