@@ -98,6 +98,31 @@ describe('llmSpecialist', () => {
     }
   });
 
+  it('streamed, an answer whose last chunk carries no usage is charged by estimate too', async () => {
+    const meter = recordingMeter();
+    server.usage = null;
+    try {
+      const streaming = llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test', stream: true });
+      const result = await streaming.run(specialistInput({ usage: meter }));
+      expect(result.resources_used).toMatchObject({ usage_estimated: true, usage: { tokens_in: promptTokens(), tokens_out: Math.ceil(server.defaultContent.length / 4) } });
+    } finally {
+      server.usage = { prompt_tokens: 12, completion_tokens: 5 };
+    }
+  });
+
+  it('a request whose connection fails is charged its prompt estimate (it may have been received), and is retried by the runtime', async () => {
+    const meter = recordingMeter();
+    const closed = await FakeOpenAiServer.start(['python-lora']);
+    const baseURL = closed.baseURL;
+    await closed.close();
+    const error = await llmSpecialist({ name: 'python-lora', baseURL, apiKey: 'test', maxTokens: 10 })
+      .run(specialistInput({ usage: meter }))
+      .catch((caught: unknown) => caught);
+    expect(isTierflowError(error) && error.retryable && error.code).toBe('llm_call_failed');
+    const reserved = meter.events[0] as { reserve: Usage };
+    expect(meter.events[1]).toEqual({ settle: usage(reserved.reserve.tokens_in, 0), estimated: false });
+  });
+
   it('refuses a maxTokens that is not a whole number above 0', () => {
     expect(() => llmSpecialist({ name: 'x', baseURL: server.baseURL, maxTokens: 0 })).toThrow(/maxTokens/);
   });
