@@ -116,21 +116,24 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
     // The stop was queued once and taken by the Monitor: nothing is left to cancel.
     await waitFor(async () => (await redis.zcard(`${deployment.runtime.prefix}:budget-stops`)) === 0, { timeoutMs: 10_000, description: 'the budget stop handled' });
   });
-  // 32 calls at once, none answered until 5 are in flight: each call is worth 1,000 tokens and the
-  // budget 4 calls' worth. Counted only after answers, all 32 went.
-  it('max_tokens: calls are reserved before they are sent (prompt estimate and max_tokens), so 32 at once never pass the limit', async () => {
+  // 32 calls at once, none answered until 5 are in flight: each call is worth 1,000 tokens, and the
+  // budget one call's worth (and a little: a reservation is its prompt estimate, 932, and 100 out)
+  // or four calls' worth. Counted only after answers, all 32 went.
+  it.each([
+    ['one call’s worth', 1_100, 1],
+    ['four calls’ worth', 4_000, 3],
+  ])('max_tokens %s: calls are reserved before they are sent (prompt estimate and max_tokens), so 32 at once never pass the limit', async (_name, limit, fit) => {
     capped.holdUntil(5);
-    const rootId = await deployment.client.enqueue(llmPlan(32, { budget: { max_tokens: 4_000 } }, 'llm-capped'));
+    const rootId = await deployment.client.enqueue(llmPlan(32, { budget: { max_tokens: limit } }, 'llm-capped'));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
     expect(outcome.payload).toMatchObject({ status: 'cancelled', error_type: 'budget_exceeded' });
     const count = await settledCount(rootId);
-    // Every call sent was within what could be reserved at once: each reservation is at least its prompt estimate and 100 out.
+    // As many calls as reservations fit were let through, and those sent were within what could be reserved at once.
+    expect(count.calls).toBe(fit);
+    expect(capped.completions()).toBeLessThanOrEqual(fit);
     const reservations = capped.requests.map((request) => promptEstimate(request) + MAX_OUT);
-    expect(capped.completions()).toBeGreaterThan(0);
-    expect(reservations.reduce((sum, reservation) => sum + reservation, 0)).toBeLessThanOrEqual(4_000);
-    // A call let through may be aborted by the stop before its request reaches the endpoint.
-    expect(count.calls).toBeGreaterThanOrEqual(capped.completions());
-    expect(count.tokensIn + count.tokensOut).toBeLessThanOrEqual(4_000);
+    expect(reservations.reduce((sum, reservation) => sum + reservation, 0)).toBeLessThanOrEqual(limit);
+    expect(count.tokensIn + count.tokensOut).toBeLessThanOrEqual(limit);
   });
 
   it('max_cost_usd: the reservation is priced at the model’s prices, so 32 calls at once never pass the limit', async () => {
@@ -141,7 +144,7 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
     expect(outcome.payload).toMatchObject({ status: 'cancelled', error_type: 'budget_exceeded' });
     const count = await settledCount(rootId);
     const reservedMicro = capped.requests.map((request) => promptEstimate(request) * 10 + MAX_OUT * 30);
-    expect(capped.completions()).toBeGreaterThan(0);
+    expect(count.calls).toBe(3);
     expect(reservedMicro.reduce((sum, micro) => sum + micro, 0)).toBeLessThanOrEqual(48_000);
     expect(count.micro).toBeLessThanOrEqual(48_000);
   });
