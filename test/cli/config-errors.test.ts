@@ -55,4 +55,15 @@ describe('a bad variable stops the process at start, with exit status 2, naming 
       ).toHaveLength(1);
     }
   });
+
+  // A model endpoint written without its scheme would only fail at the first model call, as a connection error.
+  it.each<[string, readonly string[]]>([
+    ['tierflow worker fleet', ['worker', 'fleet']],
+    ['tierflow up', ['up']],
+  ])('an OPENAI_BASE_URL that is not an http(s) URL: %s', async (_name, args) => {
+    const { status, output } = await runCommand(args, { OPENAI_BASE_URL: 'localhost:8000/v1' });
+    expect(status, output).toBe(2);
+    expect(output).toMatch(/OPENAI_BASE_URL="[^"]*": must be an http:\/\/ or https:\/\/ URL/);
+    expect(output).not.toContain('worker ready');
+  });
 });

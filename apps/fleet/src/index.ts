@@ -65,6 +65,6 @@ export type { ExecutionLog, FleetOutcome, FleetReport, SpecialistRun } from './s
 export { checkSpecialistResult, specialistResultSchema } from './specialist-result.js';
 export type { CheckedSpecialistResult } from './specialist-result.js';
 export { defineSpecialist, isSpecialistUnavailable, SPECIALIST_STATUSES, specialistNameSchema, SpecialistThrottledError, SpecialistUnavailableError } from './specialist.js';
-export type { Specialist, SpecialistArtifact, SpecialistInput, SpecialistResult, SpecialistStatus, SpecialistUsageMeter } from './specialist.js';
+export type { Specialist, SpecialistArtifact, SpecialistInput, SpecialistResult, SpecialistStatus, SpecialistUsageMeter, SpecialistUsageReservation } from './specialist.js';
 export { FLEET_DEFAULT_TIMEOUT_MS, startFleetWorker } from './start-fleet.js';
 export type { StartFleetOptions } from './start-fleet.js';

@@ -37,17 +37,26 @@ export interface SpecialistInput {
   /** The OpenTelemetry context of this hop: the parent for spans the specialist starts (a model call, say). */
   readonly traceContext: Context;
   /**
-   * The run's meter, shared by every process: call `reserve()` before each model call (it throws a
-   * TierflowError, code `budget_exceeded`, once the run's budget is spent: make no call then) and
-   * `record(usage)` after it. Report the same usage in `resources_used.usage`.
+   * The run's meter, shared by every process: call `reserve(estimate)` before each model call, with
+   * the most it may use (`callEstimate(prompt, maxTokens, price)` from `@tierflow/core`); it throws
+   * a TierflowError, code `budget_exceeded`, once the run's budget is spent or the call would pass
+   * it: make no call then. Settle what it returns after the call, however it ended
+   * (`callCharge` says what), and report the same usage in `resources_used.usage`.
    */
   readonly usage: SpecialistUsageMeter;
 }
 
+/** One model call's reservation, as a specialist settles it. */
+export interface SpecialistUsageReservation {
+  /** What the call used (its `llm_calls` is ignored: the reservation counted the call); `estimated` when the endpoint reported none. Never throws. */
+  settle(usage: Usage, estimated?: boolean): Promise<void>;
+}
+
 /** What a specialist sees of the run's usage meter. */
 export interface SpecialistUsageMeter {
-  reserve(): Promise<void>;
-  /** A finished call's tokens and cost; its `llm_calls` is ignored (`reserve` counted the call). */
+  /** Counts a call about to start and holds `estimate` for it; without one nothing is held, and `record` adds the call's usage after it. */
+  reserve(estimate?: Usage): Promise<SpecialistUsageReservation>;
+  /** A finished call's tokens and cost, for a call reserved without an estimate; its `llm_calls` is ignored. */
   record(usage: Usage): Promise<void>;
 }
 

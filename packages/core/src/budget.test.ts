@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetExceededReason, recordVerdict, reservationVerdict } from './budget.js';
+import { budgetExceededReason, recordVerdict, reservationVerdict, withReservation, withSettlement } from './budget.js';
 
 const spent = (tokens_in: number, tokens_out: number, cost_usd: number, llm_calls: number) => ({ tokens_in, tokens_out, cost_usd, llm_calls });
 
@@ -17,6 +17,31 @@ describe('budget decisions', () => {
     expect(reservationVerdict({ max_cost_usd: 0.3 }, spent(0, 0, 0.1 + 0.2, 1))).toEqual({ ok: false, limit: 'max_cost_usd' });
   });
 
+  // committed: what is spent plus what calls in flight hold; asked: the new call's reservation.
+  it.each<[string, Parameters<typeof reservationVerdict>[0], ReturnType<typeof spent>, ReturnType<typeof spent>, string | null]>([
+    ['a reservation that fits exactly', { max_tokens: 600 }, spent(200, 100, 0, 1), spent(250, 50, 0, 1), null],
+    ['one token too many', { max_tokens: 600 }, spent(200, 100, 0, 1), spent(250, 51, 0, 1), 'max_tokens'],
+    ['a call bigger than the whole budget, with nothing spent', { max_tokens: 100 }, spent(0, 0, 0, 0), spent(90, 100, 0, 1), 'max_tokens'],
+    ['a cost reservation that fits', { max_cost_usd: 0.01 }, spent(0, 0, 0.0045, 1), spent(0, 0, 0.0055, 1), null],
+    ['a cost reservation a millionth over', { max_cost_usd: 0.01 }, spent(0, 0, 0.0045, 1), spent(0, 0, 0.005501, 1), 'max_cost_usd'],
+    ['calls count one each, whatever the estimate', { max_llm_calls: 3 }, spent(0, 0, 0, 2), spent(9_999, 0, 0, 1), null],
+    ['the call after the last', { max_llm_calls: 3 }, spent(0, 0, 0, 3), spent(0, 0, 0, 1), 'max_llm_calls'],
+    ['a reached limit refuses even an empty estimate', { max_tokens: 10 }, spent(6, 4, 0, 1), spent(0, 0, 0, 0), 'max_tokens'],
+  ])('reservation: %s', (_name, budget, committed, asked, limit) => {
+    expect(reservationVerdict(budget, committed, asked)).toEqual(limit === null ? { ok: true } : { ok: false, limit });
+  });
+
+  it.each<[string, ReturnType<typeof spent>, ReturnType<typeof spent>, ReturnType<typeof spent>, ReturnType<typeof spent>]>([
+    ['an answer under its reservation gives back the difference', spent(250, 100, 0.0055, 1), spent(50, 100, 0.0035, 1), spent(50, 100, 0.0035, 0), spent(0, 0, 0, 0)],
+    ['an answer over it (a prompt under-estimated) is counted in full', spent(250, 100, 0.0055, 1), spent(400, 100, 0.007, 1), spent(400, 100, 0.007, 0), spent(0, 0, 0, 0)],
+    ['a refused call releases everything and spends nothing', spent(250, 100, 0.0055, 1), spent(0, 0, 0, 1), spent(0, 0, 0, 0), spent(0, 0, 0, 0)],
+  ])('settlement: %s', (_name, reserved, charged, spentAfter, heldAfter) => {
+    const start = { spent: spent(0, 0, 0, 0), held: spent(0, 0, 0, 0) };
+    const taken = withReservation(start, reserved);
+    expect(taken).toEqual({ spent: spent(0, 0, 0, 1), held: { ...reserved, llm_calls: 0 } });
+    expect(withSettlement(taken, reserved, charged)).toEqual({ spent: { ...spentAfter, llm_calls: 1 }, held: heldAfter });
+  });
+
   it('finds a run over its budget only past a limit, once a call is recorded', () => {
     expect(recordVerdict({ max_tokens: 10 }, spent(6, 4, 0, 1))).toEqual({ ok: true });
     expect(recordVerdict({ max_tokens: 10 }, spent(6, 5, 0, 1))).toEqual({ ok: false, limit: 'max_tokens' });
@@ -27,5 +52,9 @@ describe('budget decisions', () => {
   it('says which limit stopped the run', () => {
     expect(budgetExceededReason('max_llm_calls', { max_llm_calls: 2 }, spent(0, 0, 0, 2))).toBe('budget exceeded: max_llm_calls 2 reached (2 used)');
     expect(budgetExceededReason('max_cost_usd', { max_cost_usd: 0.5 }, spent(0, 0, 0.51, 3))).toBe('budget exceeded: max_cost_usd 0.5 reached ($0.51 used)');
+    const pending = { held: spent(250, 100, 0, 0), asked: spent(275, 100, 0, 1) };
+    expect(budgetExceededReason('max_tokens', { max_tokens: 600 }, spent(0, 0, 0, 1), pending)).toBe(
+      'budget exceeded: max_tokens 600 reached (0 used, 350 held by calls in flight, a call asking 375 refused)',
+    );
   });
 });

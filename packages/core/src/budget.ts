@@ -1,4 +1,5 @@
 import type { Budget, Usage } from '@tierflow/protocol';
+import { addUsage, roundCost, ZERO_USAGE } from './usage.js';
 
 /** The limits a budget may set, in the order they are checked. */
 export const BUDGET_LIMITS = ['max_llm_calls', 'max_tokens', 'max_cost_usd'] as const;
@@ -29,16 +30,51 @@ function limitOf(limit: BudgetLimit, budget: Budget): number | undefined {
 }
 
 /**
- * May one more model call start? Not once any limit is reached: a run with `max_llm_calls: 2`
- * makes two calls, and the third is refused. Pure; the charge script in Redis decides the same
- * way, atomically, for every process at once.
+ * May one more model call start, reserving `estimate` (its prompt estimated and its output limit,
+ * priced)? `committed` is what the run has spent plus what its calls in flight hold, and counts
+ * those calls. Refused once any limit is reached, or when the reservation would pass one: a run
+ * with `max_llm_calls: 2` makes two calls, and a run with `max_tokens: 600` never sends a call
+ * reserved for 300 when 301 are committed. Pure; the reserve script in Redis decides the same way,
+ * atomically, for every process at once.
  */
-export function reservationVerdict(budget: Budget, spent: Usage): BudgetVerdict {
+export function reservationVerdict(budget: Budget, committed: Usage, estimate: Usage = ZERO_USAGE): BudgetVerdict {
   for (const limit of BUDGET_LIMITS) {
     const max = limitOf(limit, budget);
-    if (max !== undefined && spentOn(limit, spent) >= max) return { ok: false, limit };
+    if (max === undefined) continue;
+    const used = spentOn(limit, committed);
+    // A call is one call whatever its estimate says.
+    const asked = limit === 'max_llm_calls' ? 1 : spentOn(limit, estimate);
+    if (used >= max || used + asked > max) return { ok: false, limit };
   }
   return { ok: true };
+}
+
+/** A run's count: what settled calls used, and what calls in flight hold (their reservations). */
+export interface BudgetCount {
+  readonly spent: Usage;
+  readonly held: Usage;
+}
+
+/** The count once a reservation is taken: the call is counted, its estimate held. Pure. */
+export function withReservation(count: BudgetCount, estimate: Usage): BudgetCount {
+  return { spent: { ...count.spent, llm_calls: count.spent.llm_calls + 1 }, held: addUsage(count.held, { ...estimate, llm_calls: 0 }) };
+}
+
+/**
+ * The count once a call settles: its reservation released, what it is charged spent (its
+ * `llm_calls` is ignored: the reservation counted the call). Pure; the settle script does the same.
+ */
+export function withSettlement(count: BudgetCount, reserved: Usage, charged: Usage): BudgetCount {
+  const release = (held: number, part: number): number => Math.max(0, held - part);
+  return {
+    spent: addUsage(count.spent, { ...charged, llm_calls: 0 }),
+    held: {
+      tokens_in: release(count.held.tokens_in, reserved.tokens_in),
+      tokens_out: release(count.held.tokens_out, reserved.tokens_out),
+      cost_usd: roundCost(Math.max(0, count.held.cost_usd - reserved.cost_usd)),
+      llm_calls: 0,
+    },
+  };
 }
 
 /**
@@ -53,8 +89,17 @@ export function recordVerdict(budget: Budget, spent: Usage): BudgetVerdict {
   return { ok: true };
 }
 
-/** Why a run was stopped, in words, e.g. `budget exceeded: max_llm_calls 2 reached (2 used)`. */
-export function budgetExceededReason(limit: BudgetLimit, budget: Budget, spent: Usage): string {
-  const used = limit === 'max_cost_usd' ? `$${spent.cost_usd}` : String(spentOn(limit, spent));
-  return `budget exceeded: ${limit} ${String(budget[limit] ?? '?')} reached (${used} used)`;
+/**
+ * Why a run was stopped, in words, e.g. `budget exceeded: max_llm_calls 2 reached (2 used)`, or
+ * with what was held and asked when a reservation was refused:
+ * `budget exceeded: max_tokens 600 reached (0 used, 375 held by calls in flight, a call asking 375 refused)`.
+ */
+export function budgetExceededReason(limit: BudgetLimit, budget: Budget, spent: Usage, pending?: { readonly held: Usage; readonly asked: Usage }): string {
+  const shown = (usage: Usage): string => (limit === 'max_cost_usd' ? `$${usage.cost_usd}` : String(spentOn(limit, usage)));
+  const parts = [`${shown(spent)} used`];
+  if (pending && limit !== 'max_llm_calls') {
+    if (spentOn(limit, pending.held) > 0) parts.push(`${shown(pending.held)} held by calls in flight`);
+    if (spentOn(limit, pending.asked) > 0) parts.push(`a call asking ${shown(pending.asked)} refused`);
+  }
+  return `budget exceeded: ${limit} ${String(budget[limit] ?? '?')} reached (${parts.join(', ')})`;
 }

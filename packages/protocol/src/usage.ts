@@ -4,13 +4,14 @@ const count = z.int().nonnegative();
 
 /**
  * What model calls cost, as an outcome reports it in `resources_used.usage`: the usage of that hop
- * and of everything below it (docs/protocol.md#usage). Tokens are the endpoint's own counts;
- * `cost_usd` is those tokens at the prices the Fleet was given, rounded to a millionth of a dollar.
+ * and of everything below it (docs/protocol.md#usage). Tokens are the endpoint's own counts
+ * (estimated when it reports none); `cost_usd` is those tokens at the prices the Fleet was given,
+ * rounded to a millionth of a dollar.
  */
 export const usageSchema = z
   .looseObject({
-    tokens_in: count.meta({ description: 'Prompt tokens, as the model endpoint counted them.' }),
-    tokens_out: count.meta({ description: 'Completion tokens, as the model endpoint counted them.' }),
+    tokens_in: count.meta({ description: 'Prompt tokens, as the model endpoint counted them (estimated when it reported none).' }),
+    tokens_out: count.meta({ description: 'Completion tokens, as the model endpoint counted them (estimated when it reported none).' }),
     cost_usd: z.number().nonnegative().meta({ description: 'Those tokens at the configured prices, in US dollars; 0 without prices.' }),
     llm_calls: count.meta({ description: 'Model calls made.' }),
   })

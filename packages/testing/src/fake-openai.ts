@@ -13,6 +13,12 @@ export interface FakeReply {
   readonly hangAfter?: boolean;
 }
 
+/** The token counts a completion reports, as OpenAI's `usage` field has them. */
+export interface FakeUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+}
+
 /** A request the server received. */
 export interface FakeRequest {
   readonly path: string;
@@ -32,6 +38,10 @@ export class FakeOpenAiServer {
   /** How many requests left hanging were closed by the client. */
   abandoned = 0;
   defaultContent = JSON.stringify({ summary: 'done', confidence: 0.8, output: { ok: true } });
+  /** The `usage` of the completions it makes up (12 in, 5 out by default); null: answers carry none, as some servers send. */
+  usage: FakeUsage | null = DEFAULT_USAGE;
+  /** While set, chat completions are held unanswered until this many have arrived (then all are answered), or until {@link release}. */
+  private hold: { count: number; release: () => void; released: Promise<void> } | null = null;
   /** Answers by what is asked (the request's JSON body), before the scripted replies; undefined leaves it to them. */
   respond: ((body: { model?: string; messages?: { role: string; content: string }[] }) => FakeReply | undefined) | null = null;
 
@@ -53,6 +63,27 @@ export class FakeOpenAiServer {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
+  /**
+   * Holds every chat completion's answer until `count` of them have arrived since, so that that
+   * many callers are in flight at once; a request the client abandons meanwhile is never answered.
+   */
+  holdUntil(count: number): void {
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.hold = { count: this.completions() + count, release, released };
+  }
+
+  /** Answers every held completion now, and holds none after. */
+  release(): void {
+    this.hold?.release();
+    this.hold = null;
+  }
+
+  /** How many chat completions were asked for. */
+  completions(): number {
+    return this.requests.filter((request) => request.path === '/v1/chat/completions').length;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -69,14 +100,20 @@ export class FakeOpenAiServer {
     }
     if (request.method !== 'POST' || path !== '/v1/chat/completions') return send(response, 404, {}, { error: { message: `no route ${path}` } });
     const reply = this.respond?.(JSON.parse(text) as never) ?? this.replies.shift() ?? {};
+    const hold = this.hold;
+    if (hold) {
+      if (this.completions() >= hold.count) this.release();
+      await hold.released;
+      if (response.destroyed || request.socket.destroyed) return;
+    }
     // The response never ends: a close is the client giving up.
     if (reply.hang || reply.hangAfter) response.once('close', () => this.abandoned++);
     if (reply.hang) return;
     const { model = 'unknown', stream = false } = JSON.parse(text) as { model?: string; stream?: boolean };
     const status = reply.status ?? 200;
     // A streamed request gets its completion as server-sent chunks; an error stays a plain JSON answer.
-    if (stream && status === 200) return sendStream(response, model, contentOf(reply.body) ?? this.defaultContent, reply.hangAfter);
-    send(response, status, reply.headers ?? {}, reply.body ?? completion(model, this.defaultContent));
+    if (stream && status === 200) return sendStream(response, model, contentOf(reply.body) ?? this.defaultContent, reply.hangAfter, this.usage);
+    send(response, status, reply.headers ?? {}, reply.body ?? completion(model, this.defaultContent, this.usage));
   }
 }
 
@@ -86,8 +123,10 @@ function contentOf(body: unknown): string | undefined {
   return typeof content === 'string' ? content : undefined;
 }
 
-/** A streamed completion: the content in three chunks, then one with the usage (12 in, 5 out), then [DONE]; or the first chunk only, and nothing more, with `hangAfter`. */
-function sendStream(response: ServerResponse, model: string, content: string, hangAfter: boolean | undefined): void {
+const DEFAULT_USAGE: FakeUsage = { prompt_tokens: 12, completion_tokens: 5 };
+
+/** A streamed completion: the content in three chunks, then one with the usage (unless null), then [DONE]; or the first chunk only, and nothing more, with `hangAfter`. */
+function sendStream(response: ServerResponse, model: string, content: string, hangAfter: boolean | undefined, usage: FakeUsage | null): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const chunk = (delta: object, usage: object | null = null, finish: string | null = null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model, choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
@@ -97,20 +136,24 @@ function sendStream(response: ServerResponse, model: string, content: string, ha
   if (hangAfter) return;
   response.write(chunk({ content: pieces[1] }));
   response.write(chunk({ content: pieces[2] }, null, 'stop'));
-  response.write(chunk({}, { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }));
+  if (usage) response.write(chunk({}, withTotal(usage)));
   response.end('data: [DONE]\n\n');
 }
 
-/** A non-streamed chat completion with `content`, 12 tokens in and 5 out. */
-export function completion(model: string, content: string): unknown {
+/** A non-streamed chat completion with `content`, 12 tokens in and 5 out unless `usage` says otherwise (null: no `usage` field). */
+export function completion(model: string, content: string, usage: FakeUsage | null = DEFAULT_USAGE): unknown {
   return {
     id: 'chatcmpl-test',
     object: 'chat.completion',
     created: 0,
     model,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+    ...(usage ? { usage: withTotal(usage) } : {}),
   };
+}
+
+function withTotal(usage: FakeUsage): FakeUsage & { total_tokens: number } {
+  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
 }
 
 function send(response: ServerResponse, status: number, headers: Readonly<Record<string, string>>, body: unknown): void {

@@ -10,7 +10,7 @@ const moduleRef = { module: z.string().min(1), export: z.string().min(1).optiona
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be the name of an environment variable' });
 
 /** Where models are served; each field falls back to `models`' own, then to OPENAI_BASE_URL / OPENAI_API_KEY. */
-const endpointFields = { baseURL: z.url().optional(), apiKeyEnv: envName.optional() };
+const endpointFields = { baseURL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(), apiKeyEnv: envName.optional() };
 
 /** What a model's tokens cost, in US dollars per million tokens. */
 export const priceSchema = z.strictObject({ input_usd_per_mtok: z.number().nonnegative(), output_usd_per_mtok: z.number().nonnegative() });
@@ -26,6 +26,8 @@ const llmSpecialistEntry = z.strictObject({
   maxConcurrent: z.int().positive().optional(),
   /** Ask for answers as streams of chunks. */
   stream: z.boolean().optional(),
+  /** The most tokens an answer may have (`max_tokens`): what each call reserves for its output against a run's budget. */
+  maxTokens: z.int().positive().optional(),
 });
 
 const moduleSpecialistEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
@@ -59,7 +61,13 @@ const specialistObject = z.custom<Specialist>((value) => typeof value === 'objec
 });
 
 const plannerFunction = z.custom<Planner>((value) => typeof value === 'function', { message: 'must be a function' });
-const llmPlannerEntry = z.strictObject({ kind: z.literal('llm'), model: z.string().min(1), ...endpointFields, systemPrompt: z.string().min(1).optional() });
+const llmPlannerEntry = z.strictObject({
+  kind: z.literal('llm'),
+  model: z.string().min(1),
+  ...endpointFields,
+  systemPrompt: z.string().min(1).optional(),
+  maxTokens: z.int().positive().optional(),
+});
 const modulePlannerEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
 const plannerEntry = z.union([plannerFunction, z.discriminatedUnion('kind', [llmPlannerEntry, modulePlannerEntry])]);
 export type PlannerEntry = z.infer<typeof plannerEntry>;

@@ -53,11 +53,12 @@ describe('tierSetup', () => {
 
   it('prices each model call as models.prices says, and hands the Monitor the default budget', async () => {
     const setup = await setupOf({
-      specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL }],
+      specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL, maxTokens: 50 }],
       models: { prices: { 'python-lora': { input_usd_per_mtok: 1_000, output_usd_per_mtok: 2_000 } } },
       budget: { max_llm_calls: 10 },
     });
     expect(setup.monitor).toEqual({ budget: { max_llm_calls: 10 } });
+    const reserved: Usage[] = [];
     const recorded: Usage[] = [];
     const result = await setup.specialists[0]!.run({
       messageId: 'm1',
@@ -74,12 +75,25 @@ describe('tierSetup', () => {
       attempt: 1,
       signal: new AbortController().signal,
       traceContext: ROOT_CONTEXT,
-      usage: { reserve: () => Promise.resolve(), record: (usage) => Promise.resolve(void recorded.push(usage)) },
+      usage: {
+        reserve: (estimate) => {
+          if (estimate) reserved.push(estimate);
+          return Promise.resolve({ settle: (usage) => Promise.resolve(void recorded.push(usage)) });
+        },
+        record: () => Promise.resolve(),
+      },
       progress: () => undefined,
     });
-    // 12 tokens in at $1,000 and 5 out at $2,000 per million.
+    // The reservation holds maxTokens out; 12 tokens in at $1,000 and 5 out at $2,000 per million are charged.
+    expect(reserved).toEqual([expect.objectContaining({ tokens_out: 50 })]);
     expect(recorded).toEqual([expect.objectContaining({ cost_usd: 0.022 })]);
     expect(result.resources_used).toMatchObject({ usage: { tokens_in: 12, tokens_out: 5, cost_usd: 0.022, llm_calls: 1 } });
+  });
+
+  it('takes a model endpoint only as an http(s) URL', () => {
+    const problem = projectConfigSchema.safeParse({ models: { baseURL: 'localhost:8000/v1' } });
+    expect(problem.success ? null : problem.error.issues[0]?.message).toBe('must be an http:// or https:// URL');
+    expect(projectConfigSchema.safeParse({ specialists: [{ kind: 'llm', name: 'w', baseURL: 'ftp://host/v1' }] }).success).toBe(false);
   });
 
   it('makes a checked writer of two specialists the file names, in the order the file lists them', async () => {

@@ -1,10 +1,10 @@
-import { parseRetryAfter } from '@tierflow/core';
-import { TierflowError } from '@tierflow/protocol';
+import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type CallEnd, type ModelPrice } from '@tierflow/core';
+import { TierflowError, type Usage } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { abortableDelay, abortError } from '../abortable-delay.js';
-import { SpecialistThrottledError, SpecialistUnavailableError } from '../specialist.js';
+import { SpecialistThrottledError, SpecialistUnavailableError, type SpecialistUsageMeter } from '../specialist.js';
 import { classifyLlmFailure } from './llm-failure.js';
 
 /** Where a model is served: an OpenAI-compatible endpoint and its key. */
@@ -21,13 +21,15 @@ export function openAiClient(endpoint: LlmEndpoint): OpenAI {
   return new OpenAI({ baseURL: endpoint.baseURL ?? env.OPENAI_BASE_URL ?? null, apiKey: endpoint.apiKey ?? env.OPENAI_API_KEY ?? 'none', maxRetries: 0 });
 }
 
-/** How long a call may take and what stops it. */
+/** How long a call may take, what stops it, and what it is counted against. */
 export interface CallLimits {
   readonly signal: AbortSignal;
   /** When the answer must be in (ms since the epoch), or null. */
   readonly deadline: number | null;
-  /** Before each request is sent: throws to send none (a run's spent budget: `usage.reserve`). */
-  readonly beforeEachTry?: () => Promise<void>;
+  /** The run's meter: each request is reserved before it is sent (refused: none is sent) and settled after. */
+  readonly usage: SpecialistUsageMeter;
+  /** The model's price, for the reservation and the charge; null: calls cost 0. */
+  readonly price: ModelPrice | null;
 }
 
 /** What a call came back with, streamed or not, and how many requests it took (a busy endpoint's refusals included). */
@@ -35,10 +37,16 @@ export interface CallResult {
   readonly content: string;
   /** The model that answered, as the endpoint names it. */
   readonly model: string;
-  /** The endpoint's token counts; zero when it reported none. */
-  readonly tokensIn: number;
-  readonly tokensOut: number;
+  /** What every request of the call was charged: the endpoint's counts, priced, and one call per request. */
+  readonly usage: Usage;
+  /** The endpoint reported no usage: the tokens are estimated from the prompt and the answer. */
+  readonly estimated: boolean;
   readonly tries: number;
+}
+
+/** The text a request's prompt tokens are estimated from: its messages and response format, as JSON. */
+export function promptText(request: Pick<ChatCompletionCreateParamsNonStreaming, 'messages' | 'response_format'>): string {
+  return JSON.stringify({ messages: request.messages, response_format: request.response_format });
 }
 
 /**
@@ -50,43 +58,81 @@ export interface CallResult {
  *   retryable, `llm_call_refused` permanent), or the abort reason when `signal` fires.
  */
 export async function chatCompletion(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, limits: CallLimits, stream = false): Promise<CallResult> {
+  // The most one request may use: its prompt estimated, its output at max_tokens (or the default reservation).
+  const estimate = callEstimate(promptText(request), request.max_tokens, limits.price);
+  let refused = ZERO_USAGE;
   for (let waits = 0; ; waits++) {
-    await limits.beforeEachTry?.();
-    try {
-      const answer = stream ? await streamed(client, request, limits.signal) : whole(await client.chat.completions.create(request, { signal: limits.signal }));
-      return { ...answer, tries: waits + 1 };
-    } catch (error) {
-      if (limits.signal.aborted) throw abortError(limits.signal);
-      if (!(error instanceof OpenAI.APIError)) throw error;
-      const now = Date.now();
-      // The client types these loosely: a connection error has neither.
-      const headers = error.headers as Headers | undefined;
-      const status = error.status as number | undefined;
-      const retryAfterMs = parseRetryAfter(headers?.get('retry-after') ?? undefined, now);
-      const failure = classifyLlmFailure(status, retryAfterMs, limits.deadline === null ? null : limits.deadline - now, waits);
-      const detail = `${request.model} at ${client.baseURL}: ${error.message}`;
-      switch (failure.kind) {
-        case 'wait':
-          await abortableDelay(failure.ms, limits.signal);
-          continue;
-        case 'throttled':
-          throw new SpecialistThrottledError(detail, { cause: error });
-        case 'unavailable':
-          throw new SpecialistUnavailableError(detail, { cause: error });
-        case 'retryable':
-          throw TierflowError.retryable(detail, { code: 'llm_call_failed', cause: error });
-        case 'permanent':
-          throw TierflowError.permanent(detail, { code: 'llm_call_refused', cause: error });
-      }
+    const reservation = await limits.usage.reserve(estimate);
+    const settle = async (end: CallEnd) => {
+      const charge = callCharge(estimate, end, limits.price);
+      await reservation.settle(charge.usage, charge.estimated);
+      return charge;
+    };
+    if (limits.signal.aborted) {
+      await settle({ kind: 'refused' });
+      throw abortError(limits.signal);
     }
+    let answer: Answer;
+    try {
+      answer = stream ? await streamed(client, request, limits.signal) : whole(await client.chat.completions.create(request, { signal: limits.signal }));
+    } catch (error) {
+      const failure = await failed(client, request, limits, waits, error, settle);
+      refused = addUsage(refused, failure.charged);
+      await abortableDelay(failure.waitMs, limits.signal);
+      continue;
+    }
+    const charge = await settle(answer.usage ? { kind: 'answered', ...answer.usage } : { kind: 'unreported', content: answer.content });
+    return { content: answer.content, model: answer.model, usage: addUsage(charge.usage, refused), estimated: charge.estimated, tries: waits + 1 };
   }
 }
 
-type Answer = Omit<CallResult, 'tries'>;
+/**
+ * A request that got no answer: settled as sent (aborted, or no connection) or as refused (an
+ * HTTP status), then waited out (its Retry-After) or thrown as the error its status calls for.
+ */
+async function failed(
+  client: OpenAI,
+  request: ChatCompletionCreateParamsNonStreaming,
+  limits: CallLimits,
+  waits: number,
+  error: unknown,
+  settle: (end: CallEnd) => Promise<{ usage: Usage }>,
+): Promise<{ waitMs: number; charged: Usage }> {
+  // The client types these loosely: a connection error has neither.
+  const status = error instanceof OpenAI.APIError ? (error.status as number | undefined) : undefined;
+  // The provider bills a prompt it received: an aborted request, or one whose connection failed, may have been.
+  const charged = (await settle(status === undefined ? { kind: 'lost' } : { kind: 'refused' })).usage;
+  if (limits.signal.aborted) throw abortError(limits.signal);
+  if (!(error instanceof OpenAI.APIError)) throw error;
+  const now = Date.now();
+  const headers = error.headers as Headers | undefined;
+  const retryAfterMs = parseRetryAfter(headers?.get('retry-after') ?? undefined, now);
+  const failure = classifyLlmFailure(status, retryAfterMs, limits.deadline === null ? null : limits.deadline - now, waits);
+  const detail = `${request.model} at ${client.baseURL}: ${error.message}`;
+  switch (failure.kind) {
+    case 'wait':
+      return { waitMs: failure.ms, charged };
+    case 'throttled':
+      throw new SpecialistThrottledError(detail, { cause: error });
+    case 'unavailable':
+      throw new SpecialistUnavailableError(detail, { cause: error });
+    case 'retryable':
+      throw TierflowError.retryable(detail, { code: 'llm_call_failed', cause: error });
+    case 'permanent':
+      throw TierflowError.permanent(detail, { code: 'llm_call_refused', cause: error });
+  }
+}
+
+/** One request's answer: its content, the model, and the endpoint's token counts (null when it reported none). */
+interface Answer {
+  readonly content: string;
+  readonly model: string;
+  readonly usage: { readonly tokensIn: number; readonly tokensOut: number } | null;
+}
 
 function whole(completion: ChatCompletion): Answer {
   const usage = completion.usage;
-  return { content: completion.choices[0]?.message.content ?? '', model: completion.model, tokensIn: usage?.prompt_tokens ?? 0, tokensOut: usage?.completion_tokens ?? 0 };
+  return { content: completion.choices[0]?.message.content ?? '', model: completion.model, usage: usage ? { tokensIn: usage.prompt_tokens, tokensOut: usage.completion_tokens } : null };
 }
 
 /** The same call streamed: the content put together from its chunks, the usage from the last (asked for with `include_usage`). */
@@ -94,14 +140,13 @@ async function streamed(client: OpenAI, request: ChatCompletionCreateParamsNonSt
   const chunks = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal });
   let content = '';
   let model = request.model;
-  let tokensIn = 0;
-  let tokensOut = 0;
+  let usage: Answer['usage'] = null;
   for await (const chunk of chunks) {
     model = chunk.model || model;
     content += chunk.choices[0]?.delta.content ?? '';
-    if (chunk.usage) ({ prompt_tokens: tokensIn, completion_tokens: tokensOut } = chunk.usage);
+    if (chunk.usage) usage = { tokensIn: chunk.usage.prompt_tokens, tokensOut: chunk.usage.completion_tokens };
   }
   // The client ends an aborted stream quietly, as if it were complete: it was not.
   if (signal.aborted) throw abortError(signal);
-  return { content, model, tokensIn, tokensOut };
+  return { content, model, usage };
 }

@@ -84,12 +84,23 @@ describe('llmPlanner', () => {
 });
 
 describe('llmPlanner and the run budget', () => {
-  it('reserves each call before sending it and records its tokens; a spent budget sends nothing', async () => {
-    const recorded: unknown[] = [];
+  it('reserves each call before sending it (its prompt estimated and max_tokens) and settles it with its tokens; a spent budget sends nothing', async () => {
+    const reserved: unknown[] = [];
+    const settled: unknown[] = [];
     server.replies.push(reply(good));
-    const metered = { ...request(), usage: { reserve: () => Promise.resolve(), record: (usage: unknown) => Promise.resolve(void recorded.push(usage)) } };
-    await planner()(metered);
-    expect(recorded).toEqual([expect.objectContaining({ tokens_in: 12, tokens_out: 5 })]);
+    const usage = {
+      reserve: (estimate?: unknown) => {
+        reserved.push(estimate);
+        return Promise.resolve({ settle: (used: unknown) => Promise.resolve(void settled.push(used)) });
+      },
+      record: () => Promise.resolve(),
+    };
+    await llmPlanner({ model: 'planner', baseURL: server.baseURL, apiKey: 'test', maxTokens: 300 })({ ...request(), usage });
+    const body = server.requests[0]?.body as { messages: unknown; response_format: unknown; max_tokens: number };
+    expect(body.max_tokens).toBe(300);
+    const promptTokens = Math.ceil(JSON.stringify({ messages: body.messages, response_format: body.response_format }).length / 4);
+    expect(reserved).toEqual([{ tokens_in: promptTokens, tokens_out: 300, cost_usd: 0, llm_calls: 1 }]);
+    expect(settled).toEqual([{ tokens_in: 12, tokens_out: 5, cost_usd: 0, llm_calls: 1 }]);
     const spent = { ...request(), usage: { reserve: () => Promise.reject(new BudgetExceededError('r1', 'max_llm_calls 1')), record: () => Promise.resolve() } };
     await expect(planner()(spent)).rejects.toMatchObject({ code: 'budget_exceeded' });
     expect(server.requests).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { callUsage, type ModelPrice } from '@tierflow/core';
+import type { ModelPrice } from '@tierflow/core';
 import { aggregationStrategySchema, isTierflowError, TierflowError } from '@tierflow/protocol';
 import { checkedPlan, type Plan, type PlanRequest, type Planner } from '@tierflow/runtime';
 import type OpenAI from 'openai';
@@ -14,6 +14,8 @@ export interface LlmPlannerOptions extends LlmEndpoint {
   readonly specialists?: readonly string[];
   /** What the model costs per million tokens, for the run's budget. */
   readonly price?: ModelPrice;
+  /** The most tokens a plan may have, sent as `max_tokens` and reserved against the run's budget (1,024 reserved when left out). */
+  readonly maxTokens?: number;
 }
 
 const DEFAULT_SYSTEM_PROMPT =
@@ -51,10 +53,10 @@ export function llmPlanner(options: LlmPlannerOptions): Planner {
 }
 
 async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCompletionMessageParam[], request: PlanRequest): Promise<string> {
-  // Planning calls count against the run's budget like any model call.
-  const limits = { signal: request.signal, deadline: request.deadline, beforeEachTry: () => request.usage.reserve() };
-  const reply = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists) }, limits);
-  await request.usage.record(callUsage(reply.tokensIn, reply.tokensOut, options.price ?? null));
+  // Planning calls are reserved and settled against the run's budget like any model call.
+  const limits = { signal: request.signal, deadline: request.deadline, usage: request.usage, price: options.price ?? null };
+  const maxTokens = options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens };
+  const reply = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists), ...maxTokens }, limits);
   return reply.content;
 }
 

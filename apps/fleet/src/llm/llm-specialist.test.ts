@@ -18,21 +18,33 @@ beforeEach(() => {
   server.replies.length = 0;
 });
 
+type MeterEvent = { reserve: Usage | undefined } | { settle: Usage; estimated: boolean };
+
 /** A meter that refuses nothing and remembers what it was told, in order. */
 function recordingMeter() {
-  const events: ('reserve' | Usage)[] = [];
+  const events: MeterEvent[] = [];
   return {
     events,
-    reserve: () => {
-      events.push('reserve');
-      return Promise.resolve();
+    reserve: (estimate?: Usage) => {
+      events.push({ reserve: estimate });
+      return Promise.resolve({
+        settle: (usage: Usage, estimated = false) => {
+          events.push({ settle: usage, estimated });
+          return Promise.resolve();
+        },
+      });
     },
-    record: (usage: Usage) => {
-      events.push(usage);
-      return Promise.resolve();
-    },
+    record: () => Promise.reject(new Error('a reserved call is settled, not recorded')),
   };
 }
+
+/** The prompt tokens a request's reservation holds: its messages and response format as JSON, 4 characters a token. */
+function promptTokens(index = 0): number {
+  const body = server.requests[index]?.body as { messages: unknown; response_format: unknown };
+  return Math.ceil(JSON.stringify({ messages: body.messages, response_format: body.response_format }).length / 4);
+}
+
+const usage = (tokens_in: number, tokens_out: number, cost_usd = 0, llm_calls = 1) => ({ tokens_in, tokens_out, cost_usd, llm_calls });
 
 const specialist = () => llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test' });
 
@@ -53,14 +65,66 @@ describe('llmSpecialist', () => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer test');
   });
 
-  it('prices the endpoint’s token counts per million, reserving each call before it and recording it after', async () => {
+  it('prices the endpoint’s token counts per million, reserving each call before it (prompt estimate and max_tokens) and settling it after', async () => {
     const meter = recordingMeter();
-    const priced = llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test', price: { input_usd_per_mtok: 2.5, output_usd_per_mtok: 10 } });
+    const price = { input_usd_per_mtok: 2.5, output_usd_per_mtok: 10 };
+    const priced = llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test', price, maxTokens: 200 });
     const result = await priced.run(specialistInput({ usage: meter }));
     // 12 tokens in at $2.50 and 5 out at $10 per million.
-    const usage = { tokens_in: 12, tokens_out: 5, cost_usd: 0.00008, llm_calls: 1 };
-    expect(result.resources_used).toEqual({ model: 'python-lora', usage });
-    expect(meter.events).toEqual(['reserve', usage]);
+    const used = usage(12, 5, 0.00008);
+    expect(result.resources_used).toEqual({ model: 'python-lora', usage: used });
+    expect(server.requests[0]?.body).toMatchObject({ max_tokens: 200 });
+    const reserved = usage(promptTokens(), 200, (promptTokens() * 2.5 + 200 * 10) / 1e6);
+    expect(meter.events).toEqual([{ reserve: reserved }, { settle: used, estimated: false }]);
+  });
+
+  it('without maxTokens, sends no max_tokens and reserves 1,024 tokens out', async () => {
+    const meter = recordingMeter();
+    await specialist().run(specialistInput({ usage: meter }));
+    expect(server.requests[0]?.body).not.toHaveProperty('max_tokens');
+    expect(meter.events[0]).toEqual({ reserve: usage(promptTokens(), 1_024) });
+  });
+
+  it('an answer without usage is charged by estimate (prompt and answer), settled as estimated, and the outcome says so', async () => {
+    const meter = recordingMeter();
+    server.usage = null;
+    try {
+      const result = await specialist().run(specialistInput({ usage: meter }));
+      const estimate = usage(promptTokens(), Math.ceil(server.defaultContent.length / 4));
+      expect(result.resources_used).toEqual({ model: 'python-lora', usage: estimate, usage_estimated: true });
+      expect(meter.events[1]).toEqual({ settle: estimate, estimated: true });
+    } finally {
+      server.usage = { prompt_tokens: 12, completion_tokens: 5 };
+    }
+  });
+
+  it('streamed, an answer whose last chunk carries no usage is charged by estimate too', async () => {
+    const meter = recordingMeter();
+    server.usage = null;
+    try {
+      const streaming = llmSpecialist({ name: 'python-lora', baseURL: server.baseURL, apiKey: 'test', stream: true });
+      const result = await streaming.run(specialistInput({ usage: meter }));
+      expect(result.resources_used).toMatchObject({ usage_estimated: true, usage: { tokens_in: promptTokens(), tokens_out: Math.ceil(server.defaultContent.length / 4) } });
+    } finally {
+      server.usage = { prompt_tokens: 12, completion_tokens: 5 };
+    }
+  });
+
+  it('a request whose connection fails is charged its prompt estimate (it may have been received), and is retried by the runtime', async () => {
+    const meter = recordingMeter();
+    const closed = await FakeOpenAiServer.start(['python-lora']);
+    const baseURL = closed.baseURL;
+    await closed.close();
+    const error = await llmSpecialist({ name: 'python-lora', baseURL, apiKey: 'test', maxTokens: 10 })
+      .run(specialistInput({ usage: meter }))
+      .catch((caught: unknown) => caught);
+    expect(isTierflowError(error) && error.retryable && error.code).toBe('llm_call_failed');
+    const reserved = meter.events[0] as { reserve: Usage };
+    expect(meter.events[1]).toEqual({ settle: usage(reserved.reserve.tokens_in, 0), estimated: false });
+  });
+
+  it('refuses a maxTokens that is not a whole number above 0', () => {
+    expect(() => llmSpecialist({ name: 'x', baseURL: server.baseURL, maxTokens: 0 })).toThrow(/maxTokens/);
   });
 
   it('makes no call once the run’s budget is spent: the meter’s budget_exceeded goes up as it is', async () => {
@@ -82,8 +146,12 @@ describe('llmSpecialist', () => {
     const result = await specialist().run(specialistInput({ deadline: Date.now() + 10_000, usage: meter }));
     expect(result.summary).toBe('done');
     expect(server.requests).toHaveLength(2);
-    // Both calls were reserved and count; only the answered one used tokens.
-    expect(meter.events.filter((event) => event === 'reserve')).toHaveLength(2);
+    // Both calls were reserved and count; the refused one was settled with no tokens, the answered one with its own.
+    expect(meter.events.filter((event) => 'reserve' in event)).toHaveLength(2);
+    expect(meter.events.filter((event) => 'settle' in event)).toEqual([
+      { settle: usage(0, 0), estimated: false },
+      { settle: usage(12, 5), estimated: false },
+    ]);
     expect(result.resources_used).toMatchObject({ usage: { tokens_in: 12, tokens_out: 5, llm_calls: 2 } });
   });
 
@@ -106,15 +174,18 @@ describe('llmSpecialist', () => {
     expect(isTierflowError(permanent) && !permanent.retryable && permanent.code).toBe('llm_call_refused');
   });
 
-  it('aborts the HTTP request the moment the signal fires, with the signal’s reason', async () => {
+  it('aborts the HTTP request the moment the signal fires, with the signal’s reason, and charges the call its prompt estimate', async () => {
     server.replies.push({ hang: true });
     const controller = new AbortController();
-    const running = specialist().run(specialistInput({ signal: controller.signal }));
+    const meter = recordingMeter();
+    const running = specialist().run(specialistInput({ signal: controller.signal, usage: meter }));
     await waitFor(() => server.requests.length === 1, { description: 'the request sent' });
     const abandonedBefore = server.abandoned;
     controller.abort(new Error('cancelled by the Dispatcher'));
     await expect(running).rejects.toThrow('cancelled by the Dispatcher');
     await waitFor(() => server.abandoned === abandonedBefore + 1, { description: 'the server to see the request closed' });
+    // Sent, so billed: the prompt estimate is charged, no output (none is known).
+    expect(meter.events[1]).toEqual({ settle: usage(promptTokens(), 0), estimated: false });
   });
 
   it('streamed, puts the answer together from its chunks and takes the tokens from the last', async () => {

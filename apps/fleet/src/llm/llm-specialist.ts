@@ -1,4 +1,4 @@
-import { addUsage, callUsage, ZERO_USAGE, type ModelPrice } from '@tierflow/core';
+import type { ModelPrice } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
 import type OpenAI from 'openai';
 import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
@@ -23,6 +23,12 @@ export interface LlmSpecialistOptions extends LlmEndpoint {
   readonly price?: ModelPrice;
   /** Ask for the answer as a stream of chunks (`stream: true`), for servers and proxies that cut long silent requests. */
   readonly stream?: boolean;
+  /**
+   * The most tokens an answer may have, sent as `max_tokens`: what each call reserves for its
+   * output against the run's budget. Left out, none is sent and each call reserves 1,024
+   * (`DEFAULT_RESERVED_OUTPUT_TOKENS`), and a longer answer is counted when it comes.
+   */
+  readonly maxTokens?: number;
 }
 
 /**
@@ -47,7 +53,15 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
   if (price && !(isPrice(price.input_usd_per_mtok) && isPrice(price.output_usd_per_mtok))) {
     throw TierflowError.permanent('price: input_usd_per_mtok and output_usd_per_mtok must be finite numbers from 0 up', { code: 'invalid_specialist' });
   }
-  const config = { kind: 'llm', model, ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }) };
+  if (options.maxTokens !== undefined && !(Number.isSafeInteger(options.maxTokens) && options.maxTokens > 0)) {
+    throw TierflowError.permanent(`maxTokens (${options.maxTokens}) must be a whole number above 0`, { code: 'invalid_specialist' });
+  }
+  const config = {
+    kind: 'llm',
+    model,
+    ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+  };
   return defineSpecialist({
     name: options.name,
     version: '1.0.0',
@@ -55,7 +69,7 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
     // A repair pass tells the model what its answer got wrong (llm-prompt.ts).
     repairs: true,
-    run: (input) => complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false }, input),
+    run: (input) => complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens }, input),
   });
 }
 
@@ -69,22 +83,26 @@ interface CallSettings {
   readonly systemPrompt: string | undefined;
   readonly price: ModelPrice | null;
   readonly stream: boolean;
+  readonly maxTokens: number | undefined;
 }
 
 async function complete(client: OpenAI, settings: CallSettings, input: SpecialistInput): Promise<SpecialistResult> {
   const { model, defaultConfidence, price } = settings;
-  const request = { model, messages: llmMessages(input, settings.systemPrompt, await input.readContext()), response_format: answerFormat(input.expectedOutputSchema) };
-  // Each request is reserved first, so a spent budget sends none (budget_exceeded); requests a
-  // busy endpoint refused count as calls but cost no tokens.
-  const reply = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, beforeEachTry: () => input.usage.reserve() }, settings.stream);
-  // The endpoint's own counts; an endpoint that reports none costs nothing here.
-  const call = callUsage(reply.tokensIn, reply.tokensOut, price);
-  await input.usage.record(call);
+  const request = {
+    model,
+    messages: llmMessages(input, settings.systemPrompt, await input.readContext()),
+    response_format: answerFormat(input.expectedOutputSchema),
+    ...(settings.maxTokens === undefined ? {} : { max_tokens: settings.maxTokens }),
+  };
+  // Each request is reserved first (a spent budget, or one this call would pass, sends none:
+  // budget_exceeded) and settled after; requests a busy endpoint refused count as calls but cost no tokens.
+  const reply = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, usage: input.usage, price }, settings.stream);
   const answer = readAnswer(reply.content, defaultConfidence);
   return {
     summary: answer.summary,
     confidence: answer.confidence,
     artifacts: [{ artifact_type: 'llm_output', content: typeof answer.output === 'string' ? answer.output : JSON.stringify(answer.output) }],
-    resources_used: { model: reply.model, usage: addUsage(call, { ...ZERO_USAGE, llm_calls: reply.tries - 1 }) },
+    // An endpoint that reported no usage: the tokens are estimates, and the outcome says so.
+    resources_used: { model: reply.model, usage: reply.usage, ...(reply.estimated ? { usage_estimated: true } : {}) },
   };
 }

@@ -48,5 +48,8 @@ export function stopReason(record: Record<string, string>): string {
     tokens_out: whole('tokens_out') ?? 0,
     cost_usd: (whole('cost_micro_usd') ?? 0) / 1e6,
   };
-  return budgetExceededReason(limit satisfies BudgetLimit, budget, spent);
+  // Tokens held and asked are kept in and out together: the limit counts them so.
+  const part = (tokens: string, micro: string) => ({ tokens_in: whole(tokens) ?? 0, tokens_out: 0, cost_usd: (whole(micro) ?? 0) / 1e6, llm_calls: 0 });
+  const pending = { held: part('held_tokens', 'held_micro_usd'), asked: part('refused_tokens', 'refused_micro_usd') };
+  return budgetExceededReason(limit satisfies BudgetLimit, budget, spent, pending);
 }

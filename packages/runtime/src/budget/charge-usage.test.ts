@@ -3,12 +3,17 @@ import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { controlKeys } from '../cancellation/control-keys.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
-import { chargeUsage, runBudget, writeBudget } from './charge-usage.js';
+import { addUsage, microUsd, recordVerdict, reservationVerdict, withReservation, withSettlement, ZERO_USAGE } from '@tierflow/core';
+import type { Usage } from '@tierflow/protocol';
+import { reserveCall, runBudget, settleCall, writeBudget, type ChargeKeys } from './charge-usage.js';
 import { parseBudgetStop, stopReason } from './budget-stops.js';
 
 const call = (tokens_in: number, tokens_out: number, cost_usd: number) => ({ tokens_in, tokens_out, cost_usd, llm_calls: 1 });
 
-describe('the charge-usage script', () => {
+type Db = Parameters<typeof reserveCall>[0];
+type Keys = ChargeKeys;
+
+describe('the reserve and settle scripts', () => {
   const db = usePrivateRedis();
 
   async function run(budget: Parameters<typeof writeBudget>[2] | null) {
@@ -27,9 +32,12 @@ describe('the charge-usage script', () => {
     return { redis, keys, rootId, chargeKeys };
   }
 
+  const reserve = (redis: Db, keys: Keys, rootId: string, id: string, estimate: Usage | null) => reserveCall(redis, keys, rootId, id, estimate, 60_000);
+  const settle = (redis: Db, keys: Keys, rootId: string, id: string, usage: Usage, estimated = false) => settleCall(redis, keys, rootId, id, usage, estimated, 60_000);
+
   it('never lets concurrent reservations past max_llm_calls, and queues the run’s stop exactly once', async () => {
     const { redis, keys, rootId, chargeKeys } = await run({ max_llm_calls: 3 });
-    const charges = await Promise.all(Array.from({ length: 40 }, () => chargeUsage(redis, chargeKeys, rootId, null, 60_000)));
+    const charges = await Promise.all(Array.from({ length: 40 }, (_, i) => reserve(redis, chargeKeys, rootId, `r${i}`, null)));
     expect(charges.filter((charge) => charge.accepted)).toHaveLength(3);
     expect(charges.filter((charge) => charge.stopsRun)).toHaveLength(1);
     expect(charges.filter((charge) => !charge.accepted).every((charge) => charge.limit === 'max_llm_calls')).toBe(true);
@@ -37,36 +45,108 @@ describe('the charge-usage script', () => {
     expect(await redis.zrange(keys.budgetStops, 0, -1)).toEqual([rootId]);
   });
 
-  it('stops the run when a recorded call goes past max_tokens or max_cost_usd, and refuses the next call', async () => {
-    const { redis, keys, rootId, chargeKeys } = await run({ max_tokens: 100, max_cost_usd: 1 });
-    expect((await chargeUsage(redis, chargeKeys, rootId, null, 60_000)).accepted).toBe(true);
-    const within = await chargeUsage(redis, chargeKeys, rootId, call(60, 40, 0.5), 60_000);
-    expect(within).toMatchObject({ accepted: true, limit: null, stopsRun: false, spent: { llm_calls: 1, tokens: 100, cost_usd: 0.5 } });
-    // Exactly at max_tokens: the next reservation is refused, and that refusal stops the run.
-    const refused = await chargeUsage(redis, chargeKeys, rootId, null, 60_000);
-    expect(refused).toMatchObject({ accepted: false, limit: 'max_tokens', stopsRun: true });
+  it('holds each call’s reservation: 32 reservations of 250 tokens at once against max_tokens 600 let 2 through', async () => {
+    const { redis, keys, rootId, chargeKeys } = await run({ max_tokens: 600 });
+    const charges = await Promise.all(Array.from({ length: 32 }, (_, i) => reserve(redis, chargeKeys, rootId, `r${i}`, call(150, 100, 0))));
+    expect(charges.filter((charge) => charge.accepted)).toHaveLength(2);
+    expect(charges.filter((charge) => charge.stopsRun)).toHaveLength(1);
+    expect(await redis.hmget(chargeKeys.budget, 'llm_calls', 'held_tokens', 'refused_tokens', 'exceeded')).toEqual(['2', '500', '250', 'max_tokens']);
+    expect(stopReason(await redis.hgetall(chargeKeys.budget))).toBe('budget exceeded: max_tokens 600 reached (0 used, 500 held by calls in flight, a call asking 250 refused)');
     expect(await redis.zcard(keys.budgetStops)).toBe(1);
-    expect(stopReason(await redis.hgetall(chargeKeys.budget))).toBe('budget exceeded: max_tokens 100 reached (100 used)');
   });
 
-  it('a record that passes a limit stops the run once; later ones only count', async () => {
-    const { redis, rootId, chargeKeys } = await run({ max_cost_usd: 0.01 });
-    const over = await chargeUsage(redis, chargeKeys, rootId, call(1, 1, 0.010001), 60_000);
+  it('settling releases the reservation and charges what was used, once however often it is sent', async () => {
+    const { redis, rootId, chargeKeys } = await run({ max_tokens: 600, max_cost_usd: 0.01 });
+    const ids = ['a', 'b'];
+    for (const id of ids) expect((await reserve(redis, chargeKeys, rootId, id, call(150, 100, 0.0045))).accepted).toBe(true);
+    // The same reservation sent again (a retried command) holds nothing more.
+    expect((await reserve(redis, chargeKeys, rootId, 'a', call(150, 100, 0.0045))).accepted).toBe(true);
+    expect(await redis.hmget(chargeKeys.budget, 'llm_calls', 'held_tokens', 'held_micro_usd')).toEqual(['2', '500', '9000']);
+    // A third call does not fit beside the two held, by one token.
+    expect((await reserve(redis, chargeKeys, rootId, 'c', call(50, 51, 0))).accepted).toBe(false);
+    const first = await settle(redis, chargeKeys, rootId, 'a', call(50, 60, 0.002));
+    expect(first).toMatchObject({ accepted: true, stopsRun: false, spent: { tokens: 110, cost_usd: 0.002 } });
+    expect((await settle(redis, chargeKeys, rootId, 'a', call(50, 60, 0.002))).accepted).toBe(false);
+    expect(await redis.hmget(chargeKeys.budget, 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd', 'hold:a')).toEqual(['50', '60', '2000', '250', '4500', null]);
+  });
+
+  it('stops the run when settled calls pass max_tokens or max_cost_usd, once; later settlements only count', async () => {
+    const { redis, keys, rootId, chargeKeys } = await run({ max_cost_usd: 0.01 });
+    await reserve(redis, chargeKeys, rootId, 'a', call(1, 1, 0.001));
+    const over = await settle(redis, chargeKeys, rootId, 'a', call(1, 1, 0.010001));
     expect(over).toMatchObject({ accepted: true, limit: 'max_cost_usd', stopsRun: true });
-    const again = await chargeUsage(redis, chargeKeys, rootId, call(1, 1, 0.5), 60_000);
+    const again = await settle(redis, chargeKeys, rootId, '', call(1, 1, 0.5));
     expect(again.stopsRun).toBe(false);
     expect(again.spent.cost_usd).toBeCloseTo(0.510001, 6);
+    expect(await redis.zcard(keys.budgetStops)).toBe(1);
+    expect((await reserve(redis, chargeKeys, rootId, 'b', call(1, 1, 0))).accepted).toBe(false);
   });
 
-  it('counts a run without a budget, refusing nothing, and gives its hash an expiry', async () => {
+  it('counts a run without a budget, refusing nothing, the calls whose usage was estimated apart, and gives its hash an expiry', async () => {
     const { redis, keys, rootId, chargeKeys } = await run(null);
     for (let index = 0; index < 5; index++) {
-      expect((await chargeUsage(redis, chargeKeys, rootId, null, 60_000)).accepted).toBe(true);
-      await chargeUsage(redis, chargeKeys, rootId, call(10, 5, 0.001), 60_000);
+      expect((await reserve(redis, chargeKeys, rootId, `r${index}`, call(100, 100, 0.01))).accepted).toBe(true);
+      await settle(redis, chargeKeys, rootId, `r${index}`, call(10, 5, 0.001), index === 0);
     }
-    expect(await redis.hgetall(chargeKeys.budget)).toEqual({ llm_calls: '5', tokens_in: '50', tokens_out: '25', cost_micro_usd: '5000' });
+    expect(await redis.hgetall(chargeKeys.budget)).toEqual({
+      llm_calls: '5',
+      tokens_in: '50',
+      tokens_out: '25',
+      cost_micro_usd: '5000',
+      held_tokens: '0',
+      held_micro_usd: '0',
+      estimated_calls: '1',
+    });
     expect(await redis.pttl(chargeKeys.budget)).toBeGreaterThan(0);
     expect(await redis.zcard(keys.budgetStops)).toBe(0);
+  });
+
+  it('decides as core’s pure reservation and settlement do, call after call', async () => {
+    const budget = { max_tokens: 1_000, max_cost_usd: 0.02, max_llm_calls: 8 };
+    const { redis, rootId, chargeKeys } = await run(budget);
+    let count = { spent: ZERO_USAGE, held: ZERO_USAGE };
+    // Reserve a, b, c; settle b under and a over its estimate; reserve d, then e is refused and with it everything after; settle the rest.
+    const steps: (['reserve', string, Usage] | ['settle', string, Usage])[] = [
+      ['reserve', 'a', call(200, 100, 0.004)],
+      ['reserve', 'b', call(300, 100, 0.005)],
+      ['reserve', 'c', call(150, 100, 0.003)],
+      ['settle', 'b', call(120, 30, 0.0021)],
+      ['settle', 'a', call(260, 100, 0.0046)],
+      ['reserve', 'd', call(100, 100, 0.004)],
+      ['reserve', 'e', call(100, 100, 0.003)],
+      ['reserve', 'f', call(50, 20, 0.001)],
+      ['settle', 'c', call(150, 0, 0.0015)],
+      ['settle', 'd', call(0, 0, 0)],
+      ['reserve', 'g', call(100, 100, 0.002)],
+    ];
+    const reserved = new Map<string, Usage>();
+    // Once a call is refused the run is stopped: every later one is refused too.
+    let stopped = false;
+    for (const [kind, id, usage] of steps) {
+      if (kind === 'reserve') {
+        const verdict = reservationVerdict(budget, addUsage(count.spent, count.held), usage);
+        const charge = await reserve(redis, chargeKeys, rootId, id, usage);
+        expect(charge.accepted, `reserve ${id}`).toBe(verdict.ok && !stopped);
+        stopped ||= !verdict.ok;
+        if (charge.accepted) {
+          count = withReservation(count, usage);
+          reserved.set(id, usage);
+        }
+      } else {
+        count = withSettlement(count, reserved.get(id)!, usage);
+        const charge = await settle(redis, chargeKeys, rootId, id, usage);
+        expect(charge.limit !== null, `settle ${id}`).toBe(!recordVerdict(budget, count.spent).ok);
+      }
+      const held = await redis.hmget(chargeKeys.budget, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd');
+      expect(held.map(Number), `after ${kind} ${id}`).toEqual([
+        count.spent.llm_calls,
+        count.spent.tokens_in,
+        count.spent.tokens_out,
+        microUsd(count.spent.cost_usd),
+        count.held.tokens_in + count.held.tokens_out,
+        microUsd(count.held.cost_usd),
+      ]);
+    }
   });
 
   it('writes limits once: a root delivered again changes nothing', async () => {

@@ -4,73 +4,120 @@ import type { RedisClient } from '@tierflow/beads';
 import type { FencedBatch } from '../redis/fenced-batch.js';
 import { runScript, type RedisScript } from '../redis/scripts.js';
 
-/**
- * Counts a run's model calls, tokens and cost against its budget, for every process at once.
- *   KEYS[1]  the root's budget hash: limits (max_llm_calls, max_tokens, max_cost_micro_usd,
- *            written by the Monitor), counters (llm_calls, tokens_in, tokens_out, cost_micro_usd),
- *            and `exceeded` (the limit that stopped the run, once one has)
- *   KEYS[2]  the budget-stops sorted set the Monitor sweeps
- *   ARGV[1]  `reserve` (before a call: refuse it once any limit is reached, else count it) or
- *            `record` (after a call: add its tokens and cost)
- *   ARGV[2]  the root id, the member queued on KEYS[2] when this call stops the run
- *   ARGV[3]  tokens in, ARGV[4] tokens out, ARGV[5] cost in millionths of a dollar (record; 0 for reserve)
- *   ARGV[6]  the hash's TTL in ms, set when it has none (a run without a budget is counted too)
- * Returns { accepted (1|0), the limit that stopped the run or '', 1 when this call stopped it,
- * llm_calls, tokens_in + tokens_out, cost_micro_usd }. Only the call that sets `exceeded` queues
- * the stop, so however many calls hit the limit at once, the run is cancelled once.
+/*
+ * A run's budget hash holds its limits (max_llm_calls, max_tokens, max_cost_micro_usd, written by
+ * the Monitor), what settled calls used (llm_calls counts every call let through; tokens_in,
+ * tokens_out, cost_micro_usd), what calls in flight hold (held_tokens, held_micro_usd, and one
+ * `hold:<id>` field per call, "<tokens> <micro-usd>"), estimated_calls (answers that came without
+ * a usage), and `exceeded`: the limit that stopped the run, once one has. Both scripts share the
+ * test of a limit: the one that sets `exceeded` queues the run's stop, so however many calls hit a
+ * limit at once, the run is cancelled once.
  */
-const CHARGE_USAGE: RedisScript = {
-  lua: `
+const SHARED = `
 local h = KEYS[1]
--- One read of everything, so a charge costs the same however many limits there are.
-local v = redis.call('HMGET', h, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'max_llm_calls', 'max_tokens', 'max_cost_micro_usd', 'exceeded')
+local v = redis.call('HMGET', h, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd', 'max_llm_calls', 'max_tokens', 'max_cost_micro_usd', 'exceeded')
 local calls, tin, tout, cost = tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or 0, tonumber(v[4]) or 0
-local maxCalls, maxTokens, maxCost, exceeded = tonumber(v[5] or ''), tonumber(v[6] or ''), tonumber(v[7] or ''), v[8]
-local function over(strict)
-  local function past(used, max) return max ~= nil and ((strict and used > max) or (not strict and used >= max)) end
-  if past(calls, maxCalls) then return 'max_llm_calls' end
-  if past(tin + tout, maxTokens) then return 'max_tokens' end
-  if past(cost, maxCost) then return 'max_cost_usd' end
-  return false
-end
+local heldT, heldC = tonumber(v[5]) or 0, tonumber(v[6]) or 0
+local maxCalls, maxTokens, maxCost, exceeded = tonumber(v[7] or ''), tonumber(v[8] or ''), tonumber(v[9] or ''), v[10]
 local function stop(limit)
   if redis.call('HSETNX', h, 'exceeded', limit) == 0 then return 0 end
   local time = redis.call('TIME')
-  redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[2])
+  redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[1])
   return 1
 end
-local accepted, limit, first = 1, '', 0
-if ARGV[1] == 'reserve' then
-  local reached = exceeded or over(false)
-  if reached then
-    accepted, limit = 0, reached
-    if not exceeded then first = stop(reached) end
-  else
-    calls = redis.call('HINCRBY', h, 'llm_calls', 1)
-    -- The first charge of a run without a budget creates the hash: it must not outlive the run.
-    if calls == 1 and redis.call('PTTL', h) == -1 then redis.call('PEXPIRE', h, ARGV[6]) end
-  end
-else
-  tin = redis.call('HINCRBY', h, 'tokens_in', ARGV[3])
-  tout = redis.call('HINCRBY', h, 'tokens_out', ARGV[4])
-  cost = redis.call('HINCRBY', h, 'cost_micro_usd', ARGV[5])
-  if not exceeded then
-    local passed = over(true)
-    if passed then limit, first = passed, stop(passed) end
-  end
+-- The first charge of a run without a budget creates the hash: it must not outlive the run.
+local function expire(ms) if redis.call('PTTL', h) == -1 then redis.call('PEXPIRE', h, ms) end end
+`;
+
+/**
+ * Reserves one model call before it is sent (core's `reservationVerdict`, atomically).
+ *   KEYS[1]  the root's budget hash (fields above)
+ *   KEYS[2]  the budget-stops sorted set the Monitor sweeps
+ *   ARGV[1]  the root id, queued on KEYS[2] when this refusal stops the run
+ *   ARGV[2]  the reservation's id ('' for a call counted with nothing held)
+ *   ARGV[3]  tokens reserved (prompt estimate and output limit), ARGV[4] their cost in micro-USD
+ *   ARGV[5]  the hash's TTL in ms, set when it has none
+ * Refused once a limit is reached, or when spent + held + this reservation would pass one; then
+ * the run is stopped, with the refused reservation kept in refused_tokens and refused_micro_usd
+ * for the reason. Else the call is counted and its reservation held. The same id reserved again
+ * (a command sent twice) changes nothing. Returns { accepted (1|0), the limit that stopped the
+ * run or '', 1 when this call stopped it, llm_calls, tokens spent + held, micro-USD spent + held }.
+ */
+const RESERVE_CALL: RedisScript = {
+  lua: `${SHARED}
+local askT, askC = tonumber(ARGV[3]) or 0, tonumber(ARGV[4]) or 0
+local tokens, micro = tin + tout + heldT, cost + heldC
+if ARGV[2] ~= '' and redis.call('HEXISTS', h, 'hold:' .. ARGV[2]) == 1 then return { 1, '', 0, calls, tokens, micro } end
+local function past(used, asked, max) return max ~= nil and (used >= max or used + asked > max) end
+local reached = exceeded
+if not reached then
+  if maxCalls ~= nil and calls >= maxCalls then reached = 'max_llm_calls'
+  elseif past(tokens, askT, maxTokens) then reached = 'max_tokens'
+  elseif past(micro, askC, maxCost) then reached = 'max_cost_usd' end
 end
-return { accepted, limit, first, calls, tin + tout, cost }`,
+if reached then
+  local first = 0
+  if not exceeded then
+    first = stop(reached)
+    if first == 1 then redis.call('HSET', h, 'refused_tokens', askT, 'refused_micro_usd', askC) end
+  end
+  return { 0, reached, first, calls, tokens, micro }
+end
+calls = redis.call('HINCRBY', h, 'llm_calls', 1)
+if askT > 0 then redis.call('HINCRBY', h, 'held_tokens', askT) end
+if askC > 0 then redis.call('HINCRBY', h, 'held_micro_usd', askC) end
+if ARGV[2] ~= '' then redis.call('HSET', h, 'hold:' .. ARGV[2], askT .. ' ' .. askC) end
+expire(ARGV[5])
+return { 1, '', 0, calls, tokens + askT, micro + askC }`,
 };
 
-/** What a charge found: whether the call may go on, and whether the run is (now) over budget. */
+/**
+ * Settles a model call: releases its reservation and adds what it is charged.
+ *   KEYS[1]  the root's budget hash (fields above)
+ *   KEYS[2]  the budget-stops sorted set the Monitor sweeps
+ *   ARGV[1]  the root id, queued on KEYS[2] when this call's usage stops the run
+ *   ARGV[2]  the reservation's id ('' : nothing held, the usage is only added)
+ *   ARGV[3]  tokens in, ARGV[4] tokens out, ARGV[5] cost in micro-USD
+ *   ARGV[6]  the hash's TTL in ms, set when it has none
+ *   ARGV[7]  '1' when the tokens are an estimate (the endpoint reported none): counted in estimated_calls
+ * A reservation settled already (a command sent twice) changes nothing (accepted 0). The run is
+ * stopped when what settled calls used passes a limit. Returns what the reserve script returns,
+ * with tokens and micro-USD spent only.
+ */
+const SETTLE_CALL: RedisScript = {
+  lua: `${SHARED}
+if ARGV[2] ~= '' then
+  local hold = redis.call('HGET', h, 'hold:' .. ARGV[2])
+  if not hold then return { 0, '', 0, calls, tin + tout, cost } end
+  redis.call('HDEL', h, 'hold:' .. ARGV[2])
+  local heldTokens, heldMicro = string.match(hold, '^(%d+) (%d+)$')
+  redis.call('HINCRBY', h, 'held_tokens', -math.min(heldT, tonumber(heldTokens) or 0))
+  redis.call('HINCRBY', h, 'held_micro_usd', -math.min(heldC, tonumber(heldMicro) or 0))
+end
+tin = redis.call('HINCRBY', h, 'tokens_in', ARGV[3])
+tout = redis.call('HINCRBY', h, 'tokens_out', ARGV[4])
+cost = redis.call('HINCRBY', h, 'cost_micro_usd', ARGV[5])
+if ARGV[7] == '1' then redis.call('HINCRBY', h, 'estimated_calls', 1) end
+expire(ARGV[6])
+local limit, first = '', 0
+if not exceeded then
+  local passed = false
+  if maxTokens ~= nil and tin + tout > maxTokens then passed = 'max_tokens'
+  elseif maxCost ~= nil and cost > maxCost then passed = 'max_cost_usd' end
+  if passed then limit, first = passed, stop(passed) end
+end
+return { 1, limit, first, calls, tin + tout, cost }`,
+};
+
+/** What a reservation or a settlement found: whether it took effect, and whether the run is (now) over budget. */
 export interface Charge {
-  /** For a reservation: the call may start (and was counted). Always true for a record. */
+  /** Reserve: the call may be sent (it is counted and its reservation held). Settle: the reservation was released now, not before. */
   readonly accepted: boolean;
   /** The limit that stopped the run, or null while it is within its budget. */
   readonly limit: string | null;
   /** This call was the one that stopped the run: its caller sees that the run is cancelled. */
   readonly stopsRun: boolean;
-  /** The run's totals after this call. */
+  /** The run's totals after this call: on a reservation, what calls in flight hold is included. */
   readonly spent: { readonly llm_calls: number; readonly tokens: number; readonly cost_usd: number };
 }
 
@@ -79,11 +126,26 @@ export interface ChargeKeys {
   readonly stops: string;
 }
 
-/** Runs the charge script once: a reservation (`usage` null) or the record of a call's tokens and cost. */
-export async function chargeUsage(redis: RedisClient, keys: ChargeKeys, rootId: string, usage: Usage | null, ttlMs: number): Promise<Charge> {
-  const args = usage === null ? ['reserve', rootId, 0, 0, 0] : ['record', rootId, usage.tokens_in, usage.tokens_out, microUsd(usage.cost_usd)];
-  const reply = await runScript(redis, CHARGE_USAGE, [keys.budget, keys.stops], [...args, Math.max(1, Math.ceil(ttlMs))]);
-  return readCharge(reply);
+/** Runs the reserve script once: `estimate` is the call's reservation (null: count the call, hold nothing). */
+export async function reserveCall(redis: RedisClient, keys: ChargeKeys, rootId: string, id: string, estimate: Usage | null, ttlMs: number): Promise<Charge> {
+  const tokens = estimate ? wholeTokens(estimate.tokens_in) + wholeTokens(estimate.tokens_out) : 0;
+  const micro = estimate ? microUsd(Math.max(0, estimate.cost_usd)) : 0;
+  const args = [rootId, estimate ? id : '', tokens, micro, ttl(ttlMs)];
+  return readCharge(await runScript(redis, RESERVE_CALL, [keys.budget, keys.stops], args));
+}
+
+/** Runs the settle script once: the reservation `id` released ('' : none), `usage` added; `estimated` when the endpoint reported none. */
+export async function settleCall(redis: RedisClient, keys: ChargeKeys, rootId: string, id: string, usage: Usage, estimated: boolean, ttlMs: number): Promise<Charge> {
+  const args = [rootId, id, wholeTokens(usage.tokens_in), wholeTokens(usage.tokens_out), microUsd(Math.max(0, usage.cost_usd)), ttl(ttlMs), estimated ? '1' : '0'];
+  return readCharge(await runScript(redis, SETTLE_CALL, [keys.budget, keys.stops], args));
+}
+
+function wholeTokens(value: number): number {
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+function ttl(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
 }
 
 /** The script's reply, read without trusting its shape. */

@@ -1,27 +1,43 @@
+import { randomUUID } from 'node:crypto';
 import { readUsage } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import type { TierLogger } from '../policy/handler.js';
-import { chargeUsage, type Charge } from './charge-usage.js';
+import { reserveCall, settleCall, type Charge, type ChargeKeys } from './charge-usage.js';
+
+/** One model call's reservation: settle it once the call has ended, however it ended. */
+export interface UsageReservation {
+  /**
+   * Releases the reservation and charges what the call used instead (its `llm_calls` is ignored:
+   * the reservation counted the call); `estimated` when the endpoint reported no usage and the
+   * tokens are estimates. Settling twice charges once. Never throws.
+   */
+  settle(usage: Usage, estimated?: boolean): Promise<void>;
+}
 
 /**
- * A run's meter, as the work that calls models sees it. `reserve` before each model call,
- * `record` after it; together they count the run's calls, tokens and cost in Redis, across every
- * process, against the run's budget if it has one.
+ * A run's meter, as the work that calls models sees it. `reserve` before each model call, with
+ * what it may use at most (its prompt estimated and its output limit, priced: core's
+ * `callEstimate`), and settle the reservation after it; together they count the run's calls,
+ * tokens and cost in Redis, across every process, against the run's budget if it has one.
  */
 export interface UsageMeter {
   /**
-   * Counts one model call about to start.
-   * @throws BudgetExceededError (permanent, code `budget_exceeded`) when the run has reached its budget: make no call.
+   * Counts one model call about to start, holding `estimate` for it until it settles (nothing held
+   * without one: then record the call's usage with `record`).
+   * @throws BudgetExceededError (permanent, code `budget_exceeded`) when the run has reached its
+   *   budget, or the reservation would pass it: make no call.
    */
-  reserve(): Promise<void>;
-  /** Adds a finished call's tokens and cost (its `llm_calls` is ignored: `reserve` counted the call). Never throws. */
+  reserve(estimate?: Usage): Promise<UsageReservation>;
+  /** Adds a finished call's tokens and cost, for a call reserved without an estimate. Never throws. */
   record(usage: Usage): Promise<void>;
 }
 
+const SETTLED: UsageReservation = Object.freeze({ settle: () => Promise.resolve() });
+
 /** A meter that counts nothing and refuses nothing: for tests, and for work outside a run. */
-export const UNMETERED: UsageMeter = Object.freeze({ reserve: () => Promise.resolve(), record: () => Promise.resolve() });
+export const UNMETERED: UsageMeter = Object.freeze({ reserve: () => Promise.resolve(SETTLED), record: () => Promise.resolve() });
 
 /** The run has spent its budget: no more model calls. Not retried; the whole run is being cancelled. */
 export class BudgetExceededError extends TierflowError {
@@ -39,31 +55,46 @@ export interface UsageMetersDeps {
   readonly log: TierLogger;
 }
 
-/** Meters for the runs a worker serves, one per root; each call is one script in Redis (charge-usage.ts). */
+/** Meters for the runs a worker serves, one per root; each reservation and settlement is one script in Redis (charge-usage.ts). */
 export class UsageMeters {
+  /** An endpoint without usage is warned about once per worker: every one of its calls would say the same. */
+  private warnedUnreported = false;
+
   constructor(private readonly deps: UsageMetersDeps) {}
 
   for(rootId: string): UsageMeter {
+    const keys: ChargeKeys = { budget: this.deps.keys.budget(rootId), stops: this.deps.keys.budgetStops };
     return {
-      reserve: async () => {
-        const charge = await this.charge(rootId, null);
+      reserve: async (estimate) => {
+        const id = randomUUID();
+        const held = estimate === undefined ? null : readUsage(estimate);
+        const charge = this.noted(rootId, await reserveCall(this.deps.redis, keys, rootId, id, held, this.deps.ttlMs));
         if (!charge.accepted) throw new BudgetExceededError(rootId, charge.limit);
+        return held === null ? SETTLED : { settle: (usage, estimated = false) => this.settle(rootId, keys, id, usage, estimated) };
       },
-      record: async (usage) => {
-        try {
-          await this.charge(rootId, readUsage(usage));
-        } catch (error) {
-          // The call is done and its answer is worth more than its count: the outcome still reports its usage.
-          this.deps.log.warn('could not record a model call’s usage', { root: rootId, error: String(error) });
-        }
-      },
+      record: (usage) => this.settle(rootId, keys, '', usage, false),
     };
   }
 
-  private async charge(rootId: string, usage: Usage | null): Promise<Charge> {
-    const { redis, keys, ttlMs, log } = this.deps;
-    const charge = await chargeUsage(redis, { budget: keys.budget(rootId), stops: keys.budgetStops }, rootId, usage, ttlMs);
-    if (charge.stopsRun) log.warn('a run went over its budget: the Monitor cancels it', { root: rootId, limit: charge.limit, ...charge.spent });
+  private async settle(rootId: string, keys: ChargeKeys, id: string, usage: Usage, estimated: boolean): Promise<void> {
+    if (estimated && !this.warnedUnreported) {
+      this.warnedUnreported = true;
+      this.deps.log.warn(
+        'a model endpoint reported no usage: its calls are charged by estimate (prompt and answer at 4 characters a token) against run budgets, and their outcomes say usage_estimated',
+        { root: rootId },
+      );
+    }
+    try {
+      this.noted(rootId, await settleCall(this.deps.redis, keys, rootId, id, readUsage(usage), estimated, this.deps.ttlMs));
+    } catch (error) {
+      // The call is done and its answer is worth more than its count: the outcome still reports its
+      // usage, and an unreleased reservation stays held (counted) until the run's hash expires.
+      this.deps.log.warn('could not record a model call’s usage', { root: rootId, error: String(error) });
+    }
+  }
+
+  private noted(rootId: string, charge: Charge): Charge {
+    if (charge.stopsRun) this.deps.log.warn('a run went over its budget: the Monitor cancels it', { root: rootId, limit: charge.limit, ...charge.spent });
     return charge;
   }
 }

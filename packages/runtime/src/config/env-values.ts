@@ -83,3 +83,8 @@ export function envRedisUrl() {
 export function envText() {
   return z.string();
 }
+
+/** An http:// or https:// URL, such as a model endpoint's base URL (`localhost:8000/v1` is not: its scheme would be `localhost:`). */
+export function envHttpUrl() {
+  return z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+}

@@ -102,4 +102,12 @@ describe('readTierflowVars', () => {
     expect(() => readTierflowVars({ ADMIN_REDIS_URL: 'http://x' }, ['ADMIN_REDIS_URL'])).toThrow(/ADMIN_REDIS_URL/);
     expect(readTierflowVars({ OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1', OPENAI_API_KEY: '' }, ['OPENAI_BASE_URL', 'OPENAI_API_KEY'])).toEqual({ OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1' });
   });
+
+  it('takes OPENAI_BASE_URL only as an http(s) URL, naming the variable otherwise', () => {
+    expect(readTierflowVars({ OPENAI_BASE_URL: 'https://api.example.com/v1' }, ['OPENAI_BASE_URL'])).toEqual({ OPENAI_BASE_URL: 'https://api.example.com/v1' });
+    for (const bad of ['localhost:8000/v1', '127.0.0.1:8000', 'ftp://host/v1', 'http//host/v1', 'not a url']) {
+      // A value that does not parse as a URL is not shown: where its password would be cannot be told.
+      expect(() => readTierflowVars({ OPENAI_BASE_URL: bad }, ['OPENAI_BASE_URL'])).toThrow(/OPENAI_BASE_URL="[^"]*": must be an http:\/\/ or https:\/\/ URL/);
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { DEFAULT_ERROR_POLICY, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { DEFAULT_INPUT_LIMITS } from '../checks/input-limits.js';
-import { envChoice, envProbability, envRedisUrl, envText, envWhole } from './env-values.js';
+import { envChoice, envHttpUrl, envProbability, envRedisUrl, envText, envWhole } from './env-values.js';
 import { readEnv, type EnvProblem } from './read-env.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
 
@@ -100,7 +100,7 @@ export const tierflowEnvSchema = z.object({
 
   // Model endpoints (LLM specialists), by the names OpenAI's clients use.
   /** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1`. */
-  OPENAI_BASE_URL: envText().optional(),
+  OPENAI_BASE_URL: envHttpUrl().optional(),
   OPENAI_API_KEY: envText().optional(),
 
   /** The project file `tierflow up`, `worker` and `demo` load, unless --config names one; else tierflow.config.* in the working directory. */

@@ -76,8 +76,9 @@ export interface TierContext {
   /** Milliseconds since the epoch; the one clock policies use, so tests can pin it. */
   now(): number;
   /**
-   * The run's usage meter: `reserve()` before each model call (it throws `budget_exceeded` once
-   * the run's budget is spent), `record(usage)` after it. Counted in Redis across every process.
+   * The run's usage meter: `reserve(estimate)` before each model call (it throws `budget_exceeded`
+   * once the run's budget is spent, or the call's reservation would pass it), and `settle(usage)`
+   * the reservation it gives after the call. Counted in Redis across every process.
    */
   readonly usage: UsageMeter;
   /**
