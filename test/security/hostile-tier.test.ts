@@ -114,10 +114,11 @@ describe("the Fleet's Redis user against another run's budget", () => {
     expect(outcome.payload).toMatchObject({ status: 'success', error_type: null });
   });
 
-  it('cannot stop a run within its budget either', async () => {
+  it('cannot stop a run within its budget either, even by writing tighter limits and the over-budget mark into its hash', async () => {
     const rootId = await client.enqueue(slowRun(2_000, {}, { budget: { max_llm_calls: 3, max_cost_usd: 1 } }));
     const fleet = as('fleet');
     await waitFor(async () => (await fleet.hget(`${prefix}:budget:${rootId}`, 'max_llm_calls')) !== null, { description: 'the run’s limits written' });
+    await fleet.hset(`${prefix}:budget:${rootId}`, 'max_llm_calls', 1, 'llm_calls', 1, 'exceeded', 'max_llm_calls');
     await fleet.zadd(controlKeys(prefix).budgetStops, 0, rootId);
     const outcome = await client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload).toMatchObject({ status: 'success', error_type: null });

@@ -14,7 +14,7 @@ import { DEFAULT_CONCURRENCY } from '../config/runtime-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { RedisClock } from '../deadlines/clock.js';
 import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
-import { parseBudgetStop, stopOverBudget } from '../budget/budget-stops.js';
+import { parseBudgetStop, rootBudgetOf, stopOverBudget } from '../budget/budget-stops.js';
 import { UsageMeters } from '../budget/usage-meter.js';
 import { Heartbeat } from '../workers/heartbeat.js';
 import { hostname } from 'node:os';
@@ -127,7 +127,9 @@ export class CellWorker {
     this.rounds = new RoundSender(redis, this.finder.queue(tier));
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     const keys = controlKeys(runtime.prefix);
-    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, readsBudget: roleOf(tier).kind === 'root' });
+    const defaultRunBudget = defaultBudget(options.budget);
+    const budgetOf = (job: Job): Budget | null => rootBudgetOf(job.data, job.id!, defaultRunBudget, runtime.signing);
+    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, ...(roleOf(tier).kind === 'root' ? { budgetOf } : {}) });
     const below = tierBelow(tier);
     const canceller = new TierCanceller({ redis, finder: this.finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
     this.engine = {
@@ -148,7 +150,7 @@ export class CellWorker {
       reader: this.reader,
       canceller,
       meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log: this.log }),
-      budget: defaultBudget(options.budget),
+      budget: defaultRunBudget,
       handoffs: handoffChains(runtime.interceptors),
       commit: (batch, lock) => this.commit(batch, lock),
       sendRound: (batch, lock, children) => this.sendRound(batch, lock, children),
@@ -186,6 +188,7 @@ export class CellWorker {
       onError: (error) => this.log.warn('watchdog error', { error: String(error) }),
       onMalformed: (member) => this.log.warn('dropped a malformed watchdog entry', { key: keys.watchdogs(party), member: member.slice(0, 200) }),
     });
+    const droppedStop = throttledWarning(this.log, `dropped a budget stop on ${keys.budgetStops} that the run's own count does not bear out`);
     this.budgetStops =
       this.engine.role.kind === 'root'
         ? new WatchdogSweeper({
@@ -193,7 +196,19 @@ export class CellWorker {
             key: keys.budgetStops,
             intervalMs: WATCHDOG_SWEEP_MS,
             parse: parseBudgetStop,
-            run: (rootId) => stopOverBudget({ redis, keys, canceller }, rootId),
+            run: (rootId) =>
+              stopOverBudget(
+                {
+                  redis,
+                  keys,
+                  canceller,
+                  rootJobKey: (id) => this.finder.queue(tier).toKey(id),
+                  defaultBudget: defaultRunBudget,
+                  signing: runtime.signing,
+                  dropped: (id, reason) => droppedStop({ root_id: id, reason }),
+                },
+                rootId,
+              ),
             onError: (error) => this.log.warn('budget stop error', { error: String(error) }),
             onMalformed: (member) => this.log.warn('dropped a malformed budget stop', { key: keys.budgetStops, member: member.slice(0, 200) }),
           })
