@@ -90,15 +90,18 @@ describe("the Fleet's Redis user against a waiting client", () => {
     const fleet = as('fleet');
     const genuine = (await fleet.hget(`${prefix}:monitor:${other}`, 'returnvalue'))!;
 
-    const rootId = await client.enqueue(slowRun(1_500, { permanent_error: true }));
+    // Long enough for a reconciliation (every 2 s) to read the forged record before the run ends.
+    const rootId = await client.enqueue(slowRun(5_000, { permanent_error: true }));
     await waitFor(async () => (await fleet.hget(`${prefix}:monitor:${rootId}`, 'processedOn')) !== null, { description: 'the run under way' });
     await fleet.hset(`${prefix}:monitor:${rootId}`, 'returnvalue', genuine, 'finishedOn', Date.now());
-    const ending = await client.waitForResult(rootId, { timeoutMs: 20_000 }).then(
-      (outcome) => outcome.payload.status,
-      (error: { code?: string }) => error.code,
-    );
-    expect(ending).not.toBe('success');
+    // The wait ends without an outcome, saying why; it never takes the other run's.
+    await expect(client.waitForResult(rootId, { timeoutMs: 20_000 })).rejects.toMatchObject({
+      code: 'root_outcome_invalid',
+      message: expect.stringContaining(`not the outcome of run ${rootId}`) as string,
+    });
     expect(await client.result(rootId)).toBeNull();
+    // The run itself goes on, and its own outcome is there once it ends.
+    await waitFor(async () => (await client.result(rootId))?.payload.status === 'failed', { timeoutMs: 20_000, description: 'the run’s own outcome' });
   });
 });
 
