@@ -1,4 +1,4 @@
-import { buildOutcome, resolveRuntimeOptions, RootWaitError, TierflowClient, WAIT_GRACE_MS } from '@tierflow/runtime';
+import { buildRootOutcome, resolveRuntimeOptions, RootWaitError, TierflowClient, WAIT_GRACE_MS } from '@tierflow/runtime';
 import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ describe('a waiting client', () => {
       const rootId = await client.enqueue({ objective: 'finished behind the stream' });
       const wait = ending(client.waitForResult(rootId, { timeoutMs: 20_000 }));
       // What BullMQ's finishing script writes for a completed job, less the stream entry.
-      const outcome = buildOutcome('ABSTRACT_ARCHITECT', `${rootId}.0-0`, { status: 'success', summary: 'done elsewhere', confidence: 0.9 }, 5, Date.now());
+      const outcome = buildRootOutcome(rootId, `${rootId}.0-0`, { status: 'success', summary: 'done elsewhere', confidence: 0.9 }, 5, Date.now());
       const now = Date.now();
       await db.redis
         .multi()

@@ -62,7 +62,7 @@ export type { CheckedRound } from './checks/upstream-check.js';
 export type { Assignment, DelegationDraft, OutcomeDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './policy/handler.js';
 export { childMessageId, newRootId, outcomeMessageId, rootIdOf } from './messages/ids.js';
 export { consoleLogger } from './observability/logger.js';
-export { buildDelegation, buildOutcome, failedChildOutcome } from './messages/messages.js';
+export { buildDelegation, buildOutcome, buildRootOutcome, failedChildOutcome } from './messages/messages.js';
 export { objectiveFileSchema, planSchema, rootObjectiveSchema, subtaskSchema } from './client/objective.js';
 export type { ObjectiveFile, Plan, RootObjective, Subtask } from './client/objective.js';
 export { dependencyEdges, withDependencies } from './client/plan-dependencies.js';

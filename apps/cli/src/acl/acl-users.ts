@@ -39,8 +39,8 @@ const APP_COMMANDS = [
  * password: see acl-file.ts). The queues are shared (a child's completion writes its parent's
  * queue; a forged job on a queue is refused by its signature, when the deployment signs). Every
  * record of the control path is its writer's: a tier writes only its own step state, watchdogs,
- * timeout records, cancellation marks and race records, and reads the others' (a child reads its
- * parent's marks). Beads likewise: each tier reads all of it and writes only what its Beads
+ * timeout records, cancellation marks, race records and sets of the children it sent, and reads
+ * the others' (a child reads its parent's marks, and the set of children its parent sent). Beads likewise: each tier reads all of it and writes only what its Beads
  * permissions allow.
  *
  * With several cells, the rules cover every cell's prefix (`{tierflow:*}`), so changing the number
@@ -73,7 +73,10 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.raceWinner(slug, '*')}`,
     `~${keys.progress(slug, '*')}`,
     `~${keys.worker(slug, '*')}`,
-    // Everyone's marks, timeout records and races, to read.
+    `~${keys.children(slug, '*')}`,
+    // Everyone's marks, timeout records and races, to read; and which children each parent sent,
+    // which a child's completion reads to move its parent on (redis/foreign-children.ts).
+    `%R~${keys.children(anyone, '*')}`,
     `%R~${keys.cancel(anyone, '*')}`,
     `%R~${keys.timeout(anyone, '*')}`,
     `%R~${keys.race(anyone, '*')}`,

@@ -1,12 +1,76 @@
-import { BUDGET_LIMITS, budgetExceededReason, type BudgetLimit } from '@tierflow/core';
-import { ERROR_TYPES, messageIdSchema, type Budget } from '@tierflow/protocol';
+import { addUsage, budgetExceededReason, recordVerdict, reservationVerdict, type BudgetLimit } from '@tierflow/core';
+import { ERROR_TYPES, messageIdSchema, type Budget, type Usage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
+import { rootObjectiveSchema } from '../client/objective.js';
+import { checkSignature } from '../security/signing.js';
+import type { SigningConfig } from '../security/signing-keys.js';
+import { runBudget } from './charge-usage.js';
 
 /** A member of the budget-stops set: a root id, or null for anything else (which the sweep drops). */
 export function parseBudgetStop(member: string): string | null {
   return messageIdSchema.safeParse(member).success ? member : null;
+}
+
+/** Whether a run's own records bear a budget stop out, and in words why (or why not). */
+export type BudgetStopCheck = { readonly holds: true; readonly limit: BudgetLimit; readonly reason: string } | { readonly holds: false; readonly reason: string };
+
+/**
+ * Whether a run is over budget, from its own records: its budget hash says a charge found it over
+ * (`exceeded`, which the reserve and settle scripts set as they queue the stop), and its counts
+ * bear that out against `budget`, the run's budget as the Monitor knows it (the objective's, over
+ * the deployment's default): what settled calls spent has passed a limit, or a reservation was
+ * refused, what spent and held calls left not fitting the call it asked for. The hash's own
+ * limits are not read: every tier that charges usage can write that hash, so a limit found there
+ * proves nothing. Pure.
+ */
+export function checkBudgetStop(record: Readonly<Record<string, string>>, budget: Budget | null): BudgetStopCheck {
+  if (!budget) return { holds: false, reason: 'the run has no budget' };
+  if (record.exceeded === undefined) return { holds: false, reason: 'no charge found the run over its budget' };
+  const whole = wholeFields(record);
+  const spent = spentOf(record);
+  // Tokens held and asked are kept in and out together: the limit counts them so.
+  const part = (tokens: string, micro: string): Usage => ({ tokens_in: whole(tokens), tokens_out: 0, cost_usd: whole(micro) / 1e6, llm_calls: 0 });
+  const pending = { held: part('held_tokens', 'held_micro_usd'), asked: part('refused_tokens', 'refused_micro_usd') };
+  const recorded = recordVerdict(budget, spent);
+  const reserved = reservationVerdict(budget, addUsage(spent, pending.held), pending.asked);
+  const verdict = recorded.ok ? reserved : recorded;
+  if (verdict.ok) return { holds: false, reason: `its count (${spent.llm_calls} calls, ${spent.tokens_in + spent.tokens_out} tokens, $${spent.cost_usd}) is within its budget` };
+  return { holds: true, limit: verdict.limit, reason: budgetExceededReason(verdict.limit, budget, spent, pending) };
+}
+
+/** A field of the budget hash as a whole number, read leniently: anything else counts 0. */
+function wholeFields(record: Readonly<Record<string, string>>): (field: string) => number {
+  return (field) => {
+    const value = Number(record[field]);
+    return Number.isSafeInteger(value) && value > 0 ? value : 0;
+  };
+}
+
+/** A run's counters from its budget hash, read leniently: a field that is not a whole number counts 0. */
+export function spentOf(record: Readonly<Record<string, string>>): Usage {
+  const whole = wholeFields(record);
+  return { llm_calls: whole('llm_calls'), tokens_in: whole('tokens_in'), tokens_out: whole('tokens_out'), cost_usd: whole('cost_micro_usd') / 1e6 };
+}
+
+/**
+ * The budget of run `rootId` from its root job's data (JSON text, or as BullMQ parsed it): the
+ * objective's, over `defaults`. Null when the record is gone or is not this run's root (then
+ * there is nothing to stop); in a deployment that signs, only a record the client signed counts.
+ * Never throws.
+ */
+export function rootBudgetOf(data: unknown, rootId: string, defaults: Budget | null, signing: SigningConfig | null): Budget | null {
+  let value: unknown = data;
+  try {
+    if (typeof data === 'string') value = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  const root = rootObjectiveSchema.safeParse(value);
+  if (!root.success || root.data.root_id !== rootId) return null;
+  if (signing && !checkSignature(value, signing, 'client').ok) return null;
+  return runBudget(defaults, root.data.objective.budget);
 }
 
 export interface BudgetStopDeps {
@@ -14,42 +78,32 @@ export interface BudgetStopDeps {
   readonly keys: ControlKeys;
   /** The Monitor's canceller: the run is cancelled in the Monitor's name, which every tier honours. */
   readonly canceller: TierCanceller;
+  /** The key of a root's job (the Monitor queue's), whose data holds the objective and its budget. */
+  readonly rootJobKey: (rootId: string) => string;
+  /** The deployment's default budget (the Monitor's). */
+  readonly defaultBudget: Budget | null;
+  readonly signing: SigningConfig | null;
+  /** Told of a stop the run's records do not bear out, which is dropped. */
+  readonly dropped: (rootId: string, reason: string) => void;
 }
 
 /**
  * Cancels a run that went over its budget, with the cascade every cancellation uses; each of its
  * jobs answers `cancelled` with error_type `budget_exceeded`, keeping what had been done. A Fleet
  * cannot cancel a whole run in its own name (a tier stops only work below it), so it queues the
- * root and a Monitor process does it. Answers null: done (the sweep then drops the entry).
+ * root and a Monitor process does it — once the run's own records bear the stop out
+ * ({@link checkBudgetStop}): any tier can write the stops set, so an entry alone stops nothing.
+ * Answers null: done (the sweep then drops the entry).
  */
 export async function stopOverBudget(deps: BudgetStopDeps, rootId: string): Promise<null> {
-  const record = await deps.redis.hgetall(deps.keys.budget(rootId));
-  await deps.canceller.cancelWith(rootId, stopReason(record), ERROR_TYPES.budgetExceeded);
+  // Sent together, the two reads go in one write (see coalesceWrites); a failed one is tried again
+  // at a later sweep, once the entry's lease is up.
+  const [record, data] = await Promise.all([deps.redis.hgetall(deps.keys.budget(rootId)), deps.redis.hget(deps.rootJobKey(rootId), 'data')]);
+  const check = checkBudgetStop(record, rootBudgetOf(data, rootId, deps.defaultBudget, deps.signing));
+  if (!check.holds) {
+    deps.dropped(rootId, check.reason);
+    return null;
+  }
+  await deps.canceller.cancelWith(rootId, check.reason, ERROR_TYPES.budgetExceeded);
   return null;
-}
-
-/** The reason the marks carry, from the budget hash read leniently: a bad field only loses detail. */
-export function stopReason(record: Record<string, string>): string {
-  const limit = BUDGET_LIMITS.find((name) => name === record.exceeded);
-  if (!limit) return 'budget exceeded';
-  const whole = (field: string): number | undefined => {
-    const value = Number(record[field]);
-    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
-  };
-  const micro = whole('max_cost_micro_usd');
-  const budget: Budget = {
-    ...(whole('max_llm_calls') === undefined ? {} : { max_llm_calls: whole('max_llm_calls')! }),
-    ...(whole('max_tokens') === undefined ? {} : { max_tokens: whole('max_tokens')! }),
-    ...(micro === undefined ? {} : { max_cost_usd: micro / 1e6 }),
-  };
-  const spent = {
-    llm_calls: whole('llm_calls') ?? 0,
-    tokens_in: whole('tokens_in') ?? 0,
-    tokens_out: whole('tokens_out') ?? 0,
-    cost_usd: (whole('cost_micro_usd') ?? 0) / 1e6,
-  };
-  // Tokens held and asked are kept in and out together: the limit counts them so.
-  const part = (tokens: string, micro: string) => ({ tokens_in: whole(tokens) ?? 0, tokens_out: 0, cost_usd: (whole(micro) ?? 0) / 1e6, llm_calls: 0 });
-  const pending = { held: part('held_tokens', 'held_micro_usd'), asked: part('refused_tokens', 'refused_micro_usd') };
-  return budgetExceededReason(limit satisfies BudgetLimit, budget, spent, pending);
 }

@@ -17,6 +17,12 @@ export const controlKeys = (prefix: string) => ({
   race: (parent: TierSlug, roundKey: string) => `${prefix}:race:${parent}:${roundKey}`,
   /** A first_success round's winner, written by the children's tier. */
   raceWinner: (child: TierSlug, roundKey: string) => `${prefix}:race-won:${child}:${roundKey}`,
+  /**
+   * The job keys of the children a parent sent in its current round (a set, written by the
+   * parent's tier alone, with the round): a parent waits for these, not for whatever else names it
+   * as its parent (redis/foreign-children.ts).
+   */
+  children: (parent: TierSlug, parentId: string) => `${prefix}:children:${parent}:${parentId}`,
   /** A tier's due watchdogs: a sorted set of its parent rounds by when their children's deadlines fall. */
   watchdogs: (tier: TierSlug) => `${prefix}:watchdogs:${tier}`,
   /** A root's trace id, for `tierflow trace` (written by the Monitor). */

@@ -18,7 +18,7 @@ import { objectiveFileSchema, type RootObjective } from './objective.js';
 import type { RuntimeOptions } from '../config/options.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
-import { asOutcome } from './root-outcome.js';
+import { asRootOutcome } from './root-outcome.js';
 import { listWorkers, type WorkerBeat } from '../workers/heartbeat.js';
 import { latestRuns, listRuns, type RunListOptions, type RunSummary } from './run-list.js';
 import { cellOfMessage, cellPrefixes, inCell } from '../cells/cells.js';
@@ -98,13 +98,16 @@ export class TierflowClient {
     return rootId;
   }
 
-  /** The root's final outcome while it is retained, or null if it has not finished (or is unknown). */
+  /**
+   * The root's final outcome while it is retained, or null if it has not finished (or is unknown,
+   * or what it holds is not an outcome of this very run, signed by the Monitor when the deployment signs).
+   */
   async result(rootId: string): Promise<OutcomeMessage | null> {
     const { monitor } = this.cellOf(rootId);
     // Its state first: a job read just before it completed has no return value, yet is completed when its state is asked next.
     if ((await monitor.getJobState(rootId)) !== 'completed') return null;
     const job = await monitor.getJob(rootId);
-    return job ? asOutcome(job.returnvalue, this.runtime.signing) : null;
+    return job ? asRootOutcome(job.returnvalue, rootId, this.runtime.signing) : null;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
-import { describe, expect, it, vi } from 'vitest';
-import { buildOutcome } from '../messages/messages.js';
+import { describe, expect, it } from 'vitest';
+import { buildRootOutcome } from '../messages/messages.js';
 import { ResultWaits, type ResultWaitsOptions } from './result-waits.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
@@ -22,22 +22,60 @@ describe('ResultWaits, on a real Redis', () => {
     });
   }
 
-  it('settles a root this client announced from its event alone, with no lookup of its own', async () => {
+  /** What BullMQ's completion of a root writes in its job record. */
+  async function completeRecord(prefix: string, rootId: string, returnvalue: string): Promise<void> {
+    await db.redis.hset(`${prefix}:monitor:${rootId}`, 'timestamp', Date.now(), 'finishedOn', Date.now(), 'returnvalue', returnvalue);
+  }
+
+  const outcomeOf = (rootId: string, summary: string) => buildRootOutcome(rootId, `${rootId}.0-0`, { status: 'success', summary, confidence: 0.9 }, 1, Date.now());
+
+  it("takes a completed event as a wake-up: the root's own record gives the outcome", async () => {
     const prefix = uniquePrefix('waits');
     const eventsKey = `${prefix}:monitor:events`;
-    // No reconciliation within the test: any lookup would be the wait's own.
+    // No reconciliation within the test: only the event makes the wait look.
     const waits = waitsOn(prefix, { reconcileIntervalMs: 3600_000 });
     try {
       await waitFor(() => waits.listening, { description: 'the listener in place' });
-      const lookups = vi.spyOn(db.redis, 'pipeline');
       waits.announce('r1');
       const waiting = waits.wait('r1', 10_000);
-      const outcome = buildOutcome('ABSTRACT_ARCHITECT', 'r1.0-0', { status: 'success', summary: 'done', confidence: 0.9 }, 1, Date.now());
-      await db.redis.xadd(eventsKey, '*', 'event', 'completed', 'jobId', 'r1', 'returnvalue', JSON.stringify(outcome), 'prev', 'active');
-      expect((await waiting).payload.summary).toBe('done');
-      expect(lookups).not.toHaveBeenCalled();
+      await completeRecord(prefix, 'r1', JSON.stringify(outcomeOf('r1', 'from the record')));
+      await db.redis.xadd(eventsKey, '*', 'event', 'completed', 'jobId', 'r1', 'returnvalue', JSON.stringify(outcomeOf('r1', 'from the event')), 'prev', 'active');
+      expect((await waiting).payload.summary).toBe('from the record');
     } finally {
-      vi.restoreAllMocks();
+      waits.close();
+    }
+  });
+
+  it("takes the event's outcome when the record was let go of at once (nothing finished is kept)", async () => {
+    const prefix = uniquePrefix('waits');
+    const waits = waitsOn(prefix, { reconcileIntervalMs: 3600_000 });
+    try {
+      await waitFor(() => waits.listening, { description: 'the listener in place' });
+      waits.announce('r2');
+      const waiting = waits.wait('r2', 10_000);
+      await db.redis.xadd(`${prefix}:monitor:events`, '*', 'event', 'completed', 'jobId', 'r2', 'returnvalue', JSON.stringify(outcomeOf('r2', 'heard')), 'prev', 'active');
+      expect((await waiting).payload.summary).toBe('heard');
+    } finally {
+      waits.close();
+    }
+  });
+
+  it("never takes another run's outcome: not from an event, not from the record", async () => {
+    const prefix = uniquePrefix('waits');
+    const eventsKey = `${prefix}:monitor:events`;
+    const warnings: string[] = [];
+    const waits = waitsOn(prefix, { reconcileIntervalMs: 3600_000, log: { info: () => undefined, warn: (message) => void warnings.push(message) } });
+    try {
+      await waitFor(() => waits.listening, { description: 'the listener in place' });
+      waits.announce('r3');
+      const waiting = waits.wait('r3', 10_000).catch((error: unknown) => error);
+      await db.redis.hset(`${prefix}:monitor:r3`, 'timestamp', Date.now());
+      await db.redis.xadd(eventsKey, '*', 'event', 'completed', 'jobId', 'r3', 'returnvalue', JSON.stringify(outcomeOf('another', 'not yours')), 'prev', 'active');
+      await waitFor(() => warnings.some((warning) => warning.includes('not the outcome of run r3')), { description: 'the event refused' });
+      await completeRecord(prefix, 'r3', JSON.stringify(outcomeOf('another', 'not yours either')));
+      await db.redis.xadd(eventsKey, '*', 'event', 'completed', 'jobId', 'r3', 'returnvalue', 'x', 'prev', 'active');
+      expect(await waiting).toMatchObject({ code: 'root_outcome_invalid', message: expect.stringContaining('not the outcome of run r3') as string });
+    } finally {
       waits.close();
     }
   });
@@ -68,7 +106,8 @@ describe('ResultWaits, on a real Redis', () => {
       expect(looks.answered![0]).toBeGreaterThanOrEqual(5_100);
       // The one that waited was looked at twice, and still waits: its answer came just now.
       expect(looks.asks).toHaveLength(2);
-      const outcome = buildOutcome('ABSTRACT_ARCHITECT', 'asks', { status: 'success', summary: 'answered', confidence: 0.9 }, 1, Date.now());
+      const outcome = buildRootOutcome('asks', 'asks.0-0', { status: 'success', summary: 'answered', confidence: 0.9 }, 1, Date.now());
+      await completeRecord(prefix, 'asks', JSON.stringify(outcome));
       await db.redis.xadd(eventsKey, '*', 'event', 'completed', 'jobId', 'asks', 'returnvalue', JSON.stringify(outcome), 'prev', 'active');
       expect((await asks).payload.summary).toBe('answered');
     } finally {

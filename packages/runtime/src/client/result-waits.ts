@@ -3,7 +3,7 @@ import type { RedisClient } from '@tierflow/beads';
 import { EventStreamReader } from '../redis/event-stream-reader.js';
 import type { TierLogger } from '../policy/handler.js';
 import type { MonitorEvent } from './monitor-events.js';
-import { asOutcome } from './root-outcome.js';
+import { readRootOutcome } from './root-outcome.js';
 import { ROOT_DATA_FIELD, ROOT_FIELDS, rootRecordOf, type RootRecord } from './root-record.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { waitError, type RootWaitError } from './wait-errors.js';
@@ -53,6 +53,11 @@ interface RootWaiting {
   readonly waiters: Set<Waiter>;
   /** Seen to exist (or enqueued here), so that its absence means it vanished. */
   known: boolean;
+  /**
+   * The outcome a completed event carried, checked like the record's: taken only when the root's
+   * record is gone by the time it is looked up (a deployment that keeps no finished jobs).
+   */
+  heard?: OutcomeMessage;
 }
 
 type Ending = { readonly outcome: OutcomeMessage } | { readonly error: RootWaitError };
@@ -62,11 +67,14 @@ const LOOKUP_BATCH = 1_000;
 
 /**
  * Every wait of one client for root outcomes. The Monitor queue's event stream, followed from its
- * end as it was when this started, settles a root as soon as its end is written; a reconciliation
- * every couple of seconds — and at once after the stream's connection comes back — looks up all
- * the roots still awaited in one round trip, so a root whose event was missed (trimmed, lost while
- * disconnected, malformed) still settles, and one that no longer exists is reported. Per waiter:
- * one timer and a set entry.
+ * end as it was when this started, says as soon as a root's end is written; the root's own job
+ * record, looked up then, gives the answer. An event is only a wake-up: anyone who can write the
+ * queue can write the stream, while the record is what BullMQ's completion of the root wrote. A
+ * reconciliation every couple of seconds — and at once after the stream's connection comes back
+ * — looks up all the roots still awaited in one round trip, so a root whose event was missed
+ * (trimmed, lost while disconnected, malformed) still settles, and one that no longer exists is
+ * reported. An outcome is taken only if it answers the root awaited (and, in a deployment that
+ * signs, the Monitor signed it). Per waiter: one timer and a set entry.
  */
 export class ResultWaits {
   private readonly roots = new Map<string, RootWaiting>();
@@ -156,13 +164,14 @@ export class ResultWaits {
     }
     if (event.kind === 'other') return;
     this.announced.delete(event.rootId);
-    if (!this.roots.has(event.rootId)) return;
+    const root = this.roots.get(event.rootId);
+    if (!root) return;
     if (event.kind === 'completed') {
-      const outcome = asOutcome(event.returnvalue, this.options.signing);
-      if (outcome) return this.settle(event.rootId, { outcome });
-      this.warnOnce('bad_returnvalue', `ignored a completed event for root ${event.rootId} whose return value is not a valid outcome; the root's own record decides (reported once)`);
+      const reading = readRootOutcome(event.returnvalue, event.rootId, this.options.signing);
+      if ('outcome' in reading) root.heard = reading.outcome;
+      else this.warnOnce('bad_returnvalue', `ignored a completed event for root ${event.rootId}: ${reading.refused}; the root's own record decides (reported once)`);
     }
-    // A failure, or an end that does not read: the job's record says what happened, not the event.
+    // Whatever the event says, the job's record says what happened.
     this.check(event.rootId);
   }
 
@@ -246,6 +255,8 @@ export class ResultWaits {
     if (!root || this.closed) return;
     switch (record.state) {
       case 'missing': {
+        // Its end was heard, and the record already let go of (kept for no time): that end stands.
+        if (root.heard) return this.settle(rootId, { outcome: root.heard });
         // Seen before, enqueued here, or its whole queue gone with it: it existed and vanished.
         const vanished = root.known || this.announced.has(rootId) || queueGone;
         return this.settle(rootId, { error: vanished ? waitError.vanished(rootId) : waitError.notFound(rootId) });
@@ -255,8 +266,8 @@ export class ResultWaits {
         if (record.timeoutMs !== undefined) this.limitFrom(rootId, root, record.timeoutMs);
         return;
       case 'completed': {
-        const outcome = asOutcome(record.returnvalue, this.options.signing);
-        return this.settle(rootId, outcome ? { outcome } : { error: waitError.invalidOutcome(rootId, this.options.signing !== null) });
+        const reading = readRootOutcome(record.returnvalue, rootId, this.options.signing);
+        return this.settle(rootId, 'outcome' in reading ? reading : { error: waitError.invalidOutcome(rootId, reading.refused) });
       }
       case 'failed':
         return this.settle(rootId, { error: waitError.failed(rootId, record.reason) });

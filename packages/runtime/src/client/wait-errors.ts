@@ -8,7 +8,8 @@ import { TierflowError } from '@tierflow/protocol';
  *   persistence, or the job was removed): seen by this client before, or gone with its whole queue;
  * - `root_not_found`: no such root on this deployment's Monitor queue, which has others;
  * - `root_failed`: the root's job failed outside the tiers (its outcome was never written);
- * - `root_outcome_invalid`: it finished with a return value that is not a valid (signed) outcome;
+ * - `root_outcome_invalid`: it finished with a return value that is not a valid outcome of this
+ *   very run (signed by the Monitor, in a deployment that signs);
  * - `root_unreadable`: its record in Redis cannot be read as a job;
  * - `client_closed`: the client was closed while waiting.
  */
@@ -38,7 +39,7 @@ export const waitError = {
   notFound: (rootId: string): RootWaitError =>
     new RootWaitError(rootId, 'root_not_found', `no root objective ${rootId} on this deployment's Monitor queue (check the id, REDIS_URL and TIERFLOW_PREFIX)`),
   failed: (rootId: string, reason: string): RootWaitError => new RootWaitError(rootId, 'root_failed', `root ${rootId} failed: ${reason}`),
-  invalidOutcome: (rootId: string, signed: boolean): RootWaitError => new RootWaitError(rootId, 'root_outcome_invalid', `root ${rootId} finished without a valid${signed ? ', signed' : ''} outcome`),
+  invalidOutcome: (rootId: string, reason: string): RootWaitError => new RootWaitError(rootId, 'root_outcome_invalid', `root ${rootId} finished without a valid outcome of its own: ${reason}`),
   unreadable: (rootId: string, problem: string): RootWaitError => new RootWaitError(rootId, 'root_unreadable', `root ${rootId}'s record in Redis cannot be read as a job: ${problem}`),
   closed: (rootId: string): RootWaitError => new RootWaitError(rootId, 'client_closed', `the client was closed while waiting for root ${rootId}`),
 };

@@ -9,6 +9,7 @@ import type { Signer } from '../security/signing-keys.js';
 import { FINISHED_STATES, type JobFinder } from '../redis/job-finder.js';
 import type { StepStore, StepState } from '../engine/step-store.js';
 import { TIMEOUT_GRACE_MS } from './timing.js';
+import { releaseFromForeignChildren } from '../redis/foreign-children.js';
 
 export interface WatchdogJob {
   readonly parentId: string;
@@ -60,7 +61,9 @@ export const UNPARKED_RECHECK_MS = 1_000;
  *   resume, which answers `timeout` with what it has;
  * - else, for each child past its deadline plus grace, it records `timeout` for it, cancels it
  *   and detaches it, so the parent never waits for a child whose worker is gone or absent;
- * - and it answers when to look again: the next deadline still ahead, or null when done.
+ * - and it answers when to look again: the next deadline still ahead, or null when done;
+ * - a parent whose children have all finished but that is still parked waits only for jobs it did
+ *   not send (planted by someone who can write the queues): it is moved on, without them.
  * A parent that is not parked just now (running a pass, or taken back from a worker that died)
  * is looked at again shortly: it may park again on the same round, and must not wait forever.
  * A parent whose step state cannot be read is let go, so it resumes and answers `failed`.
@@ -89,8 +92,13 @@ export async function runWatchdog(deps: WatchdogDeps, watch: WatchdogJob, now: n
   for (const entry of children) {
     if (!entry.job || !FINISHED_STATES.has(await entry.job.getState())) unfinished.push(entry);
   }
-  if (unfinished.length === 0) return null;
   const { keys, party } = deps;
+  // Every child it sent has finished, yet it is parked: what holds it is jobs it did not send.
+  if (unfinished.length === 0) {
+    const queueKey = parent.queueQualifiedName;
+    await releaseFromForeignChildren(deps.redis, { key: `${queueKey}:${watch.parentId}`, ownChildren: keys.children(party, watch.parentId), queueKey, id: watch.parentId }, now);
+    return null;
+  }
 
   if (state.answer_by !== null && now >= state.answer_by) {
     await deps.redis.set(keys.timeout(party, watch.parentId), timeoutRecord(watch.parentId, now, deps.signer), 'PX', deps.markTtlMs);

@@ -76,14 +76,14 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
 
 /**
  * What this tier wrote for a job's work and can let go of once the job has answered (beside its
- * step state): the job's own timeout record and a first_success sibling's mark on it, and for its
- * children, the timeout records and cancellation marks this tier wrote, and its races. Records
- * other parties wrote (a parent's mark, the parent's timeout record, which the parent reads)
- * are theirs: they expire.
+ * step state): the job's own timeout record and a first_success sibling's mark on it, the set of
+ * the children it sent, and for its children, the timeout records and cancellation marks this
+ * tier wrote, and its races. Records other parties wrote (a parent's mark, the parent's timeout
+ * record, which the parent reads) are theirs: they expire.
  */
 function settledRecords(engine: Engine, jobId: string, state: StepState | null): string[] {
   const { keys, party } = engine;
-  const records = [keys.timeout(party, jobId), keys.cancel(party, jobId)];
+  const records = [keys.timeout(party, jobId), keys.cancel(party, jobId), ...(state ? [keys.children(party, jobId)] : [])];
   for (const child of state?.children ?? []) records.push(keys.timeout(party, child.id), keys.cancel(party, child.id));
   for (let round = 0; state && round <= state.round; round++) records.push(keys.race(party, `${jobId}.${round}`));
   return records;

@@ -1,11 +1,11 @@
 import { backoffDelay } from '@tierflow/core';
-import { budgetSchema, formatValidationError, TierflowError, tierBelow, validateWith, type Budget, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { budgetSchema, formatValidationError, TierflowError, tierAbove, tierBelow, validateWith, type Budget, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { DelayedError, UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import { pausedMs } from '../questions/questions.js';
 import type { Span } from '@opentelemetry/api';
 import type { RedisClient } from '@tierflow/beads';
 import { AuditTrail } from '../audit/audit-trail.js';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { controlKeys, type ControlKeys } from '../cancellation/control-keys.js';
 import { RunningHandlers, type StopReason } from '../cancellation/control-listener.js';
 import { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { RuntimeOptions } from '../config/options.js';
@@ -14,7 +14,7 @@ import { DEFAULT_CONCURRENCY } from '../config/runtime-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { RedisClock } from '../deadlines/clock.js';
 import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
-import { parseBudgetStop, stopOverBudget } from '../budget/budget-stops.js';
+import { parseBudgetStop, rootBudgetOf, stopOverBudget } from '../budget/budget-stops.js';
 import { UsageMeters } from '../budget/usage-meter.js';
 import { Heartbeat } from '../workers/heartbeat.js';
 import { hostname } from 'node:os';
@@ -26,7 +26,7 @@ import type { Assignment, TierHandler, TierLogger } from '../policy/handler.js';
 import { connect } from '../redis/connection.js';
 import { LockLostError, type FencedBatch } from '../redis/fenced-batch.js';
 import { JobFinder } from '../redis/job-finder.js';
-import { JobFinisher } from '../redis/job-finisher.js';
+import { JobFinisher, type Family, type FamilyJob } from '../redis/job-finisher.js';
 import { RoundSender, type ChildJob } from '../redis/round-sender.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
@@ -123,11 +123,13 @@ export class CellWorker {
     const [queueRedis, workerRedis, subscriber] = [connect(runtime), connect(runtime), connect(runtime)];
     this.connections = [queueRedis, workerRedis, subscriber];
     this.finder = new JobFinder(queueRedis, runtime.prefix);
-    this.finisher = new JobFinisher(redis);
+    const keys = controlKeys(runtime.prefix);
+    this.finisher = new JobFinisher(redis, familyOf(tier, keys, this.finder));
     this.rounds = new RoundSender(redis, this.finder.queue(tier));
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
-    const keys = controlKeys(runtime.prefix);
-    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, readsBudget: roleOf(tier).kind === 'root' });
+    const defaultRunBudget = defaultBudget(options.budget);
+    const budgetOf = (job: Job): Budget | null => rootBudgetOf(job.data, job.id!, defaultRunBudget, runtime.signing);
+    this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, ...(roleOf(tier).kind === 'root' ? { budgetOf } : {}) });
     const below = tierBelow(tier);
     const canceller = new TierCanceller({ redis, finder: this.finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
     this.engine = {
@@ -148,7 +150,7 @@ export class CellWorker {
       reader: this.reader,
       canceller,
       meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log: this.log }),
-      budget: defaultBudget(options.budget),
+      budget: defaultRunBudget,
       handoffs: handoffChains(runtime.interceptors),
       commit: (batch, lock) => this.commit(batch, lock),
       sendRound: (batch, lock, children) => this.sendRound(batch, lock, children),
@@ -186,6 +188,7 @@ export class CellWorker {
       onError: (error) => this.log.warn('watchdog error', { error: String(error) }),
       onMalformed: (member) => this.log.warn('dropped a malformed watchdog entry', { key: keys.watchdogs(party), member: member.slice(0, 200) }),
     });
+    const droppedStop = throttledWarning(this.log, `dropped a budget stop on ${keys.budgetStops} that the run's own count does not bear out`);
     this.budgetStops =
       this.engine.role.kind === 'root'
         ? new WatchdogSweeper({
@@ -193,7 +196,19 @@ export class CellWorker {
             key: keys.budgetStops,
             intervalMs: WATCHDOG_SWEEP_MS,
             parse: parseBudgetStop,
-            run: (rootId) => stopOverBudget({ redis, keys, canceller }, rootId),
+            run: (rootId) =>
+              stopOverBudget(
+                {
+                  redis,
+                  keys,
+                  canceller,
+                  rootJobKey: (id) => this.finder.queue(tier).toKey(id),
+                  defaultBudget: defaultRunBudget,
+                  signing: runtime.signing,
+                  dropped: (id, reason) => droppedStop({ root_id: id, reason }),
+                },
+                rootId,
+              ),
             onError: (error) => this.log.warn('budget stop error', { error: String(error) }),
             onMalformed: (member) => this.log.warn('dropped a malformed budget stop', { key: keys.budgetStops, member: member.slice(0, 200) }),
           })
@@ -444,4 +459,24 @@ function defaultBudget(budget: Budget | undefined): Budget | null {
   const parsed = validateWith(budgetSchema, budget);
   if (!parsed.ok) throw TierflowError.permanent(`invalid default budget: ${parsed.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
   return parsed.value;
+}
+
+/**
+ * What a completion of this tier's jobs looks at (see JobFinisher): the set of the children a job
+ * sent, at a tier that delegates, and its parent's, for a parent on the tier above.
+ */
+function familyOf(tier: TierName, keys: ControlKeys, finder: JobFinder): (job: FamilyJob) => Family {
+  const below = tierBelow(tier);
+  const above = tierAbove(tier);
+  const parentQueue = above ? finder.queue(above).qualifiedName : null;
+  return (job) => {
+    const parent = job.parent;
+    return {
+      ownChildren: below ? keys.children(partyOf(tier), job.id!) : null,
+      parent:
+        above && parent?.id && parent.queueKey === parentQueue && job.parentKey
+          ? { key: job.parentKey, ownChildren: keys.children(partyOf(above), parent.id), queueKey: parent.queueKey, id: parent.id }
+          : null,
+    };
+  };
 }

@@ -11,6 +11,7 @@ import { buildDelegation } from '../messages/messages.js';
 import { childMessageId } from '../messages/ids.js';
 import { context as otelContext, roundSent, serialiseContext, trace } from '../observability/tracing.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
+import { childValueKey } from '../redis/bullmq-keys.js';
 import { addChildJobs, childJobs } from './child-jobs.js';
 import type { DelegateStep } from './pass-machine.js';
 import type { Engine, Pass } from './pass.js';
@@ -77,6 +78,11 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   if (watchAt !== null) state.watchdog = watchMember(watch);
   const batch = new FencedBatch();
   engine.steps.write(batch, job.id!, state);
+  // The round's children, as this tier alone may record them: what the parent waits for.
+  const ownChildren = keys.children(party, job.id!);
+  batch.del(ownChildren);
+  batch.sadd(ownChildren, ...messages.map((message) => childValueKey(lowerQueue, message.id)));
+  batch.pexpire(ownChildren, inFlightTtlMs(engine.runtime));
   // The policy's Beads writes land with its delegations, before any child can read them.
   pass.beads.writeInto(batch);
   engine.audit.outcomesReceived(batch, assignment, received);

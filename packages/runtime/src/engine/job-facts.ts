@@ -1,4 +1,4 @@
-import { type CancellationMessage, ERROR_TYPES, type OutcomeMessage, tierAbove, tierBelow, type TierName, type TierSlug } from '@tierflow/protocol';
+import { type Budget, type CancellationMessage, ERROR_TYPES, type OutcomeMessage, tierAbove, tierBelow, type TierName, type TierSlug } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
@@ -6,7 +6,7 @@ import { roundKeyOf, type ControlKeys } from '../cancellation/control-keys.js';
 import { markStop, type StopReason } from '../cancellation/control-listener.js';
 import { readCancelMark, readRace, readTimeoutRecord, type RecordRead } from '../cancellation/control-records.js';
 import { CorruptRecordError } from '../redis/corrupt-record.js';
-import { stopReason } from '../budget/budget-stops.js';
+import { checkBudgetStop } from '../budget/budget-stops.js';
 import type { DedupCache } from './dedup.js';
 import type { TierLogger } from '../policy/handler.js';
 import { cancellersOf, partyOf, type Party } from '../security/party.js';
@@ -39,10 +39,11 @@ export interface JobFactsDeps {
   readonly signing: SigningConfig | null;
   readonly log: TierLogger;
   /**
-   * The root's jobs also read their run's budget: a run over it stops at the root even when its
-   * work finished before the Monitor's cancellation reached it (see budget-stops.ts).
+   * At the root: the run's budget, from its job (the objective's over the deployment's default).
+   * The root's jobs also read their run's budget hash: a run over budget stops at the root even
+   * when its work finished before the Monitor's cancellation reached it (see budget-stops.ts).
    */
-  readonly readsBudget?: boolean;
+  readonly budgetOf?: (job: Job) => Budget | null;
 }
 
 /**
@@ -89,7 +90,7 @@ export class JobFactsReader {
     const [texts, values, budget] = await Promise.all([
       redis.mget(dedup.key(jobId), ...stepKeys, ...cancelKeys, ...timeoutKeys, ...raceKeys),
       children ? redis.hgetall(processedKey(job)) : null,
-      this.deps.readsBudget ? redis.hgetall(keys.budget(jobId)) : null,
+      this.deps.budgetOf ? redis.hgetall(keys.budget(jobId)) : null,
     ]);
     const cached = texts[0] ?? null;
     const step = stepKeys.length > 0 ? (texts[1] ?? null) : null;
@@ -99,7 +100,7 @@ export class JobFactsReader {
     const race = raceKeys.length > 0 ? (texts[marksAt + cancelKeys.length + timeoutKeys.length] ?? null) : null;
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
-    const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : budget?.exceeded ? budgetStop(budget) : null;
+    const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : budget?.exceeded !== undefined ? this.budgetStop(job, budget) : null;
     const state = step ? steps.read(step, jobId) : null;
     const corrupt = state && !state.ok ? new CorruptRecordError(steps.key(jobId), state.reason) : null;
     if (corrupt) this.deps.log.warn('a step state cannot be read: the job answers failed', { key: corrupt.key, reason: corrupt.message });
@@ -111,6 +112,14 @@ export class JobFactsReader {
       childValues: values && parseChildValues(values),
       race,
     };
+  }
+
+  /** A run marked over budget stops at the root only if its count bears it out: any tier can write the mark. */
+  private budgetStop(job: Job, record: Record<string, string>): StopReason | null {
+    const check = checkBudgetStop(record, this.deps.budgetOf?.(job) ?? null);
+    if (check.holds) return { status: 'cancelled', reason: check.reason, errorType: ERROR_TYPES.budgetExceeded };
+    this.deps.log.warn('ignored a budget mark the run’s count does not bear out', { key: this.deps.keys.budget(job.id!), reason: check.reason });
+    return null;
   }
 
   /** A parent's children's answers so far; one that is not JSON stays text, read as an invalid outcome. */
@@ -199,8 +208,4 @@ export class JobFactsReader {
     this.deps.log.warn(`ignored a ${what}`, { key, reason: read.reason });
     return null;
   }
-}
-
-function budgetStop(record: Record<string, string>): StopReason {
-  return { status: 'cancelled', reason: stopReason(record), errorType: ERROR_TYPES.budgetExceeded };
 }

@@ -1,6 +1,5 @@
 import type { OutcomeMessage, TierName } from '@tierflow/protocol';
-import { buildOutcome } from '../messages/messages.js';
-import { outcomeMessageId } from '../messages/ids.js';
+import { buildOutcome, buildRootOutcome } from '../messages/messages.js';
 import type { Assignment, OutcomeDraft } from '../policy/handler.js';
 import type { StepState } from './step-store.js';
 
@@ -42,10 +41,7 @@ const INNER: TierRole = {
  */
 const ROOT: TierRole = {
   kind: 'root',
-  outcome: ({ assignment, state, draft, durationMs, now }) => ({
-    ...buildOutcome('ABSTRACT_ARCHITECT', state?.children.at(-1)?.id ?? assignment.id, draft, durationMs, now),
-    id: outcomeMessageId(assignment.id),
-  }),
+  outcome: ({ assignment, state, draft, durationMs, now }) => buildRootOutcome(assignment.id, state?.children.at(-1)?.id ?? assignment.id, draft, durationMs, now),
   recordsRunTrace: true,
   namesSpecialist: false,
 };

@@ -57,6 +57,15 @@ export function buildOutcome(from: TierName, delegationId: string, draft: Outcom
 }
 
 /**
+ * The outcome of a whole run, as the Monitor answers its client: the Architect's answer to
+ * `answering` (the root's last delegation, or the root itself when it delegated nothing), under
+ * the root's own outcome id, so that the outcome names the run it ends.
+ */
+export function buildRootOutcome(rootId: string, answering: string, draft: OutcomeDraft, elapsedMs: number, now: number): OutcomeMessage {
+  return { ...buildOutcome('ABSTRACT_ARCHITECT', answering, draft, elapsedMs, now), id: outcomeMessageId(rootId) };
+}
+
+/**
  * The policy's payload, validated (defaults filled in), or InvalidMessageError with every error,
  * with paths into the message as the receiver would report them. The rest of the envelope is
  * made here from the tier table and the clock, so it is right by construction; only the ids,

@@ -140,6 +140,11 @@ export class FencedBatch implements RedisWrites {
     return this.add([key], 'HSETNX', key, field, value);
   }
 
+  sadd(key: string, ...members: string[]): this {
+    for (let start = 0; start < members.length; start += MAX_KEYS_PER_WRITE) this.add([key], 'SADD', key, ...members.slice(start, start + MAX_KEYS_PER_WRITE));
+    return this;
+  }
+
   zadd(key: string, score: number, member: string): this {
     return this.add([key], 'ZADD', key, score, member);
   }
