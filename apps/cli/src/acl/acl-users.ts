@@ -73,6 +73,7 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.raceWinner(slug, '*')}`,
     `~${keys.progress(slug, '*')}`,
     `~${keys.worker(slug, '*')}`,
+    `~${keys.crashes(slug, '*')}`,
     // Everyone's marks, timeout records and races, to read.
     `%R~${keys.cancel(anyone, '*')}`,
     `%R~${keys.timeout(anyone, '*')}`,
