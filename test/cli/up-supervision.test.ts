@@ -170,7 +170,9 @@ export default { specialists: [spin] };
     up = startUp({ REDIS_URL: 'redis://127.0.0.1:9', TIERFLOW_PREFIX: uniquePrefix('up-exit'), TIERFLOW_LOG: 'silent' }, cwd);
     expect(await up.exited).toBe(2);
     expect(up.lines).toContainEqual(
-      expect.stringMatching(/^up: the project file tierflow\.config\.ts ended the process \(exit status 0\) while up was loading it: a project file must not exit; nothing was started$/),
+      expect.stringMatching(
+        /^up: code it loaded \(the project file tierflow\.config\.ts\) ended the process \(exit status 0\) while up was loading it: a project file must not exit; nothing was started$/,
+      ),
     );
   }, 30_000);
 

@@ -22,11 +22,12 @@ export async function upCommand(options: { readonly config?: string }, io: CliIo
   const file = findConfigFile(explicit, process.cwd());
   // The project file's code runs here too: should it end the process, `up` must not exit 0 with nothing running.
   let phase: 'loading' | 'running' = 'loading';
-  const disarm = guardExit((code) =>
-    phase === 'loading'
-      ? `up: ${file ? `the project file ${shownPath(file, process.cwd())}` : 'code it loaded'} ended the process (exit status ${code}) while up was loading it: a project file must not exit; nothing was started\n`
-      : `up: the process was ended (exit status ${code}) by code it loaded${file ? ` (the project file ${shownPath(file, process.cwd())})` : ''}: the workers stop with it\n`,
-  );
+  const named = file ? ` (the project file ${shownPath(file, process.cwd())})` : '';
+  const disarm = guardExit((code) => {
+    if (phase === 'loading') return `up: code it loaded${named} ended the process (exit status ${code}) while up was loading it: a project file must not exit; nothing was started\n`;
+    // Later, only a clean exit that up did not make goes unreported otherwise.
+    return code === 0 ? `up: code it loaded${named} ended the process (exit status 0), not up: its workers stop with it\n` : null;
+  });
   try {
     const env = await projectEnv(explicit, process.env);
     phase = 'running';
