@@ -25,6 +25,11 @@ export interface WorkerOptions {
 export async function workerCommand(tier: string, options: WorkerOptions, io: CliIo): Promise<number> {
   // Started by `tierflow up`: beat to it, and end when it ends.
   const parent = linkToParent();
+  let started = false;
+  // Gone while this worker still starts (waiting for Redis, say): nothing runs yet, so it just exits.
+  void parent?.gone.then(() => {
+    if (!started) process.exit(EXIT.invalid);
+  });
   if (!isTierSlug(tier)) {
     io.stderr(`unknown tier "${tier}"; the tiers are: ${ALL_TIERS.join(', ')}\n`);
     return EXIT.unusable;
@@ -71,6 +76,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     await telemetry.shutdown();
     throw error;
   }
+  started = true;
   if (project.file) io.stderr(`${tier} worker configured by ${project.file}\n`);
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}${runtime.cells > 1 ? `, cells ${cells.join(',')} of ${runtime.cells}` : ''} (pid ${process.pid})\n`);
   const reason = await stop;
