@@ -31,7 +31,7 @@ function startCrashingFleet(env: NodeJS.ProcessEnv): CrashingFleet {
   const lines: string[] = [];
   const start = (): void => {
     const child = spawn(process.execPath, [CRASHING_FLEET], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
+    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
     child.once('exit', () => {
       if (stopping) return;
       deaths++;
