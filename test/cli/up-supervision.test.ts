@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';
 import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
@@ -15,8 +18,8 @@ interface Up {
   pids(tier: string): number[];
 }
 
-function startUp(env: NodeJS.ProcessEnv): Up {
-  const child = spawn(process.execPath, [BIN, 'up'], { env: { ...process.env, OTEL_TRACES_EXPORTER: 'none', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startUp(env: NodeJS.ProcessEnv, cwd?: string): Up {
+  const child = spawn(process.execPath, [BIN, 'up'], { env: { ...process.env, OTEL_TRACES_EXPORTER: 'none', ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   const lines: string[] = [];
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -40,15 +43,28 @@ function alive(pid: number): boolean {
 const TIERS = ['monitor', 'architect', 'dispatcher', 'fleet'];
 let redis: RedisServer | undefined;
 let up: Up | undefined;
+let project: string | undefined;
+/** Worker pids a test saw, killed after it should the test fail before they end. */
+let workerPids: number[] = [];
 
 afterEach(async () => {
   if (up && up.process.exitCode === null && up.process.signalCode === null) {
     up.process.kill('SIGTERM');
     await up.exited;
   }
+  for (const pid of workerPids.filter(alive)) process.kill(pid, 'SIGKILL');
   await redis?.stop();
-  up = redis = undefined;
+  if (project) await rm(project, { recursive: true, force: true });
+  up = redis = project = undefined;
+  workerPids = [];
 });
+
+/** A project directory holding `tierflow.config.ts` with `source`. */
+async function projectWith(source: string): Promise<string> {
+  project = await mkdtemp(join(tmpdir(), 'tierflow-up-'));
+  await writeFile(join(project, 'tierflow.config.ts'), source);
+  return project;
+}
 
 describe('tierflow up', () => {
   it('restarts a tier process that was killed, with the restart logged, and a run still completes; SIGTERM stops everything', async () => {
@@ -95,6 +111,80 @@ describe('tierflow up', () => {
     expect(up.lines.join('\n')).toMatch(/worker exited with status 2 \(it cannot run as configured\): stopping the others/);
     expect(up.lines.join('\n')).toContain('WRONGPASS');
     expect(up.lines.join('\n')).not.toContain('the-wrong-one');
+    expect(up.lines.filter((line) => line.includes('restarting it'))).toEqual([]);
+  }, 30_000);
+
+  it('takes its workers with it when it is killed (SIGKILL), so a restarted up does not run every tier twice', async () => {
+    redis = await startRedisServer();
+    up = startUp({ REDIS_URL: redis.url, TIERFLOW_PREFIX: uniquePrefix('up-orphans'), TIERFLOW_LOG: 'silent' });
+    const current = up;
+    await waitFor(() => TIERS.every((tier) => current.pids(tier).length === 1), { timeoutMs: 30_000, description: `four workers ready:\n${current.lines.join('\n')}` });
+    workerPids = TIERS.map((tier) => current.pids(tier)[0]!);
+
+    current.process.kill('SIGKILL');
+    await current.exited;
+    await waitFor(() => workerPids.every((pid) => !alive(pid)), { timeoutMs: 15_000, description: `the workers of a killed up gone: ${workerPids.filter(alive).join(', ')} still alive` });
+  }, 60_000);
+
+  it('kills and restarts a worker whose event loop is blocked (alive, no heartbeat) within its liveness limit', async () => {
+    // A specialist that never yields: its Fleet process lives on, silent.
+    const cwd = await projectWith(`
+const spin = {
+  name: 'spin',
+  version: '1.0.0',
+  run: async () => {
+    process.stderr.write('spinning\\n');
+    for (;;) {}
+  },
+};
+export default { specialists: [spin] };
+`);
+    redis = await startRedisServer();
+    const prefix = uniquePrefix('up-liveness');
+    up = startUp({ REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, TIERFLOW_LOG: 'silent', TIERFLOW_LIVENESS_MS: '5000' }, cwd);
+    const current = up;
+    await waitFor(() => TIERS.every((tier) => current.pids(tier).length === 1), { timeoutMs: 30_000, description: `four workers ready:\n${current.lines.join('\n')}` });
+    workerPids = TIERS.map((tier) => current.pids(tier)[0]!);
+    const [spinning] = current.pids('fleet');
+
+    const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
+    try {
+      await client.enqueue(simPlan('all_success', [{}], { specialist_hint: 'spin' }));
+      await waitFor(() => current.lines.includes('fleet      | spinning'), { timeoutMs: 30_000, description: `the Fleet spinning:\n${current.lines.join('\n')}` });
+      const spunAt = Date.now();
+      await waitFor(() => current.pids('fleet').length === 2, { timeoutMs: 20_000, description: `the silent Fleet restarted:\n${current.lines.join('\n')}` });
+      // The limit, a check's interval, the back-off (1 s) and the new worker's start.
+      expect(Date.now() - spunAt).toBeLessThan(5_000 + 1_000 + 1_000 + 10_000);
+      expect(alive(spinning!)).toBe(false);
+      expect(current.lines).toContainEqual(expect.stringMatching(new RegExp(`^up: fleet worker \\(pid ${spinning}\\) sent no heartbeat for [\\d.]+ s \\(limit 5 s\\): killing it \\(SIGKILL\\)$`)));
+      expect(current.lines).toContainEqual(expect.stringMatching(/^up: fleet worker killed for its silence after [\d.]+ s; restarting it in 1 s \(restart 1 in a row\)$/));
+      // The others beat on, untouched.
+      expect(['monitor', 'architect', 'dispatcher'].map((tier) => current.pids(tier).length)).toEqual([1, 1, 1]);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('exits 2 naming the project file when the file ends the process (process.exit(0)) as up loads it, rather than 0 with nothing running', async () => {
+    const cwd = await projectWith(`process.exit(0);\nexport default {};\n`);
+    up = startUp({ REDIS_URL: 'redis://127.0.0.1:9', TIERFLOW_PREFIX: uniquePrefix('up-exit'), TIERFLOW_LOG: 'silent' }, cwd);
+    expect(await up.exited).toBe(2);
+    expect(up.lines).toContainEqual(
+      expect.stringMatching(
+        /^up: code it loaded \(the project file tierflow\.config\.ts\) ended the process \(exit status 0\) while up was loading it: a project file must not exit; nothing was started$/,
+      ),
+    );
+  }, 30_000);
+
+  it('stops everything and exits 2 when the project file ends a worker as it loads, rather than restart it for ever', async () => {
+    // Only in the workers: up itself loads the file cleanly.
+    const cwd = await projectWith(`if (process.argv.includes('worker')) process.exit(0);\nexport default {};\n`);
+    redis = await startRedisServer();
+    up = startUp({ REDIS_URL: redis.url, TIERFLOW_PREFIX: uniquePrefix('up-worker-exit'), TIERFLOW_LOG: 'silent' }, cwd);
+    expect(await up.exited).toBe(2);
+    const text = up.lines.join('\n');
+    expect(text).toMatch(/worker: the project file tierflow\.config\.ts ended the process \(exit status 0\) while it was loading: a project file must not exit/);
+    expect(text).toMatch(/worker exited with status 2 \(it cannot run as configured\): stopping the others/);
     expect(up.lines.filter((line) => line.includes('restarting it'))).toEqual([]);
   }, 30_000);
 });

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { ERROR_TYPES } from '@tierflow/protocol';
-import { redisClient } from '@tierflow/testing';
+import { redisClient, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
@@ -18,6 +19,8 @@ const FAST_RECLAIM = { TIERFLOW_LOG: 'silent', TIERFLOW_LOCK_DURATION_MS: '2000'
 interface CrashingFleet {
   /** How many times a Fleet process died (each death is one run of the crashing specialist). */
   deaths(): number;
+  /** What its processes printed, oldest first. */
+  readonly lines: string[];
   stop(): Promise<void>;
 }
 
@@ -25,8 +28,10 @@ function startCrashingFleet(env: NodeJS.ProcessEnv): CrashingFleet {
   let deaths = 0;
   let stopping = false;
   let current: ChildProcess;
+  const lines: string[] = [];
   const start = (): void => {
-    const child = spawn(process.execPath, [CRASHING_FLEET], { env, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CRASHING_FLEET], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
     child.once('exit', () => {
       if (stopping) return;
       deaths++;
@@ -37,6 +42,7 @@ function startCrashingFleet(env: NodeJS.ProcessEnv): CrashingFleet {
   start();
   return {
     deaths: () => deaths,
+    lines,
     stop: async () => {
       stopping = true;
       if (current.exitCode !== null || current.signalCode !== null) return;
@@ -66,7 +72,7 @@ async function startPoisonDeployment(label: string): Promise<{ deployment: Deplo
 
 /** One subtask for `specialist`, with deadlines far off, so that what ends the run is the crashes, not a watchdog. */
 function crashingRun(specialist: string) {
-  return { ...simPlan('all_success', [{}], { specialist_hint: specialist, timeout_ms: 100_000 }), timeout_ms: 110_000 };
+  return { ...simPlan('all_success', [{}], { specialist_hint: specialist, timeout_ms: 180_000 }), timeout_ms: 190_000 };
 }
 
 describe('poison work', () => {
@@ -106,6 +112,27 @@ describe('poison work', () => {
       redis.disconnect();
     }
   }, 120_000);
+});
+
+describe('poison work beside innocent work', () => {
+  it('one root whose specialist kills its Fleet, run beside ten innocent roots on that Fleet, is answered worker_crashed; the ten succeed', async () => {
+    const { deployment, fleet } = await startPoisonDeployment('poison-bystanders');
+    const { client } = deployment;
+    const innocents = await Promise.all(Array.from({ length: 10 }, () => client.enqueue(crashingRun('linger'))));
+    // All ten in flight on the Fleet before the poison arrives, so its first death takes them along.
+    await waitFor(() => fleet.lines.includes('lingering 10'), { timeoutMs: 30_000, description: `ten innocent jobs running on the Fleet:\n${fleet.lines.join('\n')}` });
+    const poison = await client.enqueue(crashingRun('crash-in-company'));
+
+    const outcome = await client.waitForResult(poison, { timeoutMs: 150_000 });
+    expect(outcome.payload).toMatchObject({ status: 'failed', recoverable: false });
+    const [leaf] = treeNodes((await client.tree(poison))!, 'SPECIALIZED_FLEET');
+    expect((await leafOutcomeOf(deployment, leaf!.id)).payload).toMatchObject({ status: 'failed', error_type: ERROR_TYPES.workerCrashed });
+    // Its deaths took the innocent ones along: at least once with all ten beside it.
+    expect(fleet.lines).toContain('crashing with 10 beside');
+
+    const answers = await Promise.all(innocents.map((id) => client.waitForResult(id, { timeoutMs: 150_000 })));
+    expect(answers.map((answer) => [answer.payload.status, answer.payload.error_type ?? null])).toEqual(innocents.map(() => ['success', null]));
+  }, 240_000);
 });
 
 async function leafOutcomeOf(current: Deployment, id: string): Promise<OutcomeMessage> {

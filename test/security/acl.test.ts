@@ -145,7 +145,7 @@ describe('what Redis itself refuses', () => {
     expect(await fleet.set(`${prefix}:beads:system/seen-messages/fleet/acl-test`, '1')).toBe('OK');
   });
 
-  it("refuses the Fleet another tier's step state, watchdogs, timeout records, marks and races; its own it writes, the others' it reads", async () => {
+  it("refuses the Fleet another tier's step state, watchdogs, timeout records, marks, races and crash records; its own it writes, the others' it reads", async () => {
     const keys = controlKeys(prefix);
     const fleet = as('fleet');
     for (const key of [
@@ -155,13 +155,14 @@ describe('what Redis itself refuses', () => {
       keys.timeout('dispatcher', 'x'),
       keys.race('dispatcher', 'x'),
       keys.raceWinner('dispatcher', 'x'),
+      keys.crashes('dispatcher', 'x'),
     ]) {
       expect(await refusal(fleet.set(key, 'forged')), key).toMatch(/^NOPERM/);
       expect(await refusal(fleet.del(key)), key).toMatch(/^NOPERM/);
     }
     expect(await refusal(fleet.zadd(keys.watchdogs('dispatcher'), 0, 'forged'))).toMatch(/^NOPERM/);
     expect(await refusal(fleet.zrem(keys.watchdogs('dispatcher'), 'x'))).toMatch(/^NOPERM/);
-    for (const key of [keys.step('fleet', 'acl-x'), keys.cancel('fleet', 'acl-x'), keys.timeout('fleet', 'acl-x')]) expect(await fleet.set(key, '1')).toBe('OK');
+    for (const key of [keys.step('fleet', 'acl-x'), keys.cancel('fleet', 'acl-x'), keys.timeout('fleet', 'acl-x'), keys.crashes('fleet', 'acl-x')]) expect(await fleet.set(key, '1')).toBe('OK');
     expect(await fleet.mget(keys.cancel('dispatcher', 'x'), keys.timeout('dispatcher', 'x'), keys.race('dispatcher', 'x'))).toEqual([null, null, null]);
     expect(await refusal(fleet.get(keys.step('dispatcher', 'x')))).toMatch(/^NOPERM/);
     // The client writes its own marks only.

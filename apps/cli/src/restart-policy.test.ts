@@ -7,7 +7,7 @@ describe('the restart policy of tierflow up', () => {
   });
 
   it('follows the policy it is given', () => {
-    expect([1, 2, 3].map((nth) => restartDelayMs(nth, { firstDelayMs: 10, maxDelayMs: 25, stableAfterMs: 0 }))).toEqual([10, 20, 25]);
+    expect([1, 2, 3].map((nth) => restartDelayMs(nth, { firstDelayMs: 10, maxDelayMs: 25, stableAfterMs: 0, livenessMs: 1_000 }))).toEqual([10, 20, 25]);
   });
 
   it('counts restarts in a row while the process keeps dying young, and starts over once it stayed up a while', () => {

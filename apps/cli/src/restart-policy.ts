@@ -6,10 +6,15 @@ export interface RestartPolicy {
   readonly maxDelayMs: number;
   /** A process that stayed up this long before it exited starts a new row: its restart waits the first delay again. */
   readonly stableAfterMs: number;
+  /** A process silent this long (no beat: liveness.ts) is killed (SIGKILL) and restarted as if it had died. */
+  readonly livenessMs: number;
 }
 
-/** 1 s, doubling, at most 30 s; a process up for a minute counts as healthy again. */
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { firstDelayMs: 1_000, maxDelayMs: 30_000, stableAfterMs: 60_000 };
+/** A minute without a beat: twice the default lock, past which the worker's jobs are taken back anyway. */
+export const DEFAULT_LIVENESS_MS = 60_000;
+
+/** 1 s, doubling, at most 30 s; a process up for a minute counts as healthy again; killed after a minute's silence. */
+export const DEFAULT_RESTART_POLICY: RestartPolicy = { firstDelayMs: 1_000, maxDelayMs: 30_000, stableAfterMs: 60_000, livenessMs: DEFAULT_LIVENESS_MS };
 
 /** Exit status 2 from `tierflow worker`: it cannot run as configured (a bad variable, an unknown tier). */
 export const CONFIG_ERROR_EXIT = 2;

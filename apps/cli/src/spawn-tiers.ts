@@ -35,8 +35,9 @@ export function spawnTiers(env: NodeJS.ProcessEnv, onLine: (tier: TierSlug, line
   const children = new Map<TierSlug, ChildProcess>();
   const exits: Promise<void>[] = [];
   for (const tier of tiers) {
-    const child = spawn(process.execPath, [...workerFlags(env), BIN, 'worker', tier], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => onLine(tier, line));
+    // An IPC channel: the worker beats over it, and ends when it closes (parent-link.ts).
+    const child = spawn(process.execPath, [...workerFlags(env), BIN, 'worker', tier], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => onLine(tier, line));
     exits.push(new Promise((resolve) => child.once('exit', () => resolve())));
     children.set(tier, child);
   }

@@ -1,4 +1,5 @@
 import type { TierSlug } from '@tierflow/protocol';
+import { isBeat, isUnresponsive, livenessCheckMs } from './liveness.js';
 import { DEFAULT_RESTART_POLICY, describeExit, exitVerdict, restartDelayMs, restartsInARow, type RestartPolicy } from './restart-policy.js';
 import { spawnTiers, type TierProcesses } from './spawn-tiers.js';
 import { ALL_TIERS } from './tiers.js';
@@ -29,16 +30,22 @@ interface Slot {
   restart: NodeJS.Timeout | null;
   /** Restarts in a row, each after the process died young. */
   restarts: number;
+  /** When the running process last beat (or started). */
+  lastBeatAt: number;
+  /** Whether the running process was killed for its silence. */
+  silenced: boolean;
 }
 
 /**
  * Runs each tier as its own `tierflow worker <tier>` process and keeps it running: a process
  * that exits on its own (a crash, a signal, any status) is started again after a back-off that
- * doubles while it keeps dying young ({@link RestartPolicy}). Exit status 2 is a configuration
- * error, which a restart would only repeat: everything stops.
+ * doubles while it keeps dying young ({@link RestartPolicy}). A process alive but silent (no beat
+ * over its IPC channel for `livenessMs`: its event loop is blocked) is killed with SIGKILL, and
+ * restarted the same way. Exit status 2 is a configuration error, which a restart would only
+ * repeat: everything stops.
  */
 export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput, tiers: readonly TierSlug[] = ALL_TIERS, policy: RestartPolicy = DEFAULT_RESTART_POLICY): SupervisedTiers {
-  const slots = tiers.map((tier): Slot => ({ tier, processes: null, restart: null, restarts: 0 }));
+  const slots = tiers.map((tier): Slot => ({ tier, processes: null, restart: null, restarts: 0, lastBeatAt: 0, silenced: false }));
   let stopping = false;
   let configError = false;
   let finish: (code: number) => void = () => undefined;
@@ -48,7 +55,13 @@ export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput,
     const startedAt = Date.now();
     const processes = spawnTiers(env, output.line, [slot.tier]);
     slot.processes = processes;
-    processes.children.get(slot.tier)!.once('exit', (code, signal) => {
+    slot.lastBeatAt = startedAt;
+    slot.silenced = false;
+    const child = processes.children.get(slot.tier)!;
+    child.on('message', (message) => {
+      if (isBeat(message)) slot.lastBeatAt = Date.now();
+    });
+    child.once('exit', (code, signal) => {
       if (stopping) return;
       if (exitVerdict(code) === 'config-error') {
         output.note(`${slot.tier} worker exited with status 2 (it cannot run as configured): stopping the others\n`);
@@ -59,7 +72,8 @@ export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput,
       const upMs = Date.now() - startedAt;
       slot.restarts = restartsInARow(slot.restarts, upMs, policy);
       const delayMs = restartDelayMs(slot.restarts, policy);
-      output.note(`${slot.tier} worker exited (${describeExit(code, signal)}) after ${seconds(upMs)}; restarting it in ${seconds(delayMs)} (restart ${slot.restarts} in a row)\n`);
+      const how = slot.silenced ? 'killed for its silence' : `exited (${describeExit(code, signal)})`;
+      output.note(`${slot.tier} worker ${how} after ${seconds(upMs)}; restarting it in ${seconds(delayMs)} (restart ${slot.restarts} in a row)\n`);
       slot.processes = null;
       slot.restart = setTimeout(() => {
         slot.restart = null;
@@ -68,12 +82,26 @@ export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput,
     });
   };
 
+  // A worker alive but silent serves nothing and holds its jobs until their locks lapse: killed, it is restarted.
+  const liveness = setInterval(() => {
+    const now = Date.now();
+    for (const slot of slots) {
+      const child = slot.processes?.children.get(slot.tier);
+      if (!child || slot.silenced || child.exitCode !== null || child.signalCode !== null || !isUnresponsive(slot.lastBeatAt, now, policy.livenessMs)) continue;
+      slot.silenced = true;
+      output.note(`${slot.tier} worker (pid ${child.pid}) sent no heartbeat for ${seconds(now - slot.lastBeatAt)} (limit ${seconds(policy.livenessMs)}): killing it (SIGKILL)\n`);
+      child.kill('SIGKILL');
+    }
+  }, livenessCheckMs(policy.livenessMs));
+
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
     for (const slot of slots) if (slot.restart) clearTimeout(slot.restart);
     const running = slots.map((slot) => slot.processes).filter((processes): processes is TierProcesses => processes !== null);
     void Promise.all(running.map((processes) => processes.stop())).then(() => {
+      // Watched until every process is gone: one hung mid-stop is killed, so the stop ends.
+      clearInterval(liveness);
       const clean = running.every((processes) => [...processes.children.values()].every((child) => child.exitCode === 0));
       finish(configError ? 2 : clean ? 0 : 1);
     });

@@ -74,6 +74,7 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.progress(slug, '*')}`,
     `~${keys.worker(slug, '*')}`,
     `~${keys.children(slug, '*')}`,
+    `~${keys.crashes(slug, '*')}`,
     // Everyone's marks, timeout records and races, to read; and which children each parent sent,
     // which a child's completion reads to move its parent on (redis/foreign-children.ts).
     `%R~${keys.children(anyone, '*')}`,

@@ -1,8 +1,10 @@
 import { readTierflowEnv, runtimeOptionsFromEnv, servedCells, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
-import { loadConfig } from '../config/config-file.js';
+import { findConfigFile, loadConfig, shownPath } from '../config/config-file.js';
 import { tierSetup } from '../config/tier-setup.js';
+import { guardExit } from '../exit-guard.js';
 import { EXIT, type CliIo } from '../io.js';
+import { linkToParent } from '../parent-link.js';
 import { isTierSlug, START_TIER, ALL_TIERS } from '../tiers.js';
 
 /** How often a worker slow to stop says what it still waits for. */
@@ -21,6 +23,13 @@ export interface WorkerOptions {
  * taking jobs and lets the running ones finish, so nothing is lost.
  */
 export async function workerCommand(tier: string, options: WorkerOptions, io: CliIo): Promise<number> {
+  // Started by `tierflow up`: beat to it, and end when it ends.
+  const parent = linkToParent();
+  let started = false;
+  // Gone while this worker still starts (waiting for Redis, say): nothing runs yet, so it just exits.
+  void parent?.gone.then(() => {
+    if (!started) process.exit(EXIT.invalid);
+  });
   if (!isTierSlug(tier)) {
     io.stderr(`unknown tier "${tier}"; the tiers are: ${ALL_TIERS.join(', ')}\n`);
     return EXIT.unusable;
@@ -31,16 +40,28 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   const env = readTierflowEnv(process.env);
   // A cell the deployment does not have stops the worker here, as a bad variable does.
   const cells = servedCells(options.cells, fromEnv.cells);
-  // A bad file stops the worker here too, naming the file and field.
-  const project = await loadConfig(options.config ?? env.TIERFLOW_CONFIG);
-  const setup = await tierSetup(project);
+  // A bad file stops the worker here too, naming the file and field; so does one that ends the process as it loads.
+  const file = findConfigFile(options.config ?? env.TIERFLOW_CONFIG, process.cwd());
+  const disarm = guardExit(
+    (code) =>
+      `${tier} worker: ${file ? `the project file ${shownPath(file, process.cwd())}` : 'code it loaded'} ended the process (exit status ${code}) while it was loading: a project file must not exit\n`,
+  );
+  let project: Awaited<ReturnType<typeof loadConfig>>;
+  let setup: Awaited<ReturnType<typeof tierSetup>>;
+  try {
+    project = await loadConfig(file ?? undefined);
+    setup = await tierSetup(project);
+  } finally {
+    disarm();
+  }
   // Every tier refuses a delegation outside the project's collaboration boundaries, and runs the project's handoff interceptors.
   const runtime = { ...fromEnv, ...(project.config.boundaries ? { boundaries: project.config.boundaries } : {}), interceptors: setup.interceptors };
   let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
-  const stop = new Promise<NodeJS.Signals>((resolve) => {
+  const stop = new Promise<string>((resolve) => {
     onSignal = resolve;
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
+    void parent?.gone.then(() => resolve('its tierflow up is gone'));
   });
   const concurrency = options.concurrency ?? env.TIERFLOW_CONCURRENCY;
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
@@ -55,10 +76,11 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     await telemetry.shutdown();
     throw error;
   }
+  started = true;
   if (project.file) io.stderr(`${tier} worker configured by ${project.file}\n`);
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}${runtime.cells > 1 ? `, cells ${cells.join(',')} of ${runtime.cells}` : ''} (pid ${process.pid})\n`);
-  const signal = await stop;
-  io.stderr(`${tier} worker stopping (${signal}): finishing running jobs\n`);
+  const reason = await stop;
+  io.stderr(`${tier} worker stopping (${reason}): finishing running jobs\n`);
   // An operator whose worker takes long to stop is told what it still waits for.
   const slow = setInterval(() => io.stderr(`${tier} worker still stopping: waiting for ${worker.stillClosing().join('; ') || 'its connections to close'}\n`), SLOW_STOP_NOTICE_MS);
   try {

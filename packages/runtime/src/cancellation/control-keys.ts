@@ -33,6 +33,8 @@ export const controlKeys = (prefix: string) => ({
   budgetStops: `${prefix}:budget-stops`,
   /** A run's latest progress of each job of a tier: a hash by message id, written by that tier (docs/operations.md#progress). */
   progress: (tier: TierSlug, rootId: string) => `${prefix}:progress:${tier}:${rootId}`,
+  /** What a tier's workers recorded of a job they ran alone after crashes (a hash, written by that tier): who is to blame for a crash. */
+  crashes: (tier: TierSlug, jobId: string) => `${prefix}:crashes:${tier}:${jobId}`,
   /** A worker process's heartbeat (a record that expires), written by that worker (`<host>:<pid>`): `tierflow workers` lists them. */
   worker: (tier: TierSlug, processId: string) => `${prefix}:workers:${tier}:${processId}`,
   /**

@@ -3,7 +3,7 @@ import { DEFAULT_ERROR_POLICY, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
 import { DEFAULT_INPUT_LIMITS } from '../checks/input-limits.js';
-import { envChoice, envHttpUrl, envProbability, envRedisUrl, envText, envWhole } from './env-values.js';
+import { envChoice, envHttpUrl, envProbability, envRedisUrl, envText, envWhole, MAX_TIMER_MS } from './env-values.js';
 import { readEnv, type EnvProblem } from './read-env.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
 
@@ -103,6 +103,11 @@ export const tierflowEnvSchema = z.object({
   OPENAI_BASE_URL: envHttpUrl().optional(),
   OPENAI_API_KEY: envText().optional(),
 
+  /**
+   * How long `tierflow up` lets a worker go without a beat over its IPC channel (one a second, from
+   * its event loop) before it kills it (SIGKILL) and restarts it; up's default (60 s) when unset.
+   */
+  TIERFLOW_LIVENESS_MS: envWhole({ unit: 'milliseconds', min: 2_000, max: MAX_TIMER_MS }).optional(),
   /** The project file `tierflow up`, `worker` and `demo` load, unless --config names one; else tierflow.config.* in the working directory. */
   TIERFLOW_CONFIG: envText().optional(),
 

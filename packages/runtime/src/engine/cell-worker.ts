@@ -17,6 +17,7 @@ import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/wa
 import { parseBudgetStop, rootBudgetOf, stopOverBudget } from '../budget/budget-stops.js';
 import { UsageMeters } from '../budget/usage-meter.js';
 import { Heartbeat } from '../workers/heartbeat.js';
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { QUEUE_OF } from '../messages/queues.js';
@@ -34,7 +35,9 @@ import { signerOf } from '../security/signing-keys.js';
 import { answer } from './answer.js';
 import { InvalidJobError } from './assignment.js';
 import { AssignmentMemo } from './assignment-memo.js';
-import { crashedDraft, crashesOf, isPoison, stalledLimit } from './crash-guard.js';
+import { AloneGate } from './alone-gate.js';
+import { CrashEvidence } from './crash-evidence.js';
+import { crashedDraft, crashesOf, crashVerdict, runsAloneFrom, stalledLimit } from './crash-guard.js';
 import { DedupCache } from './dedup.js';
 import { JobFactsReader, type JobFacts } from './job-facts.js';
 import { answerByOf, openPass, processSpan } from './open-pass.js';
@@ -62,6 +65,8 @@ export interface CellWorkerOptions {
   readonly budget?: Budget;
   /** What the worker serves, for its heartbeat (`tierflow workers`): the Fleet's specialists. */
   readonly specialists?: readonly string[];
+  /** Lets a job suspected of killing its worker run alone; shared by a process's workers of the tier on every cell (one of its own when left out). */
+  readonly gate?: AloneGate;
 }
 
 /**
@@ -95,6 +100,9 @@ export class CellWorker {
   /** Reads (and parses, and logs what it must ignore of) what the runtime keeps beside each job. */
   private readonly reader: JobFactsReader;
   private readonly running: RunningHandlers;
+  private readonly aloneGate: AloneGate;
+  /** What runs alone record, to tell poison from its bystanders (crash-guard.ts). */
+  private readonly crashEvidence: CrashEvidence;
   private readonly log: TierLogger;
   /** Connections of our own: BullMQ leaves connections it was handed open, so we close them. */
   private readonly connections: RedisClient[];
@@ -129,6 +137,8 @@ export class CellWorker {
     this.deadLetters = new DeadLetters(queueRedis, runtime.prefix);
     const defaultRunBudget = defaultBudget(options.budget);
     const budgetOf = (job: Job): Budget | null => rootBudgetOf(job.data, job.id!, defaultRunBudget, runtime.signing);
+    this.aloneGate = options.gate ?? new AloneGate();
+    this.crashEvidence = new CrashEvidence(redis, (jobId) => keys.crashes(party, jobId), inFlightTtlMs(runtime));
     this.reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log: this.log, ...(roleOf(tier).kind === 'root' ? { budgetOf } : {}) });
     const below = tierBelow(tier);
     const canceller = new TierCanceller({ redis, finder: this.finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
@@ -172,7 +182,7 @@ export class CellWorker {
         autorun: false,
         lockDuration: options.lockDurationMs ?? runtime.lockDurationMs,
         stalledInterval: options.stalledIntervalMs ?? runtime.stalledIntervalMs,
-        maxStalledCount: stalledLimit(runtime.maxCrashes),
+        maxStalledCount: stalledLimit(runtime.maxCrashes, options.concurrency ?? DEFAULT_CONCURRENCY),
         removeOnComplete: finishedJobRetention(runtime),
         removeOnFail: finishedJobRetention(runtime),
         settings: { backoffStrategy: (attemptsMade: number) => backoffDelay(attemptsMade, runtime.retry, Math.random) },
@@ -311,7 +321,17 @@ export class CellWorker {
     // publishes, so one of the two always reaches this job.
     const controller = this.running.start(job.id!);
     let parked = false;
+    // A job its workers died holding runs alone from the death before the limit, so that a death
+    // then is its own (crash-guard.ts); every other job waits meanwhile.
+    const { maxCrashes } = this.options.runtime;
+    const crashes = crashesOf(job);
+    const alone = crashes >= runsAloneFrom(maxCrashes);
+    let entered = false;
+    let aloneMark: string | null = null;
     try {
+      const entering = this.aloneGate.enter(alone);
+      if (entering) await entering;
+      entered = true;
       // A delivery's receipt: a first start is surely one, and its receipt goes out in the same
       // write as the read below; a later start is one only if it has no step state (not a parent resuming).
       const firstStart = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
@@ -320,8 +340,12 @@ export class CellWorker {
       const facts = await this.reader.read(job, this.engine.lowerQueue !== null && !firstStart);
       if (!firstStart && facts.state === null) this.audit.received(assignment, job.attemptsMade + 1);
       if (facts.cached) return facts.cached;
-      const crashes = crashesOf(job);
-      if (facts.stop === null && isPoison(crashes, this.options.runtime.maxCrashes)) return await this.answerPoison({ job, token, assignment, startedAt }, facts.state, crashes, facts.race);
+      if (alone) {
+        aloneMark = token ?? randomUUID();
+        const aloneDeaths = await this.crashEvidence.runAlone(job.id!, aloneMark);
+        if (facts.stop === null && crashVerdict(crashes, aloneDeaths, maxCrashes) === 'answer-crashed')
+          return await this.answerPoison({ job, token, assignment, startedAt }, facts.state, crashes, facts.race);
+      }
       const received =
         this.engine.handoffs.receive || facts.state?.received ? await receivedAssignment(this.engine, assignment, facts, controller.signal) : { assignment, changed: false, refused: null };
       const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt };
@@ -357,6 +381,10 @@ export class CellWorker {
       this.finisher.drop(job.id!);
       throw error;
     } finally {
+      // Ended with this worker alive: not a death. Sent before BullMQ moves the job on.
+      if (aloneMark !== null)
+        await this.crashEvidence.ended(job.id!, aloneMark).catch((error: unknown) => this.log.warn('could not record the end of a run alone', { id: job.id, error: String(error) }));
+      if (entered) this.aloneGate.leave(alone);
       this.running.finish(job.id!);
       // A parked parent resumes here, most likely; anything else is done with this pass's reading.
       if (!parked) this.assignments.forget(job.id!);
@@ -381,7 +409,7 @@ export class CellWorker {
   }
 
   /**
-   * Poison work: its workers died `crashes` times running it. Answered without running the policy
+   * Poison work: its workers died `crashes` times running it, once at least while it ran alone. Answered without running the policy
    * again, from the policy's own record of a finished run if it has one, else `worker_crashed`.
    */
   private async answerPoison(delivery: Delivery, state: StepState | null, crashes: number, race: string | null): Promise<OutcomeMessage> {

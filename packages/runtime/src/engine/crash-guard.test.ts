@@ -1,6 +1,6 @@
 import { ERROR_TYPES } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
-import { crashedDraft, crashesOf, isPoison, stalledLimit } from './crash-guard.js';
+import { crashedDraft, crashesOf, crashVerdict, runsAloneFrom, stalledLimit, type CrashVerdict } from './crash-guard.js';
 
 describe('the crash guard', () => {
   it("counts a job's crashes by BullMQ's stalled counter, reading anything odd as none", () => {
@@ -8,13 +8,35 @@ describe('the crash guard', () => {
     for (const odd of [0, -1, 1.5, Number.NaN, undefined as unknown as number]) expect(crashesOf({ stalledCounter: odd })).toBe(0);
   });
 
-  it('takes a job for poison once its workers died the limit or more times', () => {
-    expect([0, 1, 2, 3, 4].map((crashes) => isPoison(crashes, 3))).toEqual([false, false, false, true, true]);
+  it('runs a job alone from the death before the limit, and never before a first death', () => {
+    expect([1, 2, 3, 4].map(runsAloneFrom)).toEqual([1, 1, 2, 3]);
   });
 
-  it("leaves BullMQ's own stalled limit one past ours, so the runtime answers first", () => {
-    // BullMQ fails a taken-back job once its counter exceeds maxStalledCount: at 4, when ours answers at 3.
-    expect(stalledLimit(3)).toBe(4);
+  // [crashes, deaths while it ran alone, limit] → verdict
+  const table: [number, number, number, CrashVerdict][] = [
+    [0, 0, 3, 'run'],
+    [1, 0, 3, 'run'],
+    // The next death would be the third: it happens with the job alone.
+    [2, 0, 3, 'run-alone'],
+    [2, 1, 3, 'run-alone'],
+    // Three deaths, one of them alone: poison.
+    [3, 1, 3, 'answer-crashed'],
+    [5, 2, 3, 'answer-crashed'],
+    // Three deaths, each beside other jobs: a bystander until a death alone says otherwise.
+    [3, 0, 3, 'run-alone'],
+    [12, 0, 3, 'run-alone'],
+    // A limit of one still needs a death alone.
+    [1, 0, 1, 'run-alone'],
+    [2, 1, 1, 'answer-crashed'],
+    [0, 0, 1, 'run'],
+  ];
+  it.each(table)('a job with %i deaths, %i of them alone, limit %i: %s', (crashes, aloneDeaths, maxCrashes, verdict) => {
+    expect(crashVerdict(crashes, aloneDeaths, maxCrashes)).toBe(verdict);
+  });
+
+  it("leaves BullMQ's own stalled limit past ours by the worker's concurrency, so bystanders waiting to run alone are not failed by it", () => {
+    expect(stalledLimit(3, 32)).toBe(35);
+    expect(stalledLimit(3, 0)).toBe(4);
   });
 
   it('answers poison failed, not recoverable, naming the cause and the count', () => {

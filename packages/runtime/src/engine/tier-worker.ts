@@ -1,5 +1,6 @@
 import type { TierName } from '@tierflow/protocol';
 import { inCell, servedCells } from '../cells/cells.js';
+import { AloneGate } from './alone-gate.js';
 import { CellWorker, type CellWorkerOptions } from './cell-worker.js';
 
 export interface TierWorkerOptions extends CellWorkerOptions {
@@ -40,8 +41,10 @@ export class TierWorker {
     const { cells, ...cellOptions } = options;
     const served = cells === undefined ? servedCells(undefined, options.runtime.cells) : servedCells(cells.join(','), options.runtime.cells);
     const started: CellWorker[] = [];
+    // One gate over every cell: a job that runs alone has no job of any cell beside it.
+    const gate = cellOptions.gate ?? new AloneGate();
     try {
-      for (const index of served) started.push(await CellWorker.start({ ...cellOptions, runtime: inCell(options.runtime, index) }));
+      for (const index of served) started.push(await CellWorker.start({ ...cellOptions, gate, runtime: inCell(options.runtime, index) }));
     } catch (error) {
       await Promise.all(started.map((worker) => worker.close()));
       throw error;
