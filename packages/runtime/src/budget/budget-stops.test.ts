@@ -21,6 +21,13 @@ describe('a budget stop, checked against the run’s own records', () => {
     });
     // The same hash against a budget with room for the call asked: a stop the run's budget does not bear out.
     expect(checkBudgetStop(refused, { max_tokens: 800 })).toMatchObject({ holds: false });
+    // Checked once the calls held then have settled (below their reservations): what they held when the call was refused counts.
+    const settled = { exceeded: 'max_tokens', llm_calls: '2', tokens_in: '100', held_tokens: '0', refused_held_tokens: '500', refused_tokens: '250' };
+    expect(checkBudgetStop(settled, { max_tokens: 600 })).toEqual({
+      holds: true,
+      limit: 'max_tokens',
+      reason: 'budget exceeded: max_tokens 600 reached (100 used, 500 held by calls in flight, a call asking 250 refused)',
+    });
   });
 
   it.each<[string, Record<string, string>, Parameters<typeof checkBudgetStop>[1], RegExp]>([

@@ -21,7 +21,7 @@ export type BudgetStopCheck = { readonly holds: true; readonly limit: BudgetLimi
  * (`exceeded`, which the reserve and settle scripts set as they queue the stop), and its counts
  * bear that out against `budget`, the run's budget as the Monitor knows it (the objective's, over
  * the deployment's default): what settled calls spent has passed a limit, or a reservation was
- * refused, what spent and held calls left not fitting the call it asked for. The hash's own
+ * refused, what was spent and held then leaving no room for the call it asked for. The hash's own
  * limits are not read: every tier that charges usage can write that hash, so a limit found there
  * proves nothing. Pure.
  */
@@ -30,9 +30,14 @@ export function checkBudgetStop(record: Readonly<Record<string, string>>, budget
   if (record.exceeded === undefined) return { holds: false, reason: 'no charge found the run over its budget' };
   const whole = wholeFields(record);
   const spent = spentOf(record);
-  // Tokens held and asked are kept in and out together: the limit counts them so.
+  // Tokens held and asked are kept in and out together: the limit counts them so. What was held
+  // when the reservation was refused counts, not what is held now: by the time the Monitor looks,
+  // those calls may have settled below their reservations (the larger of the two, should a call
+  // held then have settled into what is spent since: a stop a script made errs towards holding).
   const part = (tokens: string, micro: string): Usage => ({ tokens_in: whole(tokens), tokens_out: 0, cost_usd: whole(micro) / 1e6, llm_calls: 0 });
-  const pending = { held: part('held_tokens', 'held_micro_usd'), asked: part('refused_tokens', 'refused_micro_usd') };
+  const [heldNow, heldThen] = [part('held_tokens', 'held_micro_usd'), part('refused_held_tokens', 'refused_held_micro_usd')];
+  const held = heldThen.tokens_in + heldThen.cost_usd > heldNow.tokens_in + heldNow.cost_usd ? heldThen : heldNow;
+  const pending = { held, asked: part('refused_tokens', 'refused_micro_usd') };
   const recorded = recordVerdict(budget, spent);
   const reserved = reservationVerdict(budget, addUsage(spent, pending.held), pending.asked);
   const verdict = recorded.ok ? reserved : recorded;

@@ -38,8 +38,9 @@ local function expire(ms) if redis.call('PTTL', h) == -1 then redis.call('PEXPIR
  *   ARGV[3]  tokens reserved (prompt estimate and output limit), ARGV[4] their cost in micro-USD
  *   ARGV[5]  the hash's TTL in ms, set when it has none
  * Refused once a limit is reached, or when spent + held + this reservation would pass one; then
- * the run is stopped, with the refused reservation kept in refused_tokens and refused_micro_usd
- * for the reason. Else the call is counted and its reservation held. The same id reserved again
+ * the run is stopped, with the refused reservation kept in refused_tokens and refused_micro_usd,
+ * and what calls in flight held then in refused_held_tokens and refused_held_micro_usd (the
+ * Monitor checks the stop once they may have settled). Else the call is counted and its reservation held. The same id reserved again
  * (a command sent twice) changes nothing. Returns { accepted (1|0), the limit that stopped the
  * run or '', 1 when this call stopped it, llm_calls, tokens spent + held, micro-USD spent + held }.
  */
@@ -59,7 +60,7 @@ if reached then
   local first = 0
   if not exceeded then
     first = stop(reached)
-    if first == 1 then redis.call('HSET', h, 'refused_tokens', askT, 'refused_micro_usd', askC) end
+    if first == 1 then redis.call('HSET', h, 'refused_tokens', askT, 'refused_micro_usd', askC, 'refused_held_tokens', heldT, 'refused_held_micro_usd', heldC) end
   end
   return { 0, reached, first, calls, tokens, micro }
 end
