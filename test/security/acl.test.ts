@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +8,11 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simPlan, treeNodes } from '../support/runs.js';
-import { startTiers, tierflow, type RunningTiers } from './tier-processes.js';
+import { aclPasswords, startTiers, tierflow, type RunningTiers, type AclUser } from './tier-processes.js';
 
 // A Redis that knows only the users `tierflow acl print` wrote, and the four tiers each logged in as its own.
-const USERS = ['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const;
-type User = (typeof USERS)[number];
-const PASSWORDS = Object.fromEntries(USERS.map((user) => [user, randomBytes(12).toString('hex')])) as Record<User, string>;
+type User = AclUser;
+const { passwords: PASSWORDS, env: PASSWORD_ENV } = aclPasswords();
 
 let dir: string;
 let server: RedisServer;
@@ -46,7 +44,7 @@ async function refusal(command: Promise<unknown>): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tierflow-acl-e2e-'));
   prefix = uniquePrefix('acl');
-  const passwordEnv = Object.fromEntries(USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, PASSWORDS[user]]));
+  const passwordEnv = PASSWORD_ENV;
   const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
   expect(printed).toMatchObject({ code: 0, stderr: '' });
   await writeFile(join(dir, 'users.acl'), printed.stdout);

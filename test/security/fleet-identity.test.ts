@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,14 +8,13 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitJob } from '../support/queue-jobs.js';
 import { simPlan, treeNodes } from '../support/runs.js';
-import { startTiers, tierflow, type RunningTiers } from './tier-processes.js';
+import { aclPasswords, startTiers, tierflow, type RunningTiers, type AclUser } from './tier-processes.js';
 
 // A deployment that signs and confines each tier to its own Redis user, attacked by whoever holds
 // the Fleet's credentials: its Redis user and its private key. Nothing they forge may pass for
 // another tier or the client; each refusal says why, and a refused message is kept.
-const USERS = ['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const;
-type User = (typeof USERS)[number];
-const PASSWORDS = Object.fromEntries(USERS.map((user) => [user, randomBytes(12).toString('hex')])) as Record<User, string>;
+type User = AclUser;
+const { passwords: PASSWORDS, env: PASSWORD_ENV } = aclPasswords();
 
 let dir: string;
 let keysDir: string;
@@ -41,7 +39,7 @@ beforeAll(async () => {
   keysDir = join(dir, 'keys');
   generateKeySet(keysDir);
   prefix = uniquePrefix('identity');
-  const passwordEnv = Object.fromEntries(USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, PASSWORDS[user]]));
+  const passwordEnv = PASSWORD_ENV;
   const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
   await writeFile(join(dir, 'users.acl'), printed.stdout);
   server = await startRedisServer({ aclFile: join(dir, 'users.acl') });

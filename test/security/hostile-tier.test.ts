@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,14 +7,13 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simPlan } from '../support/runs.js';
-import { startTiers, tierflow, type RunningTiers } from './tier-processes.js';
+import { aclPasswords, startTiers, tierflow, type RunningTiers, type AclUser } from './tier-processes.js';
 
 // What one tier's Redis user can do to runs it does not own, with ACLs and signing both on: the
 // four tiers each log in as their own user and sign with their own key, as a hardened deployment
 // runs them. The attacker holds the Fleet's credentials (a Fleet host runs other people's code).
-const USERS = ['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const;
-type User = (typeof USERS)[number];
-const PASSWORDS = Object.fromEntries(USERS.map((user) => [user, randomBytes(12).toString('hex')])) as Record<User, string>;
+type User = AclUser;
+const { passwords: PASSWORDS, env: PASSWORD_ENV } = aclPasswords();
 
 let dir: string;
 let server: RedisServer;
@@ -38,7 +36,7 @@ beforeAll(async () => {
   prefix = uniquePrefix('hostile');
   const keysDir = join(dir, 'keys');
   generateKeySet(keysDir);
-  const passwordEnv = Object.fromEntries(USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, PASSWORDS[user]]));
+  const passwordEnv = PASSWORD_ENV;
   const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
   expect(printed).toMatchObject({ code: 0, stderr: '' });
   await writeFile(join(dir, 'users.acl'), printed.stdout);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { TierSlug } from '@tierflow/protocol';
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -46,4 +47,14 @@ export async function tierflow(args: readonly string[], env: NodeJS.ProcessEnv):
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? String(error) };
   }
+}
+
+/** The Redis users `tierflow acl print` writes: the admin, the client and the four tiers. */
+export const ACL_USERS = ['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const;
+export type AclUser = (typeof ACL_USERS)[number];
+
+/** A fresh password for each user, and the environment `tierflow acl` reads them from. */
+export function aclPasswords(): { readonly passwords: Record<AclUser, string>; readonly env: Record<string, string> } {
+  const passwords = Object.fromEntries(ACL_USERS.map((user) => [user, randomBytes(12).toString('hex')])) as Record<AclUser, string>;
+  return { passwords, env: Object.fromEntries(ACL_USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, passwords[user]])) };
 }
