@@ -4,6 +4,9 @@ import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../cancellation/control-keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import { rootObjectiveSchema } from '../client/objective.js';
+import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
+import { throttledWarning } from '../observability/logger.js';
+import type { TierLogger } from '../policy/handler.js';
 import { checkSignature } from '../security/signing.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { runBudget } from './charge-usage.js';
@@ -111,4 +114,22 @@ export async function stopOverBudget(deps: BudgetStopDeps, rootId: string): Prom
   }
   await deps.canceller.cancelWith(rootId, check.reason, ERROR_TYPES.budgetExceeded);
   return null;
+}
+
+/**
+ * The Monitor's sweep of the budget-stops set: each run queued there is stopped once its records
+ * bear the stop out, or dropped with a warning (at most one per 10 s, with how many were held back).
+ */
+export function budgetStopSweeper(deps: Omit<BudgetStopDeps, 'dropped'>, log: TierLogger, intervalMs: number): WatchdogSweeper<string> {
+  const key = deps.keys.budgetStops;
+  const dropped = throttledWarning(log, `dropped a budget stop on ${key} that the run's own count does not bear out`);
+  return new WatchdogSweeper({
+    redis: deps.redis,
+    key,
+    intervalMs,
+    parse: parseBudgetStop,
+    run: (rootId) => stopOverBudget({ ...deps, dropped: (id, reason) => dropped({ root_id: id, reason }) }, rootId),
+    onError: (error) => log.warn('budget stop error', { error: String(error) }),
+    onMalformed: (member) => log.warn('dropped a malformed budget stop', { key, member: member.slice(0, 200) }),
+  });
 }

@@ -1,11 +1,11 @@
 import { backoffDelay } from '@tierflow/core';
-import { budgetSchema, formatValidationError, TierflowError, tierAbove, tierBelow, validateWith, type Budget, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { budgetSchema, formatValidationError, TierflowError, tierBelow, validateWith, type Budget, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { DelayedError, UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import { pausedMs } from '../questions/questions.js';
 import type { Span } from '@opentelemetry/api';
 import type { RedisClient } from '@tierflow/beads';
 import { AuditTrail } from '../audit/audit-trail.js';
-import { controlKeys, type ControlKeys } from '../cancellation/control-keys.js';
+import { controlKeys } from '../cancellation/control-keys.js';
 import { RunningHandlers, type StopReason } from '../cancellation/control-listener.js';
 import { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { RuntimeOptions } from '../config/options.js';
@@ -14,7 +14,7 @@ import { DEFAULT_CONCURRENCY } from '../config/runtime-settings.js';
 import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { RedisClock } from '../deadlines/clock.js';
 import { parseWatchMember, runWatchdog, type WatchdogJob } from '../deadlines/watchdog.js';
-import { parseBudgetStop, rootBudgetOf, stopOverBudget } from '../budget/budget-stops.js';
+import { budgetStopSweeper, rootBudgetOf } from '../budget/budget-stops.js';
 import { UsageMeters } from '../budget/usage-meter.js';
 import { Heartbeat } from '../workers/heartbeat.js';
 import { randomUUID } from 'node:crypto';
@@ -27,7 +27,8 @@ import type { Assignment, TierHandler, TierLogger } from '../policy/handler.js';
 import { connect } from '../redis/connection.js';
 import { LockLostError, type FencedBatch } from '../redis/fenced-batch.js';
 import { JobFinder } from '../redis/job-finder.js';
-import { JobFinisher, type Family, type FamilyJob } from '../redis/job-finisher.js';
+import { JobFinisher } from '../redis/job-finisher.js';
+import { familyOf } from './job-family.js';
 import { RoundSender, type ChildJob } from '../redis/round-sender.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
@@ -198,30 +199,9 @@ export class CellWorker {
       onError: (error) => this.log.warn('watchdog error', { error: String(error) }),
       onMalformed: (member) => this.log.warn('dropped a malformed watchdog entry', { key: keys.watchdogs(party), member: member.slice(0, 200) }),
     });
-    const droppedStop = throttledWarning(this.log, `dropped a budget stop on ${keys.budgetStops} that the run's own count does not bear out`);
     this.budgetStops =
       this.engine.role.kind === 'root'
-        ? new WatchdogSweeper({
-            redis,
-            key: keys.budgetStops,
-            intervalMs: WATCHDOG_SWEEP_MS,
-            parse: parseBudgetStop,
-            run: (rootId) =>
-              stopOverBudget(
-                {
-                  redis,
-                  keys,
-                  canceller,
-                  rootJobKey: (id) => this.finder.queue(tier).toKey(id),
-                  defaultBudget: defaultRunBudget,
-                  signing: runtime.signing,
-                  dropped: (id, reason) => droppedStop({ root_id: id, reason }),
-                },
-                rootId,
-              ),
-            onError: (error) => this.log.warn('budget stop error', { error: String(error) }),
-            onMalformed: (member) => this.log.warn('dropped a malformed budget stop', { key: keys.budgetStops, member: member.slice(0, 200) }),
-          })
+        ? budgetStopSweeper({ redis, keys, canceller, rootJobKey: (id) => this.finder.queue(tier).toKey(id), defaultBudget: defaultRunBudget, signing: runtime.signing }, this.log, WATCHDOG_SWEEP_MS)
         : null;
     this.heartbeat = new Heartbeat({
       redis,
@@ -487,24 +467,4 @@ function defaultBudget(budget: Budget | undefined): Budget | null {
   const parsed = validateWith(budgetSchema, budget);
   if (!parsed.ok) throw TierflowError.permanent(`invalid default budget: ${parsed.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
   return parsed.value;
-}
-
-/**
- * What a completion of this tier's jobs looks at (see JobFinisher): the set of the children a job
- * sent, at a tier that delegates, and its parent's, for a parent on the tier above.
- */
-function familyOf(tier: TierName, keys: ControlKeys, finder: JobFinder): (job: FamilyJob) => Family {
-  const below = tierBelow(tier);
-  const above = tierAbove(tier);
-  const parentQueue = above ? finder.queue(above).qualifiedName : null;
-  return (job) => {
-    const parent = job.parent;
-    return {
-      ownChildren: below ? keys.children(partyOf(tier), job.id!) : null,
-      parent:
-        above && parent?.id && parent.queueKey === parentQueue && job.parentKey
-          ? { key: job.parentKey, ownChildren: keys.children(partyOf(above), parent.id), queueKey: parent.queueKey, id: parent.id }
-          : null,
-    };
-  };
 }
