@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { runtimeOptionsFromEnv, type RuntimeOptions } from '@tierflow/runtime';
 import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, streamUpload } from '../support/raw-http.js';
@@ -73,11 +73,12 @@ describe('request bodies', () => {
 describe('sign-in', () => {
   let served: Served;
   let proxied: Served;
+  let runtime: RuntimeOptions;
   const warnings: string[] = [];
   const log = { info: () => undefined, warn: (message: string, fields?: Record<string, unknown>) => void warnings.push(`${message} ${JSON.stringify(fields)}`) };
 
   beforeAll(async () => {
-    const runtime = runtimeOptionsFromEnv({ REDIS_URL: redis.url, TIERFLOW_PREFIX: uniquePrefix('sign-in') });
+    runtime = runtimeOptionsFromEnv({ REDIS_URL: redis.url, TIERFLOW_PREFIX: uniquePrefix('sign-in') });
     served = await serveDeployment(runtime, { token: TOKEN }, log);
     proxied = await serveDeployment(runtime, { token: TOKEN, trustedProxies: ['127.0.0.1'] }, log);
   });
@@ -115,5 +116,21 @@ describe('sign-in', () => {
     }
     expect(warnings.some((line) => line.includes('198.51.100.3'))).toBe(true);
     expect((await signIn(proxied.url, TOKEN, { 'x-forwarded-for': '198.51.100.99' })).status).toBe(200);
+  });
+
+  it('marks the sign-in cookie Secure when a trusted proxy says the browser came over HTTPS, and believes no one else', async () => {
+    const cookie = (answer: { headers: Record<string, string | string[] | undefined> }) => String(answer.headers['set-cookie'] ?? '');
+    const overHttps = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.100' };
+    expect(cookie(await signIn(proxied.url, TOKEN, overHttps))).toMatch(/;\s*Secure/i);
+    expect(cookie(await signIn(proxied.url, TOKEN, { 'x-forwarded-for': '198.51.100.101' }))).not.toMatch(/;\s*Secure/i);
+    // Not from a trusted proxy: the header is the client's own word.
+    const unproxied = await serveDeployment(runtime, { token: TOKEN }, log);
+    try {
+      const direct = await signIn(unproxied.url, TOKEN, overHttps);
+      expect(direct.status).toBe(200);
+      expect(cookie(direct)).not.toMatch(/;\s*Secure/i);
+    } finally {
+      await unproxied.close();
+    }
   });
 });

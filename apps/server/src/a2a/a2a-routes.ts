@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import { viaTrustedProxy, type TrustedProxies } from '../auth/client-address.js';
+import { requestOrigin, type TrustedProxies } from '../auth/client-address.js';
 import type { ServerOptions } from '../config/server-options.js';
 import { STREAM_INTERVAL_MS } from '../runs/run-stream.js';
 import { A2A_PATH, agentCard, liveSpecialists } from './agent-card.js';
@@ -46,20 +46,6 @@ function rpcError(id: JsonRpcId, error: unknown): { jsonrpc: '2.0'; id: JsonRpcI
   return { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
 }
 
-/**
- * The origin the client reached: the proxy's, when a trusted proxy in front says it
- * (X-Forwarded-Proto and -Host); from anyone else those headers would let a client write the
- * card's address.
- */
-function originOf(c: Context, proxies: TrustedProxies): string {
-  const url = new URL(c.req.url);
-  const trusted = viaTrustedProxy(c, proxies);
-  const first = (header: string | undefined): string | undefined => (trusted ? header?.split(',')[0]?.trim() || undefined : undefined);
-  const proto = first(c.req.header('x-forwarded-proto')) ?? url.protocol.replace(/:$/, '');
-  const host = first(c.req.header('x-forwarded-host')) ?? url.host;
-  return `${proto}://${host}`;
-}
-
 function callContext(c: Context): ServerCallContext {
   const version = c.req.header(A2A_VERSION_HEADER);
   const context = defaultServerCallContextBuilder({
@@ -83,7 +69,7 @@ export function a2aRoutes(app: OpenAPIHono, deps: A2aRouteDeps): void {
   const tokenRequired = deps.options.token !== null;
   const proxies = deps.proxies ?? null;
   // The Fleet's registry alone: a few keys, whatever else Redis holds (the card is open to anyone).
-  const cardFor = async (c: Context): Promise<AgentCard> => agentCard({ origin: originOf(c, proxies), tokenRequired, specialists: liveSpecialists(await deps.client.workers(['fleet'])) });
+  const cardFor = async (c: Context): Promise<AgentCard> => agentCard({ origin: requestOrigin(c, proxies), tokenRequired, specialists: liveSpecialists(await deps.client.workers(['fleet'])) });
 
   app.openAPIRegistry.registerPath({
     method: 'get',
@@ -117,7 +103,7 @@ export function a2aRoutes(app: OpenAPIHono, deps: A2aRouteDeps): void {
     const context = callContext(c);
     try {
       // The version depends on the interface alone: no need for the workers' skills here.
-      validateVersion(context.requestedVersion, agentCard({ origin: originOf(c, proxies), tokenRequired, specialists: [] }), 'JSONRPC');
+      validateVersion(context.requestedVersion, agentCard({ origin: requestOrigin(c, proxies), tokenRequired, specialists: [] }), 'JSONRPC');
     } catch (error) {
       return c.json(rpcError(id, error));
     }

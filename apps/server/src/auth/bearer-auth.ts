@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { TierLogger } from '@tierflow/runtime';
-import { clientAddressOf, type TrustedProxies } from './client-address.js';
+import { clientAddressOf, requestOrigin, type TrustedProxies } from './client-address.js';
 import type { FailureThrottle } from './failure-throttle.js';
 
 /** The cookie the dashboard keeps the token in, so a browser's page loads, event streams and Bull Board carry it. */
@@ -93,7 +93,8 @@ export function signIn(guard: TokenGuard): MiddlewareHandler {
       log.warn('refused a sign-in with a wrong token', { from });
       return c.json({ error: { code: 'unauthorized', message: 'wrong token' } }, 401);
     }
-    setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/', secure: new URL(c.req.url).protocol === 'https:' });
+    // Secure where the browser reached us over HTTPS: this server's own, or a trusted proxy's in front.
+    setCookie(c, TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/', secure: requestOrigin(c, proxies).startsWith('https:') });
     return c.json({ signed_in: true, token_required: true });
   };
 }

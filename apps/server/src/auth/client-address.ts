@@ -66,3 +66,16 @@ export function clientAddressOf(c: Context, proxies: TrustedProxies): string {
 export function viaTrustedProxy(c: Context, proxies: TrustedProxies): boolean {
   return isTrusted(socketAddressOf(c), proxies);
 }
+
+/**
+ * The origin the client reached: the proxy's, when a trusted proxy in front says it
+ * (X-Forwarded-Proto and -Host); from anyone else those headers would let a client choose it.
+ */
+export function requestOrigin(c: Context, proxies: TrustedProxies): string {
+  const url = new URL(c.req.url);
+  const trusted = viaTrustedProxy(c, proxies);
+  const first = (header: string | undefined): string | undefined => (trusted ? header?.split(',')[0]?.trim() || undefined : undefined);
+  const proto = first(c.req.header('x-forwarded-proto')) ?? url.protocol.replace(/:$/, '');
+  const host = first(c.req.header('x-forwarded-host')) ?? url.host;
+  return `${proto}://${host}`;
+}

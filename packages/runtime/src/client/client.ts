@@ -199,7 +199,7 @@ export class TierflowClient {
           const views = await this.redis.mget(...ids.map((id) => keys.questions(id)));
           return new Set(ids.filter((_, index) => views[index] !== null));
         };
-        return listRuns(monitor, options, now, waitingForAnswers);
+        return listRuns(monitor, { options, now, waitingForAnswers, signing: runtime.signing });
       }),
     );
     return latestRuns(found.flat(), options);

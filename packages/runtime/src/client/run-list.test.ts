@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOutcome } from '../messages/messages.js';
+import { signRecord } from '../security/signing.js';
+import { memoryKeySet } from '../testing/keys.js';
 import { runSummary, statesFor } from './run-list.js';
 
 const T0 = Date.parse('2026-11-25T12:00:00.000Z');
@@ -15,7 +17,7 @@ const job = (overrides: Partial<JobLike> = {}): JobLike => ({
 
 describe('runSummary', () => {
   it('reads a finished root: its outcome’s status and how long it took from its submission', () => {
-    const outcome = buildOutcome('ABSTRACT_ARCHITECT', 'r1.0-0', { status: 'partial', summary: 's', confidence: 0.5, error_type: 'x', error_detail: 'y', recoverable: true }, 10, T0);
+    const outcome = buildOutcome('ABSTRACT_ARCHITECT', 'r1', { status: 'partial', summary: 's', confidence: 0.5, error_type: 'x', error_detail: 'y', recoverable: true }, 10, T0);
     expect(runSummary(job({ finishedOn: T0 + 2_600, returnvalue: outcome }), 'completed', T0 + 9_000)).toEqual({
       root_id: 'r1',
       status: 'partial',
@@ -24,6 +26,15 @@ describe('runSummary', () => {
       finished_at: '2026-11-25T12:00:02.600Z',
       duration_ms: 2_600,
     });
+  });
+
+  it('takes a finished run’s status from its own outcome only: another run’s, or one the Monitor did not sign where it signs, reads failed', () => {
+    const draft = { status: 'success', summary: 's', confidence: 0.9 } as const;
+    expect(runSummary(job({ returnvalue: buildOutcome('ABSTRACT_ARCHITECT', 'r2', draft, 10, T0) }), 'completed', T0).status).toBe('failed');
+    const keys = memoryKeySet();
+    const own = buildOutcome('ABSTRACT_ARCHITECT', 'r1', draft, 10, T0);
+    expect(runSummary(job({ returnvalue: signRecord(own, keys.signer('monitor')) }), 'completed', T0, keys.signing).status).toBe('success');
+    expect(runSummary(job({ returnvalue: signRecord(own, keys.signer('fleet')) }), 'completed', T0, keys.signing).status).toBe('failed');
   });
 
   it.each([

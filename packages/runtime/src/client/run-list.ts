@@ -1,7 +1,8 @@
-import { isOutcome, validate } from '@tierflow/protocol';
 import type { Job, JobType, Queue } from 'bullmq';
 import { z } from 'zod';
 import { INPUT_REQUIRED } from '../questions/run-questions.js';
+import type { SigningConfig } from '../security/signing-keys.js';
+import { asRootOutcome } from './root-outcome.js';
 
 /** One root in `tierflow runs`: where it is, and how long it has taken. */
 export interface RunSummary {
@@ -42,12 +43,16 @@ export function statesFor(status: string | undefined): readonly JobType[] {
 
 const rootDataSchema = z.looseObject({ objective: z.looseObject({ objective: z.string() }) });
 
-/** A Monitor job as a run, read without trusting it: a job whose data does not parse still shows, with what can be read. Pure. */
-export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue'>, state: JobType, now: number): RunSummary {
+/**
+ * A Monitor job as a run, read without trusting it: a job whose data does not parse still shows,
+ * with what can be read, and a finished run's status is its own outcome's (readRootOutcome: that
+ * run's, signed by the Monitor where the deployment signs), else `failed`. Pure.
+ */
+export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue'>, state: JobType, now: number, signing: SigningConfig | null = null): RunSummary {
   const data = rootDataSchema.safeParse(job.data);
   const objective = data.success ? data.data.objective.objective : '(unreadable)';
-  const returned = state === 'completed' ? validate(job.returnvalue) : null;
-  const status = returned?.ok && isOutcome(returned.value) ? returned.value.payload.status : RUNNING.includes(state) ? 'running' : WAITING.includes(state) ? 'waiting' : 'failed';
+  const returned = state === 'completed' ? asRootOutcome(job.returnvalue, job.id ?? '', signing) : null;
+  const status = returned ? returned.payload.status : RUNNING.includes(state) ? 'running' : WAITING.includes(state) ? 'waiting' : 'failed';
   const finished = job.finishedOn ?? null;
   // From its submission: BullMQ moves processedOn to each pass of the root, so a finished run would seem to have taken only its last.
   const started = Number.isFinite(job.timestamp) ? job.timestamp : (job.processedOn ?? null);
@@ -61,16 +66,26 @@ export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'process
   };
 }
 
+/** What listing a cell's runs needs besides its Monitor queue. */
+export interface RunListing {
+  readonly options: RunListOptions;
+  readonly now: number;
+  /** Which of these roots wait for a person's answers. */
+  readonly waitingForAnswers: (rootIds: readonly string[]) => Promise<ReadonlySet<string>>;
+  /** The deployment's signing, whose Monitor signature a finished run's outcome must carry. */
+  readonly signing: SigningConfig | null;
+}
+
 /**
  * The most recent runs (latest first) from the Monitor's queue: those running or waiting, and
  * the finished ones still retained (TIERFLOW_KEEP_FINISHED_MS).
  */
-export async function listRuns(monitor: Queue, options: RunListOptions, now: number, waitingForAnswers: (rootIds: readonly string[]) => Promise<ReadonlySet<string>>): Promise<RunSummary[]> {
+export async function listRuns(monitor: Queue, { options, now, waitingForAnswers, signing }: RunListing): Promise<RunSummary[]> {
   const limit = runLimit(options);
   // With a status to match among finished runs, look further back than the limit.
   const reach = options.status === undefined || options.status === 'running' || options.status === 'waiting' ? limit : limit * 10;
   const states = statesFor(options.status);
-  const found = await Promise.all(states.map(async (state) => (await monitor.getJobs([state], 0, reach - 1, false)).map((job) => runSummary(job, state, now))));
+  const found = await Promise.all(states.map(async (state) => (await monitor.getJobs([state], 0, reach - 1, false)).map((job) => runSummary(job, state, now, signing))));
   // A delayed root is a retry's back-off, or a run waiting for a person.
   const delayed = states.includes('delayed') ? found[states.indexOf('delayed')]! : [];
   const asking = await waitingForAnswers(delayed.map((run) => run.root_id));
