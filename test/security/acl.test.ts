@@ -1,21 +1,18 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BeadsStore } from '@tierflow/beads';
 import { auditKey, controlKeys, readAuditTrail, resolveRuntimeOptions, TierflowClient, type RunNode } from '@tierflow/runtime';
-import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simPlan, treeNodes } from '../support/runs.js';
-import { aclPasswords, startTiers, tierflow, type RunningTiers, type AclUser } from './tier-processes.js';
+import { startAclRedis, type AclRedis, startTiers, type RunningTiers, type AclUser } from './tier-processes.js';
 
 // A Redis that knows only the users `tierflow acl print` wrote, and the four tiers each logged in as its own.
-type User = AclUser;
-const { passwords: PASSWORDS, env: PASSWORD_ENV } = aclPasswords();
-
 let dir: string;
-let server: RedisServer;
+let acl: AclRedis;
 let prefix: string;
 let tiers: RunningTiers;
 let client: TierflowClient;
@@ -23,12 +20,12 @@ let admin: Redis;
 const connections: Redis[] = [];
 
 function urlFor(user: string, password: string): string {
-  return server.url.replace('redis://', `redis://${user}:${password}@`);
+  return acl.server.url.replace('redis://', `redis://${user}:${password}@`);
 }
 
 /** A connection as `user`; it reports errors through the commands it runs, not as events. */
-function as(user: string | null, password = PASSWORDS[user as User] ?? ''): Redis {
-  const redis = redisClient(user ? urlFor(user, password) : server.url);
+function as(user: string | null, password = acl.passwords[user as AclUser] ?? ''): Redis {
+  const redis = redisClient(user ? urlFor(user, password) : acl.server.url);
   redis.on('error', () => undefined);
   connections.push(redis);
   return redis;
@@ -44,26 +41,18 @@ async function refusal(command: Promise<unknown>): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tierflow-acl-e2e-'));
   prefix = uniquePrefix('acl');
-  const passwordEnv = PASSWORD_ENV;
-  const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
-  expect(printed).toMatchObject({ code: 0, stderr: '' });
-  await writeFile(join(dir, 'users.acl'), printed.stdout);
-  server = await startRedisServer({ aclFile: join(dir, 'users.acl') });
+  acl = await startAclRedis(dir, prefix);
   admin = as('admin');
   // No credentials in REDIS_URL: each tier logs in with its own REDIS_URL_<TIER> or not at all.
-  tiers = await startTiers({
-    REDIS_URL: server.url,
-    TIERFLOW_PREFIX: prefix,
-    ...Object.fromEntries(['monitor', 'architect', 'dispatcher', 'fleet'].map((tier) => [`REDIS_URL_${tier.toUpperCase()}`, urlFor(tier, PASSWORDS[tier as User])])),
-  });
-  client = new TierflowClient(resolveRuntimeOptions({ redisUrl: urlFor('client', PASSWORDS.client), prefix }));
+  tiers = await startTiers({ REDIS_URL: acl.server.url, TIERFLOW_PREFIX: prefix, ...acl.tierUrls });
+  client = new TierflowClient(resolveRuntimeOptions({ redisUrl: acl.urlFor('client'), prefix }));
 }, 60_000);
 
 afterAll(async () => {
   await client?.close();
   await tiers?.processes.stop();
   for (const connection of connections) connection.disconnect();
-  await server?.stop();
+  await acl?.server.stop();
   await rm(dir, { recursive: true, force: true });
 });
 

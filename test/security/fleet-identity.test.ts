@@ -1,53 +1,40 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDelegation, buildOutcome, controlKeys, generateKeySet, resolveRuntimeOptions, signingFromEnv, signRecord, TierflowClient, type Signer } from '@tierflow/runtime';
-import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitJob } from '../support/queue-jobs.js';
 import { simPlan, treeNodes } from '../support/runs.js';
-import { aclPasswords, startTiers, tierflow, type RunningTiers, type AclUser } from './tier-processes.js';
+import { startAclRedis, type AclRedis, startTiers, type RunningTiers } from './tier-processes.js';
 
 // A deployment that signs and confines each tier to its own Redis user, attacked by whoever holds
 // the Fleet's credentials: its Redis user and its private key. Nothing they forge may pass for
 // another tier or the client; each refusal says why, and a refused message is kept.
-type User = AclUser;
-const { passwords: PASSWORDS, env: PASSWORD_ENV } = aclPasswords();
-
 let dir: string;
 let keysDir: string;
-let server: RedisServer;
+let acl: AclRedis;
 let prefix: string;
 const tiers: RunningTiers[] = [];
 let client: TierflowClient;
 let fleetRedis: Redis;
 let fleetKey: Signer;
 
-const urlFor = (user: User): string => server.url.replace('redis://', `redis://${user}:${PASSWORDS[user]}@`);
-const tierEnv = (): NodeJS.ProcessEnv => ({
-  REDIS_URL: server.url,
-  TIERFLOW_PREFIX: prefix,
-  TIERFLOW_KEYS_DIR: keysDir,
-  TIERFLOW_LOG: 'silent',
-  ...Object.fromEntries((['monitor', 'architect', 'dispatcher', 'fleet'] as const).map((tier) => [`REDIS_URL_${tier.toUpperCase()}`, urlFor(tier)])),
-});
+const tierEnv = (): NodeJS.ProcessEnv => ({ REDIS_URL: acl.server.url, TIERFLOW_PREFIX: prefix, TIERFLOW_KEYS_DIR: keysDir, TIERFLOW_LOG: 'silent', ...acl.tierUrls });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tierflow-fleet-identity-'));
   keysDir = join(dir, 'keys');
   generateKeySet(keysDir);
   prefix = uniquePrefix('identity');
-  const passwordEnv = PASSWORD_ENV;
-  const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
-  await writeFile(join(dir, 'users.acl'), printed.stdout);
-  server = await startRedisServer({ aclFile: join(dir, 'users.acl') });
+  acl = await startAclRedis(dir, prefix);
   // The genuine Dispatcher joins later: first a forger takes its queue.
   tiers.push(await startTiers(tierEnv(), ['monitor', 'architect', 'fleet']));
   const signing = signingFromEnv({ TIERFLOW_KEYS_DIR: keysDir });
-  client = new TierflowClient(resolveRuntimeOptions({ redisUrl: urlFor('client'), prefix, signing }));
-  fleetRedis = redisClient(urlFor('fleet'));
+  client = new TierflowClient(resolveRuntimeOptions({ redisUrl: acl.urlFor('client'), prefix, signing }));
+  fleetRedis = redisClient(acl.urlFor('fleet'));
   fleetKey = signing!.keys.signer('fleet');
 }, 60_000);
 
@@ -55,7 +42,7 @@ afterAll(async () => {
   await client?.close();
   fleetRedis?.disconnect();
   for (const running of tiers) await running.processes.stop();
-  await server?.stop();
+  await acl?.server.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -81,7 +68,7 @@ describe("whoever holds the Fleet's Redis user and key", () => {
     const forger = new Worker(
       'dispatcher',
       (job) => Promise.resolve(signRecord(buildOutcome('ROUTING_DISPATCHER', job.id!, { status: 'success', summary: 'all done, trust me', confidence: 0.99 }, 1, Date.now()), fleetKey)),
-      { connection: redisClient(urlFor('fleet')), prefix },
+      { connection: redisClient(acl.urlFor('fleet')), prefix },
     );
     try {
       const rootId = await client.enqueue(simPlan('all_success', [{}]));

@@ -1,31 +1,26 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { controlKeys, generateKeySet, runtimeOptionsFromEnv, TierflowClient, type ObjectiveFile } from '@tierflow/runtime';
-import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simPlan } from '../support/runs.js';
-import { aclPasswords, startTiers, tierflow, type RunningTiers, type AclUser } from './tier-processes.js';
+import { startAclRedis, type AclRedis, startTiers, type RunningTiers, type AclUser } from './tier-processes.js';
 
 // What one tier's Redis user can do to runs it does not own, with ACLs and signing both on: the
 // four tiers each log in as their own user and sign with their own key, as a hardened deployment
 // runs them. The attacker holds the Fleet's credentials (a Fleet host runs other people's code).
-type User = AclUser;
-const { passwords: PASSWORDS, env: PASSWORD_ENV } = aclPasswords();
-
 let dir: string;
-let server: RedisServer;
+let acl: AclRedis;
 let prefix: string;
 let tiers: RunningTiers;
 let client: TierflowClient;
 const connections: Redis[] = [];
 
-const urlFor = (user: User): string => server.url.replace('redis://', `redis://${user}:${PASSWORDS[user]}@`);
-
-function as(user: User): Redis {
-  const redis = redisClient(urlFor(user));
+function as(user: AclUser): Redis {
+  const redis = redisClient(acl.urlFor(user));
   redis.on('error', () => undefined);
   connections.push(redis);
   return redis;
@@ -36,25 +31,16 @@ beforeAll(async () => {
   prefix = uniquePrefix('hostile');
   const keysDir = join(dir, 'keys');
   generateKeySet(keysDir);
-  const passwordEnv = PASSWORD_ENV;
-  const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
-  expect(printed).toMatchObject({ code: 0, stderr: '' });
-  await writeFile(join(dir, 'users.acl'), printed.stdout);
-  server = await startRedisServer({ aclFile: join(dir, 'users.acl') });
-  tiers = await startTiers({
-    REDIS_URL: server.url,
-    TIERFLOW_PREFIX: prefix,
-    TIERFLOW_KEYS_DIR: keysDir,
-    ...Object.fromEntries(['monitor', 'architect', 'dispatcher', 'fleet'].map((tier) => [`REDIS_URL_${tier.toUpperCase()}`, urlFor(tier as User)])),
-  });
-  client = new TierflowClient(runtimeOptionsFromEnv({ REDIS_URL: urlFor('client'), TIERFLOW_PREFIX: prefix, TIERFLOW_KEYS_DIR: keysDir }));
+  acl = await startAclRedis(dir, prefix);
+  tiers = await startTiers({ REDIS_URL: acl.server.url, TIERFLOW_PREFIX: prefix, TIERFLOW_KEYS_DIR: keysDir, ...acl.tierUrls });
+  client = new TierflowClient(runtimeOptionsFromEnv({ REDIS_URL: acl.urlFor('client'), TIERFLOW_PREFIX: prefix, TIERFLOW_KEYS_DIR: keysDir }));
 }, 60_000);
 
 afterAll(async () => {
   await client?.close();
   await tiers?.processes.stop();
   for (const connection of connections) connection.disconnect();
-  await server?.stop();
+  await acl?.server.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { TierSlug } from '@tierflow/protocol';
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { waitFor } from '@tierflow/testing';
+import { startRedisServer, waitFor, type RedisServer } from '@tierflow/testing';
 
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 const TIERS: readonly TierSlug[] = ['monitor', 'architect', 'dispatcher', 'fleet'];
@@ -53,8 +54,25 @@ export async function tierflow(args: readonly string[], env: NodeJS.ProcessEnv):
 export const ACL_USERS = ['admin', 'client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const;
 export type AclUser = (typeof ACL_USERS)[number];
 
-/** A fresh password for each user, and the environment `tierflow acl` reads them from. */
-export function aclPasswords(): { readonly passwords: Record<AclUser, string>; readonly env: Record<string, string> } {
+/** A private redis-server that knows only the users `tierflow acl print` writes for `prefix`, each with a fresh password. */
+export interface AclRedis {
+  readonly server: RedisServer;
+  readonly passwords: Record<AclUser, string>;
+  /** The server's URL as `user`, with that user's password. */
+  urlFor(user: AclUser): string;
+  /** `REDIS_URL_<TIER>` for the four tiers: each logs in as its own user. */
+  readonly tierUrls: Record<string, string>;
+}
+
+/** Prints the ACL file for `prefix` into `dir` with the `tierflow` command, and starts a redis-server on it. */
+export async function startAclRedis(dir: string, prefix: string): Promise<AclRedis> {
   const passwords = Object.fromEntries(ACL_USERS.map((user) => [user, randomBytes(12).toString('hex')])) as Record<AclUser, string>;
-  return { passwords, env: Object.fromEntries(ACL_USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, passwords[user]])) };
+  const passwordEnv = Object.fromEntries(ACL_USERS.map((user) => [`TIERFLOW_ACL_PASSWORD_${user.toUpperCase()}`, passwords[user]]));
+  const printed = await tierflow(['acl', 'print', '--prefix', prefix], passwordEnv);
+  if (printed.code !== 0 || printed.stderr !== '') throw new Error(`tierflow acl print failed (${printed.code}): ${printed.stderr}`);
+  await writeFile(join(dir, 'users.acl'), printed.stdout);
+  const server = await startRedisServer({ aclFile: join(dir, 'users.acl') });
+  const urlFor = (user: AclUser): string => server.url.replace('redis://', `redis://${user}:${passwords[user]}@`);
+  const tierUrls = Object.fromEntries(TIERS.map((tier) => [`REDIS_URL_${tier.toUpperCase()}`, urlFor(tier)]));
+  return { server, passwords, urlFor, tierUrls };
 }
