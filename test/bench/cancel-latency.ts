@@ -45,7 +45,7 @@ export async function measureCancel(client: TierflowClient, runs: number, leaves
       async () => {
         const tree = await client.tree(rootId);
         const running = tree?.children[0]?.children[0]?.children ?? [];
-        return running.length === leaves && running.every((leaf) => leaf.status === 'active');
+        return running.length === leaves && running.every((leaf) => leaf.status === 'running');
       },
       { timeoutMs: 30_000, description: `all ${leaves} leaves running` },
     );

@@ -53,7 +53,7 @@ const screenShowing = (session: string, shows: (text: string) => boolean, descri
   );
 const closePane = (session: string): Promise<unknown> => run('tmux', [...TMUX, 'kill-session', '-t', session]).catch(() => undefined);
 // The live tree's line for a running leaf, with its elapsed time and progress.
-const LEAF_PROGRESSING = /fleet\s+\S+\s+general\s+sim\s+active\s+[\d.]+ s\s+\d+% sim: \d+ of 60000 ms/;
+const LEAF_PROGRESSING = /fleet\s+\S+\s+general\s+sim\s+running\s+[\d.]+ s\s+\d+% sim: \d+ of 60000 ms/;
 
 async function runs(args: readonly string[]): Promise<RunSummary[]> {
   const result = await tierflow(['runs', '--json', ...args], env());
@@ -95,7 +95,7 @@ describe('tierflow watch', () => {
   // A run that would take a minute: each test sees it running, then cancels it, whatever the time
   // a fresh `tierflow` process takes to start.
   const longRun = () => deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 60_000 }]));
-  const progressing = (text: string): boolean => /"tier":"SPECIALIZED_FLEET","status":"active".*"progress":\{"percent":\d/.test(text);
+  const progressing = (text: string): boolean => /"tier":"SPECIALIZED_FLEET","status":"running".*"progress":\{"percent":\d/.test(text);
 
   it('with --json, prints one event a line as nodes appear and change, progress included, and the outcome last', async () => {
     const rootId = await longRun();

@@ -71,7 +71,7 @@ describe('cells on a Redis Cluster of three masters', () => {
         await waitFor(
           async () => {
             const tree = await deployment.client.tree(id);
-            return tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((leaf) => leaf.status === 'active');
+            return tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((leaf) => leaf.status === 'running');
           },
           { timeoutMs: 15_000, description: `run ${id}'s leaf active` },
         );

@@ -42,7 +42,7 @@ describe('a master failed over mid-run', () => {
     await waitFor(
       async () => {
         const trees = await Promise.all(all.map((rootId) => client.tree(rootId)));
-        return trees.every((tree) => tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((leaf) => leaf.status === 'active'));
+        return trees.every((tree) => tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((leaf) => leaf.status === 'running'));
       },
       { timeoutMs: 20_000, description: 'every run with a leaf at work' },
     );

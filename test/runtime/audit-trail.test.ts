@@ -106,7 +106,7 @@ describe('the audit trail of a run', () => {
 
   it('records a cancellation as sent by the client and received by every node it stopped', async () => {
     const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 30_000 }]));
-    await waitFor(async () => treeNodes((await deployment.client.tree(rootId)) ?? ({ children: [] } as unknown as RunNode), 'SPECIALIZED_FLEET')[0]?.status === 'active', {
+    await waitFor(async () => treeNodes((await deployment.client.tree(rootId)) ?? ({ children: [] } as unknown as RunNode), 'SPECIALIZED_FLEET')[0]?.status === 'running', {
       description: 'the leaf to run',
     });
     await deployment.client.cancel(rootId, { reason: 'audit drill' });

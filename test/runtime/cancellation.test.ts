@@ -48,13 +48,13 @@ describe('cancellation, first_success and timeouts across worker processes', () 
       deployment,
       rootId,
       (tree) => {
-        const states = treeNodes(tree, 'SPECIALIZED_FLEET').map((node) => node.status);
+        const states = treeNodes(tree, 'SPECIALIZED_FLEET').map((node) => node.queue_state);
         const parents = treeNodes(tree).filter((node) => node.tier !== 'SPECIALIZED_FLEET');
         return (
           states.filter((state) => state === 'active').length === 8 &&
           states.includes('delayed') &&
           states.filter((state) => state === 'prioritized' || state === 'waiting').length === 2 &&
-          parents.every((node) => node.status === 'waiting-children')
+          parents.every((node) => node.status === 'waiting_for_children')
         );
       },
       'leaves active, delayed and waiting, parents waiting for children',
@@ -84,7 +84,7 @@ describe('cancellation, first_success and timeouts across worker processes', () 
 
   it('with --no-cascade, answers at once and leaves the children running', async () => {
     const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }, { delay_ms: 1_500 }]));
-    const tree = await treeWhen(deployment, rootId, (t) => treeNodes(t, 'SPECIALIZED_FLEET').filter((n) => n.status === 'active').length === 2, 'both leaves active');
+    const tree = await treeWhen(deployment, rootId, (t) => treeNodes(t, 'SPECIALIZED_FLEET').filter((n) => n.status === 'running').length === 2, 'both leaves active');
     const dispatcher = treeNodes(tree, 'ROUTING_DISPATCHER')[0]!;
     const leafIds = treeNodes(tree, 'SPECIALIZED_FLEET').map((node) => node.id);
 
@@ -174,7 +174,7 @@ describe('a cancellation reaches every worker process of a tier', () => {
   it('aborts handlers running in both Fleet processes', async () => {
     const rootId = await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 60_000 }, { delay_ms: 60_000 }]));
     // One job each: each Fleet process runs one at a time.
-    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'SPECIALIZED_FLEET').every((node) => node.status === 'active'), 'both leaves active');
+    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'SPECIALIZED_FLEET').every((node) => node.status === 'running'), 'both leaves active');
     const started = Date.now();
     await deployment.client.cancel(rootId);
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });

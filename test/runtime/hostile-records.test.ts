@@ -75,7 +75,7 @@ describe('hostile values in Redis, with every tier running', () => {
   it('a well-formed notice without a durable mark stops nothing: the running leaf finishes', async () => {
     const rootId = 'hostile-notice-1';
     await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]), { rootId });
-    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'active', 'the leaf running');
+    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'running', 'the leaf running');
     const { channel } = controlKeys(deployment.runtime.prefix);
     await redis.spublish(channel, JSON.stringify({ kind: 'cancel', ids: [ids(rootId).leaf(0)], reason: 'forged', status: 'cancelled' }));
     expect((await deployment.client.waitForResult(rootId, { timeoutMs: 15_000 })).payload.status).toBe('success');
@@ -104,7 +104,7 @@ describe('hostile values in Redis, with every tier running', () => {
   it('a parent whose step state is corrupted while it waits answers failed (corrupt_record), and the run ends', async () => {
     const rootId = 'hostile-step-1';
     await deployment.client.enqueue(simPlan('all_success', [{ delay_ms: 1_500 }]), { rootId });
-    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.status === 'waiting-children', 'the Dispatcher waiting for its child');
+    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.status === 'waiting_for_children', 'the Dispatcher waiting for its child');
     const stepKey = controlKeys(deployment.runtime.prefix).step('dispatcher', ids(rootId).dispatcher);
     await redis.set(stepKey, '{"round": "not a number"');
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 15_000 });
@@ -159,7 +159,7 @@ describe('hostile values in Redis, with no Fleet worker', () => {
   it('a parked parent whose step state is corrupt is let go by its watchdog, and answers failed instead of waiting for ever', async () => {
     const rootId = 'hostile-watch-1';
     await deployment.client.enqueue(simPlan('all_success', [{}], { timeout_ms: 1_000 }), { rootId });
-    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.status === 'waiting-children', 'the Dispatcher waiting for its child');
+    await treeWhen(deployment, rootId, (tree) => treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.status === 'waiting_for_children', 'the Dispatcher waiting for its child');
     await redis.set(controlKeys(deployment.runtime.prefix).step('dispatcher', ids(rootId).dispatcher), 'junk');
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     expect(outcome.payload.status).toBe('failed');

@@ -42,7 +42,7 @@ describe('crash recovery', () => {
     await waitFor(
       async () => {
         const tree = await client.tree(rootId);
-        return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 2;
+        return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'running').length === 2;
       },
       { description: 'both leaves running' },
     );
@@ -70,7 +70,7 @@ describe('graceful shutdown', () => {
     await waitFor(
       async () => {
         const tree = await client.tree(rootId);
-        return tree && treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'active';
+        return tree && treeNodes(tree, 'SPECIALIZED_FLEET')[0]?.status === 'running';
       },
       { description: 'the leaf running' },
     );
@@ -93,7 +93,7 @@ describe('a Redis restart', () => {
     await waitFor(
       async () => {
         const tree = await client.tree(rootId);
-        return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'active').length === 3;
+        return tree && treeNodes(tree, 'SPECIALIZED_FLEET').filter((node) => node.status === 'running').length === 3;
       },
       { description: 'the leaves running' },
     );

@@ -53,14 +53,14 @@ describe('tierflow status without a Fleet worker', () => {
     expect(leaves.map((leaf) => leaf.id).sort()).toEqual([...sent].sort());
     for (const leaf of leaves) {
       // No worker ever took the job: it still waits in the queue, detached from its parent.
-      expect(leaf).toMatchObject({ status: 'timeout', source: 'parent', job_state: 'waiting', confidence: 0, attempts: 0, started_at: null, children: [] });
+      expect(leaf).toMatchObject({ status: 'timeout', source: 'parent', queue_state: 'waiting', confidence: 0, attempts: 0, started_at: null, children: [] });
     }
     // Each leaf under the Dispatcher that sent it.
     for (const dispatcher of treeNodes(tree, 'ROUTING_DISPATCHER')) {
       expect(dispatcher.source).toBe('outcome');
       for (const leaf of dispatcher.children) expect(leaf.id.startsWith(`${dispatcher.id}.`)).toBe(true);
     }
-    for (const id of sent) expect(text).toMatch(new RegExp(`fleet\\s+${id.replaceAll('.', '\\.')}\\s+general\\s+sim\\s+timeout\\s+0\\.00\\s+\\(recorded by its parent; job still waiting\\)`));
+    for (const id of sent) expect(text).toMatch(new RegExp(`fleet\\s+${id.replaceAll('.', '\\.')}\\s+general\\s+sim\\s+timeout\\s+0\\.00\\s+\\(recorded by its parent; job still queued\\)`));
   }, 90_000);
 });
 
@@ -104,7 +104,7 @@ describe('tierflow status once finished jobs are no longer retained', () => {
       expect(treeNodes(tree).map((node) => [node.id, node.tier])).toEqual(expect.arrayContaining(nodes));
       expect(treeNodes(tree)).toHaveLength(nodes.length);
       for (const node of treeNodes(tree)) {
-        expect(node).toMatchObject({ job_state: null, source: 'outcome' });
+        expect(node).toMatchObject({ queue_state: null, source: 'outcome' });
         expect(node.started_at).not.toBeNull();
         expect(node.finished_at).not.toBeNull();
       }

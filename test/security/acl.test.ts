@@ -93,7 +93,7 @@ describe('four tiers, four Redis users', () => {
     expect(treeNodes(late.tree, 'SPECIALIZED_FLEET').every((node) => node.status === 'timeout')).toBe(true);
 
     const long = await client.enqueue(simPlan('all_success', [{ delay_ms: 30_000 }]));
-    await waitFor(async () => treeNodes((await client.tree(long)) ?? ({ children: [] } as unknown as RunNode), 'SPECIALIZED_FLEET')[0]?.status === 'active', {
+    await waitFor(async () => treeNodes((await client.tree(long)) ?? ({ children: [] } as unknown as RunNode), 'SPECIALIZED_FLEET')[0]?.status === 'running', {
       description: 'the leaf to run',
     });
     expect(await client.cancel(long, { reason: 'acl drill' })).toMatchObject({ outcome: 'cancelled' });

@@ -88,7 +88,7 @@ describe("whoever holds the Fleet's Redis user and key", () => {
       async () => {
         const tree = await client.tree(rootId);
         dispatcherJob = tree ? treeNodes(tree, 'ROUTING_DISPATCHER')[0]?.id : undefined;
-        return tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((node) => node.status === 'active');
+        return tree !== null && treeNodes(tree, 'SPECIALIZED_FLEET').some((node) => node.status === 'running');
       },
       { description: 'the leaf running' },
     );

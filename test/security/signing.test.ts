@@ -195,7 +195,7 @@ describe('signed control records', () => {
     await waitFor(
       async () => {
         const tree = await deployment.client.tree(rootId);
-        leaf = tree ? treeNodes(tree, 'SPECIALIZED_FLEET').find((node) => node.status === 'active')?.id : undefined;
+        leaf = tree ? treeNodes(tree, 'SPECIALIZED_FLEET').find((node) => node.status === 'running')?.id : undefined;
         return leaf !== undefined;
       },
       { description: 'the leaf running' },

@@ -63,7 +63,7 @@ describe('an a2a specialist', () => {
   it('cancels the remote task when its run is cancelled', async () => {
     const id = await local.client.enqueue(handedOver('write slowly', { delay_ms: 20_000 }));
     const run = await remoteRun('write slowly');
-    await waitFor(async () => treeNodes((await remote.client.tree(run.root_id))!, 'SPECIALIZED_FLEET').some((node) => node.status === 'active'), { description: 'the remote Fleet at work' });
+    await waitFor(async () => treeNodes((await remote.client.tree(run.root_id))!, 'SPECIALIZED_FLEET').some((node) => node.status === 'running'), { description: 'the remote Fleet at work' });
     await local.client.cancel(id, { reason: 'test' });
     expect((await local.client.waitForResult(id, { timeoutMs: 15_000 })).payload.status).toBe('cancelled');
     const remoteOutcome = await remote.client.waitForResult(run.root_id, { timeoutMs: 15_000 });

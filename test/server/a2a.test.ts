@@ -73,7 +73,7 @@ describe('the A2A endpoint', () => {
 
   it('cancels a running task: the run is cancelled, and the task canceled', async () => {
     const sent = await sendTask(polling, userMessage([text('take long'), data(simPlan('all_success', [{ delay_ms: 20_000 }]))]));
-    await waitFor(async () => treeNodes((await deployment.client.tree(sent.id))!, 'SPECIALIZED_FLEET').some((node) => node.status === 'active'), {
+    await waitFor(async () => treeNodes((await deployment.client.tree(sent.id))!, 'SPECIALIZED_FLEET').some((node) => node.status === 'running'), {
       description: 'the Fleet at work',
       timeoutMs: 15_000,
     });

@@ -94,10 +94,10 @@ describe('the dashboard', () => {
     await expect(page.title()).resolves.toContain(rootId);
 
     // The quick leaf goes active, reports progress, and succeeds, without a reload.
-    await node(page, `[data-node-id="${quick}"][data-status="active"]`).waitFor({ timeout: SEEN_MS });
+    await node(page, `[data-node-id="${quick}"][data-status="running"]`).waitFor({ timeout: SEEN_MS });
     await node(page, `[data-node-id="${quick}"] td.progress:has-text("%")`).waitFor({ timeout: SEEN_MS });
     await node(page, `[data-node-id="${quick}"][data-status="success"]`).waitFor({ timeout: SEEN_MS });
-    await node(page, `[data-node-id="${slow}"][data-status="active"]`).waitFor({ timeout: SEEN_MS });
+    await node(page, `[data-node-id="${slow}"][data-status="running"]`).waitFor({ timeout: SEEN_MS });
     // Every tier's node is on the page, with the specialist and elapsed time.
     expect(await attributes(page.locator('#tree tbody tr'), 'data-tier')).toEqual(['monitor', 'architect', 'dispatcher', 'fleet', 'fleet']);
     await expect(node(page, `[data-node-id="${quick}"] td`).nth(3).textContent()).resolves.toBe('sim');

@@ -36,7 +36,7 @@ async function longRun(): Promise<string> {
   await waitFor(
     async () => {
       const tree = await deployment.client.tree(rootId);
-      return (tree && treeNodes(tree, 'SPECIALIZED_FLEET').some((node) => node.status === 'active')) || null;
+      return (tree && treeNodes(tree, 'SPECIALIZED_FLEET').some((node) => node.status === 'running')) || null;
     },
     { timeoutMs: 15_000, description: `${rootId}'s leaf working` },
   );

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { BIN, tierflow } from '../security/tier-processes.js';
 import { waitFor } from '@tierflow/testing';
+import { RUN_STATUSES } from '@tierflow/runtime';
 
 // `tierflow serve`'s runs API over four worker processes on a private Redis, driven over HTTP.
 
@@ -64,7 +65,10 @@ describe('the runs API', () => {
     expect(tiers).toEqual(new Set(['PROGRESS_MONITOR', 'ABSTRACT_ARCHITECT', 'ROUTING_DISPATCHER', 'SPECIALIZED_FLEET']));
 
     const run = (await (await fetch(`${url}/api/runs/${rootId}`)).json()) as { run: { status: string; children: unknown[] }; outcome: { payload: { status: string } } };
-    expect(run).toMatchObject({ run: { status: 'success' }, outcome: { payload: { status: 'success' } } });
+    expect(run).toMatchObject({ run: { status: 'success', queue_state: 'completed' }, outcome: { payload: { status: 'success' } } });
+    // Every status the stream and the tree gave is a word of the vocabulary; BullMQ's states are only in queue_state.
+    const statuses = events.flatMap((event) => (event.event === 'node' ? [(event.data as { status: string }).status] : []));
+    expect(statuses.filter((status) => !(RUN_STATUSES as readonly string[]).includes(status))).toEqual([]);
     expect(run.run.children).toHaveLength(2);
     const audit = (await (await fetch(`${url}/api/runs/${rootId}/audit`)).json()) as { entries: { kind: string }[] };
     expect(audit.entries.map((entry) => entry.kind)).toEqual(expect.arrayContaining(['question', 'answer']));
@@ -77,7 +81,7 @@ describe('the runs API', () => {
     let cancelled: unknown = null;
     const events = await follow(rootId, async (event) => {
       const node = event.data as { tier?: string; status?: string };
-      if (event.event === 'node' && node.tier === 'SPECIALIZED_FLEET' && node.status === 'active' && cancelled === null) {
+      if (event.event === 'node' && node.tier === 'SPECIALIZED_FLEET' && node.status === 'running' && cancelled === null) {
         cancelled = await (await post(`/api/runs/${rootId}/cancel`, { reason: 'test' })).json();
       }
     });
@@ -90,6 +94,9 @@ describe('the runs API', () => {
     expect(invalid.status).toBe(400);
     expect(await invalid.json()).toMatchObject({ error: { code: 'invalid_request', problems: expect.arrayContaining([expect.stringContaining('objective')]) as unknown } });
     expect((await fetch(`${url}/api/runs/no-such-run`)).status).toBe(404);
+    // A status filter must be a word of the vocabulary, not one of BullMQ's states.
+    expect((await fetch(`${url}/api/runs?status=prioritized`)).status).toBe(400);
+    expect((await fetch(`${url}/api/runs?status=waiting_for_children`)).status).toBe(200);
     expect((await post('/api/runs/no-such-run/cancel', {})).status).toBe(404);
     // A bodiless cancel from a script says it is meant (X-Tierflow-Request): a page of another site could not.
     expect((await fetch(`${url}/api/runs/no-such-run/cancel`, { method: 'POST', headers: { 'x-tierflow-request': '1' } })).status).toBe(404);
@@ -102,8 +109,13 @@ describe('the runs API', () => {
   });
 
   it('describes itself (OpenAPI), lists the workers, and serves Bull Board', async () => {
-    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
     expect(doc.openapi).toBe('3.1.0');
+    // The status values are the vocabulary's, listed; the queue's own states are a debugging field.
+    for (const schema of ['RunNode', 'RunSummary']) {
+      expect(doc.components.schemas[schema]!.properties.status!.enum).toEqual([...RUN_STATUSES]);
+      expect(doc.components.schemas[schema]!.properties).toHaveProperty('queue_state');
+    }
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/api/runs', '/api/runs/{id}', '/api/runs/{id}/events', '/api/runs/{id}/cancel', '/api/runs/{id}/answer', '/api/runs/{id}/audit', '/api/workers']),
     );

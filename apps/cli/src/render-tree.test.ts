@@ -1,4 +1,4 @@
-import type { RunNode } from '@tierflow/runtime';
+import { digestAudit, mergeRunTree, type RunNode } from '@tierflow/runtime';
 import { runNode } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { renderTree } from './render-tree.js';
@@ -13,27 +13,41 @@ describe('renderTree', () => {
       tier: 'ROUTING_DISPATCHER',
       task_type: 'decompose_and_solve',
       specialist: null,
-      status: 'waiting-children',
+      status: 'waiting_for_children',
       source: 'queue',
-      job_state: 'waiting-children',
+      queue_state: 'waiting-children',
       confidence: null,
       children: [
         leaf(0, { attempts: 2 }),
-        leaf(1, { status: 'timeout', source: 'parent', job_state: 'waiting', confidence: 0, attempts: 0 }),
-        leaf(2, { status: 'failed', source: 'parent', job_state: 'failed', confidence: 0 }),
-        leaf(3, { specialist: null, status: 'timeout', source: 'parent', job_state: null, confidence: 0 }),
-        leaf(4, { specialist: null, status: 'cancelled', source: 'cancellation', job_state: null, confidence: null }),
-        leaf(5, { specialist: null, status: 'missing', source: 'none', job_state: null, confidence: null, attempts: 0 }),
+        leaf(1, { status: 'timeout', source: 'parent', queue_state: 'waiting', confidence: 0, attempts: 0 }),
+        leaf(2, { status: 'failed', source: 'parent', queue_state: 'failed', confidence: 0 }),
+        leaf(3, { specialist: null, status: 'timeout', source: 'parent', queue_state: null, confidence: 0 }),
+        leaf(4, { specialist: null, status: 'cancelled', source: 'cancellation', queue_state: null, confidence: null }),
+        leaf(5, { specialist: null, status: 'missing', source: 'none', queue_state: null, confidence: null, attempts: 0 }),
       ],
     };
     expect(renderTree(dispatcher).split('\n')).toEqual([
-      'dispatcher  r.0-0.0-0  decompose_and_solve  waiting-children',
+      'dispatcher  r.0-0.0-0  decompose_and_solve  waiting_for_children',
       '├─ fleet       r.0-0.0-0.0-0  general  sim  success  0.90  attempts 2',
-      '├─ fleet       r.0-0.0-0.0-1  general  sim  timeout  0.00  (recorded by its parent; job still waiting)',
+      '├─ fleet       r.0-0.0-0.0-1  general  sim  timeout  0.00  (recorded by its parent; job still queued)',
       '├─ fleet       r.0-0.0-0.0-2  general  sim  failed  0.00  (recorded by its parent; job failed)',
       '├─ fleet       r.0-0.0-0.0-3  general  timeout  0.00  (recorded by its parent; no job retained)',
       '├─ fleet       r.0-0.0-0.0-4  general  cancelled  (cancellation sent; no job, no outcome on record)',
       '└─ fleet       r.0-0.0-0.0-5  general  missing  (delegation sent; no job, no outcome on record)',
+      '',
+    ]);
+  });
+
+  it('shows the words users see for unfinished work, BullMQ\'s states only when debugging', () => {
+    const jobs = new Map([
+      ['r', { state: 'waiting-children', outcome: null, task_type: 'objective', specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: ['r.0-0'] }],
+      ['r.0-0', { state: 'prioritized', outcome: null, task_type: 'solve', specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: [] }],
+    ]);
+    const tree = mergeRunTree('r', digestAudit([]), jobs)!;
+    expect(renderTree(tree).split('\n')).toEqual(['monitor     r  objective  waiting_for_children', '└─ architect   r.0-0  solve  queued', '']);
+    expect(renderTree(tree, undefined, { debug: true }).split('\n')).toEqual([
+      'monitor     r  objective  waiting_for_children  [queue: waiting-children]',
+      '└─ architect   r.0-0  solve  queued  [queue: prioritized]',
       '',
     ]);
   });
@@ -46,7 +60,7 @@ describe('renderTree', () => {
 
   it('lists the questions of a run that waits for a person, with their answers and how to answer', () => {
     const root: RunNode = {
-      ...runNode('r', { tier: 'PROGRESS_MONITOR', task_type: 'root', specialist: null, status: 'input_required', source: 'queue', job_state: 'delayed', confidence: null }),
+      ...runNode('r', { tier: 'PROGRESS_MONITOR', task_type: 'root', specialist: null, status: 'input_required', source: 'queue', queue_state: 'delayed', confidence: null }),
       questions: [
         { id: 'r.0-0.0-0.0-0.out', question: 'Which region?', tier: 'SPECIALIZED_FLEET', answer: 'eu-west' },
         { id: 'r.0-0.0-0.0-1.out', question: 'Which year?', tier: 'SPECIALIZED_FLEET', answer: null },

@@ -25,8 +25,8 @@ describe('the state of a run', () => {
   });
 
   it('is working while the run runs or waits in a queue, whatever its job state', () => {
-    for (const status of ['waiting', 'active', 'delayed', 'waiting-children', 'prioritized']) {
-      expect(runState(root({ status, source: 'queue', job_state: status }), null)).toBe(TaskState.TASK_STATE_WORKING);
+    for (const [status, state] of [['queued', 'waiting'], ['running', 'active'], ['retrying', 'delayed'], ['waiting_for_children', 'waiting-children'], ['queued', 'prioritized']] as const) {
+      expect(runState(root({ status, source: 'queue', queue_state: state }), null)).toBe(TaskState.TASK_STATE_WORKING);
     }
   });
 
@@ -39,11 +39,11 @@ describe('the state of a run', () => {
   });
 
   it('takes the outcome over the queue, the audit trail when the job is gone, and fails a root that ended with neither', () => {
-    expect(runState(root({ status: 'active', source: 'queue' }), payload({ status: 'partial', error_type: 'partial_completion' }))).toBe(TaskState.TASK_STATE_FAILED);
-    expect(runState(root({ status: 'cancelled', source: 'outcome', job_state: null }), null)).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(runState(root({ status: 'cancelled', source: 'cancellation', job_state: null }), null)).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(runState(root({ status: 'failed', source: 'queue', job_state: 'failed' }), null)).toBe(TaskState.TASK_STATE_FAILED);
-    expect(runState(root({ status: 'missing', source: 'none', job_state: null }), null)).toBe(TaskState.TASK_STATE_FAILED);
+    expect(runState(root({ status: 'running', source: 'queue' }), payload({ status: 'partial', error_type: 'partial_completion' }))).toBe(TaskState.TASK_STATE_FAILED);
+    expect(runState(root({ status: 'cancelled', source: 'outcome', queue_state: null }), null)).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(runState(root({ status: 'cancelled', source: 'cancellation', queue_state: null }), null)).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(runState(root({ status: 'failed', source: 'queue', queue_state: 'failed' }), null)).toBe(TaskState.TASK_STATE_FAILED);
+    expect(runState(root({ status: 'missing', source: 'none', queue_state: null }), null)).toBe(TaskState.TASK_STATE_FAILED);
   });
 });
 
@@ -97,6 +97,6 @@ describe('a run as a task', () => {
   it('streams a finished task as its artifacts, then its status; a running one as its status alone', () => {
     const done = runTask('r1', root(), payload({ artifacts: [{ artifact_type: 'text', inline_content: 'x' }] }));
     expect(streamUpdates(done).map((update) => update.payload?.$case)).toEqual(['artifactUpdate', 'statusUpdate']);
-    expect(streamUpdates(runTask('r1', root({ status: 'active', source: 'queue' }), null)).map((update) => update.payload?.$case)).toEqual(['statusUpdate']);
+    expect(streamUpdates(runTask('r1', root({ status: 'running', source: 'queue' }), null)).map((update) => update.payload?.$case)).toEqual(['statusUpdate']);
   });
 });

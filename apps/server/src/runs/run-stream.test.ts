@@ -11,7 +11,7 @@ describe('a run’s event stream', () => {
     // Twelve quiet reads of a running root, then its outcome.
     let reads = 0;
     const client = {
-      tree: () => Promise.resolve(++reads > 12 ? root({ status: 'success', source: 'outcome' }) : root({ status: 'waiting-children', source: 'queue' })),
+      tree: () => Promise.resolve(++reads > 12 ? root({ status: 'success', source: 'outcome' }) : root({ status: 'waiting_for_children', source: 'queue' })),
       result: () => Promise.resolve(null),
     };
     const app = new OpenAPIHono();

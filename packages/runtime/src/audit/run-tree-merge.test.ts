@@ -80,7 +80,7 @@ describe('mergeRunTree', () => {
       ['SPECIALIZED_FLEET', leaf(0), 'general', 'success', 'outcome', 0.8, 2],
       ['SPECIALIZED_FLEET', leaf(1), 'general', 'timeout', 'parent', 0, 0],
     ]);
-    expect(nodes(tree).every((node) => node.job_state === null && node.specialist === null)).toBe(true);
+    expect(nodes(tree).every((node) => node.queue_state === null && node.specialist === null)).toBe(true);
     const first = byId(tree, leaf(0))!;
     // Started at its first delivery, finished when it sent its outcome.
     expect(first.started_at).toBe(records.find((entry) => entry.kind === 'delegation' && entry.direction === 'received' && entry.id === leaf(0))!.time);
@@ -98,11 +98,11 @@ describe('mergeRunTree', () => {
       [leaf(0), job({ state: 'waiting', specialist_hint: 'sim' })],
     ]);
     const tree = mergeRunTree(ROOT, digestAudit(records), jobs);
-    expect(byId(tree, leaf(0))).toMatchObject({ status: 'timeout', source: 'parent', job_state: 'waiting', confidence: 0, specialist: 'sim', attempts: 0 });
-    expect(byId(tree, `${ROOT}.0-0.0-0`)).toMatchObject({ status: 'active', source: 'queue', attempts: 1 });
+    expect(byId(tree, leaf(0))).toMatchObject({ status: 'timeout', source: 'parent', queue_state: 'waiting', confidence: 0, specialist: 'sim', attempts: 0 });
+    expect(byId(tree, `${ROOT}.0-0.0-0`)).toMatchObject({ status: 'running', source: 'queue', attempts: 1 });
     // Started at its first delivery on the trail: a parent's job moves processedOn to its latest pass.
     const received = records.find((entry) => entry.kind === 'delegation' && entry.direction === 'received' && entry.id === ROOT)!.time;
-    expect(tree).toMatchObject({ task_type: 'objective', status: 'waiting-children', started_at: received });
+    expect(tree).toMatchObject({ task_type: 'objective', status: 'waiting_for_children', started_at: received });
     expect(mergeRunTree(ROOT, digestAudit([]), jobs)?.started_at).toBe(new Date(T0).toISOString());
   });
 
@@ -117,16 +117,37 @@ describe('mergeRunTree', () => {
       [leaf(3), job({ state: 'delayed', attempts_made: 1 })],
     ]);
     const tree = mergeRunTree(ROOT, digestAudit(records), jobs);
-    expect([0, 1, 2, 3, 4, 5].map((index) => byId(tree, leaf(index))).map((node) => [node?.status, node?.source, node?.job_state])).toEqual([
+    expect([0, 1, 2, 3, 4, 5].map((index) => byId(tree, leaf(index))).map((node) => [node?.status, node?.source, node?.queue_state])).toEqual([
       ['success', 'outcome', 'completed'],
       ['success', 'outcome', null],
       ['failed', 'parent', 'failed'],
-      ['delayed', 'queue', 'delayed'],
+      ['retrying', 'queue', 'delayed'],
       ['cancelled', 'cancellation', null],
       ['missing', 'none', null],
     ]);
     expect(byId(tree, leaf(0))).toMatchObject({ confidence: 0.95, finished_at: new Date(T0 + 5000).toISOString() });
     expect(byId(tree, leaf(2))!.attempts).toBe(3);
+  });
+
+  it('says where unfinished work is in the words users see, BullMQ\'s state only in queue_state', () => {
+    const dispatcher = `${ROOT}.0-0.0-0`;
+    const jobs = new Map([
+      [ROOT, job({ state: 'waiting-children' })],
+      [leaf(0), job({ state: 'prioritized' })],
+      [leaf(1), job({ state: 'waiting' })],
+      [leaf(2), job({ state: 'delayed', attempts_made: 1 })],
+      [leaf(3), job({ state: 'active' })],
+      [dispatcher, job({ state: 'waiting-children' })],
+    ]);
+    const tree = mergeRunTree(ROOT, digestAudit(fullRun(4)), jobs);
+    expect([ROOT, dispatcher, leaf(0), leaf(1), leaf(2), leaf(3)].map((id) => byId(tree, id)).map((node) => [node?.status, node?.queue_state])).toEqual([
+      ['waiting_for_children', 'waiting-children'],
+      ['waiting_for_children', 'waiting-children'],
+      ['queued', 'prioritized'],
+      ['queued', 'waiting'],
+      ['retrying', 'delayed'],
+      ['running', 'active'],
+    ]);
   });
 
   it('adds the children the queues know of and the trail does not, once each, in delegation order', () => {

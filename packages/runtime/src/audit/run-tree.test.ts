@@ -43,7 +43,7 @@ describe('readRunTree', () => {
     await redis.set(`${prefix}:dispatcher:r.0-0.0-0`, 'not a hash');
 
     const tree = await readRunTree(redis, prefix, 'r');
-    expect(tree).toMatchObject({ id: 'r', status: 'waiting', source: 'queue', job_state: 'waiting' });
+    expect(tree).toMatchObject({ id: 'r', status: 'queued', source: 'queue', queue_state: 'waiting' });
     expect(tree!.children).toMatchObject([{ id: 'r.0-0', status: 'unreadable', source: 'queue', children: [{ id: 'r.0-0.0-0', status: 'unreadable', source: 'queue' }] }]);
   });
 

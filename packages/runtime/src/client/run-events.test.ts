@@ -4,16 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { finished, nodeEvents } from './run-events.js';
 
 // A Fleet leaf still running, unless told otherwise.
-const node = (id: string, overrides: Partial<RunNode> = {}): RunNode => runNode(id, { status: 'active', source: 'queue', job_state: 'active', confidence: null, ...overrides });
+const node = (id: string, overrides: Partial<RunNode> = {}): RunNode => runNode(id, { status: 'running', source: 'queue', queue_state: 'active', confidence: null, ...overrides });
 
 describe('nodeEvents', () => {
   it('tells of each node once when it appears, and again only when it changes', () => {
     const seen = new Map<string, string>();
-    const root = (leaf: RunNode) => node('r', { tier: 'PROGRESS_MONITOR', specialist: null, status: 'waiting-children', children: [leaf] });
+    const root = (leaf: RunNode) => node('r', { tier: 'PROGRESS_MONITOR', specialist: null, status: 'waiting_for_children', children: [leaf] });
     expect(nodeEvents(root(node('r.0')), seen).map((event) => event.id)).toEqual(['r', 'r.0']);
     expect(nodeEvents(root(node('r.0')), seen)).toEqual([]);
     const progressed = nodeEvents(root(node('r.0', { progress: { percent: 40, note: null, at: '2026-11-25T12:00:00.000Z' } })), seen);
-    expect(progressed).toEqual([expect.objectContaining({ type: 'node', id: 'r.0', status: 'active', progress: expect.objectContaining({ percent: 40 }) as unknown })]);
+    expect(progressed).toEqual([expect.objectContaining({ type: 'node', id: 'r.0', status: 'running', progress: expect.objectContaining({ percent: 40 }) as unknown })]);
   });
 
   it('tells of a run that starts to wait for a person, with its questions, and of each answer', () => {

@@ -21,6 +21,7 @@ describe('runSummary', () => {
     expect(runSummary(job({ finishedOn: T0 + 2_600, returnvalue: outcome }), 'completed', T0 + 9_000)).toEqual({
       root_id: 'r1',
       status: 'partial',
+      queue_state: 'completed',
       objective: 'write a binary search',
       submitted_at: '2026-11-25T12:00:00.000Z',
       finished_at: '2026-11-25T12:00:02.600Z',
@@ -39,11 +40,21 @@ describe('runSummary', () => {
 
   it.each([
     ['active', 'running', 1_000],
-    ['waiting-children', 'running', 1_000],
-    ['waiting', 'waiting', 1_000],
+    ['waiting-children', 'waiting_for_children', 1_000],
+    ['waiting', 'queued', 1_000],
     ['failed', 'failed', 1_000],
   ] as const)('a %s root job is %s', (state, status, duration) => {
     expect(runSummary(job(), state, T0 + 1_000)).toMatchObject({ status, duration_ms: duration, finished_at: null });
+  });
+
+  it.each([
+    ['prioritized', 'queued'],
+    ['waiting', 'queued'],
+    ['waiting-children', 'waiting_for_children'],
+    ['active', 'running'],
+    ['delayed', 'retrying'],
+  ] as const)('a %s root is listed %s, the queue state only in queue_state', (state, status) => {
+    expect(runSummary(job(), state, T0)).toMatchObject({ status, queue_state: state });
   });
 
   it('shows a root whose data does not parse, and cuts a long objective', () => {
@@ -54,9 +65,12 @@ describe('runSummary', () => {
 
 describe('statesFor', () => {
   it('looks where runs of a status can be', () => {
-    expect(statesFor('running')).toEqual(['active', 'waiting-children']);
+    expect(statesFor('running')).toEqual(['active']);
+    expect(statesFor('waiting_for_children')).toEqual(['waiting-children']);
+    expect(statesFor('queued')).toEqual(['waiting', 'prioritized']);
     expect(statesFor('input_required')).toEqual(['delayed']);
-    expect(statesFor('success')).toEqual(['completed', 'failed']);
+    expect(statesFor('success')).toEqual(['completed']);
+    expect(statesFor('failed')).toEqual(['completed', 'failed']);
     expect(statesFor(undefined)).toHaveLength(7);
   });
 });

@@ -179,7 +179,7 @@ export function runNode(id: string, overrides: Partial<RunNode> = {}): RunNode {
     specialist: 'sim',
     status: 'success',
     source: 'outcome',
-    job_state: 'completed',
+    queue_state: 'completed',
     confidence: 0.9,
     usage: null,
     progress: null,
