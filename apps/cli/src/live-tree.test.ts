@@ -21,9 +21,9 @@ const movesUp = (text: string): boolean =>
 
 describe('liveHeading', () => {
   it('says whose run, its status, and what the command has been doing for how long', () => {
-    const root = runNode('r', { tier: 'PROGRESS_MONITOR', status: 'active' });
-    expect(liveHeading(root, 'watching', 2_600)).toBe('run r  active  (watching for 3 s; Ctrl-C stops watching, not the run)');
-    expect(liveHeading(root, 'waiting', 0)).toBe('run r  active  (waiting for 0 s; Ctrl-C stops waiting, not the run)');
+    const root = runNode('r', { tier: 'PROGRESS_MONITOR', status: 'running' });
+    expect(liveHeading(root, 'watching', 2_600)).toBe('run r  running  (watching for 3 s; Ctrl-C stops watching, not the run)');
+    expect(liveHeading(root, 'waiting', 0)).toBe('run r  running  (waiting for 0 s; Ctrl-C stops waiting, not the run)');
   });
 });
 
@@ -32,13 +32,13 @@ describe('liveTree', () => {
     const { stream, writes } = fakeTerminal();
     const clock = { now: STARTED };
     const live = liveTree(stream, 'waiting', () => clock.now);
-    const leaf = runNode('r.0-0', { status: 'active', source: 'queue', confidence: null, started_at: new Date(STARTED).toISOString() });
-    const root = runNode('r', { tier: 'PROGRESS_MONITOR', task_type: 'objective', specialist: null, status: 'active', source: 'queue', confidence: null, children: [leaf] });
+    const leaf = runNode('r.0-0', { status: 'running', source: 'queue', confidence: null, started_at: new Date(STARTED).toISOString() });
+    const root = runNode('r', { tier: 'PROGRESS_MONITOR', task_type: 'objective', specialist: null, status: 'running', source: 'queue', confidence: null, children: [leaf] });
 
     clock.now += 1_200;
     live.draw(root);
     expect(stripVTControlCharacters(writes.join(''))).toBe(
-      ['run r  active  (waiting for 1 s; Ctrl-C stops waiting, not the run)', 'monitor     r  objective  active', '└─ fleet       r.0-0  general  sim  active  1.2 s', ''].join('\n'),
+      ['run r  running  (waiting for 1 s; Ctrl-C stops waiting, not the run)', 'monitor     r  objective  running', '└─ fleet       r.0-0  general  sim  running  1.2 s', ''].join('\n'),
     );
 
     // Only the lines that changed are rewritten, after moving the cursor up to them.

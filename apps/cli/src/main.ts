@@ -1,4 +1,4 @@
-import { configProblems } from '@tierflow/runtime';
+import { configProblems, parseRunStatus, RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AclOptions } from './commands/acl.js';
 import type { KeysOptions } from './commands/keys.js';
@@ -78,7 +78,8 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description("show a run's tree")
     .argument('<root-id>', 'the id printed by enqueue')
     .option('--json', 'print the tree as JSON')
-    .action(async (rootId: string, options: { json?: boolean }) => {
+    .option('--debug', "show each node's BullMQ state beside its status")
+    .action(async (rootId: string, options: { json?: boolean; debug?: boolean }) => {
       const { statusCommand } = await import('./commands/status.js');
       exit.code = await statusCommand(rootId, options, io);
     });
@@ -88,7 +89,8 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description('follow a run live until it ends: the tree redrawn on a terminal, plain lines otherwise, --json for one event a line')
     .argument('<root-id>', 'the id printed by enqueue')
     .option('--json', 'one JSON event a line (NDJSON), the outcome last')
-    .action(async (rootId: string, options: { json?: boolean }) => {
+    .option('--debug', "show each node's BullMQ state beside its status")
+    .action(async (rootId: string, options: { json?: boolean; debug?: boolean }) => {
       const { watchCommand } = await import('./commands/watch.js');
       exit.code = await watchCommand(rootId, { ...options, terminal: process.stdout.isTTY ? process.stdout : null }, io);
     });
@@ -96,10 +98,11 @@ function program(io: CliIo, exit: { code: number }): Command {
   cli
     .command('runs')
     .description('list recent and active runs, latest first')
-    .option('--status <status>', 'only runs of this status: running, waiting, or an outcome status (success, failed, …)')
+    .option('--status <status>', 'only runs of this status: queued, running, waiting_for_children, input_required, retrying, or an outcome status (success, failed, …)', statusWord)
     .option('--limit <n>', 'at most this many (default 20)', positiveInt)
     .option('--json', 'print them as JSON')
-    .action(async (options: { status?: string; limit?: number; json?: boolean }) => {
+    .option('--debug', "show each run's BullMQ state beside its status")
+    .action(async (options: { status?: RunStatus; limit?: number; json?: boolean; debug?: boolean }) => {
       const { runsCommand } = await import('./commands/runs.js');
       exit.code = await runsCommand(options, io);
     });
@@ -219,6 +222,13 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   return cli;
+}
+
+/** A word of the status vocabulary, as typed (`waiting for children` reads as `waiting_for_children`). */
+function statusWord(value: string): RunStatus {
+  const status = parseRunStatus(value);
+  if (status === null) throw new InvalidArgumentError(`must be a status: ${RUN_STATUSES.join(', ')}`);
+  return status;
 }
 
 function positiveInt(value: string): number {

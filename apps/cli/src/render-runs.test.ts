@@ -1,3 +1,4 @@
+import type { RunSummary } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { renderRuns } from './render-runs.js';
 
@@ -5,7 +6,7 @@ const NOW = Date.parse('2026-11-25T12:10:00.000Z');
 
 describe('renderRuns', () => {
   it('lists runs with status, age, duration and objective', () => {
-    const runs = [
+    const runs: RunSummary[] = [
       { root_id: 'r2', status: 'running', queue_state: 'active', objective: 'a long one', submitted_at: '2026-11-25T12:09:30.000Z', finished_at: null, duration_ms: 29_000 },
       { root_id: 'r1', status: 'success', queue_state: 'completed', objective: 'binary search', submitted_at: '2026-11-25T12:00:00.000Z', finished_at: '2026-11-25T12:00:02.000Z', duration_ms: 1_950 },
     ];
@@ -18,7 +19,7 @@ describe('renderRuns', () => {
   });
 
   it('shows the queue state only when debugging', () => {
-    const runs = [{ root_id: 'r3', status: 'queued', queue_state: 'prioritized', objective: 'later', submitted_at: '2026-11-25T12:09:50.000Z', finished_at: null, duration_ms: 10_000 }];
+    const runs: RunSummary[] = [{ root_id: 'r3', status: 'queued', queue_state: 'prioritized', objective: 'later', submitted_at: '2026-11-25T12:09:50.000Z', finished_at: null, duration_ms: 10_000 }];
     expect(renderRuns(runs, NOW)).not.toContain('prioritized');
     expect(renderRuns(runs, NOW, { debug: true }).split('\n')).toEqual([
       'ROOT  STATUS  QUEUE        AGE   DURATION  OBJECTIVE',

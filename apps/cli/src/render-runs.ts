@@ -1,15 +1,24 @@
 import type { RunSummary } from '@tierflow/runtime';
 import { age } from './age.js';
+import type { RenderOptions } from './render-tree.js';
 import { textTable } from './text-table.js';
 
-const HEADER = ['ROOT', 'STATUS', 'AGE', 'DURATION', 'OBJECTIVE'];
-
-/** Runs as a table, latest first; `no runs` when there are none. */
-export function renderRuns(runs: readonly RunSummary[], now: number): string {
+/**
+ * Runs as a table, latest first; `no runs` when there are none. The statuses are the words of
+ * docs/statuses.md; with `debug`, a QUEUE column shows each root job's BullMQ state.
+ */
+export function renderRuns(runs: readonly RunSummary[], now: number, { debug = false }: RenderOptions = {}): string {
   if (runs.length === 0) return 'no runs (none running, and none finished within retention)\n';
   return textTable(
-    HEADER,
-    runs.map((run) => [run.root_id, run.status, age(now - Date.parse(run.submitted_at)), run.duration_ms === null ? '-' : duration(run.duration_ms), run.objective]),
+    ['ROOT', 'STATUS', ...(debug ? ['QUEUE'] : []), 'AGE', 'DURATION', 'OBJECTIVE'],
+    runs.map((run) => [
+      run.root_id,
+      run.status,
+      ...(debug ? [run.queue_state] : []),
+      age(now - Date.parse(run.submitted_at)),
+      run.duration_ms === null ? '-' : duration(run.duration_ms),
+      run.objective,
+    ]),
   );
 }
 

@@ -1,14 +1,15 @@
 import { TIER_SLUGS, type Usage } from '@tierflow/protocol';
-import { FINISHED_STATES, progressText, type RunNode } from '@tierflow/runtime';
+import { progressText, runStatus, UNFINISHED_STATUSES, type RunNode } from '@tierflow/runtime';
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`,
  * with `1 call  17 tokens  $0.0001` on a node whose work called models. Given `now`, each node
  * also shows how long it has run (the live view of `tierflow watch`).
  * A status the node did not give itself says where it came from: `timeout  0.00  (recorded by
- * its parent; job still waiting)` for a child the watchdog gave up on.
+ * its parent; job still queued)` for a child the watchdog gave up on. The words are those of
+ * docs/statuses.md; with `debug`, each node also shows its job's BullMQ state: `[queue: prioritized]`.
  */
-export function renderTree(node: RunNode, now?: number): string {
+export function renderTree(node: RunNode, now?: number, { debug = false }: RenderOptions = {}): string {
   const lines: string[] = [];
   const walk = (current: RunNode, lead: string, childLead: string): void => {
     const parts = [
@@ -17,6 +18,7 @@ export function renderTree(node: RunNode, now?: number): string {
       current.task_type,
       current.specialist ?? '',
       current.status,
+      debug ? queueText(current.queue_state) : '',
       current.confidence === null ? '' : current.confidence.toFixed(2),
       now === undefined ? '' : elapsedOf(current, now),
       current.usage === null ? '' : usageText(current.usage),
@@ -33,6 +35,17 @@ export function renderTree(node: RunNode, now?: number): string {
   };
   walk(node, '', '');
   return `${[...lines, ...questionLines(node)].join('\n')}\n`;
+}
+
+/** What a text view may be asked to add. */
+export interface RenderOptions {
+  /** Show BullMQ's state of each job (`[queue: prioritized]`), for debugging. */
+  readonly debug?: boolean;
+}
+
+/** A job's BullMQ state as a debugging note: `[queue: waiting-children]`, `[queue: none]` once its job is gone. */
+export function queueText(state: string | null | undefined): string {
+  return `[queue: ${state ?? 'none'}]`;
 }
 
 /** A run waiting for a person: its questions, each with its id and any answer, and how to answer. */
@@ -66,7 +79,7 @@ function usageText(usage: Usage): string {
 function noteOf(node: RunNode): string {
   switch (node.source) {
     case 'parent':
-      return `(recorded by its parent; ${node.job_state === null ? 'no job retained' : FINISHED_STATES.has(node.job_state) ? `job ${node.job_state}` : `job still ${node.job_state}`})`;
+      return `(recorded by its parent; ${jobText(node.queue_state)})`;
     case 'cancellation':
       return '(cancellation sent; no job, no outcome on record)';
     case 'none':
@@ -74,4 +87,11 @@ function noteOf(node: RunNode): string {
     default:
       return '';
   }
+}
+
+/** Where the job of a node its parent answered for is, in the status words: `job still queued`, `job failed`. */
+function jobText(state: string | null): string {
+  if (state === null) return 'no job retained';
+  const status = runStatus({ queueState: state, outcome: null });
+  return UNFINISHED_STATUSES.has(status) ? `job still ${status}` : `job ${status}`;
 }

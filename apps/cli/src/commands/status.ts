@@ -2,8 +2,8 @@ import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { EXIT, type CliIo } from '../io.js';
 import { renderTree } from '../render-tree.js';
 
-/** `tierflow status <root-id> [--json]`: the run's tree, from its audit trail and the jobs still retained. */
-export async function statusCommand(rootId: string, options: { json?: boolean }, io: CliIo): Promise<number> {
+/** `tierflow status <root-id> [--json] [--debug]`: the run's tree, from its audit trail and the jobs still retained. */
+export async function statusCommand(rootId: string, options: { json?: boolean; debug?: boolean }, io: CliIo): Promise<number> {
   const client = new TierflowClient(runtimeOptionsFromEnv());
   try {
     const tree = await client.tree(rootId);
@@ -11,7 +11,7 @@ export async function statusCommand(rootId: string, options: { json?: boolean },
       io.stderr(`no run ${rootId} (unknown, or its jobs and audit trail are past retention)\n`);
       return EXIT.invalid;
     }
-    io.stdout(options.json ? `${JSON.stringify(tree, null, 2)}\n` : renderTree(tree));
+    io.stdout(options.json ? `${JSON.stringify(tree, null, 2)}\n` : renderTree(tree, undefined, { debug: options.debug ?? false }));
     return EXIT.ok;
   } finally {
     await client.close();

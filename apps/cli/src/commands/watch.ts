@@ -3,9 +3,12 @@ import { finished, nodeEvents, progressText, runtimeOptionsFromEnv, TierflowClie
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, type CliIo } from '../io.js';
 import { LIVE_INTERVAL_MS, liveTree } from '../live-tree.js';
+import { queueText } from '../render-tree.js';
 
 export interface WatchOptions {
   readonly json?: boolean;
+  /** Show each node's BullMQ state beside its status. */
+  readonly debug?: boolean;
   /** How often the tree is read again (default 500 ms). */
   readonly intervalMs?: number;
   /** Where the live view is drawn; a terminal gets it redrawn in place, anything else plain lines. */
@@ -20,7 +23,7 @@ export interface WatchOptions {
 export async function watchCommand(rootId: string, options: WatchOptions, io: CliIo): Promise<number> {
   const client = new TierflowClient(runtimeOptionsFromEnv());
   const terminal = options.json ? null : (options.terminal ?? null);
-  const live = terminal ? liveTree(terminal, 'watching') : null;
+  const live = terminal ? liveTree(terminal, 'watching', Date.now, { debug: options.debug ?? false }) : null;
   const seen = new Map<string, string>();
   try {
     for (;;) {
@@ -31,7 +34,7 @@ export async function watchCommand(rootId: string, options: WatchOptions, io: Cl
       }
       const done = finished(tree);
       if (live) live.draw(tree);
-      else for (const event of nodeEvents(tree, seen)) io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${plainLine(event)}\n`);
+      else for (const event of nodeEvents(tree, seen)) io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${plainLine(event, options.debug ?? false)}\n`);
       if (done) {
         live?.done();
         const outcome = await client.result(rootId);
@@ -50,8 +53,16 @@ export async function watchCommand(rootId: string, options: WatchOptions, io: Cl
   }
 }
 
-function plainLine(event: NodeEvent): string {
-  const parts = [new Date().toISOString(), TIER_SLUGS[event.tier].padEnd(10), event.id, event.specialist ?? '', event.status, event.progress ? progressText(event.progress) : ''];
+function plainLine(event: NodeEvent, debug: boolean): string {
+  const parts = [
+    new Date().toISOString(),
+    TIER_SLUGS[event.tier].padEnd(10),
+    event.id,
+    event.specialist ?? '',
+    event.status,
+    debug ? queueText(event.queue_state) : '',
+    event.progress ? progressText(event.progress) : '',
+  ];
   const asks = (event.questions ?? []).filter((question) => question.answer === null).map((question) => `\n  asks (${question.id}): ${question.question}`);
   return parts.filter((part) => part !== '').join('  ') + asks.join('');
 }

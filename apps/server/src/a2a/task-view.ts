@@ -1,6 +1,6 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { outcomeStatusSchema, type Artifact as TierflowArtifact, type OutcomePayload, type OutcomeStatus } from '@tierflow/protocol';
-import { INPUT_REQUIRED, type RunNode, type RunQuestion } from '@tierflow/runtime';
+import { INPUT_REQUIRED, UNFINISHED_STATUSES, type RunNode, type RunQuestion } from '@tierflow/runtime';
 
 /** States a task does not leave. */
 const FINAL_STATES: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
@@ -52,8 +52,7 @@ export function runState(tree: RunNode, outcome: OutcomePayload | null): TaskSta
   }
   if (tree.status === INPUT_REQUIRED) return openQuestions(tree).length > 0 ? TaskState.TASK_STATE_INPUT_REQUIRED : TaskState.TASK_STATE_WORKING;
   if (tree.source === 'cancellation') return TaskState.TASK_STATE_CANCELED;
-  if (tree.source === 'none' || ['completed', 'failed', 'unreadable'].includes(tree.status)) return TaskState.TASK_STATE_FAILED;
-  return TaskState.TASK_STATE_WORKING;
+  return UNFINISHED_STATUSES.has(tree.status) ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_FAILED;
 }
 
 export function textPart(text: string): Part {

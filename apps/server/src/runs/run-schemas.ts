@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { outcomeMessageSchema } from '@tierflow/protocol';
-import { objectiveFileSchema, workerBeatSchema } from '@tierflow/runtime';
+import { objectiveFileSchema, runStatusSchema, workerBeatSchema } from '@tierflow/runtime';
 
 /** An error as every route answers one: a stable code and a sentence. */
 export const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), problems: z.array(z.string()).optional() }) }).openapi('Error');
@@ -21,7 +21,8 @@ export const enqueuedSchema = z.object({ root_id: z.string() }).openapi('Enqueue
 export const runSummarySchema = z
   .object({
     root_id: z.string(),
-    status: z.string().openapi({ description: 'An outcome status; `running`, `waiting` or `input_required` before there is one.' }),
+    status: runStatusSchema,
+    queue_state: z.string().openapi({ description: "For debugging: BullMQ's state of the root job (`prioritized`, `waiting-children`, …); `status` is what it means (docs/statuses.md)." }),
     objective: z.string(),
     submitted_at: z.string(),
     finished_at: z.string().nullable(),
@@ -30,11 +31,7 @@ export const runSummarySchema = z
   .openapi('RunSummary');
 
 export const runListQuery = z.object({
-  status: z
-    .string()
-    .max(40)
-    .optional()
-    .openapi({ param: { name: 'status', in: 'query' }, example: 'input_required' }),
+  status: runStatusSchema.optional(),
   limit: z.coerce
     .number()
     .int()
@@ -53,9 +50,9 @@ export const runNodeSchema = z
     tier: z.string(),
     task_type: z.string(),
     specialist: z.string().nullable(),
-    status: z.string(),
+    status: runStatusSchema,
     source: z.string(),
-    job_state: z.string().nullable(),
+    queue_state: z.string().nullable().openapi({ description: "For debugging: BullMQ's state of the node's job while retained, null once gone; `status` is what it means (docs/statuses.md)." }),
     confidence: z.number().nullable(),
     usage: z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number(), llm_calls: z.number() }).nullable(),
     progress: z.object({ percent: z.number().nullable(), note: z.string().nullable(), at: z.string() }).nullable(),

@@ -160,7 +160,7 @@ describe('mergeRunTree', () => {
 
   it('knows no root that neither the trail nor the queues know; a root known to either is a tree', () => {
     expect(mergeRunTree(ROOT, digestAudit([]), new Map())).toBeNull();
-    expect(mergeRunTree(ROOT, digestAudit([]), new Map([[ROOT, job({ state: 'waiting', task_type: null })]]))).toMatchObject({ status: 'waiting', source: 'queue', children: [] });
+    expect(mergeRunTree(ROOT, digestAudit([]), new Map([[ROOT, job({ state: 'waiting', task_type: null })]]))).toMatchObject({ status: 'queued', source: 'queue', children: [] });
     expect(mergeRunTree(ROOT, digestAudit([delivered(ROOT, 'PROGRESS_MONITOR', 1)]), new Map())).toMatchObject({ status: 'missing', source: 'none', attempts: 1 });
   });
 

@@ -1,16 +1,17 @@
 import { isZeroUsage, usageOf } from '@tierflow/core';
 import type { RunQuestion } from '../questions/run-questions.js';
-import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type TierName, type Usage } from '@tierflow/protocol';
+import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type OutcomeStatus, type TierName, type Usage } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { AuditRecord } from './audit-entry.js';
 import { ROOT_TASK_TYPE } from '../engine/assignment.js';
 import type { ProgressRecord } from '../progress/progress.js';
+import { runStatus, type RunStatus } from '../status/run-status.js';
 
 /**
  * Where a node's `status` comes from, first that applies:
  * - `outcome`: the node's own outcome (its job's return value, or the outcome it sent on the audit trail);
  * - `parent`: the outcome its parent recorded for it, e.g. the `timeout` a watchdog recorded for a silent child;
- * - `queue`: its job's state in the queue, not finished yet;
+ * - `queue`: its job's state in the queue, in the words of docs/statuses.md (`queued`, `running`, …);
  * - `cancellation`: a cancellation sent to it, its job gone with no outcome on record (status `cancelled`);
  * - `none`: only the delegation is on record, its job gone with no outcome (status `missing`).
  */
@@ -22,11 +23,11 @@ export interface RunNode {
   readonly tier: TierName;
   readonly task_type: string;
   readonly specialist: string | null;
-  /** An outcome's status once there is one; the queue state (`waiting`, `active`, `waiting-children`, `delayed`, …) before; see `source`. */
-  readonly status: string;
+  /** A word of the status vocabulary (docs/statuses.md): where its work is, then its outcome's status; see `source`. */
+  readonly status: RunStatus;
   readonly source: RunNodeSource;
-  /** The job's state in its queue while it is retained; null once it is gone (never added, or past retention). */
-  readonly job_state: string | null;
+  /** For debugging: BullMQ's state of its job while it is retained (`prioritized`, `waiting-children`, …); null once it is gone (never added, or past retention). */
+  readonly queue_state: string | null;
   readonly confidence: number | null;
   /** The model calls of this node and everything below it, as its outcome reports them; null without an outcome or without calls. */
   readonly usage: Usage | null;
@@ -58,7 +59,7 @@ export interface JobFacts {
 }
 
 interface OutcomeFact {
-  readonly status: string;
+  readonly status: OutcomeStatus;
   readonly confidence: number | null;
   readonly time: string | null;
 }
@@ -182,7 +183,7 @@ function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: Readonl
     specialist: tier === 'SPECIALIZED_FLEET' ? specialist : null,
     status,
     source,
-    job_state: job?.state ?? null,
+    queue_state: job?.state ?? null,
     confidence,
     usage: usageIn(job?.outcome ?? null),
     progress: progress.get(id) ?? null,
@@ -200,13 +201,14 @@ function usageIn(outcome: OutcomeMessage | null): Usage | null {
   return usage && !isZeroUsage(usage) ? usage : null;
 }
 
-function statusOf(job: JobFacts | null, record: AuditNode | null): { status: string; source: RunNodeSource; confidence: number | null } {
-  if (job?.outcome) return { status: job.outcome.payload.status, source: 'outcome', confidence: job.outcome.payload.confidence };
-  if (record?.sent) return { status: record.sent.status, source: 'outcome', confidence: record.sent.confidence };
-  if (record?.received) return { status: record.received.status, source: 'parent', confidence: record.received.confidence };
-  if (job) return { status: job.state, source: 'queue', confidence: null };
-  if (record?.cancelled) return { status: 'cancelled', source: 'cancellation', confidence: null };
-  return { status: 'missing', source: 'none', confidence: null };
+function statusOf(job: JobFacts | null, record: AuditNode | null): { status: RunStatus; source: RunNodeSource; confidence: number | null } {
+  const answered = (status: OutcomeStatus, source: RunNodeSource, confidence: number | null) => ({ status: runStatus({ queueState: job?.state ?? null, outcome: status }), source, confidence });
+  if (job?.outcome) return answered(job.outcome.payload.status, 'outcome', job.outcome.payload.confidence);
+  if (record?.sent) return answered(record.sent.status, 'outcome', record.sent.confidence);
+  if (record?.received) return answered(record.received.status, 'parent', record.received.confidence);
+  if (job) return { status: runStatus({ queueState: job.state, outcome: null }), source: 'queue', confidence: null };
+  if (record?.cancelled) return answered('cancelled', 'cancellation', null);
+  return { status: runStatus({ queueState: null, outcome: null }), source: 'none', confidence: null };
 }
 
 /** Delegation order: round, then index; ids of another shape last, by name. */

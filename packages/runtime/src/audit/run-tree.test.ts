@@ -57,7 +57,7 @@ describe('readRunTree', () => {
       await monitor.close();
     }
     await redis.set(auditKey(prefix, 'r'), 'not a stream');
-    expect(await readRunTree(redis, prefix, 'r')).toMatchObject({ id: 'r', status: 'waiting', children: [] });
+    expect(await readRunTree(redis, prefix, 'r')).toMatchObject({ id: 'r', status: 'queued', children: [] });
     expect(await readRunTree(redis, prefix, 'unknown')).toBeNull();
   });
 });

@@ -6,7 +6,9 @@ export type WatchEvent =
       readonly type: 'node';
       readonly id: string;
       readonly tier: RunNode['tier'];
-      readonly status: string;
+      readonly status: RunNode['status'];
+      /** For debugging: BullMQ's state of the node's job (see RunNode). */
+      readonly queue_state: string | null;
       readonly specialist: string | null;
       readonly attempts: number;
       readonly progress: RunNode['progress'];
@@ -30,6 +32,7 @@ export function nodeEvents(tree: RunNode, seen: Map<string, string>): NodeEvent[
       id: node.id,
       tier: node.tier,
       status: node.status,
+      queue_state: node.queue_state,
       specialist: node.specialist,
       attempts: node.attempts,
       progress: node.progress,

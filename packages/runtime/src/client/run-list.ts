@@ -1,6 +1,6 @@
 import type { Job, JobType, Queue } from 'bullmq';
 import { z } from 'zod';
-import { INPUT_REQUIRED } from '../questions/run-questions.js';
+import { queueStatesOf, runStatus, UNFINISHED_STATUSES, type RunStatus } from '../status/run-status.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { asRootOutcome } from './root-outcome.js';
 
@@ -8,10 +8,13 @@ import { asRootOutcome } from './root-outcome.js';
 export interface RunSummary {
   readonly root_id: string;
   /**
-   * The outcome's status once it has one; `running` while its tiers work, `waiting` before,
-   * `input_required` while it waits for a person's answers, `failed` for a root job that failed outright.
+   * A word of the status vocabulary (docs/statuses.md): the outcome's status once it has one;
+   * `queued`, `running`, `waiting_for_children`, `retrying` or `input_required` before;
+   * `failed` for a root job that ended without an outcome of its own.
    */
-  readonly status: string;
+  readonly status: RunStatus;
+  /** For debugging: BullMQ's state of the root job (`prioritized`, `waiting-children`, …). */
+  readonly queue_state: string;
   /** The objective, cut to 80 characters. */
   readonly objective: string;
   readonly submitted_at: string;
@@ -20,25 +23,21 @@ export interface RunSummary {
   readonly duration_ms: number | null;
 }
 
-/** What `runs` can be asked for: an outcome status, or where unfinished runs are. */
+/** What `runs` can be asked for: a word of the status vocabulary. */
 export interface RunListOptions {
-  readonly status?: string;
+  readonly status?: RunStatus;
   /** 20 unless told; 1,000 at most. */
   readonly limit?: number;
 }
 
-const RUNNING: readonly JobType[] = ['active', 'waiting-children'];
-const WAITING: readonly JobType[] = ['waiting', 'delayed', 'prioritized'];
-const FINISHED: readonly JobType[] = ['completed', 'failed'];
+/** The Monitor queue's states a run can be listed from. */
+const LISTED: readonly JobType[] = ['waiting', 'prioritized', 'delayed', 'active', 'waiting-children', 'completed', 'failed'];
 
-/** Where to look for runs of a status: running and waiting ones in their queue states; the others among finished jobs. Pure. */
-export function statesFor(status: string | undefined): readonly JobType[] {
-  if (status === undefined) return [...RUNNING, ...WAITING, ...FINISHED];
-  if (status === 'running') return RUNNING;
-  if (status === 'waiting') return WAITING;
-  // A root waits for answers in BullMQ's delayed set.
-  if (status === INPUT_REQUIRED) return ['delayed'];
-  return FINISHED;
+/** Where to look for runs of a status: the queue states that status comes from (docs/statuses.md). Pure. */
+export function statesFor(status: RunStatus | undefined): readonly JobType[] {
+  if (status === undefined) return LISTED;
+  const states = queueStatesOf(status);
+  return LISTED.filter((state) => states.includes(state));
 }
 
 const rootDataSchema = z.looseObject({ objective: z.looseObject({ objective: z.string() }) });
@@ -52,13 +51,14 @@ export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'process
   const data = rootDataSchema.safeParse(job.data);
   const objective = data.success ? data.data.objective.objective : '(unreadable)';
   const returned = state === 'completed' ? asRootOutcome(job.returnvalue, job.id ?? '', signing) : null;
-  const status = returned ? returned.payload.status : RUNNING.includes(state) ? 'running' : WAITING.includes(state) ? 'waiting' : 'failed';
+  const status = runStatus({ queueState: state, outcome: returned?.payload.status ?? null });
   const finished = job.finishedOn ?? null;
   // From its submission: BullMQ moves processedOn to each pass of the root, so a finished run would seem to have taken only its last.
   const started = Number.isFinite(job.timestamp) ? job.timestamp : (job.processedOn ?? null);
   return {
     root_id: job.id ?? '',
     status,
+    queue_state: state,
     objective: objective.length > 80 ? `${objective.slice(0, 79)}…` : objective,
     submitted_at: new Date(job.timestamp).toISOString(),
     finished_at: finished === null ? null : new Date(finished).toISOString(),
@@ -83,14 +83,14 @@ export interface RunListing {
 export async function listRuns(monitor: Queue, { options, now, waitingForAnswers, signing }: RunListing): Promise<RunSummary[]> {
   const limit = runLimit(options);
   // With a status to match among finished runs, look further back than the limit.
-  const reach = options.status === undefined || options.status === 'running' || options.status === 'waiting' ? limit : limit * 10;
+  const reach = options.status === undefined || UNFINISHED_STATUSES.has(options.status) ? limit : limit * 10;
   const states = statesFor(options.status);
   const found = await Promise.all(states.map(async (state) => (await monitor.getJobs([state], 0, reach - 1, false)).map((job) => runSummary(job, state, now, signing))));
   // A delayed root is a retry's back-off, or a run waiting for a person.
   const delayed = states.includes('delayed') ? found[states.indexOf('delayed')]! : [];
   const asking = await waitingForAnswers(delayed.map((run) => run.root_id));
   return latestRuns(
-    found.flat().map((run) => (asking.has(run.root_id) ? { ...run, status: INPUT_REQUIRED } : run)),
+    found.flat().map((run) => (asking.has(run.root_id) ? { ...run, status: runStatus({ queueState: run.queue_state, outcome: null, waitsForPerson: true }) } : run)),
     options,
   );
 }

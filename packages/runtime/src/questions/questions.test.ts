@@ -107,7 +107,7 @@ describe('withWait', () => {
   const wait = { asked_at: '2026-11-25T10:00:00.000Z', until: '2026-11-26T10:00:00.000Z', questions: [{ id: 'q.out', question: 'Which region?', tier: 'SPECIALIZED_FLEET' as const, answer: null }] };
 
   it('shows a waiting run as input_required with its questions', () => {
-    const root = runNode('r', { tier: 'PROGRESS_MONITOR', status: 'delayed', source: 'queue' });
+    const root = runNode('r', { tier: 'PROGRESS_MONITOR', status: 'retrying', source: 'queue', queue_state: 'delayed' });
     expect(withWait(root, wait)).toMatchObject({ status: 'input_required', questions: wait.questions, waiting_until: wait.until });
     expect(withWait(root, null)).toBe(root);
   });

@@ -5,6 +5,7 @@ import type { RunNode } from '../audit/run-tree-merge.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import type { PersonWait } from '../client/result-waits.js';
 import { readAnswers, readWaitingRun } from './question-records.js';
+import { runStatus, type RunStatus } from '../status/run-status.js';
 
 /** A question a run waits on, as `tierflow status` shows it: with its answer once one is given. */
 export interface RunQuestion {
@@ -53,8 +54,8 @@ export async function readPersonWait(redis: RedisClient, prefix: string, rootId:
  */
 export function withWait(tree: RunNode, wait: RunWait | null): RunNode {
   if (!wait || tree.source === 'outcome') return tree;
-  return { ...tree, status: INPUT_REQUIRED, questions: wait.questions, waiting_until: wait.until };
+  return { ...tree, status: runStatus({ queueState: tree.queue_state, outcome: null, waitsForPerson: true }), questions: wait.questions, waiting_until: wait.until };
 }
 
 /** The status of a run that waits for a person's answers. */
-export const INPUT_REQUIRED = 'input_required';
+export const INPUT_REQUIRED = 'input_required' satisfies RunStatus;

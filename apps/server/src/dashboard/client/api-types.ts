@@ -4,6 +4,7 @@
 export interface RunSummary {
   readonly root_id: string;
   readonly status: string;
+  readonly queue_state: string;
   readonly objective: string;
   readonly submitted_at: string;
   readonly finished_at: string | null;
@@ -35,9 +36,11 @@ export interface RunNode {
   readonly tier: string;
   readonly task_type: string;
   readonly specialist: string | null;
+  /** A word of the status vocabulary (docs/statuses.md), shown as it is with spaces for underscores. */
   readonly status: string;
   readonly source: string;
-  readonly job_state: string | null;
+  /** For debugging: BullMQ's state of the node's job; kept on the row as `data-queue-state`, not shown. */
+  readonly queue_state: string | null;
   readonly confidence: number | null;
   readonly usage: Usage | null;
   readonly progress: Progress | null;
@@ -73,7 +76,7 @@ export interface Run {
 }
 
 /** A `node` event of a run's stream: the fields of a node that appeared or changed. */
-export type NodeEvent = Pick<RunNode, 'id' | 'tier' | 'status' | 'specialist' | 'attempts' | 'progress' | 'usage' | 'questions'>;
+export type NodeEvent = Pick<RunNode, 'id' | 'tier' | 'status' | 'queue_state' | 'specialist' | 'attempts' | 'progress' | 'usage' | 'questions'>;
 
 export interface AuditEntry {
   readonly time: string;

@@ -5,8 +5,8 @@ import { cost, elapsed, progressText, shortId, tierSlug, tokenCount } from './fo
 /** The tree with one node's fields as a `node` event gives them; null when the tree has no such node yet. */
 export function patchNode(tree: RunNode, event: NodeEvent): RunNode | null {
   if (tree.id === event.id) {
-    const { status, specialist, attempts, progress, usage, questions } = event;
-    return { ...tree, status, specialist, attempts, progress, usage, ...(questions ? { questions } : {}) };
+    const { status, queue_state, specialist, attempts, progress, usage, questions } = event;
+    return { ...tree, status, queue_state, specialist, attempts, progress, usage, ...(questions ? { questions } : {}) };
   }
   for (const [index, child] of tree.children.entries()) {
     const patched = patchNode(child, event);
@@ -57,7 +57,8 @@ function nodeRow(node: RunNode, rootId: string, lead: string, now: number): HTML
   const progress = node.progress !== null && node.source !== 'outcome' ? node.progress : null;
   return h(
     'tr',
-    { 'data-node-id': node.id, 'data-tier': tierSlug(node.tier), 'data-status': node.status },
+    // The queue's own state is for debugging only: on the row, not in the text (docs/statuses.md).
+    { 'data-node-id': node.id, 'data-tier': tierSlug(node.tier), 'data-status': node.status, 'data-queue-state': node.queue_state ?? '' },
     h('td', { class: 'tier' }, h('span', { class: 'lead' }, lead), tierSlug(node.tier)),
     h('td', { class: 'id', title: node.id }, shortId(node.id, rootId)),
     h('td', {}, node.task_type),

@@ -47,7 +47,7 @@ function runRows(runs: readonly RunSummary[], now: number): HTMLTableRowElement[
   return runs.map((run) =>
     h(
       'tr',
-      { 'data-run-id': run.root_id },
+      { 'data-run-id': run.root_id, 'data-queue-state': run.queue_state },
       h('td', { class: 'id' }, h('a', { href: `/runs/${encodeURIComponent(run.root_id)}`, title: run.root_id }, run.root_id)),
       h('td', {}, statusBadge(run.status)),
       h('td', { class: 'objective' }, run.objective),

@@ -1,0 +1,72 @@
+import { OUTCOME_STATUSES, outcomeStatusSchema, type OutcomeStatus } from '@tierflow/protocol';
+import { z } from 'zod';
+
+/**
+ * Every status a user sees, in `tierflow status`, `watch`, `runs`, the API and the dashboard
+ * (docs/statuses.md): where a node's work is before it answers, then its outcome's status.
+ * BullMQ's own states show only in the debug field `queue_state`.
+ */
+export const RUN_STATUSES = ['queued', 'running', 'waiting_for_children', 'input_required', 'retrying', ...OUTCOME_STATUSES, 'missing', 'unreadable'] as const;
+
+export const runStatusSchema = z.enum(RUN_STATUSES).meta({
+  description:
+    'queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; ' +
+    'retrying: waits out a back-off before its next attempt; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.',
+});
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** The statuses of work not finished yet: a run or node in one of these may still change. */
+export const UNFINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'running', 'waiting_for_children', 'input_required', 'retrying']);
+
+/** BullMQ's states as `Job.getState()` and `Queue.getJobs()` name them, and `unreadable` for a job record that does not parse. */
+export const QUEUE_STATES = ['waiting', 'wait', 'paused', 'prioritized', 'delayed', 'active', 'waiting-children', 'completed', 'failed', 'unknown', 'unreadable'] as const;
+
+/** The one user-facing word for each queue state of a job that has no outcome (and waits for no person). */
+const BY_QUEUE_STATE: Readonly<Record<string, RunStatus>> = {
+  waiting: 'queued',
+  wait: 'queued',
+  paused: 'queued',
+  prioritized: 'queued',
+  // A job back in the delayed set waits out a retry's back-off (a root waiting for answers is told apart by its wait).
+  delayed: 'retrying',
+  active: 'running',
+  'waiting-children': 'waiting_for_children',
+  // Finished without an outcome one can read: failed outright, or a return value that is no valid (or no signed) outcome.
+  completed: 'failed',
+  failed: 'failed',
+  unreadable: 'unreadable',
+};
+
+/** What a status is made from: the job's queue state (null once it is gone), its outcome's status, and whether it waits for a person. */
+export interface StatusFacts {
+  readonly queueState: string | null;
+  readonly outcome: OutcomeStatus | null;
+  readonly waitsForPerson?: boolean;
+}
+
+/**
+ * The status a user sees for a node or a run, first that applies: its outcome's status; then
+ * `input_required` while it waits for a person; then its queue state's word; `missing` for a job
+ * gone (or in a state BullMQ does not know) with no outcome. Pure.
+ */
+export function runStatus({ queueState, outcome, waitsForPerson = false }: StatusFacts): RunStatus {
+  if (outcome !== null) return outcome;
+  if (waitsForPerson) return 'input_required';
+  return (queueState === null ? undefined : BY_QUEUE_STATE[queueState]) ?? 'missing';
+}
+
+/**
+ * The queue states a status can come from (what `runs --status` looks through): an outcome is
+ * read from a completed job, `failed` also from a failed one; the others from their table row. Pure.
+ */
+export function queueStatesOf(status: RunStatus): readonly string[] {
+  if (status === 'input_required') return ['delayed'];
+  const states = Object.keys(BY_QUEUE_STATE).filter((state) => BY_QUEUE_STATE[state] === status);
+  return outcomeStatusSchema.safeParse(status).success ? [...new Set(['completed', ...states])] : states;
+}
+
+/** A status as typed by a person, `waiting for children` for `waiting_for_children`; null for a word not in the vocabulary. Pure. */
+export function parseRunStatus(text: string): RunStatus | null {
+  const parsed = runStatusSchema.safeParse(text.trim().toLowerCase().replace(/[\s-]+/g, '_'));
+  return parsed.success ? parsed.data : null;
+}
