@@ -75,17 +75,26 @@ describe('tierflow runs', () => {
       objective: 'a long one',
       task_data: { plan: { strategy: 'all_success', subtasks: [{ objective: 'wait', task_data: { sim: { delay_ms: 60_000 } } }] } },
     });
-    await waitFor(async () => (await deployment.client.runs({ status: 'running' })).some((run) => run.root_id === running), { description: 'the long run to be running' });
+    // Its root waits for the leaf: `waiting_for_children`, as docs/statuses.md says, BullMQ's word only in queue_state.
+    await waitFor(async () => (await deployment.client.runs({ status: 'waiting_for_children' })).some((run) => run.root_id === running), {
+      description: 'the long run to wait for its children',
+    });
     const all = await runs([]);
-    expect(all.map((run) => [run.root_id, run.status])).toEqual([
-      [running, 'running'],
-      [done, 'success'],
+    expect(all.map((run) => [run.root_id, run.status, run.queue_state])).toEqual([
+      [running, 'waiting_for_children', 'waiting-children'],
+      [done, 'success', 'completed'],
     ]);
     expect(all[1]).toMatchObject({ objective: 'test all_success', duration_ms: expect.any(Number) as unknown, finished_at: expect.any(String) as unknown });
     expect((await runs(['--status', 'success'])).map((run) => run.root_id)).toEqual([done]);
+    expect((await runs(['--status', 'waiting for children'])).map((run) => run.root_id)).toEqual([running]);
     expect((await runs(['--limit', '1'])).map((run) => run.root_id)).toEqual([running]);
     const text = await tierflow(['runs'], env());
-    expect(text.stdout).toMatch(new RegExp(`^${running}\\s+running\\s+\\d+ s\\s+[\\d.]+ s\\s+a long one$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^${running}\\s+waiting_for_children\\s+\\d+ s\\s+[\\d.]+ s\\s+a long one$`, 'm'));
+    expect(text.stdout).not.toContain('waiting-children');
+    expect((await tierflow(['runs', '--debug'], env())).stdout).toMatch(new RegExp(`^${running}\\s+waiting_for_children\\s+waiting-children\\s`, 'm'));
+    const refused = await tierflow(['runs', '--status', 'prioritized'], env());
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('must be a status: queued, running, waiting_for_children');
     await deployment.client.cancel(running);
     await deployment.client.waitForResult(running, { timeoutMs: 20_000 });
   });

@@ -109,7 +109,11 @@ describe('the runs API', () => {
   });
 
   it('describes itself (OpenAPI), lists the workers, and serves Bull Board', async () => {
-    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> };
+    };
     expect(doc.openapi).toBe('3.1.0');
     // The status values are the vocabulary's, listed; the queue's own states are a debugging field.
     for (const schema of ['RunNode', 'RunSummary']) {

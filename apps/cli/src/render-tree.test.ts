@@ -38,7 +38,7 @@ describe('renderTree', () => {
     ]);
   });
 
-  it('shows the words users see for unfinished work, BullMQ\'s states only when debugging', () => {
+  it("shows the words users see for unfinished work, BullMQ's states only when debugging", () => {
     const jobs = new Map([
       ['r', { state: 'waiting-children', outcome: null, task_type: 'objective', specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: ['r.0-0'] }],
       ['r.0-0', { state: 'prioritized', outcome: null, task_type: 'solve', specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: [] }],

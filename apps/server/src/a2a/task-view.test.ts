@@ -25,7 +25,13 @@ describe('the state of a run', () => {
   });
 
   it('is working while the run runs or waits in a queue, whatever its job state', () => {
-    for (const [status, state] of [['queued', 'waiting'], ['running', 'active'], ['retrying', 'delayed'], ['waiting_for_children', 'waiting-children'], ['queued', 'prioritized']] as const) {
+    for (const [status, state] of [
+      ['queued', 'waiting'],
+      ['running', 'active'],
+      ['retrying', 'delayed'],
+      ['waiting_for_children', 'waiting-children'],
+      ['queued', 'prioritized'],
+    ] as const) {
       expect(runState(root({ status, source: 'queue', queue_state: state }), null)).toBe(TaskState.TASK_STATE_WORKING);
     }
   });

@@ -129,7 +129,7 @@ describe('mergeRunTree', () => {
     expect(byId(tree, leaf(2))!.attempts).toBe(3);
   });
 
-  it('says where unfinished work is in the words users see, BullMQ\'s state only in queue_state', () => {
+  it("says where unfinished work is in the words users see, BullMQ's state only in queue_state", () => {
     const dispatcher = `${ROOT}.0-0.0-0`;
     const jobs = new Map([
       [ROOT, job({ state: 'waiting-children' })],

@@ -26,8 +26,7 @@ describe('runStatus', () => {
 
   it("gives the outcome's status whatever the queue state, and whether or not it waited for a person", () => {
     for (const state of [...QUEUE_STATES, null])
-      for (const outcome of OUTCOME_STATUSES)
-        for (const waitsForPerson of [false, true]) expect(runStatus({ queueState: state, outcome, waitsForPerson })).toBe(outcome);
+      for (const outcome of OUTCOME_STATUSES) for (const waitsForPerson of [false, true]) expect(runStatus({ queueState: state, outcome, waitsForPerson })).toBe(outcome);
   });
 
   it('says input_required for a job with no outcome waiting for a person, in any queue state', () => {

@@ -67,6 +67,11 @@ export function queueStatesOf(status: RunStatus): readonly string[] {
 
 /** A status as typed by a person, `waiting for children` for `waiting_for_children`; null for a word not in the vocabulary. Pure. */
 export function parseRunStatus(text: string): RunStatus | null {
-  const parsed = runStatusSchema.safeParse(text.trim().toLowerCase().replace(/[\s-]+/g, '_'));
+  const parsed = runStatusSchema.safeParse(
+    text
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_'),
+  );
   return parsed.success ? parsed.data : null;
 }
