@@ -1,0 +1,156 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../security/tier-processes.js';
+import { simPlan } from '../support/runs.js';
+
+// `tierflow dev` as a newcomer runs it: no Redis of their own, no other terminal, and the runs of
+// one session still there at the next.
+
+const TIERS = ['monitor', 'architect', 'dispatcher', 'fleet'];
+/** Starting four workers and a Redis on a busy machine. */
+const START_MS = 45_000;
+
+/** `tierflow dev` running, with every line it prints. */
+interface Dev {
+  readonly process: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<number | null>;
+}
+
+/** The environment of a shell with no Tierflow settings, REDIS_URL included, but what `extra` sets. */
+function plainEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'REDIS_URL' && !name.startsWith('TIERFLOW_')));
+  return { ...env, OTEL_TRACES_EXPORTER: 'none', TIERFLOW_LOG: 'silent', ...extra };
+}
+
+let started: Dev[] = [];
+let pids: number[] = [];
+let dirs: string[] = [];
+let redis: RedisServer | undefined;
+
+function startDev(cwd: string, env: NodeJS.ProcessEnv = plainEnv()): Dev {
+  const child = spawn(process.execPath, [BIN, 'dev', '--port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const dev = { process: child, lines, exited };
+  started.push(dev);
+  return dev;
+}
+
+/** The dashboard URL dev printed, once it has; with the pids of the processes it said it started. */
+async function ready(dev: Dev, redisStarted = true): Promise<{ url: string; redisPid: number | null; workerPids: number[] }> {
+  const seen = () => {
+    const url = dev.lines.map((line) => /Dashboard: (http:\/\/127\.0\.0\.1:\d+)\//.exec(line)?.[1]).find(Boolean);
+    const redisPid = dev.lines.map((line) => /^dev: redis-server \(pid (\d+)\)/.exec(line)?.[1]).find(Boolean);
+    const workerPids = TIERS.flatMap((tier) => dev.lines.flatMap((line) => new RegExp(`^${tier} +\\| ${tier} worker ready on .* \\(pid (\\d+)\\)$`).exec(line)?.[1] ?? []).map(Number));
+    if (!url || workerPids.length < TIERS.length || (redisStarted && !redisPid)) return false;
+    return { url, redisPid: redisPid ? Number(redisPid) : null, workerPids };
+  };
+  const found = await waitFor(() => (dev.process.exitCode === null ? seen() : 'exited'), { timeoutMs: START_MS, description: `dev ready:\n${dev.lines.join('\n')}` });
+  if (found === 'exited') throw new Error(`dev exited (${dev.process.exitCode}):\n${dev.lines.join('\n')}`);
+  pids.push(...found.workerPids, ...(found.redisPid ? [found.redisPid] : []));
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function project(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tierflow-dev-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+interface ListedRun {
+  readonly root_id: string;
+  readonly status: string;
+}
+
+afterEach(async () => {
+  for (const dev of started) {
+    if (dev.process.exitCode === null && dev.process.signalCode === null) {
+      dev.process.kill('SIGKILL');
+      await dev.exited;
+    }
+  }
+  for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+  await redis?.stop();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  started = [];
+  pids = [];
+  dirs = [];
+  redis = undefined;
+});
+
+describe('tierflow dev', () => {
+  it('starts a Redis, the four tiers and the dashboard; a run enqueued through the API succeeds; Ctrl-C stops them all; the run is there at the next start', async () => {
+    const cwd = await project();
+    const first = startDev(cwd);
+    const { url, redisPid, workerPids } = await ready(first);
+
+    expect((await fetch(`${url}/`)).status).toBe(200);
+    const empty = await fetch(`${url}/api/runs`);
+    expect(empty.status).toBe(200);
+    expect(((await empty.json()) as { runs: ListedRun[] }).runs).toEqual([]);
+
+    const enqueued = await post(`${url}/api/runs`, simPlan('all_success', [{}, { delay_ms: 200 }]));
+    expect(enqueued.status, await enqueued.clone().text()).toBe(202);
+    const { root_id: rootId } = (await enqueued.json()) as { root_id: string };
+    const outcome = await waitFor(async () => ((await (await fetch(`${url}/api/runs/${encodeURIComponent(rootId)}`)).json()) as { outcome: { payload: { status: string } } | null }).outcome, {
+      timeoutMs: 30_000,
+      description: `an outcome for ${rootId}`,
+    });
+    expect(outcome.payload.status).toBe('success');
+    expect(existsSync(join(cwd, '.tierflow', 'redis'))).toBe(true);
+
+    // Ctrl-C: every process dev started is gone once it has exited.
+    first.process.kill('SIGINT');
+    expect(await first.exited, first.lines.join('\n')).toBe(0);
+    expect([redisPid!, ...workerPids].filter(alive)).toEqual([]);
+
+    const second = startDev(cwd);
+    const again = await ready(second);
+    expect(again.redisPid).not.toBe(redisPid);
+    const listed = (await (await fetch(`${again.url}/api/runs`)).json()) as { runs: ListedRun[] };
+    expect(listed.runs).toContainEqual(expect.objectContaining({ root_id: rootId, status: 'success' }));
+    second.process.kill('SIGTERM');
+    expect(await second.exited, second.lines.join('\n')).toBe(0);
+    expect([again.redisPid!, ...again.workerPids].filter(alive)).toEqual([]);
+  }, 150_000);
+
+  it('uses the Redis at REDIS_URL when set, and starts none of its own', async () => {
+    redis = await startRedisServer();
+    const cwd = await project();
+    const prefix = uniquePrefix('dev');
+    const dev = startDev(cwd, plainEnv({ REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }));
+    const { url } = await ready(dev, false);
+    expect(dev.lines).toContain(`dev: using the Redis at REDIS_URL (${redis.url})`);
+    expect(dev.lines.filter((line) => line.startsWith('dev: redis-server'))).toEqual([]);
+    expect(existsSync(join(cwd, '.tierflow'))).toBe(false);
+
+    const { root_id: rootId } = (await (await post(`${url}/api/runs`, simPlan('all_success', [{}]))).json()) as { root_id: string };
+    await waitFor(async () => ((await (await fetch(`${url}/api/runs`)).json()) as { runs: ListedRun[] }).runs.some((run) => run.root_id === rootId && run.status === 'success'), {
+      timeoutMs: 30_000,
+      description: `${rootId} listed as a success`,
+    });
+    dev.process.kill('SIGINT');
+    expect(await dev.exited, dev.lines.join('\n')).toBe(0);
+    // The Redis it was given runs on, with the run in it.
+    expect(alive(redis.pid)).toBe(true);
+  }, 90_000);
+});
