@@ -44,16 +44,22 @@ function startDev(cwd: string, env: NodeJS.ProcessEnv = plainEnv()): Dev {
   return dev;
 }
 
+interface Started {
+  readonly url: string;
+  readonly redisPid: number | null;
+  readonly workerPids: number[];
+}
+
 /** The dashboard URL dev printed, once it has; with the pids of the processes it said it started. */
-async function ready(dev: Dev, redisStarted = true): Promise<{ url: string; redisPid: number | null; workerPids: number[] }> {
-  const seen = () => {
+async function ready(dev: Dev, redisStarted = true): Promise<Started> {
+  const seen = (): Started | null => {
     const url = dev.lines.map((line) => /Dashboard: (http:\/\/127\.0\.0\.1:\d+)\//.exec(line)?.[1]).find(Boolean);
     const redisPid = dev.lines.map((line) => /^dev: redis-server \(pid (\d+)\)/.exec(line)?.[1]).find(Boolean);
     const workerPids = TIERS.flatMap((tier) => dev.lines.flatMap((line) => new RegExp(`^${tier} +\\| ${tier} worker ready on .* \\(pid (\\d+)\\)$`).exec(line)?.[1] ?? []).map(Number));
-    if (!url || workerPids.length < TIERS.length || (redisStarted && !redisPid)) return false;
+    if (!url || workerPids.length < TIERS.length || (redisStarted && !redisPid)) return null;
     return { url, redisPid: redisPid ? Number(redisPid) : null, workerPids };
   };
-  const found = await waitFor(() => (dev.process.exitCode === null ? seen() : 'exited'), { timeoutMs: START_MS, description: `dev ready:\n${dev.lines.join('\n')}` });
+  const found = await waitFor((): Started | 'exited' | null => (dev.process.exitCode === null ? seen() : 'exited'), { timeoutMs: START_MS, description: `dev ready:\n${dev.lines.join('\n')}` });
   if (found === 'exited') throw new Error(`dev exited (${dev.process.exitCode}):\n${dev.lines.join('\n')}`);
   pids.push(...found.workerPids, ...(found.redisPid ? [found.redisPid] : []));
   return found;
