@@ -139,6 +139,23 @@ describe('tierflow dev', () => {
     expect([again.redisPid!, ...again.workerPids].filter(alive)).toEqual([]);
   }, 150_000);
 
+  it('refuses to start a second redis-server on the data of one a killed dev left running', async () => {
+    const cwd = await project();
+    const killed = startDev(cwd);
+    const { redisPid } = await ready(killed);
+    killed.process.kill('SIGKILL');
+    await killed.exited;
+    // Its own process group: the server outlives a dev killed outright.
+    expect(alive(redisPid!)).toBe(true);
+
+    const next = startDev(cwd);
+    expect(await next.exited, next.lines.join('\n')).toBe(2);
+    expect(next.lines).toContain(
+      `dev: a redis-server (pid ${redisPid}) still runs on ${join(cwd, '.tierflow', 'redis')}, left by a tierflow dev that was killed: stop it (kill ${redisPid}) and start dev again`,
+    );
+    expect(alive(redisPid!)).toBe(true);
+  }, 90_000);
+
   it('uses the Redis at REDIS_URL when set, and starts none of its own', async () => {
     redis = await startRedisServer();
     const cwd = await project();
