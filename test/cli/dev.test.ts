@@ -89,6 +89,11 @@ interface ListedRun {
 
 afterEach(async () => {
   for (const dev of started) {
+    // A Redis it said it started, even where the test failed before reading it: its own process group outlives dev.
+    for (const line of dev.lines) {
+      const pid = /^dev: redis-server \(pid (\d+)\)/.exec(line)?.[1];
+      if (pid) pids.push(Number(pid));
+    }
     if (dev.process.exitCode === null && dev.process.signalCode === null) {
       dev.process.kill('SIGKILL');
       await dev.exited;

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { TierflowError } from '@tierflow/protocol';
 import { findRedisServerBinary, waitFor } from '@tierflow/testing';
 
@@ -25,15 +26,25 @@ export const NO_REDIS_SERVER =
  * Starts redis-server on 127.0.0.1:`port` with its data in `dir` (an append-only file, so what it
  * held is there again at the next start), and resolves once it answers PING. It runs in a process
  * group of its own: Ctrl-C reaches the workers first, and the server stops after them, when
- * `stop` is called; should this process end without calling it, the server is killed with it.
+ * `stop` is called; should this process exit without calling it, the server is killed with it.
+ * A server left running by a process killed outright (SIGKILL) is found by its pid file at the
+ * next start, which refuses to start a second one on the same data.
  *
- * @throws TierflowError `redis_unavailable` when it is not installed or does not start.
+ * @throws TierflowError `redis_unavailable` when it is not installed or does not start, `redis_in_use` when one left running holds the data.
  */
 export async function startDevRedis(dir: string, port: number): Promise<DevRedis> {
   const binary = findRedisServerBinary();
   if (binary === null) throw new TierflowError(NO_REDIS_SERVER.trimEnd(), { code: 'redis_unavailable' });
   await mkdir(dir, { recursive: true });
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no', '--protected-mode', 'yes'];
+  const pidFile = join(dir, 'redis-server.pid');
+  const earlier = await runningServer(pidFile);
+  // Two servers on one append-only file would each overwrite what the other wrote.
+  if (earlier !== null) {
+    throw new TierflowError(`a redis-server (pid ${earlier}) still runs on ${dir}, left by a tierflow dev that was killed: stop it (kill ${earlier}) and start dev again`, {
+      code: 'redis_in_use',
+    });
+  }
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--pidfile', pidFile, '--appendonly', 'yes', '--save', '', '--daemonize', 'no', '--protected-mode', 'yes'];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const reap = (): void => void child.kill('SIGKILL');
   process.once('exit', reap);
@@ -63,6 +74,23 @@ export async function startDevRedis(dir: string, port: number): Promise<DevRedis
       process.off('exit', reap);
     },
   };
+}
+
+/**
+ * The pid in `pidFile` when that process runs and is a redis-server (where /proc says; elsewhere,
+ * any process), else null. redis-server removes the file when it shuts down cleanly.
+ */
+async function runningServer(pidFile: string): Promise<number | null> {
+  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => null);
+  return command === null || command.includes('redis-server') ? pid : null;
 }
 
 /** Whether a Redis answers PING on this loopback port, over a bare socket (a client would retry and log). */
