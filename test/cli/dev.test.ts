@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../security/tier-processes.js';
+import { findChromium } from '../support/chromium.js';
 import { simPlan } from '../support/runs.js';
 
 // `tierflow dev` as a newcomer runs it: no Redis of their own, no other terminal, and the runs of
@@ -143,6 +145,33 @@ describe('tierflow dev', () => {
     expect(await second.exited, second.lines.join('\n')).toBe(0);
     expect([again.redisPid!, ...again.workerPids].filter(alive)).toEqual([]);
   }, 150_000);
+
+  it('serves a dashboard on which an objective enqueued through the page runs to success', async () => {
+    const dev = startDev(await project());
+    const { url } = await ready(dev);
+    const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await page.goto(`${url}/`);
+      await page.locator('#runs').waitFor();
+      await page.locator('details.enqueue summary').click();
+      await page.locator('#objective-file').fill(JSON.stringify(simPlan('all_success', [{ delay_ms: 300 }, { delay_ms: 300 }]), null, 2));
+      await page.locator('#enqueue button[type="submit"]').click();
+      await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 20_000 });
+      await page.locator('#run-status .status[data-status="success"]').waitFor({ timeout: 30_000 });
+      await page.locator('#outcome .status[data-status="success"]').waitFor({ timeout: 20_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+    dev.process.kill('SIGINT');
+    expect(await dev.exited, dev.lines.join('\n')).toBe(0);
+  }, 120_000);
 
   it('refuses to start a second redis-server on the data of one a killed dev left running', async () => {
     const cwd = await project();
