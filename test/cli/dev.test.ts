@@ -37,7 +37,8 @@ let dirs: string[] = [];
 let redis: RedisServer | undefined;
 
 function startDev(cwd: string, env: NodeJS.ProcessEnv = plainEnv()): Dev {
-  const child = spawn(process.execPath, [BIN, 'dev', '--port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own, as a shell gives a command: Ctrl-C is SIGINT to the whole group.
+  const child = spawn(process.execPath, [BIN, 'dev', '--port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const lines: string[] = [];
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -131,10 +132,11 @@ describe('tierflow dev', () => {
     expect(outcome.payload.status).toBe('success');
     expect(existsSync(join(cwd, '.tierflow', 'redis'))).toBe(true);
 
-    // Ctrl-C: every process dev started is gone once it has exited.
-    first.process.kill('SIGINT');
+    // Ctrl-C, to dev and its workers at once: every process dev started is gone once it has exited, none restarted.
+    process.kill(-first.process.pid!, 'SIGINT');
     expect(await first.exited, first.lines.join('\n')).toBe(0);
     expect([redisPid!, ...workerPids].filter(alive)).toEqual([]);
+    expect(first.lines.filter((line) => line.includes('restarting'))).toEqual([]);
 
     const second = startDev(cwd);
     const again = await ready(second);

@@ -65,7 +65,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('dev')
     .description('everything on this machine: a Redis of its own (data in .tierflow/), the four tiers, the dashboard on 127.0.0.1; Ctrl-C stops it all')
     .option('--port <n>', 'the dashboard port (0: any free port)', portNumber, 8080)
-    .option('--redis-port <n>', 'the port of its redis-server (default: a free one); ignored with REDIS_URL set, which dev then uses instead', portNumber)
+    .option('--redis-port <n>', 'the port of its redis-server (default, or 0: a free one); ignored with REDIS_URL set, which dev then uses instead', portNumber)
     .option('--open', 'open the dashboard in the browser')
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (options: { port: number; redisPort?: number; open?: boolean; config?: string }) => {

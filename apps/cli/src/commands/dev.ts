@@ -16,7 +16,7 @@ export interface DevOptions {
   readonly config?: string;
   /** The dashboard's port on 127.0.0.1 (0: any free one). */
   readonly port: number;
-  /** The private redis-server's port; default: a free one. */
+  /** The private redis-server's port; unset or 0: a free one. */
   readonly redisPort?: number;
   readonly open?: boolean;
 }
@@ -29,7 +29,7 @@ export const DEV_DATA_DIR = join('.tierflow', 'redis');
  * (data kept in .tierflow/redis under the working directory, so runs are there again at the next
  * `dev`), or the Redis at REDIS_URL when set; the four tier workers supervised as `up` supervises
  * them, with the project file `up` would load; the dashboard and API on 127.0.0.1. SIGINT or
- * SIGTERM stops what it started, the workers first and its Redis last. Exits 2 when it cannot
+ * SIGTERM stops what it started, the workers and the dashboard first and its Redis last. Exits 2 when it cannot
  * start as configured.
  */
 export async function devCommand(options: DevOptions, io: CliIo): Promise<number> {
@@ -51,7 +51,7 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
   let redis: DevRedis | null = null;
   if (!redisUrl) {
     try {
-      redis = await startDevRedis(join(process.cwd(), DEV_DATA_DIR), options.redisPort ?? (await freePort()));
+      redis = await startDevRedis(join(process.cwd(), DEV_DATA_DIR), options.redisPort || (await freePort()));
     } catch (error) {
       if (!isTierflowError(error)) throw error;
       io.stderr(`dev: ${error.message}\n`);
@@ -76,8 +76,9 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
     io.stderr(`dev: cannot serve the dashboard on 127.0.0.1:${options.port}: ${(error as Error).message}\n`);
     code = EXIT.unusable;
   } finally {
-    await dashboard?.stop();
+    // At once, in the same turn as the signal: a worker that Ctrl-C reached too must not be taken for one that crashed, and restarted.
     tiers.stop();
+    await dashboard?.stop();
     const workers = await tiers.done;
     if (code === EXIT.ok && workers !== 0) code = workers === 2 ? EXIT.unusable : EXIT.invalid;
     await redis?.stop();
