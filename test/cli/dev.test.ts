@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -190,6 +190,29 @@ describe('tierflow dev', () => {
       `dev: a redis-server (pid ${redisPid}) still runs on ${join(cwd, '.tierflow', 'redis')}, left by a tierflow dev that was killed: stop it (kill ${redisPid}) and start dev again`,
     );
     expect(alive(redisPid!)).toBe(true);
+  }, 90_000);
+
+  it('runs the specialists of the project file here, as up does', async () => {
+    const cwd = await project();
+    await writeFile(
+      join(cwd, 'tierflow.config.ts'),
+      `const shout = { name: 'shout', version: '1.0.0', run: async ({ objective }: { objective: string }) => ({ summary: objective.toUpperCase(), confidence: 0.9, artifacts: [] }) };\nexport default { specialists: [shout] };\n`,
+    );
+    const dev = startDev(cwd);
+    const { url } = await ready(dev);
+    expect(dev.lines).toContain('dev: configured by tierflow.config.ts');
+    const { root_id: rootId } = (await (await post(`${url}/api/runs`, simPlan('all_success', [{}], { specialist_hint: 'shout' }))).json()) as { root_id: string };
+    const run = await waitFor(
+      async () => {
+        const body = (await (await fetch(`${url}/api/runs/${encodeURIComponent(rootId)}`)).json()) as { run?: unknown; outcome: { payload: { status: string } } | null };
+        return body.outcome ? body : null;
+      },
+      { timeoutMs: 30_000, description: `an outcome for ${rootId}` },
+    );
+    expect(run.outcome?.payload.status).toBe('success');
+    expect(JSON.stringify(run.run)).toContain('"specialist":"shout"');
+    dev.process.kill('SIGTERM');
+    expect(await dev.exited, dev.lines.join('\n')).toBe(0);
   }, 90_000);
 
   it('uses the Redis at REDIS_URL when set, and starts none of its own', async () => {
