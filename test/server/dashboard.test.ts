@@ -1,8 +1,9 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from '../support/chromium.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { startOtlpReceiver, tracingTo, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { simPlan } from '../support/runs.js';
@@ -19,21 +20,6 @@ const TOKEN = 'a-token-of-sixteen-chars-or-more';
 const JAEGER_URL = 'http://jaeger.example:16686';
 /** How long the page may take to show what the test waits for. */
 const SEEN_MS = 20_000;
-
-/** The chromium on the PATH (`chromium`, as Debian names it, or `chromium-browser`). */
-function findChromium(): string {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser']) {
-      try {
-        accessSync(join(dir, name), constants.X_OK);
-        return join(dir, name);
-      } catch {
-        // not here
-      }
-    }
-  }
-  throw new Error('the dashboard test needs chromium on the PATH (apt-get install chromium)');
-}
 
 /** The deployment served as `tierflow serve` does, its traces linked to the test's Jaeger address. */
 const serve = (deployment: Deployment, token: string | null): Promise<Served> => serveDeployment(deployment.runtime, { token, jaegerUrl: JAEGER_URL });

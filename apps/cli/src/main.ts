@@ -62,6 +62,18 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('dev')
+    .description('everything on this machine: a Redis of its own (data in .tierflow/), the four tiers, the dashboard on 127.0.0.1; Ctrl-C stops it all')
+    .option('--port <n>', 'the dashboard port (0: any free port)', portNumber, 8080)
+    .option('--redis-port <n>', 'the port of its redis-server (default, or 0: a free one); ignored with REDIS_URL set, which dev then uses instead', portNumber)
+    .option('--open', 'open the dashboard in the browser')
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (options: { port: number; redisPort?: number; open?: boolean; config?: string }) => {
+      const { devCommand } = await import('./commands/dev.js');
+      exit.code = await devCommand(options, io);
+    });
+
+  cli
     .command('enqueue')
     .description('validate an objective file and enqueue it; prints the root id')
     .argument('<file>', 'objective file, or - for standard input')
@@ -215,8 +227,10 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('demo')
     .description("start the four tiers, run the examples, show each run's tree, stop everything")
     .argument('[dir]', 'a folder of objective files (default: examples/)')
+    .option('--keep', 'then keep the workers and the dashboard up, to browse the runs, until Ctrl-C')
+    .option('--port <n>', 'with --keep: the dashboard port (0: any free port)', portNumber, 8080)
     .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (dir: string | undefined, options: { config?: string }) => {
+    .action(async (dir: string | undefined, options: { config?: string; keep?: boolean; port: number }) => {
       const { demoCommand } = await import('./commands/demo.js');
       exit.code = await demoCommand(dir, options, io);
     });

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
 import { projectEnv } from '../config/project-env.js';
+import { startDashboard, stopSignal } from '../dashboard.js';
 import { EXIT, type CliIo } from '../io.js';
 import { renderTree } from '../render-tree.js';
 import { spawnTiers } from '../spawn-tiers.js';
@@ -37,12 +38,20 @@ async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
   return { url: server.url, mine: true, stop: () => server.stop() };
 }
 
+export interface DemoOptions {
+  readonly config?: string;
+  /** Keep the workers up and serve the dashboard once the runs end, until SIGINT or SIGTERM. */
+  readonly keep?: boolean;
+  /** With `keep`: the dashboard's port on 127.0.0.1 (0: any free one). */
+  readonly port?: number;
+}
+
 /**
  * `tierflow demo [dir]`: starts the four tiers as separate processes, enqueues every objective
  * in `dir` (default: the repository's examples/), prints each run's outcome and tree, and stops
- * everything it started.
+ * everything it started; with `keep`, only once the runs have been browsed (SIGINT or SIGTERM).
  */
-export async function demoCommand(dir: string | undefined, options: { readonly config?: string }, io: CliIo): Promise<number> {
+export async function demoCommand(dir: string | undefined, options: DemoOptions, io: CliIo): Promise<number> {
   // The workers get this environment, with a prefix of the demo's own: a bad variable or
   // configuration stops the demo here (exit 2), before it starts Redis or a worker.
   for (const tier of ALL_TIERS) runtimeOptionsFromEnv({ ...process.env, TIERFLOW_PREFIX: '{tierflow-demo}' }, { tier });
@@ -86,6 +95,7 @@ export async function demoCommand(dir: string | undefined, options: { readonly c
       if (tree) io.stdout(`${renderTree(tree).replace(/^/gm, '   ')}\n`);
     }
     io.stdout(`Ran ${runs.length} objectives through four worker processes.\n`);
+    if (options.keep) await keepUp({ ...env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, options.port ?? 8080, io);
     return EXIT.ok;
   } catch (error) {
     io.stderr(`demo failed: ${(error as Error).message}\n--- worker output ---\n${logs.join('\n')}\n`);
@@ -95,6 +105,18 @@ export async function demoCommand(dir: string | undefined, options: { readonly c
     await tiers.stop();
     if (!redis.mine) await deleteKeys(redis.url, prefix);
     await redis.stop();
+  }
+}
+
+/** Serves the dashboard of the demo's deployment (its Redis, its prefix) on 127.0.0.1 until SIGINT or SIGTERM. */
+async function keepUp(env: NodeJS.ProcessEnv, port: number, io: CliIo): Promise<void> {
+  const stopped = stopSignal();
+  const dashboard = await startDashboard(env, { host: '127.0.0.1', port });
+  try {
+    io.stdout(`\nThe runs and the workers stay up: browse them at ${dashboard.url}/ (Ctrl-C stops everything).\n`);
+    await stopped;
+  } finally {
+    await dashboard.stop();
   }
 }
 

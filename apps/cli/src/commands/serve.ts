@@ -1,6 +1,7 @@
 import { isTierflowError } from '@tierflow/protocol';
 import { runtimeOptionsFromEnv } from '@tierflow/runtime';
 import { createServer, listen, serverOptionsFromEnv } from '@tierflow/server';
+import { stopSignal } from '../dashboard.js';
 import { EXIT, type CliIo } from '../io.js';
 
 export interface ServeOptions {
@@ -35,10 +36,4 @@ export async function serveCommand(flags: ServeOptions, io: CliIo, stop: Promise
   } finally {
     await server.close();
   }
-}
-
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
-  });
 }
