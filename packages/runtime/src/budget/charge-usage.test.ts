@@ -91,6 +91,13 @@ describe('the reserve and settle scripts', () => {
     expect(await redis.zrange(keys.budgetStops, 0, -1)).toEqual([rootId]);
   });
 
+  it('settles a call with no price: its tokens are charged and its hold released, though it held no micro-USD', async () => {
+    const { redis, rootId, chargeKeys } = await run({ max_tokens: 1_000 });
+    expect((await reserve(redis, chargeKeys, rootId, 'free', call(150, 100, 0))).accepted).toBe(true);
+    expect((await settle(redis, chargeKeys, rootId, 'free', call(120, 30, 0))).accepted).toBe(true);
+    expect(await redis.hmget(chargeKeys.budget, 'llm_calls', 'tokens_in', 'tokens_out', 'held_tokens', 'hold:free')).toEqual(['1', '120', '30', '0', null]);
+  });
+
   it('stops the run when settled calls pass max_tokens or max_cost_usd, once; later settlements only count', async () => {
     const { redis, keys, rootId, chargeKeys } = await run({ max_cost_usd: 0.01 });
     await reserve(redis, chargeKeys, rootId, 'a', call(1, 1, 0.001));
