@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { dispatcherReply } from './dispatcher-reply.js';
 import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { architectHandler } from './handler.js';
-import type { ArchitectOptionsInput } from './options.js';
+import { DEFAULT_DISPATCHER_TIMEOUT_MS, type ArchitectOptionsInput } from './options.js';
 
 const ID = 'r1.0-0';
 
@@ -36,7 +36,7 @@ describe('architectHandler.start', () => {
         objective: 'binary search',
         constraints: ['Must handle empty arrays'],
         priority: 1,
-        timeout_ms: 60_000,
+        timeout_ms: DEFAULT_DISPATCHER_TIMEOUT_MS,
         context_refs: ['beads:task/r1/current-objective', 'beads:task/r1/constraints'],
         task_data: { plan, language: 'python' },
       },

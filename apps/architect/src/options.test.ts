@@ -6,10 +6,10 @@ const planner: Planner = () => Promise.resolve(null);
 
 describe('resolveArchitectOptions', () => {
   it.each<[string, ArchitectOptionsInput | undefined, object]>([
-    ['defaults', undefined, { maxRevisions: 1, dispatcherTimeoutMs: 60_000, planner: null }],
-    ['never revise', { maxRevisions: 0 }, { maxRevisions: 0, dispatcherTimeoutMs: 60_000, planner: null }],
+    ['defaults', undefined, { maxRevisions: 1, dispatcherTimeoutMs: 720_000, planner: null }],
+    ['never revise', { maxRevisions: 0 }, { maxRevisions: 0, dispatcherTimeoutMs: 720_000, planner: null }],
     ['both set', { maxRevisions: 3, dispatcherTimeoutMs: 1_000 }, { maxRevisions: 3, dispatcherTimeoutMs: 1_000, planner: null }],
-    ['a planner', { planner }, { maxRevisions: 1, dispatcherTimeoutMs: 60_000, planner }],
+    ['a planner', { planner }, { maxRevisions: 1, dispatcherTimeoutMs: 720_000, planner }],
   ])('%s', (_name, input, expected) => {
     expect(resolveArchitectOptions(input)).toEqual(expected);
   });

@@ -2,8 +2,11 @@ import { formatValidationError, TierflowError, validateWith } from '@tierflow/pr
 import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime';
 import { z } from 'zod';
 
-/** The recommended Dispatcher timeout (docs/protocol.md#timeouts). */
-export const DEFAULT_DISPATCHER_TIMEOUT_MS = 60_000;
+/**
+ * The recommended Dispatcher timeout (docs/protocol.md#timeouts): 12 minutes, two Fleet
+ * deadlines (a dependent step after another, or a leaf re-routed) and a model call to decompose.
+ */
+export const DEFAULT_DISPATCHER_TIMEOUT_MS = 720_000;
 
 /** One strategy revision by default: a second failure of the same work goes up. */
 export const DEFAULT_MAX_REVISIONS = 1;

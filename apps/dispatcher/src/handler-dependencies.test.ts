@@ -3,6 +3,7 @@ import type { Plan } from '@tierflow/runtime';
 import { FakeBeads, FIXED_NOW, delegated, delegationTo, fakeContext, reported, settle, type OutcomeReply } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { dispatcherHandler } from './handler.js';
+import { DEFAULT_FLEET_TIMEOUT_MS } from './options.js';
 
 // The Dispatcher over plans whose subtasks depend on each other (docs/protocol.md#subtask-dependencies):
 // a draft, its review, a summary of the review, and one independent subtask.
@@ -43,7 +44,7 @@ describe('a plan with dependencies', () => {
     const step = delegated(await handler.start(context));
     expect(sentIndices(step)).toEqual([1, 4]);
     expect(step.children.every((child) => child.task_data?.upstream === undefined)).toBe(true);
-    expect(step.memo).toMatchObject({ subtasks: [{ deadline: FIXED_NOW + 30_000 }, { deadline: null }, { deadline: null }, { deadline: FIXED_NOW + 30_000 }] });
+    expect(step.memo).toMatchObject({ subtasks: [{ deadline: FIXED_NOW + DEFAULT_FLEET_TIMEOUT_MS }, { deadline: null }, { deadline: null }, { deadline: FIXED_NOW + DEFAULT_FLEET_TIMEOUT_MS }] });
     expect(beads.writes[0]?.[0]).toMatchObject({
       key: 'routing/r1/task-graph',
       value: {
@@ -65,7 +66,7 @@ describe('a plan with dependencies', () => {
     expect(second.children).toEqual([
       expect.objectContaining({
         objective: 'review the draft',
-        timeout_ms: 30_000,
+        timeout_ms: DEFAULT_FLEET_TIMEOUT_MS,
         task_data: {
           subtask_index: 2,
           subtask_total: 4,
@@ -76,7 +77,7 @@ describe('a plan with dependencies', () => {
       }),
     ]);
     // Its deadline counts from when it is sent.
-    expect(second.memo).toMatchObject({ subtasks: [{}, { deadline: FIXED_NOW + 1_000 + 30_000 }, { deadline: null }, {}] });
+    expect(second.memo).toMatchObject({ subtasks: [{}, { deadline: FIXED_NOW + 1_000 + DEFAULT_FLEET_TIMEOUT_MS }, { deadline: null }, {}] });
 
     const round1 = settle(assignment, 'ROUTING_DISPATCHER', second, 1, () => success('reviewed'));
     const third = delegated(await handler.resume!(context, round1));
@@ -169,7 +170,7 @@ describe('a plan with dependencies', () => {
     const second = delegated(await handler.resume!(context, round0));
     expect(sentIndices(second)).toEqual([2, 4]);
     expect(second.delayMs).toBeGreaterThan(0);
-    expect(second.children[0]?.timeout_ms).toBe(30_000 + Math.floor(second.delayMs!));
+    expect(second.children[0]?.timeout_ms).toBe(DEFAULT_FLEET_TIMEOUT_MS + Math.floor(second.delayMs!));
   });
 
   it('makes dependents wait while a subtask is sent again with a concern', async () => {

@@ -3,6 +3,7 @@ import type { Plan, Planner } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { dispatcherHandler } from './handler.js';
+import { DEFAULT_FLEET_TIMEOUT_MS } from './options.js';
 
 const ID = 'r1.0-0.0-0';
 
@@ -50,7 +51,7 @@ describe('dispatcherHandler.start', () => {
         objective: 'write binary search',
         constraints: ['O(log n)'],
         priority: 1,
-        timeout_ms: 30_000,
+        timeout_ms: DEFAULT_FLEET_TIMEOUT_MS,
         specialist_hint: 'python-lora',
         context_refs: ['beads:routing/r1/task-graph'],
         task_data: { language: 'python', subtask_index: 1, subtask_total: 3 },

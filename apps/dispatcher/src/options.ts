@@ -6,8 +6,12 @@ import { z } from 'zod';
 /** The task_type key whose route list serves every task type without one of its own. */
 export const FALLBACK_ROUTE = '*';
 
-/** The recommended Fleet timeout (docs/protocol.md#timeouts). */
-export const DEFAULT_FLEET_TIMEOUT_MS = 30_000;
+/**
+ * The recommended Fleet timeout (docs/protocol.md#timeouts): 5 minutes, what a model call may
+ * take (a long answer at tens of tokens a second, a reasoning model, a busy or local endpoint),
+ * with room for its tries; a leaf that hangs is still cut (docs/operations.md#default-deadlines).
+ */
+export const DEFAULT_FLEET_TIMEOUT_MS = 300_000;
 
 /** Every task type goes to the built-in simulated specialist unless told otherwise. */
 export const DEFAULT_ROUTING = { [FALLBACK_ROUTE]: ['sim'] } as const satisfies Record<string, readonly string[]>;

@@ -48,7 +48,11 @@ export interface SpecialistInput {
 
 /** One model call's reservation, as a specialist settles it. */
 export interface SpecialistUsageReservation {
-  /** What the call used (its `llm_calls` is ignored: the reservation counted the call); `estimated` when the endpoint reported none. Never throws. */
+  /**
+   * What the call used; `estimated` when the endpoint reported none. Its `llm_calls` is ignored
+   * (the reservation counted the call) unless 0: a call never sent (`callCharge` of `unsent`), no
+   * longer counted. Never throws.
+   */
   settle(usage: Usage, estimated?: boolean): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import { outcomePayloadSchema } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
 import { FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { monitorHandler } from './handler.js';
-import type { MonitorOptionsInput } from './options.js';
+import { DEFAULT_ARCHITECT_TIMEOUT_MS, type MonitorOptionsInput } from './options.js';
 
 const success = (confidence: number): OutcomeReply => ({ status: 'success', summary: 'solved', confidence, resources_used: { revisions: 0 } });
 const recoverable: OutcomeReply = { status: 'failed', summary: 'dispatcher lost', confidence: 0, error_type: 'job_failed', error_detail: 'crash', recoverable: true };
@@ -40,7 +40,7 @@ describe('monitorHandler.start', () => {
         objective: 'binary search',
         constraints: ['O(log n)'],
         priority: 1,
-        timeout_ms: 120_000,
+        timeout_ms: DEFAULT_ARCHITECT_TIMEOUT_MS,
         task_data: { task_type: 'execute_code', plan: { strategy: 'all_success', subtasks: [{ objective: 'a' }] } },
       },
     ]);

@@ -3,7 +3,7 @@ import { resolveMonitorOptions, type MonitorOptionsInput } from './options.js';
 
 describe('resolveMonitorOptions', () => {
   it.each<[string, MonitorOptionsInput | undefined, object]>([
-    ['defaults', undefined, { maxResets: 1, architectTimeoutMs: 120_000, surprise: { minSamples: 5, sigmas: 3 } }],
+    ['defaults', undefined, { maxResets: 1, architectTimeoutMs: 1_500_000, surprise: { minSamples: 5, sigmas: 3 } }],
     ['part of surprise', { surprise: { sigmas: 2 } }, { surprise: { minSamples: 5, sigmas: 2 } }],
     ['never reset', { maxResets: 0 }, { maxResets: 0 }],
   ])('%s', (_name, input, expected) => {

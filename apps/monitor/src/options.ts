@@ -3,8 +3,12 @@ import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
 import { z } from 'zod';
 import { LOADED_LORAS_REFRESH_MS } from './loaded-loras.js';
 
-/** The recommended Architect timeout (docs/protocol.md#timeouts). */
-export const DEFAULT_ARCHITECT_TIMEOUT_MS = 120_000;
+/**
+ * The recommended Architect timeout (docs/protocol.md#timeouts): 25 minutes, a Dispatcher
+ * deadline for the first round and for its one revision, and a minute to plan; with the Monitor's
+ * one fresh attempt, a run still ends within a client's default wait of an hour.
+ */
+export const DEFAULT_ARCHITECT_TIMEOUT_MS = 1_500_000;
 
 /** One fresh attempt after a recoverable failure, by default. */
 export const DEFAULT_MAX_RESETS = 1;

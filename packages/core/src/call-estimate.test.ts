@@ -31,4 +31,8 @@ describe('a call’s reservation and charge', () => {
   ])('charges a call %s', (_name, end, usage, estimated) => {
     expect(callCharge(reserved, end, PRICE)).toEqual({ usage: { ...usage, llm_calls: 1 }, estimated });
   });
+
+  it('charges a call never sent (no connection to the endpoint) nothing, not even the call', () => {
+    expect(callCharge(reserved, { kind: 'unsent' }, PRICE)).toEqual({ usage: { tokens_in: 0, tokens_out: 0, cost_usd: 0, llm_calls: 0 }, estimated: false });
+  });
 });

@@ -30,8 +30,10 @@ export type CallEnd =
   | { readonly kind: 'answered'; readonly tokensIn: number; readonly tokensOut: number }
   /** Answered without a `usage` field: the answer is all there is to count. */
   | { readonly kind: 'unreported'; readonly content: string }
-  /** Sent, but no answer came (aborted, or the connection failed): the provider may bill the prompt. */
+  /** Sent, but no answer came (aborted, or the connection broke after it was sent): the provider may bill the prompt. */
   | { readonly kind: 'lost' }
+  /** Never sent: no connection to the endpoint (refused, unknown host, TLS failure). No model saw it: not a call. */
+  | { readonly kind: 'unsent' }
   /** The endpoint refused it with a status (busy, not found, bad request): nothing was generated. */
   | { readonly kind: 'refused' };
 
@@ -46,7 +48,7 @@ export interface CallCharge {
  * What a call that reserved `reserved` is charged, given how it ended. Pure: an answer is charged
  * what the endpoint counted; one without counts, its prompt estimate and its answer's estimate; a
  * call that got no answer, its prompt estimate (output of an aborted call is not known, and not
- * charged); a refused one, nothing. Each is one call.
+ * charged); a refused one, nothing. Each is one call, but for one never sent: nothing at all, not even the call.
  */
 export function callCharge(reserved: Usage, end: CallEnd, price: ModelPrice | null): CallCharge {
   switch (end.kind) {
@@ -58,5 +60,7 @@ export function callCharge(reserved: Usage, end: CallEnd, price: ModelPrice | nu
       return { usage: callUsage(reserved.tokens_in, 0, price), estimated: false };
     case 'refused':
       return { usage: { ...ZERO_USAGE, llm_calls: 1 }, estimated: false };
+    case 'unsent':
+      return { usage: ZERO_USAGE, estimated: false };
   }
 }

@@ -62,5 +62,8 @@ export type { CallCharge, CallEnd } from './call-estimate.js';
 export { parseRetryAfter } from './retry-after.js';
 export type { DelegationCheck } from './delegation-guard.js';
 
+export { childTally, NO_SUBTASKS, readTally, tallyBelow, tallySentence } from './subtask-tally.js';
+export type { SubtaskTally, TalliedAnswer } from './subtask-tally.js';
+
 // For convenience: the error type that resolve*Options and artifactFor throw.
 export { isTierflowError, TierflowError } from '@tierflow/protocol';

@@ -44,6 +44,8 @@ export const ERROR_TYPES = {
   cancelled: 'cancelled',
   /** A transient error persisted through every attempt. */
   retriesExhausted: 'retries_exhausted',
+  /** The model endpoint could not be reached (refused, unknown host, TLS): no call reached a model, so none is charged. */
+  modelUnreachable: 'model_unreachable',
   /** A permanent error without a code of its own. */
   permanentError: 'permanent_error',
   /** A child's job failed outside its handler, or vanished. */

@@ -29,9 +29,11 @@ export async function upCommand(options: { readonly config?: string }, io: CliIo
     return code === 0 ? `up: code it loaded${named} ended the process (exit status 0), not up: its workers stop with it\n` : null;
   });
   try {
-    const env = await projectEnv(explicit, process.env);
+    const warnings: string[] = [];
+    const env = await projectEnv(explicit, process.env, (line) => warnings.push(line));
     phase = 'running';
     if (env.TIERFLOW_CONFIG) io.stderr(`up: configured by ${env.TIERFLOW_CONFIG}\n`);
+    for (const line of warnings) io.stderr(`up: ${line}\n`);
     const policy = { ...DEFAULT_RESTART_POLICY, livenessMs: vars.TIERFLOW_LIVENESS_MS ?? DEFAULT_RESTART_POLICY.livenessMs };
     const tiers = superviseTiers(
       env,

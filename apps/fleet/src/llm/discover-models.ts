@@ -1,5 +1,6 @@
 import { TierflowError } from '@tierflow/protocol';
 import { openAiClient, type LlmEndpoint } from './llm-call.js';
+import { endpointName } from './unreachable.js';
 
 /**
  * The ids of the models an OpenAI-compatible endpoint serves (`GET /v1/models`): with vLLM, the
@@ -14,6 +15,6 @@ export async function discoverModels(endpoint: LlmEndpoint, signal: AbortSignal 
     for await (const model of client.models.list({ signal })) ids.push(model.id);
     return [...new Set(ids)].sort();
   } catch (error) {
-    throw TierflowError.retryable(`cannot list the models at ${client.baseURL}: ${error instanceof Error ? error.message : String(error)}`, { code: 'llm_call_failed', cause: error });
+    throw TierflowError.retryable(`cannot list the models at ${endpointName(client.baseURL)}: ${error instanceof Error ? error.message : String(error)}`, { code: 'llm_call_failed', cause: error });
   }
 }

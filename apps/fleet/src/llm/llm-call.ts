@@ -1,11 +1,12 @@
 import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type CallEnd, type ModelPrice } from '@tierflow/core';
-import { TierflowError, type Usage } from '@tierflow/protocol';
+import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { abortableDelay, abortError } from '../abortable-delay.js';
 import { SpecialistThrottledError, SpecialistUnavailableError, type SpecialistUsageMeter } from '../specialist.js';
 import { classifyLlmFailure } from './llm-failure.js';
+import { endpointName, UNREACHABLE_TRIES, unreachableCause, unreachableDelayMs } from './unreachable.js';
 
 /** Where a model is served: an OpenAI-compatible endpoint and its key. */
 export interface LlmEndpoint {
@@ -52,16 +53,20 @@ export function promptText(request: Pick<ChatCompletionCreateParamsNonStreaming,
 /**
  * One chat completion. A busy endpoint (429, 503) is waited out when its Retry-After fits before
  * the deadline; otherwise the failure becomes the error its status calls for: throttled,
- * unavailable (the model is not served), retryable or permanent.
+ * unavailable (the model is not served), retryable or permanent. An endpoint that cannot be
+ * reached (refused, unknown host, TLS) is tried {@link UNREACHABLE_TRIES} times, within the
+ * deadline, and then answered `model_unreachable`; those tries reached no model and cost nothing,
+ * not even a call against the budget.
  *
  * @throws SpecialistThrottledError, SpecialistUnavailableError, TierflowError (`llm_call_failed`
- *   retryable, `llm_call_refused` permanent), or the abort reason when `signal` fires.
+ *   retryable, `llm_call_refused` or `model_unreachable` permanent), or the abort reason when `signal` fires.
  */
 export async function chatCompletion(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, limits: CallLimits, stream = false): Promise<CallResult> {
   // The most one request may use: its prompt estimated, its output at max_tokens (or the default reservation).
   const estimate = callEstimate(promptText(request), request.max_tokens, limits.price);
   let refused = ZERO_USAGE;
-  for (let waits = 0; ; waits++) {
+  const tried = { waits: 0, unreached: 0 };
+  for (let tries = 1; ; tries++) {
     const reservation = await limits.usage.reserve(estimate);
     const settle = async (end: CallEnd) => {
       const charge = callCharge(estimate, end, limits.price);
@@ -76,41 +81,57 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
     try {
       answer = stream ? await streamed(client, request, limits.signal) : whole(await client.chat.completions.create(request, { signal: limits.signal }));
     } catch (error) {
-      const failure = await failed(client, request, limits, waits, error, settle);
+      const failure = await failed(client, request, limits, tried, error, settle);
       refused = addUsage(refused, failure.charged);
       await abortableDelay(failure.waitMs, limits.signal);
       continue;
     }
     const charge = await settle(answer.usage ? { kind: 'answered', ...answer.usage } : { kind: 'unreported', content: answer.content });
-    return { content: answer.content, model: answer.model, usage: addUsage(charge.usage, refused), estimated: charge.estimated, tries: waits + 1 };
+    return { content: answer.content, model: answer.model, usage: addUsage(charge.usage, refused), estimated: charge.estimated, tries };
   }
 }
 
 /**
- * A request that got no answer: settled as sent (aborted, or no connection) or as refused (an
- * HTTP status), then waited out (its Retry-After) or thrown as the error its status calls for.
+ * A request that got no answer: settled as never sent (no connection), as sent (aborted, or the
+ * connection broke) or as refused (an HTTP status), then tried again (an endpoint not reached, a
+ * Retry-After) or thrown as the error its status calls for.
  */
 async function failed(
   client: OpenAI,
   request: ChatCompletionCreateParamsNonStreaming,
   limits: CallLimits,
-  waits: number,
+  tried: { waits: number; unreached: number },
   error: unknown,
   settle: (end: CallEnd) => Promise<{ usage: Usage }>,
 ): Promise<{ waitMs: number; charged: Usage }> {
   // The client types these loosely: a connection error has neither.
   const status = error instanceof OpenAI.APIError ? (error.status as number | undefined) : undefined;
-  // The provider bills a prompt it received: an aborted request, or one whose connection failed, may have been.
-  const charged = (await settle(status === undefined ? { kind: 'lost' } : { kind: 'refused' })).usage;
+  const unreached = status === undefined && !limits.signal.aborted ? unreachableCause(error) : null;
+  // The provider bills a prompt it received: an aborted request, or one whose connection broke, may
+  // have been; one that never had a connection was not, and is no call at all.
+  const charged = (await settle(unreached !== null ? { kind: 'unsent' } : status === undefined ? { kind: 'lost' } : { kind: 'refused' })).usage;
   if (limits.signal.aborted) throw abortError(limits.signal);
+  const endpoint = endpointName(client.baseURL);
+  if (unreached !== null) {
+    tried.unreached++;
+    const waitMs = unreachableDelayMs(tried.unreached);
+    const fits = limits.deadline === null || Date.now() + waitMs < limits.deadline;
+    if (tried.unreached < UNREACHABLE_TRIES && fits) return { waitMs, charged };
+    const tries = `${tried.unreached} ${tried.unreached === 1 ? 'try' : 'tries'}`;
+    throw TierflowError.permanent(`model endpoint ${endpoint} unreachable (${unreached}) after ${tries}, for ${request.model}`, {
+      code: ERROR_TYPES.modelUnreachable,
+      cause: error,
+    });
+  }
   if (!(error instanceof OpenAI.APIError)) throw error;
   const now = Date.now();
   const headers = error.headers as Headers | undefined;
   const retryAfterMs = parseRetryAfter(headers?.get('retry-after') ?? undefined, now);
-  const failure = classifyLlmFailure(status, retryAfterMs, limits.deadline === null ? null : limits.deadline - now, waits);
-  const detail = `${request.model} at ${client.baseURL}: ${error.message}`;
+  const failure = classifyLlmFailure(status, retryAfterMs, limits.deadline === null ? null : limits.deadline - now, tried.waits);
+  const detail = `${request.model} at ${endpoint}: ${error.message}`;
   switch (failure.kind) {
     case 'wait':
+      tried.waits++;
       return { waitMs: failure.ms, charged };
     case 'throttled':
       throw new SpecialistThrottledError(detail, { cause: error });

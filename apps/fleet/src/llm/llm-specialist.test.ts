@@ -110,17 +110,33 @@ describe('llmSpecialist', () => {
     }
   });
 
-  it('a request whose connection fails is charged its prompt estimate (it may have been received), and is retried by the runtime', async () => {
+  it('an endpoint that cannot be reached is tried 3 times, none of them charged or counted, and answers model_unreachable naming it without its query', async () => {
     const meter = recordingMeter();
     const closed = await FakeOpenAiServer.start(['python-lora']);
-    const baseURL = closed.baseURL;
+    const open = closed.baseURL;
+    // A key in the query (as some gateways take one) is not shown.
+    const baseURL = `${open}?key=secret`;
     await closed.close();
     const error = await llmSpecialist({ name: 'python-lora', baseURL, apiKey: 'test', maxTokens: 10 })
       .run(specialistInput({ usage: meter }))
       .catch((caught: unknown) => caught);
-    expect(isTierflowError(error) && error.retryable && error.code).toBe('llm_call_failed');
-    const reserved = meter.events[0] as { reserve: Usage };
-    expect(meter.events[1]).toEqual({ settle: usage(reserved.reserve.tokens_in, 0), estimated: false });
+    expect(isTierflowError(error) && !error.retryable && error.code).toBe('model_unreachable');
+    expect((error as Error).message).toBe(`model endpoint ${open} unreachable (connection refused) after 3 tries, for python-lora`);
+    expect((error as Error).message).not.toContain('secret');
+    // Each try was reserved, and settled as never sent: no tokens, and no call.
+    expect(meter.events.filter((event) => 'reserve' in event)).toHaveLength(3);
+    expect(meter.events.filter((event) => 'settle' in event)).toEqual(Array.from({ length: 3 }, () => ({ settle: usage(0, 0, 0, 0), estimated: false })));
+  });
+
+  it('an endpoint not reached stops trying when the next try would pass the deadline', async () => {
+    const closed = await FakeOpenAiServer.start(['python-lora']);
+    const { baseURL } = closed;
+    await closed.close();
+    const error = await llmSpecialist({ name: 'python-lora', baseURL, apiKey: 'test' })
+      .run(specialistInput({ deadline: Date.now() + 1_500 }))
+      .catch((caught: unknown) => caught);
+    expect(isTierflowError(error) && error.code).toBe('model_unreachable');
+    expect((error as Error).message).toContain('after 2 tries');
   });
 
   it('refuses a maxTokens that is not a whole number above 0', () => {

@@ -75,6 +75,29 @@ describe('the reserve and settle scripts', () => {
     expect(await redis.hmget(chargeKeys.budget, 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd', 'hold:a')).toEqual(['50', '60', '2000', '250', '4500', null]);
   });
 
+  it('settling a call never sent (no llm_calls) takes back its count with its hold: an unreachable endpoint never spends max_llm_calls', async () => {
+    const { redis, keys, rootId, chargeKeys } = await run({ max_llm_calls: 1 });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await reserve(redis, chargeKeys, rootId, `try-${attempt}`, call(150, 100, 0.0045))).accepted).toBe(true);
+      await settle(redis, chargeKeys, rootId, `try-${attempt}`, ZERO_USAGE);
+    }
+    expect(await redis.hmget(chargeKeys.budget, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'exceeded')).toEqual(['0', '0', '0', '0', '0', null]);
+    // Settled again, a call never sent takes back nothing more; one that was sent still counts.
+    await settle(redis, chargeKeys, rootId, 'try-0', ZERO_USAGE);
+    expect((await reserve(redis, chargeKeys, rootId, 'sent', call(150, 100, 0))).accepted).toBe(true);
+    await settle(redis, chargeKeys, rootId, 'sent', call(150, 0, 0));
+    expect(await redis.hmget(chargeKeys.budget, 'llm_calls', 'tokens_in')).toEqual(['1', '150']);
+    expect((await reserve(redis, chargeKeys, rootId, 'over', null)).accepted).toBe(false);
+    expect(await redis.zrange(keys.budgetStops, 0, -1)).toEqual([rootId]);
+  });
+
+  it('settles a call with no price: its tokens are charged and its hold released, though it held no micro-USD', async () => {
+    const { redis, rootId, chargeKeys } = await run({ max_tokens: 1_000 });
+    expect((await reserve(redis, chargeKeys, rootId, 'free', call(150, 100, 0))).accepted).toBe(true);
+    expect((await settle(redis, chargeKeys, rootId, 'free', call(120, 30, 0))).accepted).toBe(true);
+    expect(await redis.hmget(chargeKeys.budget, 'llm_calls', 'tokens_in', 'tokens_out', 'held_tokens', 'hold:free')).toEqual(['1', '120', '30', '0', null]);
+  });
+
   it('stops the run when settled calls pass max_tokens or max_cost_usd, once; later settlements only count', async () => {
     const { redis, keys, rootId, chargeKeys } = await run({ max_cost_usd: 0.01 });
     await reserve(redis, chargeKeys, rootId, 'a', call(1, 1, 0.001));

@@ -7,7 +7,7 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
 /*
  * A run's budget hash holds its limits (max_llm_calls, max_tokens, max_cost_micro_usd, written by
  * the Monitor), what settled calls used (llm_calls counts every call let through; tokens_in,
- * tokens_out, cost_micro_usd), what calls in flight hold (held_tokens, held_micro_usd, and one
+ * tokens_out, cost_micro_usd; a call never sent is taken back), what calls in flight hold (held_tokens, held_micro_usd, and one
  * `hold:<id>` field per call, "<tokens> <micro-usd>"), estimated_calls (answers that came without
  * a usage), and `exceeded`: the limit that stopped the run, once one has. Both scripts share the
  * test of a limit: the one that sets `exceeded` queues the run's stop, so however many calls hit a
@@ -81,6 +81,8 @@ return { 1, '', 0, calls, tokens + askT, micro + askC }`,
  *   ARGV[3]  tokens in, ARGV[4] tokens out, ARGV[5] cost in micro-USD
  *   ARGV[6]  the hash's TTL in ms, set when it has none
  *   ARGV[7]  '1' when the tokens are an estimate (the endpoint reported none): counted in estimated_calls
+ *   ARGV[8]  '1' when the call was never sent (no connection to the endpoint): its reservation no
+ *            longer counts as a call either, so an unreachable endpoint never spends max_llm_calls
  * A reservation settled already (a command sent twice) changes nothing (accepted 0). The run is
  * stopped when what settled calls used passes a limit. Returns what the reserve script returns,
  * with tokens and micro-USD spent only.
@@ -92,8 +94,11 @@ if ARGV[2] ~= '' then
   if not hold then return { 0, '', 0, calls, tin + tout, cost } end
   redis.call('HDEL', h, 'hold:' .. ARGV[2])
   local heldTokens, heldMicro = string.match(hold, '^(%d+) (%d+)$')
-  redis.call('HINCRBY', h, 'held_tokens', -math.min(heldT, tonumber(heldTokens) or 0))
-  redis.call('HINCRBY', h, 'held_micro_usd', -math.min(heldC, tonumber(heldMicro) or 0))
+  -- Lua writes minus zero as '-0', which HINCRBY refuses: a hold of nothing (no price) is let go of without a write.
+  local function release(field, held, amount) local d = math.min(held, tonumber(amount) or 0) if d > 0 then redis.call('HINCRBY', h, field, -d) end end
+  release('held_tokens', heldT, heldTokens)
+  release('held_micro_usd', heldC, heldMicro)
+  if ARGV[8] == '1' and calls > 0 then calls = redis.call('HINCRBY', h, 'llm_calls', -1) end
 end
 tin = redis.call('HINCRBY', h, 'tokens_in', ARGV[3])
 tout = redis.call('HINCRBY', h, 'tokens_out', ARGV[4])
@@ -135,9 +140,14 @@ export async function reserveCall(redis: RedisClient, keys: ChargeKeys, rootId: 
   return readCharge(await runScript(redis, RESERVE_CALL, [keys.budget, keys.stops], args));
 }
 
-/** Runs the settle script once: the reservation `id` released ('' : none), `usage` added; `estimated` when the endpoint reported none. */
+/**
+ * Runs the settle script once: the reservation `id` released ('' : none), `usage` added; `estimated`
+ * when the endpoint reported none. A `usage` of no `llm_calls` settles a call never sent: the
+ * reservation's count is taken back with its hold.
+ */
 export async function settleCall(redis: RedisClient, keys: ChargeKeys, rootId: string, id: string, usage: Usage, estimated: boolean, ttlMs: number): Promise<Charge> {
-  const args = [rootId, id, wholeTokens(usage.tokens_in), wholeTokens(usage.tokens_out), microUsd(Math.max(0, usage.cost_usd)), ttl(ttlMs), estimated ? '1' : '0'];
+  const unsent = usage.llm_calls === 0 ? '1' : '0';
+  const args = [rootId, id, wholeTokens(usage.tokens_in), wholeTokens(usage.tokens_out), microUsd(Math.max(0, usage.cost_usd)), ttl(ttlMs), estimated ? '1' : '0', unsent];
   return readCharge(await runScript(redis, SETTLE_CALL, [keys.budget, keys.stops], args));
 }
 

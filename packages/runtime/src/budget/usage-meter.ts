@@ -9,9 +9,11 @@ import { reserveCall, settleCall, type Charge, type ChargeKeys } from './charge-
 /** One model call's reservation: settle it once the call has ended, however it ended. */
 export interface UsageReservation {
   /**
-   * Releases the reservation and charges what the call used instead (its `llm_calls` is ignored:
-   * the reservation counted the call); `estimated` when the endpoint reported no usage and the
-   * tokens are estimates. Settling twice charges once. Never throws.
+   * Releases the reservation and charges what the call used instead; `estimated` when the endpoint
+   * reported no usage and the tokens are estimates. `llm_calls` 0 (core's `callCharge` of a call
+   * never sent: no connection to the endpoint) takes back the count of the call too, since no
+   * model saw it; any other value is ignored (the reservation counted the call). Settling twice
+   * charges once. Never throws.
    */
   settle(usage: Usage, estimated?: boolean): Promise<void>;
 }

@@ -11,8 +11,8 @@ export const WAIT_GRACE_MS = 5_000;
 
 /**
  * The default limit of a wait for a root without `timeout_ms`. Such a root still ends: the
- * Monitor's delegation carries the Architect's default timeout (120 s unless the deployment
- * raises it), with one fresh attempt on a recoverable failure; an hour leaves room for a backlog
+ * Monitor's delegation carries the Architect's default timeout (25 minutes unless the deployment
+ * changes it), with one fresh attempt on a recoverable failure; an hour leaves room for a backlog
  * and for raised defaults the client cannot see, and still ends a wait nobody will answer (no
  * Monitor running). Give the objective a `timeout_ms`, or the wait a limit, for a tighter one.
  */

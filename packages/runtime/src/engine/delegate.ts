@@ -16,7 +16,7 @@ import { addChildJobs, childJobs } from './child-jobs.js';
 import type { DelegateStep } from './pass-machine.js';
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from './step-store.js';
-import { usageBelow } from './usage-rollup.js';
+import { subtasksBelow, usageBelow } from './usage-rollup.js';
 import { runBudget, writeBudget } from '../budget/charge-usage.js';
 import { sendDelegations } from './handoffs.js';
 
@@ -65,6 +65,7 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
     memo: step.memo ?? {},
     // The round that settled is counted now, with the new round's state: one write, so a crash cannot count it twice.
     usage: usageBelow(previous, received),
+    subtasks: subtasksBelow(previous, received),
     answer_by: pass.answerBy,
   };
   if (pass.changedOnReceipt) state.received = assignment.payload;

@@ -1,3 +1,4 @@
+import { tallySentence, type SubtaskTally } from '@tierflow/core';
 import { ERROR_TYPES, isTierflowError, type TimeoutPolicy } from '@tierflow/protocol';
 import { UnrecoverableError } from 'bullmq';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
@@ -41,12 +42,14 @@ export function failureDraft(error: unknown, attempts: number): OutcomeDraft {
  * fail, so what a stopped child had gathered from below comes up a level more, to the root.
  * Out of time with `on_timeout: partial_result` and some child succeeded, the answer is that
  * partial result: `partial`, not recoverable, for the sender to use rather than escalate
- * (docs/protocol.md#error-policies).
+ * (docs/protocol.md#error-policies). `delegated` is how many children this round sent; the
+ * summary counts `below` (the subtasks of every round, as the run's tree shows them), or this
+ * round's children without it.
  */
-export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] = [], delegated = 0, onTimeout: TimeoutPolicy = 'escalate'): OutcomeDraft {
+export function stoppedDraft(stop: StopReason, settled: readonly SettledChild[] = [], delegated = 0, onTimeout: TimeoutPolicy = 'escalate', below?: SubtaskTally): OutcomeDraft {
   const succeeded = settled.filter((child) => child.outcome.payload.status === 'success');
   const kept = settled.filter((child) => child.outcome.payload.status !== 'failed');
-  const progress = delegated > 0 ? `; ${succeeded.length} of ${delegated} delegated subtasks had succeeded` : '';
+  const progress = tallySentence(below ?? { delegated, succeeded: succeeded.length });
   if (stop.status === 'timeout' && onTimeout === 'partial_result' && succeeded.length > 0) {
     return {
       status: 'partial',

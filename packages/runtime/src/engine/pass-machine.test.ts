@@ -235,6 +235,29 @@ describe('the pass machine', () => {
       expect(next.kind === 'answering' && next.draft.summary).toBe('cancelled: the operator cancelled it; 1 of 2 delegated subtasks had succeeded');
     });
 
+    it('counts the subtasks below it as the run’s tree shows them: the leaves under a child that stopped, over every round', () => {
+      // An Architect's second round: one Dispatcher, out of time with 2 of its 4 leaves done; its first round had 1 of 3.
+      const architect = delegationTo('ABSTRACT_ARCHITECT', 'root-1.0-0', { task_type: 'solve', objective: 'solve it' });
+      const revision = settle(architect, 'ABSTRACT_ARCHITECT', { kind: 'delegate', strategy: 'all_success', children: [{ task_type: 'decompose', objective: 'all' }] }, 1, () => ({
+        status: 'timeout',
+        summary: 'timed out: no answer within timeout_ms 1000; 2 of 4 delegated subtasks had succeeded',
+        confidence: 0,
+        resources_used: { subtasks: { delegated: 4, succeeded: 2 } },
+      }));
+      const second: StepState = {
+        ...state,
+        round: 1,
+        children: revision.children.map((child) => ({ id: child.id, index: child.index, request: child.request, deadline: null })),
+        subtasks: { delegated: 3, succeeded: 1 },
+      };
+      const timeout: StopReason = { status: 'timeout', reason: 'no answer within timeout_ms 5000' };
+      const next = transition({ kind: 'stopping', state: second, stop: timeout, received: [] }, { type: 'round_settled', round: revision }, DISPATCHER);
+      expect(next.kind === 'answering' && next.draft.summary).toBe('timed out: no answer within timeout_ms 5000; 3 of 7 delegated subtasks had succeeded');
+      // Stopped before its child answered, the child counts as one subtask not done.
+      const early = transition({ kind: 'stopping', state: { ...second, subtasks: undefined }, stop: timeout, received: [] }, EVENTS.stopped, DISPATCHER);
+      expect(early.kind === 'answering' && early.draft.summary).toBe('timed out: no answer within timeout_ms 5000; 0 of 1 delegated subtask had succeeded');
+    });
+
     it('a timeout is recoverable', () => {
       const timeout: StopReason = { status: 'timeout', reason: 'no answer within timeout_ms 1000' };
       expect(transition({ kind: 'stopping', state, stop: timeout, received: [] }, EVENTS.round_settled, DISPATCHER)).toMatchObject({ draft: { status: 'timeout', recoverable: true } });

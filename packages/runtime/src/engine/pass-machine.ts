@@ -3,6 +3,7 @@ import { ERROR_TYPES, TIER_SLUGS, tierBelow, TierflowError, type Clarification, 
 import type { StopReason } from '../cancellation/control-listener.js';
 import type { OutcomeDraft, SettledChild, SettledRound, Step } from '../policy/handler.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
+import { subtasksBelow } from './usage-rollup.js';
 import { answeredRound, type Awaiting } from '../questions/questions.js';
 import { unansweredDraft } from '../questions/unanswered.js';
 import type { StepState } from './step-store.js';
@@ -223,10 +224,10 @@ const TRANSITIONS: Transitions = {
   stopping: (phase, event, rules) => {
     switch (event.type) {
       case 'round_settled':
-        return answering(phase.state, stoppedDraft(phase.stop, event.round.children, phase.state.children.length, rules.onTimeout), event.round.children, phase.stop);
+        return answering(phase.state, stopped(phase.state, phase.stop, event.round.children, rules), event.round.children, phase.stop);
       case 'round_pending': // a stopping read leaves the silent children out, so never pending
       case 'stopped':
-        return answering(phase.state, stoppedDraft(phase.stop, phase.received, phase.state.children.length, rules.onTimeout), phase.received, phase.stop);
+        return answering(phase.state, stopped(phase.state, phase.stop, phase.received, rules), phase.received, phase.stop);
       case 'failed':
         return fail(event.error, phase.state, phase.received, rules);
     }
@@ -272,6 +273,11 @@ export function transition(phase: Phase, event: PassEvent, rules: PassRules): Ph
   }
   // The check above holds each phase to its own events; TypeScript cannot follow that through one lookup.
   return (TRANSITIONS[phase.kind] as (phase: Phase, event: PassEvent, rules: PassRules) => Phase)(phase, event, rules);
+}
+
+/** A stopped parent's answer, counting the subtasks of every round below it (usage-rollup.ts). */
+function stopped(state: StepState, stop: StopReason, received: readonly SettledChild[], rules: PassRules): OutcomeDraft {
+  return stoppedDraft(stop, received, state.children.length, rules.onTimeout, subtasksBelow(state, received));
 }
 
 function answering(state: StepState | null, draft: OutcomeDraft, received: readonly SettledChild[], stop: StopReason | null = null): Phase {

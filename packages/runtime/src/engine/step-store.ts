@@ -31,6 +31,12 @@ export const stepStateSchema = z.object({
    * counts them. Read leniently (usageOf), since the outline check does not look at it.
    */
   usage: usageSchema.optional(),
+  /**
+   * The subtasks below the rounds before this one, as the run's tree shows them (core's
+   * SubtaskTally: leaves delegated and succeeded), for a stopped parent's summary. Read leniently
+   * (readTally): a tally that makes no sense counts as none, and never makes the state corrupt.
+   */
+  subtasks: z.unknown().optional(),
   /** The round's pending watchdog job, removed once the round has settled normally. */
   watchdog: z.string().optional(),
   /** Trace context for later passes when the job carries none (a root enqueued without an SDK). */

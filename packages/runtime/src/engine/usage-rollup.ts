@@ -1,4 +1,4 @@
-import { addUsage, readUsage, sumUsage, usageOf } from '@tierflow/core';
+import { addUsage, readTally, readUsage, sumUsage, tallyBelow, usageOf, type SubtaskTally } from '@tierflow/core';
 import type { Usage } from '@tierflow/protocol';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
 import type { StepState } from './step-store.js';
@@ -19,4 +19,19 @@ export function usageBelow(state: Pick<StepState, 'usage'> | null, received: rea
 export function withUsageBelow(draft: OutcomeDraft, below: Usage): OutcomeDraft {
   const resources = draft.resources_used ?? {};
   return { ...draft, resources_used: { ...resources, usage: addUsage(usageOf(resources), below) } };
+}
+
+/**
+ * The subtasks below a parent, as its run's tree shows them: the rounds already settled (kept in
+ * its step state) and this round's children, each counted by what it reports below itself, or
+ * as one when it delegated nothing; a child that has not answered counts as one not succeeded. Pure.
+ */
+export function subtasksBelow(state: Pick<StepState, 'subtasks' | 'children'> | null, received: readonly SettledChild[]): SubtaskTally {
+  const answers = received.map((child) => child.outcome.payload);
+  return tallyBelow(readTally(state?.subtasks), answers, (state?.children.length ?? 0) - received.length);
+}
+
+/** A parent's outcome draft with `resources_used.subtasks` set to the tally below it (what a policy forwarded there is replaced). Pure. */
+export function withSubtasksBelow(draft: OutcomeDraft, below: SubtaskTally): OutcomeDraft {
+  return { ...draft, resources_used: { ...draft.resources_used, subtasks: { ...below } } };
 }
