@@ -40,12 +40,14 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
   const explicit = options.config ?? vars.TIERFLOW_CONFIG;
   const disarm = guardExit((code) => `dev: code it loaded (a project file) ended the process (exit status ${code}) while dev was loading it: a project file must not exit; nothing was started\n`);
   let env: NodeJS.ProcessEnv;
+  const warnings: string[] = [];
   try {
-    env = await projectEnv(explicit, process.env);
+    env = await projectEnv(explicit, process.env, (line) => warnings.push(line));
   } finally {
     disarm();
   }
   if (env.TIERFLOW_CONFIG) io.stderr(`dev: configured by ${shownPath(env.TIERFLOW_CONFIG, process.cwd())}\n`);
+  for (const line of warnings) io.stderr(`dev: ${line}\n`);
   const stopped = stopSignal();
 
   let redis: DevRedis | null = null;
