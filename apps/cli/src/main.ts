@@ -22,8 +22,8 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('validate')
-    .description('validate protocol messages (files, or - for standard input)')
-    .argument('<files...>', 'message files, or - for standard input')
+    .description('validate objective files and protocol messages (files, or - for standard input), saying which kind each is')
+    .argument('<files...>', 'objective or message files, or - for standard input')
     .option('--json', 'print the reports as JSON')
     .action(async (files: string[], options: { json?: boolean }) => {
       const { validateCommand } = await import('./commands/validate.js');
@@ -32,8 +32,8 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('schema')
-    .description('print the JSON Schema of a wire type (default: message)')
-    .argument('[type]', 'a wire type; --list shows them')
+    .description('print the JSON Schema of a wire type (default: message), or of the objective file (objective)')
+    .argument('[type]', 'a wire type, or objective; --list shows them')
     .option('--list', 'list the wire types')
     .action(async (type: string | undefined, options: { list?: boolean }) => {
       const { schemaCommand } = await import('./commands/schema.js');

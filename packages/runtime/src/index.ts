@@ -64,6 +64,7 @@ export { childMessageId, newRootId, outcomeMessageId, rootIdOf } from './message
 export { consoleLogger } from './observability/logger.js';
 export { buildDelegation, buildOutcome, buildRootOutcome, failedChildOutcome } from './messages/messages.js';
 export { objectiveFileSchema, planSchema, rootObjectiveSchema, subtaskSchema } from './client/objective.js';
+export { OBJECTIVE_SCHEMA_FILE, objectiveJsonSchema, objectiveSchemaFileText } from './client/objective-json-schema.js';
 export type { ObjectiveFile, Plan, RootObjective, Subtask } from './client/objective.js';
 export { dependencyEdges, withDependencies } from './client/plan-dependencies.js';
 export type { DependencyProblem, DependentPlan, DependentSubtask } from './client/plan-dependencies.js';
