@@ -1,6 +1,7 @@
 import { configProblems } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AclOptions } from './commands/acl.js';
+import { arrangeHelp, cliVersion } from './help.js';
 import type { KeysOptions } from './commands/keys.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
@@ -17,8 +18,8 @@ function program(io: CliIo, exit: { code: number }): Command {
   const cli = new Command('tierflow')
     .description('Tierflow: a queue-backed runtime for tiered agent systems')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError();
+    .version(cliVersion(), '-V, --version', 'print the version')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
   cli
     .command('validate')
@@ -218,6 +219,16 @@ function program(io: CliIo, exit: { code: number }): Command {
       exit.code = await demoCommand(dir, options, io);
     });
 
+  cli
+    .command('completion')
+    .description('print the completion script of a shell: its commands and their options')
+    .argument('<shell>', 'bash | zsh | fish')
+    .action(async (shell: string) => {
+      const [{ completionCommand }, { completedCommands }] = await Promise.all([import('./commands/completion.js'), import('./completion.js')]);
+      exit.code = completionCommand(shell, completedCommands(cli), io);
+    });
+
+  arrangeHelp(cli);
   return cli;
 }
 
