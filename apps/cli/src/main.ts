@@ -1,9 +1,11 @@
 import { configProblems } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { auditKindsOf } from './audit-filter.js';
 import type { AclOptions } from './commands/acl.js';
+import type { AuditOptions } from './commands/audit.js';
 import { arrangeHelp, cliVersion } from './help.js';
 import type { KeysOptions } from './commands/keys.js';
-import { EXIT, processIo, type CliIo } from './io.js';
+import { EXIT, processIo, terminalConfirm, type CliIo } from './io.js';
 
 const CONFIG_FLAG = '--config <file>';
 const CONFIG_HELP = 'the project file (default: TIERFLOW_CONFIG, else tierflow.config.{ts,mts,js,mjs,json} here)';
@@ -97,7 +99,7 @@ function program(io: CliIo, exit: { code: number }): Command {
   cli
     .command('runs')
     .description('list recent and active runs, latest first')
-    .option('--status <status>', 'only runs of this status: running, waiting, or an outcome status (success, failed, …)')
+    .option('--status <status>', 'only runs of this status: running, waiting, input_required, or an outcome status (success, failed, …)')
     .option('--limit <n>', 'at most this many (default 20)', positiveInt)
     .option('--json', 'print them as JSON')
     .action(async (options: { status?: string; limit?: number; json?: boolean }) => {
@@ -118,8 +120,10 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('audit')
     .description("print a run's audit trail: every message its tiers sent and received, in order")
     .argument('<root-id>', 'the id printed by enqueue')
-    .option('--json', 'print the entries as JSON')
-    .action(async (rootId: string, options: { json?: boolean }) => {
+    .option('--kind <kind>', 'only entries of this kind (repeat it, or separate kinds by commas): delegation, outcome, cancellation, progress, question, answer, gap', auditKindsOf)
+    .option('--progress', 'show the progress notes too (the table leaves them out unless asked)')
+    .option('--json', 'print the entries as JSON (progress notes included unless --kind narrows them)')
+    .action(async (rootId: string, options: AuditOptions) => {
       const { auditCommand } = await import('./commands/audit.js');
       exit.code = await auditCommand(rootId, options, io);
     });
@@ -135,14 +139,15 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('dlq')
-    .description('the jobs a tier refused: list, show <id>, replay <id> [--file corrected.json] [--sign], purge')
+    .description('the jobs a tier refused: list, show <id>, replay <id> [--file corrected.json] [--sign], purge [--yes]')
     .argument('<action>', 'list | show | replay | purge')
     .argument('[id]', 'a dead letter id, for show and replay')
     .option('--file <file>', 'replay: put this message on the queue instead of the refused one')
     .option('--sign', "replay: date it now and sign it as its sender (TIERFLOW_KEYS_DIR must hold the sender's private key), for a deployment that signs")
-    .action(async (action: string, id: string | undefined, options: { file?: string; sign?: boolean }) => {
+    .option('--yes', 'purge: delete without asking (needed when standard input is not a terminal)')
+    .action(async (action: string, id: string | undefined, options: { file?: string; sign?: boolean; yes?: boolean }) => {
       const { dlqCommand } = await import('./commands/dlq.js');
-      exit.code = await dlqCommand(action, id, options, io);
+      exit.code = await dlqCommand(action, id, { ...options, confirm: terminalConfirm() }, io);
     });
 
   cli

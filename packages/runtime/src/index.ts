@@ -93,6 +93,7 @@ export { verifiedOutcome } from './security/outcome-check.js';
 export { passUp } from './policy/outcome-fields.js';
 export { checkedPlan, planWith } from './policy/planner.js';
 export { workerBeatSchema } from './workers/heartbeat.js';
+export { RUN_STATUSES } from './client/run-list.js';
 export type { RunListOptions, RunSummary } from './client/run-list.js';
 export { INPUT_REQUIRED } from './questions/run-questions.js';
 export { finished, nodeEvents } from './client/run-events.js';

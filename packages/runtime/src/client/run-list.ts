@@ -1,3 +1,4 @@
+import { OUTCOME_STATUSES } from '@tierflow/protocol';
 import type { Job, JobType, Queue } from 'bullmq';
 import { z } from 'zod';
 import { INPUT_REQUIRED } from '../questions/run-questions.js';
@@ -26,6 +27,9 @@ export interface RunListOptions {
   /** 20 unless told; 1,000 at most. */
   readonly limit?: number;
 }
+
+/** Every status a run can be listed under, and so every status `runs` can be asked for. */
+export const RUN_STATUSES: readonly string[] = ['running', 'waiting', INPUT_REQUIRED, ...OUTCOME_STATUSES];
 
 const RUNNING: readonly JobType[] = ['active', 'waiting-children'];
 const WAITING: readonly JobType[] = ['waiting', 'delayed', 'prioritized'];
