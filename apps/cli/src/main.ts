@@ -68,12 +68,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('enqueue')
     .description('validate an objective file and enqueue it; prints the root id')
     .argument('<file>', 'objective file, or - for standard input')
-    .option('--wait', "wait and print the final outcome message (exit 0 only on success); meanwhile, when stderr is a terminal, draw the run's tree live there")
+    .option(
+      '--wait',
+      "wait and print the final outcome (exit 0 only on success): its summary on a terminal, the outcome message as JSON otherwise; meanwhile, when stderr is a terminal, draw the run's tree live there",
+    )
     .option('--timeout-ms <n>', "with --wait: give up after this long (default: the objective's timeout_ms + 5 s, or 1 h without one)", positiveInt)
-    .action(async (file: string, options: { wait?: boolean; timeoutMs?: number }) => {
-      // Standard error, not standard output: the outcome JSON stays clean for whatever reads it.
+    .option('--json', 'with --wait: print the outcome message as JSON, on a terminal too')
+    .action(async (file: string, options: { wait?: boolean; timeoutMs?: number; json?: boolean }) => {
+      // Standard error, not standard output: the outcome stays clean for whatever reads it.
       const { enqueueCommand } = await import('./commands/enqueue.js');
-      exit.code = await enqueueCommand(file, { ...options, terminal: process.stderr.isTTY ? process.stderr : null }, io);
+      exit.code = await enqueueCommand(file, { ...options, terminal: process.stderr.isTTY ? process.stderr : null, summary: process.stdout.isTTY === true }, io);
     });
 
   cli
