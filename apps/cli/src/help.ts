@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { DEFAULT_PREFIX, DEFAULT_REDIS_URL } from '@tierflow/runtime';
 import type { Command } from 'commander';
 
 /** The top-level help's groups, in order; a command that is in none of them is listed last, under "Other commands". */
@@ -10,9 +11,9 @@ const GROUPS: readonly (readonly [heading: string, commands: readonly string[]])
 
 const ENVIRONMENT = `
 Environment:
-  REDIS_URL          the Redis to use (default redis://localhost:6379); rediss:// for TLS
+  REDIS_URL          the Redis to use (default ${DEFAULT_REDIS_URL}); rediss:// for TLS
   TIERFLOW_CONFIG    the project file (default: tierflow.config.{ts,mts,js,mjs,json} here)
-  TIERFLOW_PREFIX    the deployment's key prefix in Redis (default {tierflow})
+  TIERFLOW_PREFIX    the deployment's key prefix in Redis (default ${DEFAULT_PREFIX})
   TIERFLOW_LOG       the workers' log level, or silent
   tierflow config shows every setting and where its value came from; docs/operations.md describes them.
 `;

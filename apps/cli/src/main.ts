@@ -229,6 +229,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('config')
+    .description('print the resolved configuration: each setting, its value and where it came from (env, project file, default); secrets hidden')
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .option('--json', 'print the settings as JSON')
+    .action(async (options: { config?: string; json?: boolean }) => {
+      const { configCommand } = await import('./commands/config.js');
+      exit.code = await configCommand(options, io);
+    });
+
+  cli
     .command('completion')
     .description('print the completion script of a shell: its commands and their options')
     .argument('<shell>', 'bash | zsh | fish')

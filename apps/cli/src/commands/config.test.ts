@@ -18,10 +18,7 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
 }
 
 const PROJECT = join(dir, 'tierflow.config.json');
-writeFileSync(
-  PROJECT,
-  JSON.stringify({ specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora' }], models: { baseURL: 'http://models.internal:8000/v1' }, budget: { max_llm_calls: 20 } }),
-);
+writeFileSync(PROJECT, JSON.stringify({ specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora' }], models: { baseURL: 'http://models.internal:8000/v1' }, budget: { max_llm_calls: 20 } }));
 
 /** An environment of the test's own: every Tierflow variable the host may have set is cleared first. */
 function environment(vars: Record<string, string>): void {
@@ -34,16 +31,16 @@ describe('tierflow config', () => {
     environment({ REDIS_URL: 'redis://ops:s3cret-pass@db.internal:6380', OPENAI_API_KEY: 'sk-live-s3cret', TIERFLOW_API_TOKEN: 'token-s3cret-0123456789', TIERFLOW_CELLS: '2' });
     const { code, out, err } = await run(['config', '--config', PROJECT]);
     expect([code, err]).toEqual([0, '']);
-    expect(out).toMatch(/^project file +\S*tierflow\.config\.json +--config$/m);
-    expect(out).toMatch(/^REDIS_URL +redis:\/\/ops:\*\*\*@db\.internal:6380 +env$/m);
-    expect(out).toMatch(/^TIERFLOW_CELLS +2 +env$/m);
-    expect(out).toMatch(/^TIERFLOW_PREFIX +\{tierflow\} +default$/m);
-    expect(out).toMatch(/^TIERFLOW_KEYS_DIR +- +unset$/m);
-    expect(out).toMatch(/^OPENAI_API_KEY +\(set, not shown\) +env$/m);
-    expect(out).toMatch(/^TIERFLOW_API_TOKEN +\(set, not shown\) +env$/m);
-    expect(out).toMatch(/^model endpoint +http:\/\/models\.internal:8000\/v1 +project file$/m);
-    expect(out).toMatch(/^budget +\{"max_llm_calls":20\} +project file$/m);
-    expect(out).toMatch(/^specialists +writer \(llm\), sim \(built in\) +project file$/m);
+    expect(out).toMatch(/^project file +--config +\S*tierflow\.config\.json$/m);
+    expect(out).toMatch(/^REDIS_URL +env +redis:\/\/ops:\*\*\*@db\.internal:6380$/m);
+    expect(out).toMatch(/^TIERFLOW_CELLS +env +2$/m);
+    expect(out).toMatch(/^TIERFLOW_PREFIX +default +\{tierflow\}$/m);
+    expect(out).toMatch(/^TIERFLOW_KEYS_DIR +unset +-$/m);
+    expect(out).toMatch(/^OPENAI_API_KEY +env +\(set, not shown\)$/m);
+    expect(out).toMatch(/^TIERFLOW_API_TOKEN +env +\(set, not shown\)$/m);
+    expect(out).toMatch(/^model endpoint +project file +http:\/\/models\.internal:8000\/v1$/m);
+    expect(out).toMatch(/^budget +project file +\{"max_llm_calls":20\}$/m);
+    expect(out).toMatch(/^specialists +project file +writer \(llm\), sim \(built in\)$/m);
     expect(out).not.toContain('s3cret');
   });
 
@@ -55,9 +52,9 @@ describe('tierflow config', () => {
       return run(['config']);
     });
     expect(code).toBe(0);
-    expect(out).toMatch(/^project file +none +default$/m);
-    expect(out).toMatch(/^model endpoint +https:\/\/user:\*\*\*@llm\.example\/v1 +env \(OPENAI_BASE_URL\)$/m);
-    expect(out).toMatch(/^specialists +sim \(built in\) +default$/m);
+    expect(out).toMatch(/^project file +default +none$/m);
+    expect(out).toMatch(/^model endpoint +env \(OPENAI_BASE_URL\) +https:\/\/user:\*\*\*@llm\.example\/v1$/m);
+    expect(out).toMatch(/^specialists +default +sim \(built in\)$/m);
     expect(out).not.toContain('s3cret');
   });
 
