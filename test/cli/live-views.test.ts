@@ -159,7 +159,7 @@ describe('tierflow enqueue --wait', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('on a terminal, draws the tree live on stderr while it waits, then prints the outcome JSON', async () => {
+  it('on a terminal, draws the tree live on stderr while it waits, then ends with the outcome’s summary, not its JSON', async () => {
     const session = `tierflow-enqueue-${process.pid}`;
     await inPane(session, ['enqueue', file, '--wait']);
     try {
@@ -180,11 +180,29 @@ describe('tierflow enqueue --wait', () => {
       expect(headings[0]).toContain(`run ${rootId}  cancelled  (waiting for`);
       expect(lines.filter((line) => line.startsWith('monitor'))).toHaveLength(1);
       expect(after).toMatch(/fleet\s+\S+\s+general\s+sim\s+cancelled/);
-      const json = after.slice(after.indexOf('\n{\n') + 1, after.lastIndexOf('\nexited'));
-      expect(after.indexOf(`run ${rootId}`)).toBeLessThan(after.indexOf(json));
-      const outcome = JSON.parse(json) as OutcomeMessage;
-      expect(outcome.id).toContain(rootId);
-      expect(outcome.payload.status).toBe('cancelled');
+      // Below the tree, a few lines a person reads: the status, the summary, where the JSON is.
+      const summary = after.slice(after.indexOf('\noutcome ') + 1, after.lastIndexOf('\nexited'));
+      expect(after.indexOf(`run ${rootId}`)).toBeLessThan(after.indexOf(summary));
+      expect(summary).toMatch(/^outcome +cancelled +confidence \d\.\d\d +took [\d.]+ s$/m);
+      expect(summary).toMatch(/^summary +\S/m);
+      expect(summary).toContain(`tierflow result ${rootId} prints the outcome message as JSON`);
+      expect(summary.split('\n').length).toBeLessThanOrEqual(6);
+      expect(summary).not.toContain('"payload"');
+    } finally {
+      await closePane(session);
+    }
+  });
+
+  it('on a terminal with --json, prints the outcome message as JSON', async () => {
+    const quick = join(dir, 'quick.json');
+    await writeFile(quick, JSON.stringify(simPlan('all_success', [{}])));
+    const session = `tierflow-enqueue-json-${process.pid}`;
+    await inPane(session, ['enqueue', quick, '--wait', '--json']);
+    try {
+      const after = await screenShowing(session, (text) => /^exited \d+$/m.test(text), 'the command to exit', 20_000);
+      expect(after).toMatch(/^exited 0$/m);
+      const outcome = JSON.parse(after.slice(after.indexOf('\n{\n') + 1, after.lastIndexOf('\nexited'))) as OutcomeMessage;
+      expect(outcome.payload.status).toBe('success');
     } finally {
       await closePane(session);
     }

@@ -120,7 +120,10 @@ describe('bad input on a tier queue', () => {
       await fleet.close();
     }
     expect(await deployment.client.deadLetters().get('fleet-fix-me')).toBeNull();
-    expect(tierflow(['dlq', 'purge']).stdout).toMatch(/purged \d+ dead letters/);
+    // Standard input is a pipe here, not a terminal to ask on: without --yes nothing is deleted.
+    const unconfirmed = tierflow(['dlq', 'purge']);
+    expect([unconfirmed.status, unconfirmed.stderr]).toEqual([2, expect.stringContaining('give --yes to confirm')]);
+    expect(tierflow(['dlq', 'purge', '--yes']).stdout).toMatch(/purged \d+ dead letters/);
     expect(tierflow(['dlq', 'list']).stdout).toBe('no dead letters\n');
   });
 });

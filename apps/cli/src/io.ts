@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
 import { tooManyBytes, type InputLimits } from '@tierflow/runtime';
 import { readFileWithin, readLimited } from './read-limited.js';
 
@@ -39,4 +40,21 @@ export function parseJsonText(text: string): ParsedJson {
   } catch (error) {
     return { ok: false, reason: `not JSON: ${(error as Error).message}` };
   }
+}
+
+/**
+ * A yes-or-no question put to the person at the terminal (asked on standard error, so standard
+ * output stays clean), answered yes only by `y` or `yes`; null when standard input or error is not
+ * a terminal, where there is no one to ask.
+ */
+export function terminalConfirm(): ((question: string) => Promise<boolean>) | null {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return null;
+  return async (question) => {
+    const reader = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^y(es)?$/i.test((await reader.question(question)).trim());
+    } finally {
+      reader.close();
+    }
+  };
 }

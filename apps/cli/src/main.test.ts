@@ -36,14 +36,14 @@ describe('tierflow validate', () => {
   it('exits 0 for a valid message and names it', async () => {
     const result = await run(['validate', file('ok.json', JSON.stringify(DELEGATION))]);
     expect(result).toMatchObject({ code: 0, err: '' });
-    expect(result.out).toContain('valid delegation msg-010 (ROUTING_DISPATCHER → SPECIALIZED_FLEET, version 1.0.0)');
+    expect(result.out).toContain('valid delegation message msg-010 (ROUTING_DISPATCHER → SPECIALIZED_FLEET, version 1.0.0)');
   });
 
   it('exits 1 for an invalid message, printing each error with its path', async () => {
     const bad = { ...DELEGATION, target_tier: 'PROGRESS_MONITOR', payload: { ...DELEGATION.payload, priority: 9 } };
     const result = await run(['validate', file('bad.json', JSON.stringify(bad))]);
     expect(result.code).toBe(1);
-    expect(result.out).toContain('invalid, 2 errors');
+    expect(result.out).toContain('invalid message, 2 errors');
     expect(result.out).toContain('  $.payload.priority: must be between 0 (critical) and 4 (backlog)');
     expect(result.out).toContain('  $.target_tier: a delegation must go down');
   });

@@ -1,8 +1,11 @@
 import { configProblems, parseRunStatus, RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { auditKindsOf } from './audit-filter.js';
 import type { AclOptions } from './commands/acl.js';
+import type { AuditOptions } from './commands/audit.js';
+import { arrangeHelp, cliVersion } from './help.js';
 import type { KeysOptions } from './commands/keys.js';
-import { EXIT, processIo, type CliIo } from './io.js';
+import { EXIT, processIo, terminalConfirm, type CliIo } from './io.js';
 
 const CONFIG_FLAG = '--config <file>';
 const CONFIG_HELP = 'the project file (default: TIERFLOW_CONFIG, else tierflow.config.{ts,mts,js,mjs,json} here)';
@@ -17,13 +20,13 @@ function program(io: CliIo, exit: { code: number }): Command {
   const cli = new Command('tierflow')
     .description('Tierflow: a queue-backed runtime for tiered agent systems')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError();
+    .version(cliVersion(), '-V, --version', 'print the version')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
   cli
     .command('validate')
-    .description('validate protocol messages (files, or - for standard input)')
-    .argument('<files...>', 'message files, or - for standard input')
+    .description('validate objective files and protocol messages (files, or - for standard input), saying which kind each is')
+    .argument('<files...>', 'objective or message files, or - for standard input')
     .option('--json', 'print the reports as JSON')
     .action(async (files: string[], options: { json?: boolean }) => {
       const { validateCommand } = await import('./commands/validate.js');
@@ -32,8 +35,8 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('schema')
-    .description('print the JSON Schema of a wire type (default: message)')
-    .argument('[type]', 'a wire type; --list shows them')
+    .description('print the JSON Schema of a wire type (default: message), or of the objective file (objective)')
+    .argument('[type]', 'a wire type, or objective; --list shows them')
     .option('--list', 'list the wire types')
     .action(async (type: string | undefined, options: { list?: boolean }) => {
       const { schemaCommand } = await import('./commands/schema.js');
@@ -77,12 +80,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('enqueue')
     .description('validate an objective file and enqueue it; prints the root id')
     .argument('<file>', 'objective file, or - for standard input')
-    .option('--wait', "wait and print the final outcome message (exit 0 only on success); meanwhile, when stderr is a terminal, draw the run's tree live there")
+    .option(
+      '--wait',
+      "wait and print the final outcome (exit 0 only on success): its summary on a terminal, the outcome message as JSON otherwise; meanwhile, when stderr is a terminal, draw the run's tree live there",
+    )
     .option('--timeout-ms <n>', "with --wait: give up after this long (default: the objective's timeout_ms + 5 s, or 1 h without one)", positiveInt)
-    .action(async (file: string, options: { wait?: boolean; timeoutMs?: number }) => {
-      // Standard error, not standard output: the outcome JSON stays clean for whatever reads it.
+    .option('--json', 'with --wait: print the outcome message as JSON, on a terminal too')
+    .action(async (file: string, options: { wait?: boolean; timeoutMs?: number; json?: boolean }) => {
+      // Standard error, not standard output: the outcome stays clean for whatever reads it.
       const { enqueueCommand } = await import('./commands/enqueue.js');
-      exit.code = await enqueueCommand(file, { ...options, terminal: process.stderr.isTTY ? process.stderr : null }, io);
+      exit.code = await enqueueCommand(file, { ...options, terminal: process.stderr.isTTY ? process.stderr : null, summary: process.stdout.isTTY === true }, io);
     });
 
   cli
@@ -132,8 +139,10 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('audit')
     .description("print a run's audit trail: every message its tiers sent and received, in order")
     .argument('<root-id>', 'the id printed by enqueue')
-    .option('--json', 'print the entries as JSON')
-    .action(async (rootId: string, options: { json?: boolean }) => {
+    .option('--kind <kind>', 'only entries of this kind (repeat it, or separate kinds by commas): delegation, outcome, cancellation, progress, question, answer, gap', auditKindsOf)
+    .option('--progress', 'show the progress notes too (the table leaves them out unless asked)')
+    .option('--json', 'print the entries as JSON (progress notes included unless --kind narrows them)')
+    .action(async (rootId: string, options: AuditOptions) => {
       const { auditCommand } = await import('./commands/audit.js');
       exit.code = await auditCommand(rootId, options, io);
     });
@@ -149,14 +158,15 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('dlq')
-    .description('the jobs a tier refused: list, show <id>, replay <id> [--file corrected.json] [--sign], purge')
+    .description('the jobs a tier refused: list, show <id>, replay <id> [--file corrected.json] [--sign], purge [--yes]')
     .argument('<action>', 'list | show | replay | purge')
     .argument('[id]', 'a dead letter id, for show and replay')
     .option('--file <file>', 'replay: put this message on the queue instead of the refused one')
     .option('--sign', "replay: date it now and sign it as its sender (TIERFLOW_KEYS_DIR must hold the sender's private key), for a deployment that signs")
-    .action(async (action: string, id: string | undefined, options: { file?: string; sign?: boolean }) => {
+    .option('--yes', 'purge: delete without asking (needed when standard input is not a terminal)')
+    .action(async (action: string, id: string | undefined, options: { file?: string; sign?: boolean; yes?: boolean }) => {
       const { dlqCommand } = await import('./commands/dlq.js');
-      exit.code = await dlqCommand(action, id, options, io);
+      exit.code = await dlqCommand(action, id, { ...options, confirm: terminalConfirm() }, io);
     });
 
   cli
@@ -235,6 +245,26 @@ function program(io: CliIo, exit: { code: number }): Command {
       exit.code = await demoCommand(dir, options, io);
     });
 
+  cli
+    .command('config')
+    .description('print the resolved configuration: each setting, its value and where it came from (env, project file, default); secrets hidden')
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .option('--json', 'print the settings as JSON')
+    .action(async (options: { config?: string; json?: boolean }) => {
+      const { configCommand } = await import('./commands/config.js');
+      exit.code = await configCommand(options, io);
+    });
+
+  cli
+    .command('completion')
+    .description('print the completion script of a shell: its commands and their options')
+    .argument('<shell>', 'bash | zsh | fish')
+    .action(async (shell: string) => {
+      const [{ completionCommand }, { completedCommands }] = await Promise.all([import('./commands/completion.js'), import('./completion.js')]);
+      exit.code = completionCommand(shell, completedCommands(cli), io);
+    });
+
+  arrangeHelp(cli);
   return cli;
 }
 

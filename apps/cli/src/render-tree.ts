@@ -68,7 +68,7 @@ function elapsedOf(node: RunNode, now: number): string {
 }
 
 /** `3 calls  2,410 tokens  $0.0042`: what the node's model calls used, its subtree's included. */
-function usageText(usage: Usage): string {
+export function usageText(usage: Usage): string {
   const calls = `${usage.llm_calls} call${usage.llm_calls === 1 ? '' : 's'}`;
   const tokens = `${(usage.tokens_in + usage.tokens_out).toLocaleString('en-US')} tokens`;
   // Costs are kept to a millionth of a dollar: show that much, no trailing zeros.

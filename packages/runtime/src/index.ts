@@ -64,6 +64,7 @@ export { childMessageId, newRootId, outcomeMessageId, rootIdOf } from './message
 export { consoleLogger } from './observability/logger.js';
 export { buildDelegation, buildOutcome, buildRootOutcome, failedChildOutcome } from './messages/messages.js';
 export { objectiveFileSchema, planSchema, rootObjectiveSchema, subtaskSchema } from './client/objective.js';
+export { OBJECTIVE_SCHEMA_FILE, objectiveJsonSchema, objectiveSchemaFileText } from './client/objective-json-schema.js';
 export type { ObjectiveFile, Plan, RootObjective, Subtask } from './client/objective.js';
 export { dependencyEdges, withDependencies } from './client/plan-dependencies.js';
 export type { DependencyProblem, DependentPlan, DependentSubtask } from './client/plan-dependencies.js';
@@ -71,7 +72,7 @@ export { resolveRuntimeOptions, runtimeOptionsFromEnv } from './config/options.j
 export { DEFAULT_CONCURRENCY, DEFAULT_MAX_CRASHES, DEFAULT_PREFIX, DEFAULT_REDIS_URL, RUNTIME_RANGES } from './config/runtime-settings.js';
 export { envChoice, envProbability, envRedisUrl, envText, envWhole, MAX_RETENTION_MS, MAX_TIMER_MS, wholeNumber } from './config/env-values.js';
 export type { WholeRange, WholeUnit } from './config/env-values.js';
-export { ConfigError, configProblems, readEnv } from './config/read-env.js';
+export { ConfigError, configProblems, isSecretName, readEnv } from './config/read-env.js';
 export type { EnvProblem } from './config/read-env.js';
 export { readTierflowEnv, readTierflowVars, tierflowEnvSchema } from './config/tierflow-env.js';
 export type { TierflowEnv } from './config/tierflow-env.js';

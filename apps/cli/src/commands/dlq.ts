@@ -1,8 +1,25 @@
 import { resignForReplay, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 
-/** `tierflow dlq list|show <id>|replay <id> [--file F] [--sign]|purge`: the jobs a tier refused, and their reasons. */
-export async function dlqCommand(action: string, id: string | undefined, options: { file?: string; sign?: boolean }, io: CliIo): Promise<number> {
+export interface DlqOptions {
+  readonly file?: string;
+  readonly sign?: boolean;
+  /** purge: delete without asking. */
+  readonly yes?: boolean;
+  /** purge: asks a person yes or no (standard input and error on a terminal); null where there is no one to ask. */
+  readonly confirm?: ((question: string) => Promise<boolean>) | null;
+}
+
+/**
+ * `tierflow dlq list|show <id>|replay <id> [--file F] [--sign]|purge [--yes]`: the jobs a tier
+ * refused, and their reasons. A purge deletes what an operator may still want to replay: it asks
+ * on a terminal, and elsewhere needs --yes (exit 2 without it).
+ */
+export async function dlqCommand(action: string, id: string | undefined, options: DlqOptions, io: CliIo): Promise<number> {
+  if (action === 'purge' && !options.yes && !options.confirm) {
+    io.stderr('dlq purge deletes every dead letter: give --yes to confirm (standard input is not a terminal to ask on)\n');
+    return EXIT.unusable;
+  }
   const runtime = runtimeOptionsFromEnv();
   if (options.sign && !runtime.signing) {
     io.stderr('--sign needs TIERFLOW_KEYS_DIR: the key set, with the private key of the party the letter comes from\n');
@@ -46,9 +63,21 @@ export async function dlqCommand(action: string, id: string | undefined, options
         io.stdout(`replayed ${id} onto ${replayed.queue} as ${replayed.jobId}\n`);
         return EXIT.ok;
       }
-      case 'purge':
+      case 'purge': {
+        if (!options.yes && options.confirm) {
+          const count = (await letters.list()).length;
+          if (count === 0) {
+            io.stdout('no dead letters\n');
+            return EXIT.ok;
+          }
+          if (!(await options.confirm(`Delete all ${count} dead letter${count === 1 ? '' : 's'}? [y/N] `))) {
+            io.stdout('nothing purged\n');
+            return EXIT.invalid;
+          }
+        }
         io.stdout(`purged ${await letters.purge()} dead letters\n`);
         return EXIT.ok;
+      }
       default:
         io.stderr(`unknown action "${action}"; use list, show <id>, replay <id> [--file F] or purge\n`);
         return EXIT.unusable;

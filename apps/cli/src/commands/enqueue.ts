@@ -4,18 +4,25 @@ import { startTelemetry } from '@tierflow/telemetry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 import { LIVE_INTERVAL_MS, liveTree, type LiveTree } from '../live-tree.js';
+import { renderOutcome } from '../render-outcome.js';
 
 export interface EnqueueOptions {
   readonly wait?: boolean;
   readonly timeoutMs?: number;
   /** With --wait, where the run's tree is drawn live while it runs (standard error when it is a terminal); none: nothing drawn. */
   readonly terminal?: NodeJS.WriteStream | null;
+  /** With --wait, the outcome as a few lines for a person (standard output is a terminal), unless `json`. */
+  readonly summary?: boolean;
+  /** With --wait, the outcome message as JSON, whatever standard output is. */
+  readonly json?: boolean;
 }
 
 /**
  * `tierflow enqueue <file|->`: validates an objective file, enqueues it and prints the root id.
- * With --wait, prints the final outcome message as JSON and exits 0 only when it succeeded, having
- * drawn the run's tree live on `terminal` meanwhile, when there is one; with no outcome (past the
+ * With --wait, prints the final outcome and exits 0 only when it succeeded, having drawn the run's
+ * tree live on `terminal` meanwhile, when there is one. The outcome is a few lines for a person
+ * when `summary` is set (standard output is a terminal) and --json is not; otherwise the outcome
+ * message as JSON, as scripts that pipe it have always read it; with no outcome (past the
  * limit, which defaults from the objective's timeout_ms, or a root that no longer exists) it says
  * why and exits 1. An objective over the deployment's limits (a file over
  * TIERFLOW_MAX_OBJECTIVE_BYTES, more subtasks than TIERFLOW_MAX_SUBTASKS) is refused, exit 2,
@@ -61,7 +68,7 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     try {
       const outcome = await client.waitForResult(rootId, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
       await live?.end(true);
-      io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
+      io.stdout(options.summary && !options.json ? renderOutcome(rootId, outcome) : `${JSON.stringify(outcome, null, 2)}\n`);
       return outcome.payload.status === 'success' ? EXIT.ok : EXIT.invalid;
     } catch (error) {
       await live?.end(false);

@@ -14,7 +14,7 @@ import { connect } from '../redis/connection.js';
 import { consoleLogger } from '../observability/logger.js';
 import { newRootId } from '../messages/ids.js';
 import { checkObjectiveSize } from '../checks/input-limits.js';
-import { objectiveFileSchema, type RootObjective } from './objective.js';
+import { objectiveFileSchema, type ObjectiveFile, type RootObjective } from './objective.js';
 import type { RuntimeOptions } from '../config/options.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
@@ -86,7 +86,7 @@ export class TierflowClient {
     // client without its key learns so before it waits on Redis.
     const signer = signerOf(this.runtime.signing, CLIENT);
     const now = await this.now();
-    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: parsed.value }, signer);
+    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: withoutEditorHint(parsed.value) }, signer);
     // With an SDK running (the CLI starts one), the run's trace starts here; without, at the Monitor.
     const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
     const metadata = serialiseContext(trace.setSpan(context.active(), span));
@@ -253,4 +253,11 @@ interface ClientCell {
   readonly runtime: RuntimeOptions;
   readonly monitor: Queue;
   waits: ResultWaits | null;
+}
+
+/** The objective without `$schema`: an editor's hint, not part of the run (and a Monitor of an older version would refuse it). */
+function withoutEditorHint(objective: ObjectiveFile): ObjectiveFile {
+  const copy = { ...objective };
+  delete copy.$schema;
+  return copy;
 }

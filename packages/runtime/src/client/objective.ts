@@ -45,6 +45,8 @@ export type Plan = z.infer<typeof planSchema>;
  * error rather than silently ignored. `task_data` is free-form apart from `plan`.
  */
 export const objectiveFileSchema = z.strictObject({
+  /** Where an editor finds this file's JSON Schema (`tierflow schema objective`); not sent with the run. */
+  $schema: z.string().optional(),
   objective: z.string().min(1),
   constraints: z.array(z.string()).optional(),
   priority: prioritySchema.optional(),

@@ -30,9 +30,17 @@ export interface EnvProblem {
   readonly message: string;
 }
 
+/** Variables whose values are secrets, shown nowhere. */
+const SECRET_NAME = /PASSWORD|SECRET|SIGNING_KEY|API_KEY|TOKEN/;
+
+/** Whether a variable holds a secret, whose value is never shown. */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
 /** How a value is quoted in a message: URLs redacted, secrets not at all, long values cut. */
 export function shownValue(name: string, value: string): string {
-  if (/PASSWORD|SECRET|SIGNING_KEY|API_KEY|TOKEN/.test(name)) return '(not shown)';
+  if (isSecretName(name)) return '(not shown)';
   const text = /URL/.test(name) ? redactUrl(value) : value;
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { age, cost, duration, elapsed, progressText, shortId, tierSlug, tokenCount } from './format.js';
+import { age, cost, deadline, duration, elapsed, progressText, shortId, tierSlug, tokenCount } from './format.js';
 
 describe('the dashboard’s wording', () => {
   it('words spans of time as the command does', () => {
@@ -27,5 +27,13 @@ describe('the dashboard’s wording', () => {
     expect(shortId(`${root}.0-0.1-0`, root)).toBe('9f052f59….0-0.1-0');
     expect(shortId('other', root)).toBe('other');
     expect(tierSlug('SPECIALIZED_FLEET')).toBe('fleet');
+  });
+
+  it('words a deadline by its time today, and with its date on another day', () => {
+    const now = new Date(2026, 10, 25, 9, 30).getTime();
+    expect(deadline(new Date(2026, 10, 25, 17, 5).toISOString(), now)).toBe('17:05:00');
+    expect(deadline(new Date(2026, 10, 26, 9, 0).toISOString(), now)).toBe('26 Nov 09:00:00');
+    expect(deadline(new Date(2027, 0, 2, 9, 0).toISOString(), now)).toBe('2 Jan 2027 09:00:00');
+    expect(deadline('not a time', now)).toBe('not a time');
   });
 });

@@ -49,6 +49,20 @@ export function clock(iso: string): string {
   return Number.isNaN(time.getTime()) ? iso : time.toLocaleTimeString('en-GB', { hour12: false });
 }
 
+/**
+ * A deadline as a person reads it: its time when it falls today, with its date (and year, when
+ * not this one) on any other day, so a deadline tomorrow does not read as one passed this morning.
+ */
+export function deadline(iso: string, now: number = Date.now()): string {
+  const time = new Date(iso);
+  if (Number.isNaN(time.getTime())) return iso;
+  const today = new Date(now);
+  if (time.toDateString() === today.toDateString()) return clock(iso);
+  const sameYear = time.getFullYear() === today.getFullYear();
+  const date = time.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }) });
+  return `${date} ${clock(iso)}`;
+}
+
 /** The tier's short name, as the `tierflow` command prints it. */
 export function tierSlug(tier: string): string {
   const slugs: Readonly<Record<string, string>> = { PROGRESS_MONITOR: 'monitor', ABSTRACT_ARCHITECT: 'architect', ROUTING_DISPATCHER: 'dispatcher', SPECIALIZED_FLEET: 'fleet' };

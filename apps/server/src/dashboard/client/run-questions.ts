@@ -1,7 +1,7 @@
 import { postJson, runPath } from './api.js';
 import type { Question, RunNode } from './api-types.js';
 import { fill, h } from './dom.js';
-import { clock, tierSlug } from './format.js';
+import { deadline, tierSlug } from './format.js';
 import { report, type PageContext } from './page.js';
 
 /**
@@ -17,7 +17,7 @@ export function questionsPanel(context: PageContext, root: RunNode, forms: Map<s
     'section',
     { class: 'panel questions', id: 'questions' },
     h('h2', {}, waiting ? 'Waiting for a person' : 'Questions'),
-    waiting ? h('p', {}, `This run waits for answers${root.waiting_until ? ` until ${clock(root.waiting_until)}` : ''}; it goes on once every question is answered.`) : null,
+    waiting ? h('p', {}, `This run waits for answers${root.waiting_until ? ` until ${deadline(root.waiting_until)}` : ''}; it goes on once every question is answered.`) : null,
     ...questions.map((question) => {
       if (question.answer !== null || !waiting) return answeredItem(question);
       const form = forms.get(question.id) ?? answerForm(context, root.id, question);
