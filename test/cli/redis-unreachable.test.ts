@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,7 +135,7 @@ describe('a closed pipe', () => {
     child.stdout.destroy();
     let errors = '';
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
-    const [code] = (await new Promise((resolve) => child.once('close', (...args) => resolve(args)))) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(errors).toBe('');
     expect(code).toBe(0);
   });

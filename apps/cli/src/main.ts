@@ -1,3 +1,4 @@
+import { isTierflowError } from '@tierflow/protocol';
 import { configProblems } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AclOptions } from './commands/acl.js';
@@ -241,6 +242,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return exit.code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.unusable;
+    // One line (the URL, password hidden, and why), no stack: RedisUnreachableError's message.
+    if (isTierflowError(error) && error.code === 'redis_unreachable') {
+      io.stderr(`tierflow: ${error.message}\n`);
+      return EXIT.unreachable;
+    }
     const problems = configProblems(error);
     if (problems) {
       io.stderr(`tierflow: invalid configuration\n${problems.map((problem) => `  ${problem}\n`).join('')}`);

@@ -49,7 +49,13 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     return EXIT.unusable;
   }
   const telemetry = await startTelemetry({ serviceName: 'tierflow-cli' });
-  const client = new TierflowClient(runtime);
+  let client: TierflowClient;
+  try {
+    client = await TierflowClient.connect(runtime);
+  } catch (error) {
+    await telemetry.shutdown();
+    throw error;
+  }
   try {
     const rootId = await client.enqueue(objective.value);
     if (!options.wait) {

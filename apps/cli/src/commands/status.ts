@@ -4,7 +4,7 @@ import { renderTree } from '../render-tree.js';
 
 /** `tierflow status <root-id> [--json]`: the run's tree, from its audit trail and the jobs still retained. */
 export async function statusCommand(rootId: string, options: { json?: boolean }, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   try {
     const tree = await client.tree(rootId);
     if (!tree) {

@@ -18,7 +18,7 @@ export interface WatchOptions {
  * one JSON event a line. Exit 0 when the run succeeds, 1 otherwise.
  */
 export async function watchCommand(rootId: string, options: WatchOptions, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   const terminal = options.json ? null : (options.terminal ?? null);
   const live = terminal ? liveTree(terminal, 'watching') : null;
   const seen = new Map<string, string>();
