@@ -3,6 +3,7 @@ import { configProblems } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AclOptions } from './commands/acl.js';
 import type { KeysOptions } from './commands/keys.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
 const CONFIG_FLAG = '--config <file>';
@@ -237,6 +238,7 @@ function portNumber(value: string): number {
 /** Runs the CLI with the given arguments (without `node` and the script) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const exit = { code: EXIT.ok as number };
+  if (io === processIo) endQuietlyOnClosedPipe();
   try {
     await program(io, exit).parseAsync([...argv], { from: 'user' });
     return exit.code;
