@@ -51,6 +51,7 @@ export type { RootWaitErrorCode } from './client/wait-errors.js';
 export { DEFAULT_WAIT_LIMIT_MS, WAIT_GRACE_MS } from './client/wait-limit.js';
 export { connect, connectReachable, redisWhere } from './redis/connection.js';
 export { awaitReachable, redisFailureReason, RedisUnreachableError } from './redis/reach.js';
+export { unservedNotice, unservedTiers, waitingTiers } from './workers/unserved.js';
 export type { RedisTarget } from './redis/cluster.js';
 export type { RedisClient } from '@tierflow/beads';
 export { cellOf, cellOfMessage, cellOfRoot, cellPrefixes, cellsGlob, inCell, MAX_CELLS, servedCells } from './cells/cells.js';

@@ -3,6 +3,7 @@ import { finished, nodeEvents, progressText, runtimeOptionsFromEnv, TierflowClie
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, type CliIo } from '../io.js';
 import { LIVE_INTERVAL_MS, liveTree } from '../live-tree.js';
+import { UnservedNotes } from '../unserved-notes.js';
 
 export interface WatchOptions {
   readonly json?: boolean;
@@ -22,6 +23,7 @@ export async function watchCommand(rootId: string, options: WatchOptions, io: Cl
   const terminal = options.json ? null : (options.terminal ?? null);
   const live = terminal ? liveTree(terminal, 'watching') : null;
   const seen = new Map<string, string>();
+  const notes = new UnservedNotes(client);
   try {
     for (;;) {
       const tree = await client.tree(rootId);
@@ -30,8 +32,11 @@ export async function watchCommand(rootId: string, options: WatchOptions, io: Cl
         return EXIT.invalid;
       }
       const done = finished(tree);
-      if (live) live.draw(tree);
+      const { current, fresh } = done ? { current: [], fresh: [] } : await notes.update(tree);
+      if (live) live.draw(tree, current);
       else for (const event of nodeEvents(tree, seen)) io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${plainLine(event)}\n`);
+      // Plain lines say it in the view; beside JSON events, on standard error.
+      if (!live) for (const note of fresh) (options.json ? io.stderr : io.stdout)(`${note}\n`);
       if (done) {
         live?.done();
         const outcome = await client.result(rootId);

@@ -1,4 +1,4 @@
-import { formatValidationError, TierflowError, validateWith, type OutcomeMessage, type TierSlug } from '@tierflow/protocol';
+import { formatValidationError, TIER_SLUGS, TierflowError, validateWith, type OutcomeMessage, type TierName, type TierSlug } from '@tierflow/protocol';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
@@ -22,6 +22,7 @@ import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
 import { asRootOutcome } from './root-outcome.js';
 import { listWorkers, type WorkerBeat } from '../workers/heartbeat.js';
+import { unservedTiers, waitingTiers } from '../workers/unserved.js';
 import { latestRuns, listRuns, type RunListOptions, type RunSummary } from './run-list.js';
 import { cellOfMessage, cellPrefixes, inCell } from '../cells/cells.js';
 import { readRunTree } from '../audit/run-tree.js';
@@ -273,6 +274,16 @@ export class TierflowClient {
   /** The deployment's live worker processes (of `tiers`, all when left out), from their heartbeats (of every cell), sorted by tier, host and pid. */
   async workers(tiers?: readonly TierSlug[]): Promise<WorkerBeat[]> {
     return listWorkers(this.redis, this.runtime, tiers);
+  }
+
+  /**
+   * The tiers the run waits on that no live worker serves (from the heartbeats): a root no
+   * Monitor takes because none is running, say. Empty when nothing of it waits for a worker.
+   */
+  async unservedTiers(tree: RunNode): Promise<TierName[]> {
+    const waiting = waitingTiers(tree);
+    if (waiting.length === 0) return [];
+    return unservedTiers(waiting, await this.workers(waiting.map((tier) => TIER_SLUGS[tier])));
   }
 
   async close(): Promise<void> {
