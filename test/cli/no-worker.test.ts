@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import { serveDeployment } from '../support/served.js';
 import { BIN, runCommand } from '../support/run-command.js';
 
 // Every tier but the Monitor: a run sits in the Monitor's queue, and the views say why.
@@ -64,5 +65,18 @@ describe('a run no worker serves', () => {
     expect(out).toContain(rootId);
     expect(errors).toBe('');
     expect(code).toBe(0);
+  });
+
+  it("the API's run says so, for the dashboard to show", async () => {
+    const rootId = await deployment.client.enqueue({ objective: 'waits for a Monitor' });
+    const served = await serveDeployment(deployment.runtime);
+    try {
+      const response = await fetch(`${served.url}/api/runs/${rootId}`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { unserved: string[] };
+      expect(body.unserved).toEqual([expect.stringMatching(NO_MONITOR)]);
+    } finally {
+      await served.close();
+    }
   });
 });
