@@ -19,6 +19,11 @@ describe('redisFailureReason', () => {
     expect(redisFailureReason(error, tls)).toMatch(reason);
   });
 
+  it("a Cluster's: its last node's", () => {
+    const failed = Object.assign(new Error('Failed to refresh slots cache.'), { lastNodeError: nodeError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:7000') });
+    expect(redisFailureReason(failed, false)).toMatch(/^connection refused/);
+  });
+
   it('never quotes an error it does not know: ioredis may put the AUTH command on it', () => {
     expect(redisFailureReason(new Error('ERR something with s3cret'), false)).toBe('connection failed');
     expect(redisFailureReason('s3cret', false)).toBe('connection failed');

@@ -35,6 +35,9 @@ const NODE_CAUSES: Readonly<Record<string, string>> = {
  * know: ioredis may put the AUTH command on it.
  */
 export function redisFailureReason(error: unknown, tls: boolean): string {
+  // A Cluster's "Failed to refresh slots cache" carries the last node's error, the one that tells.
+  const lastNodeError = (error as { lastNodeError?: unknown } | null)?.lastNodeError;
+  if (lastNodeError instanceof Error) return redisFailureReason(lastNodeError, tls);
   const code = typeof (error as { code?: unknown } | null)?.code === 'string' ? (error as { code: string }).code : '';
   const message = error instanceof Error ? error.message : '';
   const reply = /^([A-Z]+)\b/.exec(message)?.[1] ?? '';
