@@ -55,7 +55,7 @@ describe('a Redis password', () => {
     // ioredis puts the AUTH command, password and all, on the error it emits; BullMQ prints such errors whole.
     it.each(['', 'fleet'])('never appears in what the command prints, user %j', async (user) => {
       const { status, output } = await runCommand(['enqueue', objective], { REDIS_URL: `redis://${user}:WRONG-QZ-pw@127.0.0.1:${server.port}` });
-      expect(status, output).toBe(2);
+      expect(status, output).toBe(3);
       expect(output).toContain('WRONGPASS');
       expect(output).not.toMatch(/[QZ]/);
     });

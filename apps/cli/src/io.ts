@@ -17,8 +17,8 @@ export const processIo: CliIo = {
   readStdin: (maxBytes = Number.POSITIVE_INFINITY) => readLimited(process.stdin, maxBytes),
 };
 
-/** Exit codes shared by the commands. */
-export const EXIT = { ok: 0, invalid: 1, unusable: 2 } as const;
+/** Exit codes shared by the commands: 3 when Redis cannot be used (down, unknown host, TLS or password wrong). */
+export const EXIT = { ok: 0, invalid: 1, unusable: 2, unreachable: 3 } as const;
 
 /**
  * Reads a file, or standard input for `-`; with `limits`, no more than `limits.maxObjectiveBytes`.

@@ -10,8 +10,8 @@ export type LiveDoing = 'watching' | 'waiting';
 
 /** A run's tree drawn in place on a terminal. */
 export interface LiveTree {
-  /** Draws `tree` over the previous drawing. */
-  draw(tree: RunNode): void;
+  /** Draws `tree` over the previous drawing, with `notes` (no worker serves it, say) below. */
+  draw(tree: RunNode, notes?: readonly string[]): void;
   /** Leaves the last drawing on screen; what is written next goes below it. */
   done(): void;
 }
@@ -25,9 +25,9 @@ export function liveTree(terminal: NodeJS.WriteStream, doing: LiveDoing, now: ()
   const live = createLogUpdate(terminal, { showCursor: true });
   const started = now();
   return {
-    draw: (tree) => {
+    draw: (tree, notes = []) => {
       const at = now();
-      live(`${liveHeading(tree, doing, at - started)}\n${renderTree(tree, at, options)}`);
+      live(`${liveHeading(tree, doing, at - started)}\n${renderTree(tree, at, options)}${notes.map((note) => `${note}\n`).join('')}`);
     },
     done: () => live.done(),
   };

@@ -1,3 +1,4 @@
+import { isTierflowError } from '@tierflow/protocol';
 import { configProblems, parseRunStatus, RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { auditKindsOf } from './audit-filter.js';
@@ -5,6 +6,7 @@ import type { AclOptions } from './commands/acl.js';
 import type { AuditOptions } from './commands/audit.js';
 import { arrangeHelp, cliVersion } from './help.js';
 import type { KeysOptions } from './commands/keys.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { EXIT, processIo, terminalConfirm, type CliIo } from './io.js';
 
 const CONFIG_FLAG = '--config <file>';
@@ -290,11 +292,17 @@ function portNumber(value: string): number {
 /** Runs the CLI with the given arguments (without `node` and the script) and returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const exit = { code: EXIT.ok as number };
+  if (io === processIo) endQuietlyOnClosedPipe();
   try {
     await program(io, exit).parseAsync([...argv], { from: 'user' });
     return exit.code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.unusable;
+    // One line (the URL, password hidden, and why), no stack: RedisUnreachableError's message.
+    if (isTierflowError(error) && error.code === 'redis_unreachable') {
+      io.stderr(`tierflow: ${error.message}\n`);
+      return EXIT.unreachable;
+    }
     const problems = configProblems(error);
     if (problems) {
       io.stderr(`tierflow: invalid configuration\n${problems.map((problem) => `  ${problem}\n`).join('')}`);

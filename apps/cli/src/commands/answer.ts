@@ -8,7 +8,7 @@ import { EXIT, type CliIo } from '../io.js';
  * once none is left open. A run that asks nothing, an unknown question or a blank answer: exit 2.
  */
 export async function answerCommand(rootId: string, text: string, options: { to?: string }, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   try {
     const report = await client.answer(rootId, text, options.to === undefined ? {} : { to: options.to });
     const answered = `answered ${report.answered.length} question${report.answered.length === 1 ? '' : 's'} (${report.answered.join(', ')})`;

@@ -1,4 +1,4 @@
-import { cellOf, connect, readAuditTrail, runtimeOptionsFromEnv, type AuditKind } from '@tierflow/runtime';
+import { cellOf, connectReachable, readAuditTrail, runtimeOptionsFromEnv, type AuditKind } from '@tierflow/runtime';
 import { shownAudit } from '../audit-filter.js';
 import { EXIT, type CliIo } from '../io.js';
 import { renderAudit } from '../render-audit.js';
@@ -16,7 +16,7 @@ export interface AuditOptions {
  */
 export async function auditCommand(rootId: string, options: AuditOptions, io: CliIo): Promise<number> {
   const runtime = runtimeOptionsFromEnv();
-  const redis = connect(runtime);
+  const redis = await connectReachable(runtime);
   try {
     const records = await readAuditTrail(redis, cellOf(runtime, rootId).prefix, rootId);
     if (records.length === 0) {

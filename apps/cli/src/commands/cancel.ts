@@ -9,7 +9,7 @@ export interface CancelCommandOptions {
 
 /** `tierflow cancel <message-id> [--reason TEXT] [--no-cascade]`. */
 export async function cancelCommand(messageId: string, options: CancelCommandOptions, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   try {
     const report = await client.cancel(messageId, { ...(options.reason ? { reason: options.reason } : {}), cascade: options.cascade ?? true });
     switch (report.outcome) {

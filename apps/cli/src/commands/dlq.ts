@@ -25,7 +25,7 @@ export async function dlqCommand(action: string, id: string | undefined, options
     io.stderr('--sign needs TIERFLOW_KEYS_DIR: the key set, with the private key of the party the letter comes from\n');
     return EXIT.unusable;
   }
-  const client = new TierflowClient(runtime);
+  const client = await TierflowClient.connect(runtime);
   const letters = client.deadLetters();
   try {
     switch (action) {

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 import { LIVE_INTERVAL_MS, liveTree, type LiveTree } from '../live-tree.js';
 import { renderOutcome } from '../render-outcome.js';
+import { sayUnserved, UnservedNotes } from '../unserved-notes.js';
 
 export interface EnqueueOptions {
   readonly wait?: boolean;
@@ -20,9 +21,10 @@ export interface EnqueueOptions {
 /**
  * `tierflow enqueue <file|->`: validates an objective file, enqueues it and prints the root id.
  * With --wait, prints the final outcome and exits 0 only when it succeeded, having drawn the run's
- * tree live on `terminal` meanwhile, when there is one. The outcome is a few lines for a person
- * when `summary` is set (standard output is a terminal) and --json is not; otherwise the outcome
- * message as JSON, as scripts that pipe it have always read it; with no outcome (past the
+ * tree live on `terminal` meanwhile, when there is one, and said when a tier it waits on has no
+ * worker running. The outcome is a few lines for a person when `summary` is set (standard output
+ * is a terminal) and --json is not; otherwise the outcome message as JSON, as scripts that pipe it
+ * have always read it; with no outcome (past the
  * limit, which defaults from the objective's timeout_ms, or a root that no longer exists) it says
  * why and exits 1. An objective over the deployment's limits (a file over
  * TIERFLOW_MAX_OBJECTIVE_BYTES, more subtasks than TIERFLOW_MAX_SUBTASKS) is refused, exit 2,
@@ -56,7 +58,13 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     return EXIT.unusable;
   }
   const telemetry = await startTelemetry({ serviceName: 'tierflow-cli' });
-  const client = new TierflowClient(runtime);
+  let client: TierflowClient;
+  try {
+    client = await TierflowClient.connect(runtime);
+  } catch (error) {
+    await telemetry.shutdown();
+    throw error;
+  }
   try {
     const rootId = await client.enqueue(objective.value);
     if (!options.wait) {
@@ -65,12 +73,17 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     }
     io.stderr(`${rootId}\n`);
     const live = options.terminal ? drawUntilEnd(client, rootId, liveTree(options.terminal, 'waiting')) : null;
+    // Without a live view, a run no worker serves is said on standard error, once a tier.
+    const noting = new AbortController();
+    if (!live) void sayUnserved(client, rootId, (note) => io.stderr(`${note}\n`), noting.signal);
     try {
       const outcome = await client.waitForResult(rootId, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
+      noting.abort();
       await live?.end(true);
       io.stdout(options.summary && !options.json ? renderOutcome(rootId, outcome) : `${JSON.stringify(outcome, null, 2)}\n`);
       return outcome.payload.status === 'success' ? EXIT.ok : EXIT.invalid;
     } catch (error) {
+      noting.abort();
       await live?.end(false);
       // A timeout, a vanished root, a failed one: each says so, with its code (RootWaitError).
       io.stderr(`no outcome for ${rootId}: ${(error as Error).message}${isTierflowError(error) ? ` [${error.code}]` : ''}\n`);
@@ -90,11 +103,13 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
 function drawUntilEnd(client: TierflowClient, rootId: string, live: LiveTree): { end(outcome: boolean): Promise<void> } {
   const stop = new AbortController();
   const read = (): Promise<RunNode | null> => client.tree(rootId).catch(() => null);
+  const notes = new UnservedNotes(client);
   void (async () => {
     while (!stop.signal.aborted) {
       const tree = await read();
+      const { current } = tree ? await notes.update(tree) : { current: [] };
       // A read that comes back after the end is dropped: the view is finished.
-      if (tree && !stop.signal.aborted) live.draw(tree);
+      if (tree && !stop.signal.aborted) live.draw(tree, current);
       await sleep(LIVE_INTERVAL_MS, undefined, { signal: stop.signal }).catch(() => undefined);
     }
   })();

@@ -7,7 +7,7 @@ import { EXIT, type CliIo } from '../io.js';
  * there is none (yet).
  */
 export async function resultCommand(rootId: string, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   try {
     const outcome = await client.result(rootId);
     if (!outcome) {

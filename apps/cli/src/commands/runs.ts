@@ -4,7 +4,7 @@ import { renderRuns } from '../render-runs.js';
 
 /** `tierflow runs [--status s] [--limit n] [--json] [--debug]`: recent and active runs, latest first. */
 export async function runsCommand(options: { status?: RunStatus; limit?: number; json?: boolean; debug?: boolean }, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   try {
     const runs = await client.runs({ ...(options.status === undefined ? {} : { status: options.status }), ...(options.limit === undefined ? {} : { limit: options.limit }) });
     io.stdout(options.json ? `${JSON.stringify(runs, null, 2)}\n` : renderRuns(runs, Date.now(), { debug: options.debug ?? false }));

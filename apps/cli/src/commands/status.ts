@@ -1,10 +1,10 @@
-import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { runtimeOptionsFromEnv, TierflowClient, unservedNotice } from '@tierflow/runtime';
 import { EXIT, type CliIo } from '../io.js';
 import { renderTree } from '../render-tree.js';
 
-/** `tierflow status <root-id> [--json] [--debug]`: the run's tree, from its audit trail and the jobs still retained. */
+/** `tierflow status <root-id> [--json] [--debug]`: the run's tree, from its audit trail and the jobs still retained, and a line for each tier it waits on that no worker serves. */
 export async function statusCommand(rootId: string, options: { json?: boolean; debug?: boolean }, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   try {
     const tree = await client.tree(rootId);
     if (!tree) {
@@ -12,6 +12,8 @@ export async function statusCommand(rootId: string, options: { json?: boolean; d
       return EXIT.invalid;
     }
     io.stdout(options.json ? `${JSON.stringify(tree, null, 2)}\n` : renderTree(tree, undefined, { debug: options.debug ?? false }));
+    // Below the tree, or beside the JSON: a run no worker serves says so.
+    for (const tier of await client.unservedTiers(tree)) (options.json ? io.stderr : io.stdout)(`${unservedNotice(tier)}\n`);
     return EXIT.ok;
   } finally {
     await client.close();

@@ -5,7 +5,7 @@ export const DEFAULT_JAEGER_URL = 'http://localhost:16686';
 
 /** `tierflow trace <root-id>`: the run's trace id and where to see it in Jaeger (JAEGER_URL). */
 export async function traceCommand(rootId: string, io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv(env));
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv(env));
   try {
     const traceId = await client.traceId(rootId);
     if (!traceId) {

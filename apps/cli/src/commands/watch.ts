@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, type CliIo } from '../io.js';
 import { LIVE_INTERVAL_MS, liveTree } from '../live-tree.js';
 import { queueText } from '../render-tree.js';
+import { UnservedNotes } from '../unserved-notes.js';
 
 export interface WatchOptions {
   readonly json?: boolean;
@@ -21,10 +22,11 @@ export interface WatchOptions {
  * one JSON event a line. Exit 0 when the run succeeds, 1 otherwise.
  */
 export async function watchCommand(rootId: string, options: WatchOptions, io: CliIo): Promise<number> {
-  const client = new TierflowClient(runtimeOptionsFromEnv());
+  const client = await TierflowClient.connect(runtimeOptionsFromEnv());
   const terminal = options.json ? null : (options.terminal ?? null);
   const live = terminal ? liveTree(terminal, 'watching', Date.now, { debug: options.debug ?? false }) : null;
   const seen = new Map<string, string>();
+  const notes = new UnservedNotes(client);
   try {
     for (;;) {
       const tree = await client.tree(rootId);
@@ -33,8 +35,11 @@ export async function watchCommand(rootId: string, options: WatchOptions, io: Cl
         return EXIT.invalid;
       }
       const done = finished(tree);
-      if (live) live.draw(tree);
+      const { current, fresh } = done ? { current: [], fresh: [] } : await notes.update(tree);
+      if (live) live.draw(tree, current);
       else for (const event of nodeEvents(tree, seen)) io.stdout(options.json ? `${JSON.stringify(event)}\n` : `${plainLine(event, options.debug ?? false)}\n`);
+      // Plain lines say it in the view; beside JSON events, on standard error.
+      if (!live) for (const note of fresh) (options.json ? io.stderr : io.stdout)(`${note}\n`);
       if (done) {
         live?.done();
         const outcome = await client.result(rootId);

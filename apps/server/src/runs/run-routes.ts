@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { isTierflowError } from '@tierflow/protocol';
-import { cellOf, readAuditTrail, type RedisClient, type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
+import { cellOf, readAuditTrail, unservedNotice, type RedisClient, type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
 import {
   answerBody,
   answerReportSchema,
@@ -97,7 +97,8 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
       const { id } = c.req.valid('param');
       const [tree, outcome, traceId] = await Promise.all([client.tree(id), client.result(id), client.traceId(id)]);
       if (!tree) return c.json(notFound(id), 404);
-      return c.json({ run: tree, outcome, trace_url: traceId ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${traceId}` : null }, 200);
+      const unserved = (await client.unservedTiers(tree)).map(unservedNotice);
+      return c.json({ run: tree, outcome, trace_url: traceId ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${traceId}` : null, unserved }, 200);
     },
   );
 

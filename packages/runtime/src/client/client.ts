@@ -1,4 +1,4 @@
-import { formatValidationError, TierflowError, validateWith, type OutcomeMessage, type TierSlug } from '@tierflow/protocol';
+import { formatValidationError, TIER_SLUGS, TierflowError, validateWith, type OutcomeMessage, type TierName, type TierSlug } from '@tierflow/protocol';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
@@ -10,7 +10,9 @@ import { DeadLetters } from '../dead-letters/dead-letters.js';
 import { controlKeys } from '../cancellation/control-keys.js';
 import { context, rootSpan, serialiseContext, trace } from '../observability/tracing.js';
 import { JobFinder } from '../redis/job-finder.js';
-import { connect } from '../redis/connection.js';
+import { connect, redisWhere } from '../redis/connection.js';
+import { awaitReachable } from '../redis/reach.js';
+import { isTlsUrl } from '../redis/redis-url.js';
 import { consoleLogger } from '../observability/logger.js';
 import { newRootId } from '../messages/ids.js';
 import { checkObjectiveSize } from '../checks/input-limits.js';
@@ -20,6 +22,7 @@ import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
 import { asRootOutcome } from './root-outcome.js';
 import { listWorkers, type WorkerBeat } from '../workers/heartbeat.js';
+import { unservedTiers, waitingTiers } from '../workers/unserved.js';
 import { latestRuns, listRuns, type RunListOptions, type RunSummary } from './run-list.js';
 import { cellOfMessage, cellPrefixes, inCell } from '../cells/cells.js';
 import { readRunTree } from '../audit/run-tree.js';
@@ -55,8 +58,32 @@ export class TierflowClient {
   /** Redis's clock, measured on first use: roots are timed on the clock their deadlines are enforced by. */
   private clock: Promise<RedisClock> | null = null;
 
+  /** Set once Redis has answered: until then an outage is the business of {@link reachable}, which says it once. */
+  private answered = false;
+  private reached: Promise<void> | null = null;
+
+  /**
+   * A client whose Redis has answered ({@link reachable}): what a command uses, to fail in
+   * seconds, saying why, when Redis cannot be used.
+   *
+   * @throws RedisUnreachableError (code `redis_unreachable`) naming the URL, password hidden, and the cause.
+   */
+  static async connect(runtime: RuntimeOptions): Promise<TierflowClient> {
+    const client = new TierflowClient(runtime);
+    try {
+      await client.reachable();
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
+  }
+
+  /** A client that waits for Redis as long as it takes; {@link TierflowClient.connect} waits {@link RuntimeOptions.connectTimeoutMs} at most. */
   constructor(private readonly runtime: RuntimeOptions) {
-    this.redis = connect(runtime);
+    this.redis = connect(runtime, (message) => {
+      if (this.answered || this.reached === null) process.stderr.write(`${message}\n`);
+    });
     this.cells = Array.from({ length: runtime.cells }, (_, index) => {
       const cell = inCell(runtime, index);
       const monitor = new Queue(QUEUE_OF.PROGRESS_MONITOR, { connection: this.redis, prefix: cell.prefix });
@@ -64,6 +91,18 @@ export class TierflowClient {
       monitor.on('error', () => undefined);
       return { runtime: cell, monitor, waits: null };
     });
+  }
+
+  /**
+   * Resolves once Redis answers a PING; rejects, at the first connection error or after
+   * {@link RuntimeOptions.connectTimeoutMs}, with a RedisUnreachableError that names the URL
+   * (password hidden) and why: refused, unknown host, TLS mismatch, authentication, timeout.
+   */
+  reachable(): Promise<void> {
+    this.reached ??= awaitReachable(this.redis, { where: redisWhere(this.runtime), tls: isTlsUrl(this.runtime.redisUrl), timeoutMs: this.runtime.connectTimeoutMs }).then(() => {
+      this.answered = true;
+    });
+    return this.reached;
   }
 
   /** The cell a message's run lives in. */
@@ -235,6 +274,16 @@ export class TierflowClient {
   /** The deployment's live worker processes (of `tiers`, all when left out), from their heartbeats (of every cell), sorted by tier, host and pid. */
   async workers(tiers?: readonly TierSlug[]): Promise<WorkerBeat[]> {
     return listWorkers(this.redis, this.runtime, tiers);
+  }
+
+  /**
+   * The tiers the run waits on that no live worker serves (from the heartbeats): a root no
+   * Monitor takes because none is running, say. Empty when nothing of it waits for a worker.
+   */
+  async unservedTiers(tree: RunNode): Promise<TierName[]> {
+    const waiting = waitingTiers(tree);
+    if (waiting.length === 0) return [];
+    return unservedTiers(waiting, await this.workers(waiting.map((tier) => TIER_SLUGS[tier])));
   }
 
   async close(): Promise<void> {

@@ -69,6 +69,11 @@ export interface RuntimeOptions {
    * before it ends `needs_clarification`; 0 ends it at once. Default 24 h (docs/protocol.md#clarification).
    */
   readonly answerWaitMs: number;
+  /**
+   * How long a client (`TierflowClient`, the `tierflow` commands) waits for Redis's first
+   * answer before it gives up, saying why (`RedisUnreachableError`). Default 5 s. Workers wait as long as it takes.
+   */
+  readonly connectTimeoutMs: number;
 }
 
 export interface RuntimeOptionsInput {
@@ -92,6 +97,7 @@ export interface RuntimeOptionsInput {
   readonly signing?: SigningConfig | null;
   readonly limits?: Partial<InputLimits>;
   readonly answerWaitMs?: number;
+  readonly connectTimeoutMs?: number;
 }
 
 const R = RUNTIME_RANGES;
@@ -107,6 +113,7 @@ const runtimeNumbersSchema = z.looseObject({
   beadsTtlMs: wholeNumber(R.beadsTtlMs).optional(),
   auditTtlMs: wholeNumber(R.auditTtlMs).optional(),
   answerWaitMs: wholeNumber(R.answerWaitMs).optional(),
+  connectTimeoutMs: wholeNumber(R.connectTimeoutMs).optional(),
   cells: wholeNumber(R.cells).optional(),
   limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
 });
@@ -148,6 +155,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     signing: input.signing ?? null,
     limits: { ...DEFAULT_INPUT_LIMITS, ...input.limits },
     answerWaitMs: input.answerWaitMs ?? RUNTIME_DEFAULTS.answerWaitMs,
+    connectTimeoutMs: input.connectTimeoutMs ?? RUNTIME_DEFAULTS.connectTimeoutMs,
   };
 }
 
@@ -182,6 +190,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     signing: signingFromEnv(env),
     limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
     answerWaitMs: config.TIERFLOW_ANSWER_WAIT_MS,
+    connectTimeoutMs: config.TIERFLOW_CONNECT_TIMEOUT_MS,
   });
 }
 

@@ -33,6 +33,8 @@ export const RUNTIME_DEFAULTS = {
   heartbeatMs: 5_000,
   /** How long a run waits for a person to answer its questions before it ends needs_clarification. */
   answerWaitMs: 24 * 3600_000,
+  /** How long a client command waits for Redis's first answer before it gives up (exit 3). */
+  connectTimeoutMs: 5_000,
 } as const;
 
 const ms = (min: number, max: number): WholeRange => ({ unit: 'milliseconds', min, max });
@@ -45,6 +47,8 @@ export const RUNTIME_RANGES = {
   stalledIntervalMs: ms(100, MAX_TIMER_MS),
   /** One SET a beat: ten a second at most. A timer. */
   heartbeatMs: ms(100, MAX_TIMER_MS),
+  /** A timer; under a tenth of a second a healthy Redis across a network may not make it. */
+  connectTimeoutMs: ms(100, MAX_TIMER_MS),
   keepFinishedMs: ms(1, MAX_RETENTION_MS),
   dedupTtlMs: ms(1, MAX_RETENTION_MS),
   beadsTtlMs: ms(1, MAX_RETENTION_MS),

@@ -39,6 +39,8 @@ export const tierflowEnvSchema = z.object({
     })
     .default(DEFAULT_PREFIX),
   TIERFLOW_CELLS: envWhole(R.cells).default(1),
+  /** How long a client command waits for Redis's first answer before it gives up (exit 3). */
+  TIERFLOW_CONNECT_TIMEOUT_MS: envWhole(R.connectTimeoutMs).default(RUNTIME_DEFAULTS.connectTimeoutMs),
 
   // Retries, crash recovery, retention.
   TIERFLOW_RETRY_ATTEMPTS: envWhole(R.retryAttempts).default(DEFAULT_RETRY_OPTIONS.attempts),

@@ -6,6 +6,8 @@ import type { RedisClient } from '@tierflow/beads';
 import { coalesceWrites } from './coalesce-writes.js';
 import { connectCluster, type RedisTarget } from './cluster.js';
 import { isTlsUrl, redactUrl, redisUrlProblem } from './redis-url.js';
+import { outageReports } from './outage-reports.js';
+import { awaitReachable } from './reach.js';
 import { readTierflowVars } from '../config/tierflow-env.js';
 
 /** The variables naming PEM files for TLS to Redis (`rediss://`): a private CA, and a client certificate for mutual TLS. */
@@ -15,8 +17,8 @@ export const REDIS_TLS_ENV = { ca: 'TIERFLOW_REDIS_TLS_CA', cert: 'TIERFLOW_REDI
  * An ioredis client as BullMQ needs it: commands wait through reconnects instead of failing. To a
  * Redis Cluster when `target` names seed nodes (see connectCluster), else to the URL's server.
  * Its socket sends each burst of commands in one write ({@link coalesceWrites}).
- * While Redis is unreachable ioredis retries on its own; we say so once per outage rather than on
- * every retry. A `rediss://` URL gets the TLS files named in the environment (see
+ * While Redis is unreachable ioredis retries on its own, for ever; we say so once an outage starts,
+ * then again at a falling rate (after 10 s, 30 s, 1 min, 2 min, 5 min, then every 5 min: outage-reports.ts), rather than on every retry. A `rediss://` URL gets the TLS files named in the environment (see
  * {@link redisTlsFromEnv}); every connection is made here, so workers and clients alike use them.
  *
  * @throws TierflowError (code `invalid_config`) for a URL ioredis would misread, before it can:
@@ -33,22 +35,50 @@ export function connect(
   const problem = redisUrlProblem(redisUrl);
   if (problem) throw TierflowError.permanent(`the Redis URL ${redactUrl(redisUrl)} ${problem}`, { code: 'invalid_config' });
   const client: RedisClient = redisCluster ? connectCluster(redisUrl, redisCluster, tls) : new Redis(redisUrl, { maxRetriesPerRequest: null, ...(tls ? { tls } : {}) });
-  const where = redisCluster ? `cluster ${redisCluster.join(',')}` : redactUrl(redisUrl);
-  let down = false;
+  const where = redisWhere(target);
+  const reports = outageReports(warn, where, isTlsUrl(redisUrl), Date.now);
   // Registered first, so it runs before BullMQ's listener, which prints an error it cannot hand on whole.
   client.on('error', (error: Error) => {
     hideCommandSecrets(error);
-    if (down) return;
-    down = true;
-    warn(`redis ${where} unreachable (${error.message}); retrying`);
+    reports.failed(error);
   });
-  client.on('ready', () => {
-    down = false;
-  });
+  client.on('ready', () => reports.recovered());
   // A Cluster's sockets are its nodes', made as it learns of them: each is coalesced as it connects.
   const coalesce = (server: Redis): void => void server.on('connect', () => coalesceWrites(server.stream));
   if (client instanceof Redis) coalesce(client);
   else client.on('+node', coalesce);
+  return client;
+}
+
+/** Where a connection goes, for messages: the URL as {@link redactUrl} shows it, or a Cluster's seed nodes. */
+export function redisWhere(target: string | RedisTarget): string {
+  const { redisUrl, redisCluster } = typeof target === 'string' ? { redisUrl: target, redisCluster: null } : target;
+  return redisCluster ? `cluster ${redisCluster.join(',')}` : redactUrl(redisUrl);
+}
+
+/**
+ * A client that has answered: {@link connect}, then a PING within `connectTimeoutMs` (see
+ * {@link awaitReachable}). For commands, which should fail in seconds when Redis cannot be used;
+ * workers use {@link connect} and wait. The connection says nothing of an outage until it has
+ * answered once: the error thrown says it.
+ *
+ * @throws RedisUnreachableError (code `redis_unreachable`) naming the URL, password hidden, and why.
+ */
+export async function connectReachable(
+  target: RedisTarget & { readonly connectTimeoutMs: number },
+  warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`),
+): Promise<RedisClient> {
+  let answered = false;
+  const client = connect(target, (message) => {
+    if (answered) warn(message);
+  });
+  try {
+    await awaitReachable(client, { where: redisWhere(target), tls: isTlsUrl(target.redisUrl), timeoutMs: target.connectTimeoutMs });
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+  answered = true;
   return client;
 }
 

@@ -73,6 +73,8 @@ export interface Run {
   readonly run: RunNode;
   readonly outcome: Outcome | null;
   readonly trace_url: string | null;
+  /** A line for each tier the run waits on that no worker serves ("no monitor worker is running: …"). */
+  readonly unserved: readonly string[];
 }
 
 /** A `node` event of a run's stream: the fields of a node that appeared or changed. */

@@ -14,6 +14,8 @@ import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from
 export function showRun(context: PageContext, rootId: string): StopPage {
   const banner = errorBanner();
   const notice = h('p', { class: 'notice', role: 'status' });
+  // A run no worker serves says so: its queue would look like a slow run.
+  const unserved = h('p', { class: 'notice', id: 'unserved', role: 'status' });
   const status = h('span', { id: 'run-status' });
   const cancel = h('button', { type: 'button', id: 'cancel', class: 'danger', hidden: true }, 'Cancel run');
   const links = h('span', { class: 'links' }, h('a', { href: runPath(rootId) }, 'JSON'));
@@ -23,7 +25,16 @@ export function showRun(context: PageContext, rootId: string): StopPage {
   const auditSlot = h('div', { id: 'audit', class: 'scroll' });
   fill(
     context.main,
-    h('section', { class: 'panel' }, h('div', { class: 'heading' }, h('h1', {}, 'Run ', h('code', {}, rootId)), status), h('div', { class: 'actions' }, cancel, links), notice, banner, outcomeSlot),
+    h(
+      'section',
+      { class: 'panel' },
+      h('div', { class: 'heading' }, h('h1', {}, 'Run ', h('code', {}, rootId)), status),
+      h('div', { class: 'actions' }, cancel, links),
+      notice,
+      unserved,
+      banner,
+      outcomeSlot,
+    ),
     questionsSlot,
     h('section', { class: 'panel' }, h('h2', {}, 'Delegation tree'), treeSlot),
     h('section', { class: 'panel' }, h('h2', {}, 'Audit trail'), auditSlot),
@@ -73,6 +84,8 @@ export function showRun(context: PageContext, rootId: string): StopPage {
     cancel.hidden = done || run.outcome !== null;
     const trace = traceLink(run.trace_url);
     fill(links, trace, h('a', { href: runPath(rootId) }, 'JSON'));
+    fill(unserved, ...run.unserved.flatMap((note, index) => (index === 0 ? [note] : [h('br', {}), note])));
+    unserved.hidden = run.unserved.length === 0;
     if (run.outcome) fill(outcomeSlot, outcomePanel(run.outcome));
     // The root answered: nothing more will change. A tree read after the outcome went on record can
     // come with an outcome read just before it: the stream's `outcome` event then finishes the page.
