@@ -140,7 +140,7 @@ describe('the audit trail of a run', () => {
     );
     expect(running.progress).toMatchObject({ percent: expect.any(Number) as unknown, note: expect.stringMatching(/^sim: \d+ of 60000 ms$/) as unknown });
     const text = await tierflow(['status', rootId], env());
-    expect(text.stdout).toMatch(new RegExp(`${leafId.replaceAll('.', '\\.')}\\s+general\\s+sim\\s+active\\s+\\d+% sim: \\d+ of 60000 ms`));
+    expect(text.stdout).toMatch(new RegExp(`${leafId.replaceAll('.', '\\.')}\\s+general\\s+sim\\s+running\\s+\\d+% sim: \\d+ of 60000 ms`));
     // sim reports every half second; the trail keeps one update a second at most.
     const progress = await waitFor(
       async () => {

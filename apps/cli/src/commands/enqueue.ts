@@ -1,5 +1,5 @@
 import { formatValidationError, isTierflowError, validateWith } from '@tierflow/protocol';
-import { checkObjectiveSize, objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient, type RunNode } from '@tierflow/runtime';
+import { checkObjectiveSize, CLIENT, objectiveFileSchema, runtimeOptionsFromEnv, signerOf, TierflowClient, type RunNode } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
@@ -55,6 +55,14 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
   const objective = validateWith(objectiveFileSchema, json.value);
   if (!objective.ok) {
     io.stderr(`${source}: not a valid objective file:\n${objective.errors.map((error) => `  ${formatValidationError(error)}\n`).join('')}`);
+    return EXIT.unusable;
+  }
+  try {
+    // A deployment that signs refuses unsigned roots: a client without its key learns so before it connects.
+    signerOf(runtime.signing, CLIENT);
+  } catch (error) {
+    if (!isTierflowError(error)) throw error;
+    io.stderr(`${error.message}\n`);
     return EXIT.unusable;
   }
   const telemetry = await startTelemetry({ serviceName: 'tierflow-cli' });
