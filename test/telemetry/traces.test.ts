@@ -194,6 +194,14 @@ describe.each([
       { timeoutMs: 10_000, description: 'tierflow trace to find the exported trace' },
     );
     expect(cli.stdout).toBe(`${spans[0]!.traceId}\nhttp://jaeger.example:16686/trace/${spans[0]!.traceId}\n`);
+    // The API gives the dashboard the same link.
+    const served = await serveDeployment(deployment.runtime, { jaegerUrl: 'http://jaeger.example:16686' });
+    try {
+      const run = (await (await fetch(`${served.url}/api/runs/${rootId}`)).json()) as { trace_url: string | null };
+      expect(run.trace_url).toBe(`http://jaeger.example:16686/trace/${spans[0]!.traceId}`);
+    } finally {
+      await served.close();
+    }
   });
 });
 

@@ -260,6 +260,7 @@ export class CellWorker {
     this.running.close();
     this.audit.gaps.stop();
     this.clock.stop();
+    this.engine.traces?.close();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
   }
@@ -286,6 +287,7 @@ export class CellWorker {
     this.running.close();
     this.audit.gaps.stop();
     this.clock.stop();
+    this.engine.traces?.close();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
   }

@@ -50,4 +50,13 @@ describe('RunTraces, marking runs exported in a real Redis', () => {
     await expect(runTraces.exported(new Set([TRACE(1)]))).resolves.toBeUndefined();
     expect(warnings).toEqual([expect.stringContaining('could not mark')]);
   });
+
+  it('marks nothing, and says nothing, once its worker closed', async () => {
+    const { redis, keys, warnings, traces: runTraces } = traces();
+    runTraces.recorded(TRACE(1), 'root-a');
+    runTraces.close();
+    await runTraces.exported(new Set([TRACE(1)]));
+    expect(await redis.exists(keys.traceExported('root-a'))).toBe(0);
+    expect(warnings).toEqual([]);
+  });
 });

@@ -15,6 +15,7 @@ export const REMEMBERED_RUN_TRACES = 10_000;
 export class RunTraces {
   private readonly roots = new Map<string, string>();
   private readonly failed: (fields?: Record<string, unknown>) => void;
+  private closed = false;
 
   constructor(
     private readonly redis: RedisClient,
@@ -34,6 +35,11 @@ export class RunTraces {
     if (this.roots.size > this.limit) this.roots.delete(this.roots.keys().next().value!);
   }
 
+  /** The worker is closing its connection: the last exports, sent as the process stops, are not marked (and nothing warns). */
+  close(): void {
+    this.closed = true;
+  }
+
   /** Marks exported the runs of those of `traceIds` this process recorded; never throws. */
   async exported(traceIds: Iterable<string>): Promise<void> {
     const pipeline = this.redis.pipeline();
@@ -46,7 +52,7 @@ export class RunTraces {
       pipeline.set(this.keys.traceExported(rootId), traceId, 'PX', this.ttlMs);
       marks++;
     }
-    if (marks === 0) return;
+    if (marks === 0 || this.closed) return;
     try {
       const replies = (await pipeline.exec()) ?? [];
       const error = replies.find(([failure]) => failure)?.[0];
