@@ -8,6 +8,7 @@ import { startDeployment, type Deployment } from '../support/deployment.js';
 import { startOtlpReceiver, tracingTo, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { simPlan } from '../support/runs.js';
 import { serveDeployment, type Served } from '../support/served.js';
+import { waitFor } from '@tierflow/testing';
 
 // The dashboard in a real browser (Debian's chromium, driven by playwright-core) over four worker
 // processes on a private Redis: it follows a run live, cancels one, answers one, lists them, and
@@ -126,8 +127,17 @@ describe('the dashboard', () => {
     await node(page, `[data-node-id^="${rootId}.1-0"][data-tier="fleet"][data-status="success"]`).nth(2).waitFor({ timeout: SEEN_MS });
     await page.locator('#audit tr[data-kind="question"] td.detail:text-is("Which region?")').waitFor({ timeout: SEEN_MS });
     await page.locator('#audit tr[data-kind="answer"] td.detail:text-is("eu-west")').waitFor({ timeout: SEEN_MS });
-    // Tracing recorded the run: the page links to its trace.
-    const trace = await page.locator('#trace').getAttribute('href');
+    // Tracing recorded the run: once its spans reached the receiver (and the Monitor marked them
+    // exported), the page links to its trace. A page read before that has no link: read it again.
+    const trace = await waitFor(
+      async () => {
+        if ((await page.locator('#trace').count()) > 0) return page.locator('#trace').getAttribute('href');
+        await page.reload();
+        await runStatus(page, 'success').waitFor({ timeout: SEEN_MS });
+        return null;
+      },
+      { timeoutMs: SEEN_MS, description: 'the link to the run’s trace' },
+    );
     expect([trace?.startsWith(`${JAEGER_URL}/trace/`), trace]).toEqual([true, expect.stringMatching(/\/trace\/[0-9a-f]{32}$/)]);
     await page.screenshot({ path: join(ARTIFACTS, 'run-page-answered.png'), fullPage: true });
 

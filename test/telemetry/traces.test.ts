@@ -6,6 +6,7 @@ import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { startOtlpReceiver, tracingTo, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { serveDeployment } from '../support/served.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 
@@ -177,14 +178,30 @@ describe.each([
     expect(events(mine)).toEqual(expect.arrayContaining(['waiting for answers', 'answers received']));
   });
 
-  it('tierflow trace finds the run by its root id and prints its Jaeger URL', async () => {
+  it('tierflow trace finds the run by its root id and prints its Jaeger URL, once its spans were exported', async () => {
     expect(await deployment.client.traceId(rootId)).toBe(spans[0]!.traceId);
-    const cli = spawnSync(process.execPath, [BIN, 'trace', rootId], {
-      env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, JAEGER_URL: 'http://jaeger.example:16686/' },
-      encoding: 'utf8',
-    });
-    expect(cli.status).toBe(0);
+    const trace = () =>
+      spawnSync(process.execPath, [BIN, 'trace', rootId], {
+        env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, JAEGER_URL: 'http://jaeger.example:16686/' },
+        encoding: 'utf8',
+      });
+    // The Monitor marks the trace once the collector took its spans, just after they arrived here.
+    const cli = await waitFor(
+      () => {
+        const run = trace();
+        return run.status === 0 ? run : null;
+      },
+      { timeoutMs: 10_000, description: 'tierflow trace to find the exported trace' },
+    );
     expect(cli.stdout).toBe(`${spans[0]!.traceId}\nhttp://jaeger.example:16686/trace/${spans[0]!.traceId}\n`);
+    // The API gives the dashboard the same link.
+    const served = await serveDeployment(deployment.runtime, { jaegerUrl: 'http://jaeger.example:16686' });
+    try {
+      const run = (await (await fetch(`${served.url}/api/runs/${rootId}`)).json()) as { trace_url: string | null };
+      expect(run.trace_url).toBe(`http://jaeger.example:16686/trace/${spans[0]!.traceId}`);
+    } finally {
+      await served.close();
+    }
   });
 });
 
@@ -194,12 +211,27 @@ describe('with no collector listening', () => {
     const closed = receiver.url;
     await receiver.close(); // nothing listens there any more
     const deployment = await startDeployment('traces-nobody', { ...tracedEnv(receiver, 'http/protobuf'), OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_TIMEOUT: '1000' });
+    const served = await serveDeployment(deployment.runtime);
+    let rootId = '';
     try {
       for (let i = 0; i < 5; i++) {
-        const rootId = await deployment.client.enqueue(objective);
+        rootId = await deployment.client.enqueue(objective);
         expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
       }
+      // The Monitor recorded the run's trace, but none of its spans reached a collector: no link leads anywhere.
+      const traceId = await deployment.client.traceId(rootId);
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      const cli = spawnSync(process.execPath, [BIN, 'trace', rootId], {
+        env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, OTEL_EXPORTER_OTLP_ENDPOINT: closed },
+        encoding: 'utf8',
+      });
+      expect(cli.stdout).toBe('');
+      expect(cli.stderr).toBe(`no spans of run ${rootId} were exported (trace ${traceId}): the collector at ${closed} did not receive them, or not yet\n`);
+      expect(cli.status).toBe(1);
+      const run = (await (await fetch(`${served.url}/api/runs/${rootId}`)).json()) as { trace_url: string | null };
+      expect(run.trace_url).toBeNull();
     } finally {
+      await served.close();
       await deployment.stop();
     }
     const warnings = deployment.logs.filter((line) => line.includes('telemetry:'));

@@ -46,6 +46,7 @@ export { callWithRetry } from './policy/call-with-retry.js';
 export type { CallWithRetryOptions } from './policy/call-with-retry.js';
 export { BACKOFF_TYPE, childJobs, jobOptions } from './engine/child-jobs.js';
 export { ObjectiveFileError, TierflowClient } from './client/client.js';
+export type { RunTrace } from './client/client.js';
 export { RootWaitError } from './client/wait-errors.js';
 export type { RootWaitErrorCode } from './client/wait-errors.js';
 export { DEFAULT_WAIT_LIMIT_MS, WAIT_GRACE_MS } from './client/wait-limit.js';

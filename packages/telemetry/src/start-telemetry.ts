@@ -1,5 +1,5 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
-import type { OtlpHttpProtocol } from './otlp-http-span-exporter.js';
+import type { ExportedTracesListener, OtlpHttpProtocol } from './otlp-http-span-exporter.js';
 import { SyncContextManager } from './sync-context-manager.js';
 
 export interface TelemetryOptions {
@@ -27,6 +27,12 @@ export interface Telemetry {
   shutdown(): Promise<void>;
   /** Spans the OTLP/HTTP exporter could not deliver (refused, failed, or dropped while the collector was down). */
   readonly unexportedSpans: number;
+  /**
+   * Calls `listener` after each export the collector took (OTLP/HTTP, the default exporter), with
+   * the ids of the traces its spans belong to: so a process can tell that a run's spans went out.
+   * Never called when tracing is off or another exporter was chosen.
+   */
+  onExported(listener: ExportedTracesListener): void;
 }
 
 export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
@@ -56,7 +62,7 @@ export const SHUTDOWN_TIMEOUT_MS = 500;
 export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   const env = options.env ?? process.env;
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') {
-    return { enabled: false, shutdown: () => Promise.resolve(), unexportedSpans: 0 };
+    return { enabled: false, shutdown: () => Promise.resolve(), unexportedSpans: 0, onExported: () => undefined };
   }
   const [{ setGlobalErrorHandler }, { NodeSDK }, { OtlpHttpSpanExporter }] = await Promise.all([
     import('@opentelemetry/core'),
@@ -103,6 +109,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     get unexportedSpans() {
       return exporter?.unexported ?? 0;
     },
+    onExported: (listener) => exporter?.onExported(listener),
     shutdown: async () => {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SHUTDOWN_TIMEOUT_MS)));

@@ -87,8 +87,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     // tier (a specialist, a planner) charges it through one script.
     `~${keys.budget('*')}`,
     `~${keys.budgetStops}`,
-    // Only the Monitor records a root's trace id, and puts a run's questions to a person; it reads their answers.
-    ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
+    // Only the Monitor records a root's trace id (and marks it exported), and puts a run's questions to a person; it reads their answers.
+    ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
     ...beadsAclKeyRules(tierOfSlug(slug)!, p),
     channel,
     // Append-only: the audit streams are reachable through this selector alone.
@@ -104,6 +104,7 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       deadLetters,
       `~${keys.cancel('client', '*')}`,
       `%R~${keys.trace('*')}`,
+      `%R~${keys.traceExported('*')}`,
       `%R~${keys.progress(anyone, '*')}`,
       `%R~${keys.worker(anyone, '*')}`,
       // A person answers a run's questions: the client writes the answers, and reads the questions.

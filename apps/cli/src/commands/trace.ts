@@ -1,19 +1,28 @@
 import { readTierflowVars, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { DEFAULT_OTLP_ENDPOINT } from '@tierflow/telemetry';
 import { EXIT, type CliIo } from '../io.js';
 
 export const DEFAULT_JAEGER_URL = 'http://localhost:16686';
 
-/** `tierflow trace <root-id>`: the run's trace id and where to see it in Jaeger (JAEGER_URL). */
+/**
+ * `tierflow trace <root-id>`: the run's trace id and where to see it in Jaeger (JAEGER_URL), once
+ * its Monitor's spans reached a collector; a link to a trace no collector received leads nowhere.
+ */
 export async function traceCommand(rootId: string, io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const client = await TierflowClient.connect(runtimeOptionsFromEnv(env));
   try {
-    const traceId = await client.traceId(rootId);
-    if (!traceId) {
+    const trace = await client.runTrace(rootId);
+    if (!trace) {
       io.stderr(`no trace for ${rootId}: unknown root, not started yet, not sampled (OTEL_TRACES_SAMPLER), or its Monitor exports no spans (OTEL_TRACES_EXPORTER=none)\n`);
       return EXIT.invalid;
     }
+    if (!trace.exported) {
+      const collector = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_OTLP_ENDPOINT;
+      io.stderr(`no spans of run ${rootId} were exported (trace ${trace.traceId}): the collector at ${collector} did not receive them, or not yet\n`);
+      return EXIT.invalid;
+    }
     const jaeger = (readTierflowVars(env, ['JAEGER_URL']).JAEGER_URL ?? DEFAULT_JAEGER_URL).replace(/\/+$/, '');
-    io.stdout(`${traceId}\n${jaeger}/trace/${traceId}\n`);
+    io.stdout(`${trace.traceId}\n${jaeger}/trace/${trace.traceId}\n`);
     return EXIT.ok;
   } finally {
     await client.close();

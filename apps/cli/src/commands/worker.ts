@@ -77,6 +77,8 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     throw error;
   }
   started = true;
+  // The Monitor marks a run's trace exported once the collector took its spans (`tierflow trace`).
+  telemetry.onExported((traceIds) => void worker.tracesExported(traceIds));
   if (project.file) io.stderr(`${tier} worker configured by ${project.file}\n`);
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}${runtime.cells > 1 ? `, cells ${cells.join(',')} of ${runtime.cells}` : ''} (pid ${process.pid})\n`);
   const reason = await stop;

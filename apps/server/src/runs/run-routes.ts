@@ -95,10 +95,10 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const [tree, outcome, traceId] = await Promise.all([client.tree(id), client.result(id), client.traceId(id)]);
+      const [tree, outcome, trace] = await Promise.all([client.tree(id), client.result(id), client.runTrace(id)]);
       if (!tree) return c.json(notFound(id), 404);
       const unserved = (await client.unservedTiers(tree)).map(unservedNotice);
-      return c.json({ run: tree, outcome, trace_url: traceId ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${traceId}` : null, unserved }, 200);
+      return c.json({ run: tree, outcome, trace_url: trace?.exported ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${trace.traceId}` : null, unserved }, 200);
     },
   );
 

@@ -69,7 +69,7 @@ export const runSchema = z
   .object({
     run: runNodeSchema,
     outcome: outcomeMessageSchema.nullable().meta({ description: 'The final outcome message once there is one.' }),
-    trace_url: z.string().nullable().openapi({ description: "The run's trace in Jaeger, once its Monitor recorded one." }),
+    trace_url: z.string().nullable().openapi({ description: "The run's trace in Jaeger, once spans of it reached a collector; null before (or when none ever will)." }),
     unserved: z.array(z.string()).openapi({
       description: 'A line for each tier the run waits on that no live worker serves, from the heartbeats ("no monitor worker is running: …"); empty otherwise.',
     }),

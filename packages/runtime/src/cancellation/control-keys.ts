@@ -27,6 +27,8 @@ export const controlKeys = (prefix: string) => ({
   watchdogs: (tier: TierSlug) => `${prefix}:watchdogs:${tier}`,
   /** A root's trace id, for `tierflow trace` (written by the Monitor). */
   trace: (rootId: string) => `${prefix}:trace:${rootId}`,
+  /** The root's trace id again, once the Monitor's exporter sent spans of it to a collector (written by the Monitor). */
+  traceExported: (rootId: string) => `${prefix}:trace-exported:${rootId}`,
   /** A root's budget and what its run has spent so far (a hash: limits by the Monitor, counters by the charge script). */
   budget: (rootId: string) => `${prefix}:budget:${rootId}`,
   /** Roots that went over their budget, for a Monitor process to cancel (a sorted set by when). */

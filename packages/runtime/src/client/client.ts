@@ -1,5 +1,6 @@
 import { formatValidationError, TIER_SLUGS, TierflowError, validateWith, type OutcomeMessage, type TierName, type TierSlug } from '@tierflow/protocol';
 import { Queue } from 'bullmq';
+import { z } from 'zod';
 import type { RedisClient } from '@tierflow/beads';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
 import { RedisClock } from '../deadlines/clock.js';
@@ -31,6 +32,16 @@ import { signRecord } from '../security/signing.js';
 import { signerOf } from '../security/signing-keys.js';
 import { answerQuestions, type AnswerReport } from '../questions/answer-questions.js';
 import { readPersonWait } from '../questions/run-questions.js';
+
+/** A W3C trace id, as the Monitor records it. */
+const traceIdSchema = z.string().regex(/^[0-9a-f]{32}$/);
+
+/** A run's trace, as its Monitor recorded it. */
+export interface RunTrace {
+  readonly traceId: string;
+  /** Whether a collector took spans of it (marked by the Monitor after each export). */
+  readonly exported: boolean;
+}
 
 /** A root objective that does not pass its checks: nothing was enqueued. */
 export class ObjectiveFileError extends TierflowError {
@@ -215,7 +226,19 @@ export class TierflowClient {
 
   /** The root's trace id, once its Monitor has started (and only when the Monitor records spans). */
   async traceId(rootId: string): Promise<string | null> {
-    return this.redis.get(controlKeys(this.cellOf(rootId).runtime.prefix).trace(rootId));
+    return (await this.runTrace(rootId))?.traceId ?? null;
+  }
+
+  /**
+   * The root's trace id, and whether its Monitor's exporter has sent spans of it to a collector
+   * (only then does a link to it lead anywhere). Null when the Monitor recorded no trace.
+   */
+  async runTrace(rootId: string): Promise<RunTrace | null> {
+    const keys = controlKeys(this.cellOf(rootId).runtime.prefix);
+    const [recorded, exported] = await Promise.all([this.redis.get(keys.trace(rootId)), this.redis.get(keys.traceExported(rootId))]);
+    const traceId = traceIdSchema.safeParse(recorded);
+    if (!traceId.success) return null;
+    return { traceId: traceId.data, exported: exported === traceId.data };
   }
 
   /**

@@ -45,6 +45,7 @@ import { answerByOf, openPass, processSpan } from './open-pass.js';
 import { openingPhase, type Terminal } from './pass-machine.js';
 import type { Engine, PassLock } from './pass.js';
 import { roleOf } from './role.js';
+import { RunTraces } from './run-traces.js';
 import { runPass, stopChildren } from './run-pass.js';
 import { StepStore, type StepState } from './step-store.js';
 import type { HandoffRefusedError } from '../handoff/chain.js';
@@ -162,6 +163,7 @@ export class CellWorker {
       canceller,
       meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log: this.log }),
       budget: defaultRunBudget,
+      ...(roleOf(tier).recordsRunTrace ? { traces: new RunTraces(redis, keys, runtime.keepFinishedMs, this.log) } : {}),
       handoffs: handoffChains(runtime.interceptors),
       commit: (batch, lock) => this.commit(batch, lock),
       sendRound: (batch, lock, children) => this.sendRound(batch, lock, children),
@@ -258,8 +260,14 @@ export class CellWorker {
     this.running.close();
     this.audit.gaps.stop();
     this.clock.stop();
+    this.engine.traces?.close();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
+  }
+
+  /** Marks exported the runs whose traces this worker recorded, of `traceIds` (a telemetry exporter's news); never throws. */
+  async tracesExported(traceIds: ReadonlySet<string>): Promise<void> {
+    await this.engine.traces?.exported(traceIds);
   }
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
@@ -279,6 +287,7 @@ export class CellWorker {
     this.running.close();
     this.audit.gaps.stop();
     this.clock.stop();
+    this.engine.traces?.close();
     for (const connection of this.connections) connection.disconnect();
     this.redis.disconnect();
   }

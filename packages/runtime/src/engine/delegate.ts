@@ -109,6 +109,7 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   if (budget) writeBudget(batch, keys.budget(assignment.rootId), budget, inFlightTtlMs(engine.runtime));
   if (engine.role.recordsRunTrace && span.isRecording()) {
     batch.set(keys.trace(assignment.rootId), span.spanContext().traceId, 'PX', engine.runtime.keepFinishedMs, 'NX');
+    engine.traces?.recorded(span.spanContext().traceId, assignment.rootId);
   }
   const markKeys = engine.reader.markKeys(job.id!);
   for (const key of markKeys) batch.get(key);

@@ -20,6 +20,7 @@ import type { StepStore } from './step-store.js';
 import type { Budget } from '@tierflow/protocol';
 import type { UsageMeters } from '../budget/usage-meter.js';
 import type { HandoffChains } from './handoffs.js';
+import type { RunTraces } from './run-traces.js';
 
 /**
  * What a tier worker's passes share: its tier, its policy, and the stores and helpers the
@@ -49,6 +50,8 @@ export interface Engine {
   readonly handoffs: HandoffChains;
   /** The default budget of runs (read at the root only); null for none. */
   readonly budget: Budget | null;
+  /** At the root: the runs' traces this process recorded, to mark once their spans are exported. */
+  readonly traces?: RunTraces;
   /** Sends a pass's writes, only while the pass still holds its job (see FencedBatch). */
   commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]>;
   /**

@@ -52,6 +52,15 @@ export class TierWorker {
     return new TierWorker(started, served);
   }
 
+  /**
+   * Tells the worker which traces a collector took spans of (telemetry's `onExported`): a root's
+   * worker marks those of its runs exported, so `tierflow trace` links only to traces that exist.
+   * Never throws; other tiers do nothing.
+   */
+  async tracesExported(traceIds: ReadonlySet<string>): Promise<void> {
+    await Promise.all(this.cells.map((worker) => worker.tracesExported(traceIds)));
+  }
+
   /** Stops taking jobs on every cell, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
     await Promise.all(this.cells.map((worker) => worker.close()));
