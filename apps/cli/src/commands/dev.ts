@@ -71,9 +71,10 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
     dashboard = await startDashboard(tierEnv, { host: '127.0.0.1', port: options.port });
     io.stdout(`\nTierflow dev is running. Dashboard: ${dashboard.url}/ (API: ${dashboard.url}/api). Ctrl-C stops everything it started.\n\n`);
     if (options.open) openInBrowser(`${dashboard.url}/`);
-    // A signal, or the workers stopping on their own (a configuration error).
+    // A signal, or the workers stopping on their own: a configuration error, or the same Ctrl-C
+    // reaching them (their process group's) before this process has handled it, which is no error.
     const workers = await Promise.race([stopped.then(() => null), tiers.done]);
-    if (workers !== null) code = workers === 2 ? EXIT.unusable : EXIT.invalid;
+    if (workers !== null && workers !== 0) code = workers === 2 ? EXIT.unusable : EXIT.invalid;
   } catch (error) {
     io.stderr(`dev: cannot serve the dashboard on 127.0.0.1:${options.port}: ${(error as Error).message}\n`);
     code = EXIT.unusable;
