@@ -102,7 +102,11 @@ export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput,
     void Promise.all(running.map((processes) => processes.stop())).then(() => {
       // Watched until every process is gone: one hung mid-stop is killed, so the stop ends.
       clearInterval(liveness);
-      const clean = running.every((processes) => [...processes.children.values()].every((child) => child.exitCode === 0));
+      // Ended by the SIGTERM it was sent is a stop as asked: a worker handles SIGTERM while it runs,
+      // so it dies of one only before it has started, or on its way out after a Ctrl-C of its own.
+      const unclean = running.flatMap((processes) => [...processes.children.entries()].filter(([, child]) => child.exitCode !== 0 && child.signalCode !== 'SIGTERM'));
+      for (const [tier, child] of unclean) output.note(`${tier} worker did not stop cleanly (${describeExit(child.exitCode, child.signalCode)})\n`);
+      const clean = unclean.length === 0;
       finish(configError ? 2 : clean ? 0 : 1);
     });
   };
