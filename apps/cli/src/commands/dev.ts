@@ -61,7 +61,10 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
     }
     io.stderr(`dev: redis-server (pid ${redis.pid}) on ${redis.url}, its data in ${DEV_DATA_DIR}\n`);
   } else io.stderr(`dev: using the Redis at REDIS_URL (${redactUrl(redisUrl)})\n`);
-  const tierEnv: NodeJS.ProcessEnv = { ...env, REDIS_URL: redis?.url ?? redisUrl };
+  // No collector named: no spans, rather than four workers each warning that none can be sent.
+  const tracing = env.OTEL_TRACES_EXPORTER !== undefined || env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
+  if (!tracing) io.stderr('dev: tracing off (set OTEL_EXPORTER_OTLP_ENDPOINT to send spans to a collector)\n');
+  const tierEnv: NodeJS.ProcessEnv = { ...env, REDIS_URL: redis?.url ?? redisUrl, ...(tracing ? {} : { OTEL_TRACES_EXPORTER: 'none' }) };
 
   const policy = { ...DEFAULT_RESTART_POLICY, livenessMs: vars.TIERFLOW_LIVENESS_MS ?? DEFAULT_RESTART_POLICY.livenessMs };
   const tiers = superviseTiers(tierEnv, { line: (tier, line) => io.stdout(`${tier.padEnd(10)} | ${line}\n`), note: (text) => io.stderr(`dev: ${text}`) }, ALL_TIERS, policy);
