@@ -1,7 +1,7 @@
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { isTierflowError } from '@tierflow/protocol';
 import { readTierflowVars, redactUrl, runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { findFreePort } from '@tierflow/testing';
 import { shownPath } from '../config/config-file.js';
 import { projectEnv } from '../config/project-env.js';
 import { openInBrowser, startDashboard, stopSignal, type Dashboard } from '../dashboard.js';
@@ -53,7 +53,7 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
   let redis: DevRedis | null = null;
   if (!redisUrl) {
     try {
-      redis = await startDevRedis(join(process.cwd(), DEV_DATA_DIR), options.redisPort || (await freePort()));
+      redis = await startDevRedis(join(process.cwd(), DEV_DATA_DIR), options.redisPort || (await findFreePort()));
     } catch (error) {
       if (!isTierflowError(error)) throw error;
       io.stderr(`dev: ${error.message}\n`);
@@ -90,17 +90,4 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
     await redis?.stop();
   }
   return code;
-}
-
-/** A loopback port free a moment ago (the OS picks it); redis-server says so plainly if it was taken since. */
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error(`unexpected listener address ${String(address)}`);
-  return address.port;
 }
