@@ -11,7 +11,7 @@ import { signRecord } from '../security/signing.js';
 import type { Engine, Pass } from './pass.js';
 import type { PhaseOf } from './pass-machine.js';
 import type { StepState } from './step-store.js';
-import { subtasksBelow, usageBelow, withSubtasksBelow, withUsageBelow } from './usage-rollup.js';
+import { subtasksBelow, usageBelow, withHopUsage, withSubtasksBelow, withUsageBelow } from './usage-rollup.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
 import { failureDraft } from './failures.js';
 import { reportRefusal, sendOutcome } from './handoffs.js';
@@ -30,7 +30,9 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
   const now = engine.clock.now();
   // A parent that delegated reports what its whole subtree used, whatever its policy wrote.
   const asked = withQuestions(draft, received, { tier: engine.tier, outcomeId: outcomeMessageId(assignment.id) });
-  const build = (draft: OutcomeDraft) => {
+  const build = (given: OutcomeDraft) => {
+    // A hop's own calls count even when it answers with no result of its own (stopped, failed).
+    const draft = withHopUsage(given, pass.spent());
     const full = state === null ? draft : withSubtasksBelow(withUsageBelow(draft, usageBelow(state, received)), subtasksBelow(state, received));
     return engine.role.outcome({ tier: engine.tier, assignment, state, draft: full, durationMs: now - pass.startedAt, now });
   };

@@ -13,6 +13,7 @@ import { PROGRESS_INTERVAL_MS } from '../progress/progress.js';
 import { progressReporter } from '../progress/progress-reporter.js';
 import type { Engine, Pass, PassLock } from './pass.js';
 import type { StepState } from './step-store.js';
+import { hopUsage } from '../budget/hop-usage.js';
 
 /** What a pass opens with. */
 export interface PassInput {
@@ -46,6 +47,8 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     queue(batch);
     await engine.commit(batch, lock);
   });
+  // The policy's calls go through the run's meter; the pass keeps what they settled for its answer.
+  const hop = hopUsage(engine.meters.for(assignment.rootId));
   const context: TierContext = {
     tier: engine.tier,
     assignment,
@@ -60,7 +63,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     log: engine.log,
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
     now: () => engine.clock.now(),
-    usage: engine.meters.for(assignment.rootId),
+    usage: hop.meter,
     progress: progressReporter({
       redis: engine.redis,
       key: engine.keys.progress(engine.party, assignment.rootId),
@@ -100,6 +103,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     startedAt,
     race: input.race,
     answerBy,
+    spent: hop.spent,
     childValues,
   };
 }

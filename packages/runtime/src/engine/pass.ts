@@ -17,7 +17,7 @@ import type { JobFactsReader } from './job-facts.js';
 import type { PassRules } from './pass-machine.js';
 import type { TierRole } from './role.js';
 import type { StepStore } from './step-store.js';
-import type { Budget } from '@tierflow/protocol';
+import type { Budget, Usage } from '@tierflow/protocol';
 import type { UsageMeters } from '../budget/usage-meter.js';
 import type { HandoffChains } from './handoffs.js';
 import type { RunTraces } from './run-traces.js';
@@ -92,6 +92,8 @@ export interface Pass {
   readonly race: string | null;
   /** When the job must answer (its deadline less the receiver's margin); null without a timeout. */
   readonly answerBy: number | null;
+  /** What this pass's own model calls were charged so far (its policy's, through context.usage). */
+  spent(): Usage;
   /** The children's answers: those read with the job's facts the first time, read afresh after. */
   childValues(): Promise<Record<string, unknown>> | Record<string, unknown>;
 }

@@ -13,6 +13,19 @@ export function usageBelow(state: Pick<StepState, 'usage'> | null, received: rea
 }
 
 /**
+ * A draft with its hop's own usage: what the policy reported, or, when it reported none (a job
+ * stopped or failed by the runtime, a policy that does not report), what the hop's calls settled
+ * through its meter (hop-usage.ts), so that no billed call drops out of the run's total. Pure.
+ */
+export function withHopUsage(draft: OutcomeDraft, spent: Usage): OutcomeDraft {
+  const reported = usageOf(draft.resources_used);
+  if (isSome(reported) || !isSome(spent)) return draft;
+  return { ...draft, resources_used: { ...draft.resources_used, usage: { ...spent } } };
+}
+
+const isSome = (usage: Usage) => usage.llm_calls > 0 || usage.tokens_in > 0 || usage.tokens_out > 0 || usage.cost_usd > 0;
+
+/**
  * A parent's outcome draft with `resources_used.usage` made the usage of its hop and everything
  * below it: what its own policy reported there, plus its children's. Pure.
  */
