@@ -84,6 +84,16 @@ describe('a model endpoint that cannot be reached', () => {
     }
   });
 
+  it('with more leaves than max_llm_calls trying it at once, a call waits for those in flight instead of ending the run budget_exceeded', async () => {
+    // Four leaves, two calls: reservations held by tries that never reach a model are given back, so each leaf gets its turn.
+    const rootId = await deployment.client.enqueue(plan(4, 2));
+    const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 60_000 });
+    expect(outcome.payload.error_type).not.toBe('budget_exceeded');
+    const answers = await leafOutcomes(rootId);
+    expect(answers.map((answer) => answer.payload.error_type)).toEqual(Array(4).fill('model_unreachable'));
+    expect(await redis.hmget(`${deployment.runtime.prefix}:budget:${rootId}`, 'llm_calls', 'held_calls', 'exceeded')).toEqual(['0', '0', null]);
+  });
+
   it('an endpoint that answers with an error gets the code its status maps to, and each call that reached it counts', async () => {
     for (let i = 0; i < 3; i++) failing.replies.push({ status: 500, body: { error: { message: 'the model crashed' } } });
     const rootId = await deployment.client.enqueue(plan(1, 10, 'llm-failing'));

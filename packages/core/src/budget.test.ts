@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetExceededReason, recordVerdict, reservationVerdict, withReservation, withSettlement } from './budget.js';
+import { budgetExceededReason, recordVerdict, refusalWaits, reservationVerdict, withReservation, withSettlement } from './budget.js';
 
 const spent = (tokens_in: number, tokens_out: number, cost_usd: number, llm_calls: number) => ({ tokens_in, tokens_out, cost_usd, llm_calls });
 
@@ -34,12 +34,23 @@ describe('budget decisions', () => {
   it.each<[string, ReturnType<typeof spent>, ReturnType<typeof spent>, ReturnType<typeof spent>, ReturnType<typeof spent>]>([
     ['an answer under its reservation gives back the difference', spent(250, 100, 0.0055, 1), spent(50, 100, 0.0035, 1), spent(50, 100, 0.0035, 0), spent(0, 0, 0, 0)],
     ['an answer over it (a prompt under-estimated) is counted in full', spent(250, 100, 0.0055, 1), spent(400, 100, 0.007, 1), spent(400, 100, 0.007, 0), spent(0, 0, 0, 0)],
-    ['a refused call releases everything and spends nothing', spent(250, 100, 0.0055, 1), spent(0, 0, 0, 1), spent(0, 0, 0, 0), spent(0, 0, 0, 0)],
+    ['a refused call releases everything and spends nothing', spent(250, 100, 0.0055, 1), spent(0, 0, 0, 1), spent(0, 0, 0, 1), spent(0, 0, 0, 0)],
+    ['a call never sent is no call at all', spent(250, 100, 0.0055, 1), spent(0, 0, 0, 0), spent(0, 0, 0, 0), spent(0, 0, 0, 0)],
   ])('settlement: %s', (_name, reserved, charged, spentAfter, heldAfter) => {
-    const start = { spent: spent(0, 0, 0, 0), held: spent(0, 0, 0, 0) };
+    const start = { spent: spent(0, 0, 0, 0), held: spent(0, 0, 0, 0), heldCalls: 0 };
     const taken = withReservation(start, reserved);
-    expect(taken).toEqual({ spent: spent(0, 0, 0, 1), held: { ...reserved, llm_calls: 0 } });
-    expect(withSettlement(taken, reserved, charged)).toEqual({ spent: { ...spentAfter, llm_calls: 1 }, held: heldAfter });
+    expect(taken).toEqual({ spent: spent(0, 0, 0, 1), held: { ...reserved, llm_calls: 0 }, heldCalls: 1 });
+    expect(withSettlement(taken, reserved, charged)).toEqual({ spent: { ...spentAfter, llm_calls: spentAfter.llm_calls || (charged.llm_calls === 0 ? 0 : 1) }, held: heldAfter, heldCalls: 0 });
+  });
+
+  it.each<[string, Parameters<typeof refusalWaits>[0], Parameters<typeof refusalWaits>[1], ReturnType<typeof spent>, boolean]>([
+    ['the last calls are in flight and may never be sent', { max_llm_calls: 2 }, { spent: spent(0, 0, 0, 2), held: spent(0, 0, 0, 0), heldCalls: 2 }, spent(10, 10, 0, 1), true],
+    ['the last calls were made', { max_llm_calls: 2 }, { spent: spent(5, 5, 0, 2), held: spent(0, 0, 0, 0), heldCalls: 0 }, spent(10, 10, 0, 1), false],
+    ['tokens held may be given back', { max_tokens: 100 }, { spent: spent(20, 20, 0, 2), held: spent(50, 0, 0, 0), heldCalls: 1 }, spent(30, 0, 0, 1), true],
+    ['what settled alone leaves no room', { max_tokens: 100 }, { spent: spent(50, 30, 0, 2), held: spent(50, 0, 0, 0), heldCalls: 1 }, spent(30, 0, 0, 1), false],
+    ['not refused at all', { max_llm_calls: 3 }, { spent: spent(0, 0, 0, 2), held: spent(0, 0, 0, 0), heldCalls: 2 }, spent(1, 1, 0, 1), false],
+  ])('a refused reservation waits for calls in flight: %s', (_name, budget, count, asked, waits) => {
+    expect(refusalWaits(budget, count, asked)).toBe(waits);
   });
 
   it('finds a run over its budget only past a limit, once a call is recorded', () => {

@@ -49,32 +49,56 @@ export function reservationVerdict(budget: Budget, committed: Usage, estimate: U
   return { ok: true };
 }
 
-/** A run's count: what settled calls used, and what calls in flight hold (their reservations). */
+/**
+ * A run's count: what settled calls used (with `llm_calls` counting the calls in flight too, as
+ * the reservation counted them), what calls in flight hold (their reservations), and how many
+ * calls are in flight.
+ */
 export interface BudgetCount {
   readonly spent: Usage;
   readonly held: Usage;
+  readonly heldCalls: number;
 }
 
 /** The count once a reservation is taken: the call is counted, its estimate held. Pure. */
 export function withReservation(count: BudgetCount, estimate: Usage): BudgetCount {
-  return { spent: { ...count.spent, llm_calls: count.spent.llm_calls + 1 }, held: addUsage(count.held, { ...estimate, llm_calls: 0 }) };
+  return {
+    spent: { ...count.spent, llm_calls: count.spent.llm_calls + 1 },
+    held: addUsage(count.held, { ...estimate, llm_calls: 0 }),
+    heldCalls: count.heldCalls + 1,
+  };
 }
 
 /**
- * The count once a call settles: its reservation released, what it is charged spent (its
- * `llm_calls` is ignored: the reservation counted the call). Pure; the settle script does the same.
+ * The count once a call settles: its reservation released, what it is charged spent. Its
+ * `llm_calls` is ignored (the reservation counted the call), but for 0, a call never sent: its
+ * count is taken back. Pure; the settle script does the same.
  */
 export function withSettlement(count: BudgetCount, reserved: Usage, charged: Usage): BudgetCount {
   const release = (held: number, part: number): number => Math.max(0, held - part);
+  const unsent = charged.llm_calls === 0 ? 1 : 0;
   return {
-    spent: addUsage(count.spent, { ...charged, llm_calls: 0 }),
+    spent: addUsage(count.spent, { ...charged, llm_calls: -Math.min(unsent, count.spent.llm_calls) }),
     held: {
       tokens_in: release(count.held.tokens_in, reserved.tokens_in),
       tokens_out: release(count.held.tokens_out, reserved.tokens_out),
       cost_usd: roundCost(Math.max(0, count.held.cost_usd - reserved.cost_usd)),
       llm_calls: 0,
     },
+    heldCalls: Math.max(0, count.heldCalls - 1),
   };
+}
+
+/**
+ * Whether a refused reservation is worth another try once the calls in flight settle: refused on
+ * what is committed, it would fit on what settled calls alone used. A call in flight may give
+ * back all it holds (never sent: an endpoint that cannot be reached) or part of it (it used less
+ * than reserved), so a caller that waits for them is refused only by what was really spent. Pure.
+ */
+export function refusalWaits(budget: Budget, count: BudgetCount, estimate: Usage = ZERO_USAGE): boolean {
+  if (count.heldCalls <= 0 || reservationVerdict(budget, addUsage(count.spent, count.held), estimate).ok) return false;
+  const settled = { ...count.spent, llm_calls: Math.max(0, count.spent.llm_calls - count.heldCalls) };
+  return reservationVerdict(budget, settled, estimate).ok;
 }
 
 /**

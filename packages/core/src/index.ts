@@ -55,7 +55,7 @@ export { checkDelegation } from './delegation-guard.js';
 
 export { addUsage, callUsage, isZeroUsage, readUsage, roundCost, sumUsage, usageOf, withoutUsage, ZERO_USAGE } from './usage.js';
 export type { ModelPrice } from './usage.js';
-export { BUDGET_LIMITS, budgetExceededReason, microUsd, recordVerdict, reservationVerdict, withReservation, withSettlement } from './budget.js';
+export { BUDGET_LIMITS, budgetExceededReason, microUsd, recordVerdict, refusalWaits, reservationVerdict, withReservation, withSettlement } from './budget.js';
 export type { BudgetCount, BudgetLimit, BudgetVerdict } from './budget.js';
 export { callCharge, callEstimate, CHARS_PER_TOKEN, DEFAULT_RESERVED_OUTPUT_TOKENS, estimateTokens } from './call-estimate.js';
 export type { CallCharge, CallEnd } from './call-estimate.js';

@@ -3,7 +3,7 @@ import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { controlKeys } from '../cancellation/control-keys.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
-import { addUsage, microUsd, recordVerdict, reservationVerdict, withReservation, withSettlement, ZERO_USAGE } from '@tierflow/core';
+import { addUsage, microUsd, recordVerdict, refusalWaits, reservationVerdict, withReservation, withSettlement, ZERO_USAGE, type BudgetCount } from '@tierflow/core';
 import type { Usage } from '@tierflow/protocol';
 import { reserveCall, runBudget, settleCall, writeBudget, type ChargeKeys } from './charge-usage.js';
 import { checkBudgetStop, parseBudgetStop } from './budget-stops.js';
@@ -123,18 +123,55 @@ describe('the reserve and settle scripts', () => {
       cost_micro_usd: '5000',
       held_tokens: '0',
       held_micro_usd: '0',
+      held_calls: '0',
       estimated_calls: '1',
     });
     expect(await redis.pttl(chargeKeys.budget)).toBeGreaterThan(0);
     expect(await redis.zcard(keys.budgetStops)).toBe(0);
   });
 
-  it('decides as core’s pure reservation and settlement do, call after call', async () => {
-    const budget = { max_tokens: 1_000, max_cost_usd: 0.02, max_llm_calls: 8 };
+  type Step = ['reserve' | 'wait' | 'settle', string, Usage];
+
+  /** Replays `steps` against the scripts and core's pure count side by side: each decision and each counter must agree. */
+  async function replay(budget: Parameters<typeof writeBudget>[2], steps: readonly Step[]) {
     const { redis, rootId, chargeKeys } = await run(budget);
-    let count = { spent: ZERO_USAGE, held: ZERO_USAGE };
+    let count: BudgetCount = { spent: ZERO_USAGE, held: ZERO_USAGE, heldCalls: 0 };
+    const reserved = new Map<string, Usage>();
+    // Once a call is refused the run is stopped: every later one is refused too.
+    let stopped = false;
+    for (const [kind, id, usage] of steps) {
+      if (kind === 'settle') {
+        count = withSettlement(count, reserved.get(id)!, usage);
+        const charge = await settle(redis, chargeKeys, rootId, id, usage);
+        expect(charge.limit !== null, `settle ${id}`).toBe(!recordVerdict(budget, count.spent).ok);
+      } else {
+        const verdict = reservationVerdict(budget, addUsage(count.spent, count.held), usage);
+        const waits = kind === 'wait' && !stopped && !verdict.ok && refusalWaits(budget, count, usage);
+        const charge = await reserveCall(redis, chargeKeys, rootId, id, usage, 60_000, kind === 'wait');
+        expect([charge.accepted, charge.waits], `${kind} ${id}`).toEqual([verdict.ok && !stopped, waits]);
+        stopped ||= !verdict.ok && !waits;
+        if (charge.accepted) {
+          count = withReservation(count, usage);
+          reserved.set(id, usage);
+        }
+      }
+      const held = await redis.hmget(chargeKeys.budget, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd', 'held_calls');
+      expect(held.map(Number), `after ${kind} ${id}`).toEqual([
+        count.spent.llm_calls,
+        count.spent.tokens_in,
+        count.spent.tokens_out,
+        microUsd(count.spent.cost_usd),
+        count.held.tokens_in + count.held.tokens_out,
+        microUsd(count.held.cost_usd),
+        count.heldCalls,
+      ]);
+    }
+    return { stopped };
+  }
+
+  it('decides as core’s pure reservation and settlement do, call after call', async () => {
     // Reserve a, b, c; settle b under and a over its estimate; reserve d, then e is refused and with it everything after; settle the rest.
-    const steps: (['reserve', string, Usage] | ['settle', string, Usage])[] = [
+    const steps: Step[] = [
       ['reserve', 'a', call(200, 100, 0.004)],
       ['reserve', 'b', call(300, 100, 0.005)],
       ['reserve', 'c', call(150, 100, 0.003)],
@@ -147,34 +184,25 @@ describe('the reserve and settle scripts', () => {
       ['settle', 'd', call(0, 0, 0)],
       ['reserve', 'g', call(100, 100, 0.002)],
     ];
-    const reserved = new Map<string, Usage>();
-    // Once a call is refused the run is stopped: every later one is refused too.
-    let stopped = false;
-    for (const [kind, id, usage] of steps) {
-      if (kind === 'reserve') {
-        const verdict = reservationVerdict(budget, addUsage(count.spent, count.held), usage);
-        const charge = await reserve(redis, chargeKeys, rootId, id, usage);
-        expect(charge.accepted, `reserve ${id}`).toBe(verdict.ok && !stopped);
-        stopped ||= !verdict.ok;
-        if (charge.accepted) {
-          count = withReservation(count, usage);
-          reserved.set(id, usage);
-        }
-      } else {
-        count = withSettlement(count, reserved.get(id)!, usage);
-        const charge = await settle(redis, chargeKeys, rootId, id, usage);
-        expect(charge.limit !== null, `settle ${id}`).toBe(!recordVerdict(budget, count.spent).ok);
-      }
-      const held = await redis.hmget(chargeKeys.budget, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd');
-      expect(held.map(Number), `after ${kind} ${id}`).toEqual([
-        count.spent.llm_calls,
-        count.spent.tokens_in,
-        count.spent.tokens_out,
-        microUsd(count.spent.cost_usd),
-        count.held.tokens_in + count.held.tokens_out,
-        microUsd(count.held.cost_usd),
-      ]);
-    }
+    expect(await replay({ max_tokens: 1_000, max_cost_usd: 0.02, max_llm_calls: 8 }, steps)).toEqual({ stopped: true });
+  });
+
+  it('lets a caller that may wait wait for calls in flight, which a call never sent gives its count back to, and stops the run only on what was spent', async () => {
+    const unsent = { ...ZERO_USAGE };
+    const steps: Step[] = [
+      ['reserve', 'a', call(100, 100, 0)],
+      ['reserve', 'b', call(100, 100, 0)],
+      // Both calls are in flight: c waits (and stops nothing), unlike a caller that may not wait.
+      ['wait', 'c', call(100, 100, 0)],
+      ['settle', 'a', unsent],
+      ['wait', 'c', call(100, 100, 0)],
+      ['settle', 'b', call(50, 20, 0)],
+      // Two calls counted, one of them in flight: d waits for it, and is refused once it was made.
+      ['wait', 'd', call(100, 100, 0)],
+      ['settle', 'c', call(50, 50, 0)],
+      ['wait', 'd', call(100, 100, 0)],
+    ];
+    expect(await replay({ max_llm_calls: 2, max_tokens: 1_000 }, steps)).toEqual({ stopped: true });
   });
 
   it('writes limits once: a root delivered again changes nothing', async () => {

@@ -7,7 +7,7 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
 /*
  * A run's budget hash holds its limits (max_llm_calls, max_tokens, max_cost_micro_usd, written by
  * the Monitor), what settled calls used (llm_calls counts every call let through; tokens_in,
- * tokens_out, cost_micro_usd; a call never sent is taken back), what calls in flight hold (held_tokens, held_micro_usd, and one
+ * tokens_out, cost_micro_usd; a call never sent is taken back), what calls in flight hold (held_calls, held_tokens, held_micro_usd, and one
  * `hold:<id>` field per call, "<tokens> <micro-usd>"), estimated_calls (answers that came without
  * a usage), and `exceeded`: the limit that stopped the run, once one has. Both scripts share the
  * test of a limit: the one that sets `exceeded` queues the run's stop, so however many calls hit a
@@ -15,9 +15,9 @@ import { runScript, type RedisScript } from '../redis/scripts.js';
  */
 const SHARED = `
 local h = KEYS[1]
-local v = redis.call('HMGET', h, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd', 'max_llm_calls', 'max_tokens', 'max_cost_micro_usd', 'exceeded')
+local v = redis.call('HMGET', h, 'llm_calls', 'tokens_in', 'tokens_out', 'cost_micro_usd', 'held_tokens', 'held_micro_usd', 'max_llm_calls', 'max_tokens', 'max_cost_micro_usd', 'exceeded', 'held_calls')
 local calls, tin, tout, cost = tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or 0, tonumber(v[4]) or 0
-local heldT, heldC = tonumber(v[5]) or 0, tonumber(v[6]) or 0
+local heldT, heldC, heldN = tonumber(v[5]) or 0, tonumber(v[6]) or 0, tonumber(v[11]) or 0
 local maxCalls, maxTokens, maxCost, exceeded = tonumber(v[7] or ''), tonumber(v[8] or ''), tonumber(v[9] or ''), v[10]
 local function stop(limit)
   if redis.call('HSETNX', h, 'exceeded', limit) == 0 then return 0 end
@@ -37,39 +37,50 @@ local function expire(ms) if redis.call('PTTL', h) == -1 then redis.call('PEXPIR
  *   ARGV[2]  the reservation's id ('' for a call counted with nothing held)
  *   ARGV[3]  tokens reserved (prompt estimate and output limit), ARGV[4] their cost in micro-USD
  *   ARGV[5]  the hash's TTL in ms, set when it has none
- * Refused once a limit is reached, or when spent + held + this reservation would pass one; then
+ *   ARGV[6]  '1' when the caller may wait: a refusal that only calls in flight make (core's
+ *            `refusalWaits`: on what settled calls used, this one would fit) then stops nothing
+ *            and answers `waits`, for the caller to try again once they have settled
+ * Refused once a limit is reached, or when spent + held + this reservation would pass one: then
  * the run is stopped, with the refused reservation kept in refused_tokens and refused_micro_usd,
  * and what calls in flight held then in refused_held_tokens and refused_held_micro_usd (the
- * Monitor checks the stop once they may have settled). Else the call is counted and its reservation held. The same id reserved again
- * (a command sent twice) changes nothing. Returns { accepted (1|0), the limit that stopped the
- * run or '', 1 when this call stopped it, llm_calls, tokens spent + held, micro-USD spent + held }.
+ * Monitor checks the stop once they may have settled). Else the call is counted and its
+ * reservation held. The same id reserved again (a command sent twice) changes nothing. Returns
+ * { accepted (1|0), the limit that stopped the run or '', 1 when this call stopped it, llm_calls,
+ * tokens spent + held, micro-USD spent + held, 1 when the refusal waits }.
  */
 const RESERVE_CALL: RedisScript = {
   lua: `${SHARED}
 local askT, askC = tonumber(ARGV[3]) or 0, tonumber(ARGV[4]) or 0
 local tokens, micro = tin + tout + heldT, cost + heldC
-if ARGV[2] ~= '' and redis.call('HEXISTS', h, 'hold:' .. ARGV[2]) == 1 then return { 1, '', 0, calls, tokens, micro } end
+if ARGV[2] ~= '' and redis.call('HEXISTS', h, 'hold:' .. ARGV[2]) == 1 then return { 1, '', 0, calls, tokens, micro, 0 } end
 local function past(used, asked, max) return max ~= nil and (used >= max or used + asked > max) end
-local reached = exceeded
-if not reached then
-  if maxCalls ~= nil and calls >= maxCalls then reached = 'max_llm_calls'
-  elseif past(tokens, askT, maxTokens) then reached = 'max_tokens'
-  elseif past(micro, askC, maxCost) then reached = 'max_cost_usd' end
+local function reachedOn(n, t, c)
+  if maxCalls ~= nil and n >= maxCalls then return 'max_llm_calls' end
+  if past(t, askT, maxTokens) then return 'max_tokens' end
+  if past(c, askC, maxCost) then return 'max_cost_usd' end
+  return false
 end
+local reached = exceeded or reachedOn(calls, tokens, micro)
 if reached then
+  if not exceeded and ARGV[6] == '1' and heldN > 0 and not reachedOn(math.max(0, calls - heldN), tin + tout, cost) then
+    return { 0, '', 0, calls, tokens, micro, 1 }
+  end
   local first = 0
   if not exceeded then
     first = stop(reached)
     if first == 1 then redis.call('HSET', h, 'refused_tokens', askT, 'refused_micro_usd', askC, 'refused_held_tokens', heldT, 'refused_held_micro_usd', heldC) end
   end
-  return { 0, reached, first, calls, tokens, micro }
+  return { 0, reached, first, calls, tokens, micro, 0 }
 end
 calls = redis.call('HINCRBY', h, 'llm_calls', 1)
 if askT > 0 then redis.call('HINCRBY', h, 'held_tokens', askT) end
 if askC > 0 then redis.call('HINCRBY', h, 'held_micro_usd', askC) end
-if ARGV[2] ~= '' then redis.call('HSET', h, 'hold:' .. ARGV[2], askT .. ' ' .. askC) end
+if ARGV[2] ~= '' then
+  redis.call('HSET', h, 'hold:' .. ARGV[2], askT .. ' ' .. askC)
+  redis.call('HINCRBY', h, 'held_calls', 1)
+end
 expire(ARGV[5])
-return { 1, '', 0, calls, tokens + askT, micro + askC }`,
+return { 1, '', 0, calls, tokens + askT, micro + askC, 0 }`,
 };
 
 /**
@@ -93,6 +104,7 @@ if ARGV[2] ~= '' then
   local hold = redis.call('HGET', h, 'hold:' .. ARGV[2])
   if not hold then return { 0, '', 0, calls, tin + tout, cost } end
   redis.call('HDEL', h, 'hold:' .. ARGV[2])
+  if heldN > 0 then redis.call('HINCRBY', h, 'held_calls', -1) end
   local heldTokens, heldMicro = string.match(hold, '^(%d+) (%d+)$')
   -- Lua writes minus zero as '-0', which HINCRBY refuses: a hold of nothing (no price) is let go of without a write.
   local function release(field, held, amount) local d = math.min(held, tonumber(amount) or 0) if d > 0 then redis.call('HINCRBY', h, field, -d) end end
@@ -123,6 +135,8 @@ export interface Charge {
   readonly limit: string | null;
   /** This call was the one that stopped the run: its caller sees that the run is cancelled. */
   readonly stopsRun: boolean;
+  /** Reserve: refused only by what calls in flight hold (the caller asked to wait): try again once they have settled. */
+  readonly waits: boolean;
   /** The run's totals after this call: on a reservation, what calls in flight hold is included. */
   readonly spent: { readonly llm_calls: number; readonly tokens: number; readonly cost_usd: number };
 }
@@ -132,11 +146,14 @@ export interface ChargeKeys {
   readonly stops: string;
 }
 
-/** Runs the reserve script once: `estimate` is the call's reservation (null: count the call, hold nothing). */
-export async function reserveCall(redis: RedisClient, keys: ChargeKeys, rootId: string, id: string, estimate: Usage | null, ttlMs: number): Promise<Charge> {
+/**
+ * Runs the reserve script once: `estimate` is the call's reservation (null: count the call, hold
+ * nothing); with `mayWait`, a refusal that only calls in flight make answers `waits` and stops nothing.
+ */
+export async function reserveCall(redis: RedisClient, keys: ChargeKeys, rootId: string, id: string, estimate: Usage | null, ttlMs: number, mayWait = false): Promise<Charge> {
   const tokens = estimate ? wholeTokens(estimate.tokens_in) + wholeTokens(estimate.tokens_out) : 0;
   const micro = estimate ? microUsd(Math.max(0, estimate.cost_usd)) : 0;
-  const args = [rootId, estimate ? id : '', tokens, micro, ttl(ttlMs)];
+  const args = [rootId, estimate ? id : '', tokens, micro, ttl(ttlMs), mayWait ? '1' : '0'];
   return readCharge(await runScript(redis, RESERVE_CALL, [keys.budget, keys.stops], args));
 }
 
@@ -161,12 +178,13 @@ function ttl(ms: number): number {
 
 /** The script's reply, read without trusting its shape. */
 function readCharge(reply: unknown): Charge {
-  const [accepted, limit, first, calls, tokens, micro] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  const [accepted, limit, first, calls, tokens, micro, waits] = Array.isArray(reply) ? (reply as unknown[]) : [];
   const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : Number(value) || 0);
   return {
     accepted: number(accepted) === 1,
     limit: typeof limit === 'string' && limit !== '' ? limit : null,
     stopsRun: number(first) === 1,
+    waits: number(waits) === 1,
     spent: { llm_calls: number(calls), tokens: number(tokens), cost_usd: number(micro) / 1e6 },
   };
 }

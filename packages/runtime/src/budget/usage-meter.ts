@@ -27,7 +27,9 @@ export interface UsageReservation {
 export interface UsageMeter {
   /**
    * Counts one model call about to start, holding `estimate` for it until it settles (nothing held
-   * without one: then record the call's usage with `record`).
+   * without one: then record the call's usage with `record`). When only the run's calls in flight
+   * stand in the way (on what settled calls used, this one would fit), it waits for them to
+   * settle, up to a minute: one never sent gives back all it held.
    * @throws BudgetExceededError (permanent, code `budget_exceeded`) when the run has reached its
    *   budget, or the reservation would pass it: make no call.
    */
@@ -55,7 +57,12 @@ export interface UsageMetersDeps {
   /** How long a run's budget hash is kept when nothing set its expiry. */
   readonly ttlMs: number;
   readonly log: TierLogger;
+  /** How long a reservation waits for calls in flight before it is refused on what they hold (a crashed caller's hold never settles). */
+  readonly heldWaitMs?: number;
 }
+
+/** A reservation waits this long for the run's calls in flight, by default: longer than an unreachable endpoint's tries. */
+export const HELD_WAIT_MS = 60_000;
 
 /** Meters for the runs a worker serves, one per root; each reservation and settlement is one script in Redis (charge-usage.ts). */
 export class UsageMeters {
@@ -64,18 +71,30 @@ export class UsageMeters {
 
   constructor(private readonly deps: UsageMetersDeps) {}
 
-  for(rootId: string): UsageMeter {
+  /** The meter of one run; `signal` ends a reservation's wait for calls in flight (the pass was stopped). */
+  for(rootId: string, signal?: AbortSignal): UsageMeter {
     const keys: ChargeKeys = { budget: this.deps.keys.budget(rootId), stops: this.deps.keys.budgetStops };
     return {
       reserve: async (estimate) => {
         const id = randomUUID();
         const held = estimate === undefined ? null : readUsage(estimate);
-        const charge = this.noted(rootId, await reserveCall(this.deps.redis, keys, rootId, id, held, this.deps.ttlMs));
+        const charge = this.noted(rootId, await this.reserveWaiting(keys, rootId, id, held, signal));
         if (!charge.accepted) throw new BudgetExceededError(rootId, charge.limit);
         return held === null ? SETTLED : { settle: (usage, estimated = false) => this.settle(rootId, keys, id, usage, estimated) };
       },
       record: (usage) => this.settle(rootId, keys, '', usage, false),
     };
+  }
+
+  /** Reserves, trying again at a growing interval while only calls in flight refuse it; the last try may not wait. */
+  private async reserveWaiting(keys: ChargeKeys, rootId: string, id: string, held: Usage | null, signal: AbortSignal | undefined): Promise<Charge> {
+    const until = Date.now() + (this.deps.heldWaitMs ?? HELD_WAIT_MS);
+    for (let pauseMs = 25; ; pauseMs = Math.min(pauseMs * 2, 1_000)) {
+      const mayWait = Date.now() + pauseMs < until;
+      const charge = await reserveCall(this.deps.redis, keys, rootId, id, held, this.deps.ttlMs, mayWait);
+      if (!charge.waits) return charge;
+      await pause(pauseMs, signal);
+    }
   }
 
   private async settle(rootId: string, keys: ChargeKeys, id: string, usage: Usage, estimated: boolean): Promise<void> {
@@ -99,4 +118,20 @@ export class UsageMeters {
     if (charge.stopsRun) this.deps.log.warn('a run went over its budget: the Monitor cancels it', { root: rootId, limit: charge.limit, ...charge.spent });
     return charge;
   }
+}
+
+/** Waits `ms`, or throws the signal's reason as soon as it fires. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -48,7 +48,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     await engine.commit(batch, lock);
   });
   // The policy's calls go through the run's meter; the pass keeps what they settled for its answer.
-  const hop = hopUsage(engine.meters.for(assignment.rootId));
+  const hop = hopUsage(engine.meters.for(assignment.rootId, signal));
   const context: TierContext = {
     tier: engine.tier,
     assignment,
