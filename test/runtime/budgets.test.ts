@@ -1,6 +1,6 @@
 import { llmSpecialist, SpecialistRegistry, startFleetWorker } from '@tierflow/fleet';
 import type { ObjectiveFile, TierWorker } from '@tierflow/runtime';
-import { FakeOpenAiServer, redisClient, waitFor, type FakeRequest } from '@tierflow/testing';
+import { completion, FakeOpenAiServer, redisClient, waitFor, type FakeRequest } from '@tierflow/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
@@ -71,6 +71,7 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
 
   beforeEach(() => {
     capped.release();
+    capped.respond = null;
     capped.requests.length = 0;
     silent.requests.length = 0;
   });
@@ -116,14 +117,15 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
     // The stop was queued once and taken by the Monitor: nothing is left to cancel.
     await waitFor(async () => (await redis.zcard(`${deployment.runtime.prefix}:budget-stops`)) === 0, { timeoutMs: 10_000, description: 'the budget stop handled' });
   });
-  // 32 calls at once, none answered until 5 are in flight: each call is worth 1,000 tokens, and the
-  // budget one call's worth (and a little: a reservation is its prompt estimate, 932, and 100 out)
-  // or four calls' worth. Counted only after answers, all 32 went.
+  // 32 calls at once, none answered until as many as fit are in flight: each call is worth 1,000
+  // tokens, and the budget one call's worth (and a little: a reservation is its prompt estimate,
+  // 932, and 100 out) or four calls' worth. Counted only after answers, all 32 went. The others
+  // wait for the calls in flight to settle, and are refused once they have.
   it.each([
     ['one call’s worth', 1_100, 1],
     ['four calls’ worth', 4_000, 3],
   ])('max_tokens %s: calls are reserved before they are sent (prompt estimate and max_tokens), so 32 at once never pass the limit', async (_name, limit, fit) => {
-    capped.holdUntil(5);
+    capped.holdUntil(fit);
     const rootId = await deployment.client.enqueue(llmPlan(32, { budget: { max_tokens: limit } }, 'llm-capped'));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
     expect(outcome.payload).toMatchObject({ status: 'cancelled', error_type: 'budget_exceeded' });
@@ -137,7 +139,7 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
   });
 
   it('max_cost_usd: the reservation is priced at the model’s prices, so 32 calls at once never pass the limit', async () => {
-    capped.holdUntil(5);
+    capped.holdUntil(3);
     // Each answered call costs 900 × $10 + 100 × $30 per million: $0.012; the budget is 4 calls' worth.
     const rootId = await deployment.client.enqueue(llmPlan(32, { budget: { max_cost_usd: 0.048 } }, 'llm-capped'));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
@@ -150,22 +152,25 @@ describe('usage and budgets across worker processes, with a Fleet calling a mode
   });
 
   it('a call aborted by the stop is counted as sent: its prompt estimate is charged, since the provider bills it', async () => {
-    // No answer ever comes: the fourth call is refused, the run stopped, and the three in flight aborted.
-    capped.holdUntil(1_000);
-    const rootId = await deployment.client.enqueue(llmPlan(6, { budget: { max_llm_calls: 3 } }, 'llm-capped'));
+    // Three calls in flight at once; the first answer counts more tokens than the whole budget,
+    // which stops the run, and the two still waiting for theirs (they never come) are aborted.
+    capped.holdUntil(3);
+    let answered = false;
+    capped.respond = () => {
+      if (answered) return { hang: true };
+      answered = true;
+      return { body: completion('llm-capped', capped.defaultContent, { prompt_tokens: 5_000, completion_tokens: MAX_OUT }) };
+    };
+    const rootId = await deployment.client.enqueue(llmPlan(3, { budget: { max_tokens: 4_000 } }, 'llm-capped'));
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
     expect(outcome.payload).toMatchObject({ status: 'cancelled', error_type: 'budget_exceeded' });
-    await waitFor(async () => Number(await redis.hget(budgetOf(rootId), 'tokens_in')) > 0, { timeoutMs: 10_000, description: 'the aborted calls charged' });
     const count = await settledCount(rootId);
-    expect(count).toMatchObject({ calls: 3, tokensOut: 0, held: 0 });
-    // Every subtask's prompt is as long (`piece 1` … `piece 6`): each call sent is charged that
-    // estimate, at $10 per million; one the stop aborted before it reached the endpoint may be too.
+    expect(count).toMatchObject({ calls: 3, tokensOut: MAX_OUT, held: 0 });
+    // Every subtask's prompt is as long (`piece 1` … `piece 3`): each aborted call is charged that estimate, at $10 per million.
     const estimate = promptEstimate(capped.requests[0]!);
     expect(capped.requests.map(promptEstimate)).toEqual(capped.requests.map(() => estimate));
-    expect(count.tokensIn % estimate).toBe(0);
-    expect(count.tokensIn / estimate).toBeGreaterThanOrEqual(capped.completions());
-    expect(count.tokensIn / estimate).toBeLessThanOrEqual(3);
-    expect(count.micro).toBe(count.tokensIn * 10);
+    expect(count.tokensIn).toBe(5_000 + 2 * estimate);
+    expect(count.micro).toBe(count.tokensIn * 10 + MAX_OUT * 30);
   });
 
   it('an endpoint that reports no usage: each call is charged by estimate, the Fleet warns once, and a token budget still holds', async () => {
