@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeTestCertificates, startRedisServer, type RedisServer } from '@tierflow/testing';
+import { makeTestCertificates, startRedisServer, waitFor, type RedisServer } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCommand } from '../support/run-command.js';
 
@@ -62,6 +62,7 @@ const COMMANDS: readonly (readonly string[])[] = [
   ['dlq', 'list'],
   ['result', 'r-1'],
   ['trace', 'r-1'],
+  ['serve', '--port', '0'],
 ];
 
 describe('a Redis that cannot be reached', () => {
@@ -125,6 +126,29 @@ describe('a Redis that cannot be reached', () => {
       expect(ms).toBeLessThan(5_000 + MARGIN_MS);
       expectOneLine(output, url, /TLS/);
     });
+  });
+});
+
+describe('a worker whose Redis cannot be reached', () => {
+  it('keeps trying, and stops at once when told to', async () => {
+    const child = spawn(process.execPath, [BIN, 'worker', 'monitor'], {
+      env: { ...process.env, OTEL_TRACES_EXPORTER: 'none', TIERFLOW_LOG: '', REDIS_URL: 'redis://127.0.0.1:9' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    try {
+      await waitFor(() => output.includes('unreachable'), { timeoutMs: 10_000, description: 'the worker to report Redis unreachable' });
+      child.kill('SIGTERM');
+      const started = Date.now();
+      const [code] = await exited;
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(code, output).toBe(0);
+      expect(output).toContain('monitor worker stopped (SIGTERM) before it started');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { cellPrefixes, connect, consoleLogger, TierflowClient, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { cellPrefixes, connect, consoleLogger, isTlsUrl, redisWhere, TierflowClient, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
 import type { Queue } from 'bullmq';
 import { HTTPException } from 'hono/http-exception';
 import { a2aRoutes } from './a2a/a2a-routes.js';
@@ -13,6 +13,7 @@ import { FailureThrottle, SIGN_IN_LIMITS } from './auth/failure-throttle.js';
 import { hostCheck, hostPolicy } from './auth/host-check.js';
 import type { ServerOptions } from './config/server-options.js';
 import { dashboard } from './dashboard/dashboard.js';
+import { readiness, redisDeadline, type RedisHealth } from './health/redis-deadline.js';
 import { queueBoard } from './queues/queue-board.js';
 import { runRoutes } from './runs/run-routes.js';
 import { runStream } from './runs/run-stream.js';
@@ -52,7 +53,15 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   app.use('*', bodyLimits({ objectiveBytes: runtime.limits.maxObjectiveBytes + OBJECTIVE_SLACK_BYTES, ownLimit: new Set([A2A_PATH]) }));
   app.use('*', bearerAuth(guard));
   app.post(SESSION_PATH, signIn(guard));
+  const health: RedisHealth = { redis, where: redisWhere(runtime), tls: isTlsUrl(runtime.redisUrl), timeoutMs: runtime.connectTimeoutMs };
+  // A Redis that is away makes API requests answer 503 in seconds, not wait with it.
+  app.use('/api/*', redisDeadline(health));
   app.get('/healthz', (c) => c.json({ ok: true }));
+  const ready = readiness(health);
+  app.get('/readyz', async (c) => {
+    const state = await ready();
+    return c.json(state, state.ok ? 200 : 503);
+  });
   runRoutes(app, { client, redis, runtime, jaegerUrl: options.jaegerUrl });
   runStream(app, client);
   a2aRoutes(app, { client, options, runtime, log, proxies });

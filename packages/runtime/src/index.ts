@@ -81,7 +81,7 @@ export { readTierflowEnv, readTierflowVars, tierflowEnvSchema } from './config/t
 export type { TierflowEnv } from './config/tierflow-env.js';
 export { checkObjectiveSize, checkSubtaskCount, DEFAULT_INPUT_LIMITS, INPUT_LIMIT_ENV, InputTooLargeError, tooManyBytes } from './checks/input-limits.js';
 export type { InputLimits } from './checks/input-limits.js';
-export { redactUrl, redisUrlProblem } from './redis/redis-url.js';
+export { isTlsUrl, redactUrl, redisUrlProblem } from './redis/redis-url.js';
 export type { RuntimeOptions, RuntimeOptionsInput } from './config/options.js';
 export { bullPriority, QUEUE_OF } from './messages/queues.js';
 export { readRunTree } from './audit/run-tree.js';

@@ -63,6 +63,12 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     process.once('SIGTERM', resolve);
     void parent?.gone.then(() => resolve('its tierflow up is gone'));
   });
+  // Stopped while it still starts (waiting for Redis, say): nothing runs yet, so it just exits.
+  void stop.then((reason) => {
+    if (started) return;
+    io.stderr(`${tier} worker stopped (${reason}) before it started\n`);
+    process.exit(EXIT.ok);
+  });
   const concurrency = options.concurrency ?? env.TIERFLOW_CONCURRENCY;
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
   const telemetry = await startTelemetry({ serviceName: `tierflow-${tier}` });
