@@ -63,6 +63,8 @@ const COMMANDS: readonly (readonly string[])[] = [
   ['result', 'r-1'],
   ['trace', 'r-1'],
   ['serve', '--port', '0'],
+  ['demo'],
+  ['dev', '--port', '0'],
 ];
 
 describe('a Redis that cannot be reached', () => {

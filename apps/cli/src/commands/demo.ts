@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INPUT_REQUIRED, readTierflowVars, redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { connectReachable, INPUT_REQUIRED, readTierflowVars, redactUrl, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
@@ -26,7 +26,11 @@ interface DemoRedis {
 async function demoRedis(io: CliIo): Promise<DemoRedis | null> {
   // Set: the user's Redis, checked like any setting; unset: a private one (the schema's default is for the tiers).
   const url = process.env.REDIS_URL ? readTierflowVars(process.env, ['REDIS_URL']).REDIS_URL : undefined;
-  if (url) return { url, mine: false, stop: () => Promise.resolve() };
+  if (url) {
+    // One it cannot use stops the demo here, in one line (exit 3), before any worker waits on it.
+    (await connectReachable(runtimeOptionsFromEnv(process.env))).disconnect();
+    return { url, mine: false, stop: () => Promise.resolve() };
+  }
   if (!findRedisServerBinary()) {
     io.stderr(
       'The demo needs Redis 7: set REDIS_URL (e.g. redis://127.0.0.1:6379, or `docker compose -f infra/docker-compose.yml up -d`),\n' +

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isTierflowError } from '@tierflow/protocol';
-import { readTierflowVars, redactUrl, runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { connectReachable, readTierflowVars, redactUrl, runtimeOptionsFromEnv } from '@tierflow/runtime';
 import { findFreePort } from '@tierflow/testing';
 import { shownPath } from '../config/config-file.js';
 import { projectEnv } from '../config/project-env.js';
@@ -60,7 +60,11 @@ export async function devCommand(options: DevOptions, io: CliIo): Promise<number
       return EXIT.unusable;
     }
     io.stderr(`dev: redis-server (pid ${redis.pid}) on ${redis.url}, its data in ${DEV_DATA_DIR}\n`);
-  } else io.stderr(`dev: using the Redis at REDIS_URL (${redactUrl(redisUrl)})\n`);
+  } else {
+    // One it cannot use stops it here, in one line (exit 3), before any worker waits on it.
+    (await connectReachable(runtimeOptionsFromEnv(process.env))).disconnect();
+    io.stderr(`dev: using the Redis at REDIS_URL (${redactUrl(redisUrl)})\n`);
+  }
   // No collector named: no spans, rather than four workers each warning that none can be sent.
   const tracing = env.OTEL_TRACES_EXPORTER !== undefined || env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
   if (!tracing) io.stderr('dev: tracing off (set OTEL_EXPORTER_OTLP_ENDPOINT to send spans to a collector)\n');
