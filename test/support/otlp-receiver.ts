@@ -294,7 +294,8 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   };
 }
 
-function decodeRequest(body: Buffer, encoding: ReceivedSpan['encoding']): ReceivedSpan[] {
+/** An ExportTraceServiceRequest's spans, flattened. */
+export function decodeRequest(body: Buffer, encoding: ReceivedSpan['encoding']): ReceivedSpan[] {
   const decoded: unknown = encoding === 'json' ? JSON.parse(body.toString('utf8')) : decodeProtobuf(body);
   return flattenRequest(decoded, encoding);
 }

@@ -5,6 +5,7 @@ import type { ObjectiveFile } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import { startOtlpGrpcReceiver } from '../support/otlp-grpc-receiver.js';
 import { startOtlpReceiver, tracingTo, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { serveDeployment } from '../support/served.js';
 
@@ -203,6 +204,42 @@ describe.each([
       await served.close();
     }
   });
+});
+
+describe('over OTLP/gRPC', () => {
+  it('the run is one trace from the four services, and tierflow trace finds it once its spans were exported', async () => {
+    const receiver = await startOtlpGrpcReceiver();
+    const deployment = await startDeployment('traces-grpc', {
+      TIERFLOW_LOG: 'silent',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    try {
+      const rootId = await deployment.client.enqueue(objective);
+      expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
+      const traceId = await deployment.client.traceId(rootId);
+      await waitFor(() => new Set(receiver.spans.filter((span) => span.traceId === traceId).map((span) => span.serviceName)).size === 4, {
+        timeoutMs: 15_000,
+        description: 'spans of the run from the four services',
+      });
+      const cli = await waitFor(
+        () => {
+          const run = spawnSync(process.execPath, [BIN, 'trace', rootId], {
+            env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, JAEGER_URL: 'http://jaeger.example:16686/' },
+            encoding: 'utf8',
+          });
+          return run.status === 0 ? run : null;
+        },
+        { timeoutMs: 10_000, description: 'tierflow trace to find the exported trace' },
+      );
+      expect(cli.stdout).toBe(`${traceId}\nhttp://jaeger.example:16686/trace/${traceId}\n`);
+    } finally {
+      await deployment.stop();
+      await receiver.close();
+    }
+  }, 60_000);
 });
 
 describe('with no collector listening', () => {

@@ -12,5 +12,5 @@
  */
 export { DEFAULT_OTLP_ENDPOINT, startTelemetry } from './start-telemetry.js';
 export { SyncContextManager } from './sync-context-manager.js';
-export type { ExportedTracesListener } from './otlp-http-span-exporter.js';
+export type { ExportedTracesListener } from './exported-traces.js';
 export type { Telemetry, TelemetryOptions } from './start-telemetry.js';

@@ -3,12 +3,10 @@ import { createOtlpNetworkExportDelegate, OTLPExporterBase } from '@opentelemetr
 import { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } from '@opentelemetry/otlp-exporter-base/node-http';
 import { JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { ExportedTraces, type ExportedTracesListener } from './exported-traces.js';
 import { OtlpHttpTransport, type OtlpHttpSettings } from './otlp-http-transport.js';
 
 export type OtlpHttpProtocol = 'http/protobuf' | 'http/json';
-
-/** Told, after each export the collector took, the ids of the traces its spans belong to. */
-export type ExportedTracesListener = (traceIds: ReadonlySet<string>) => void;
 
 /** The self-observability component type of an OTLP/HTTP span exporter (semantic conventions). */
 const COMPONENT_TYPE = 'otlp_http_span_exporter';
@@ -22,7 +20,7 @@ export class OtlpHttpSpanExporter implements SpanExporter {
   private readonly inner: OTLPExporterBase<ReadableSpan[]>;
   private readonly transport: OtlpHttpTransport;
   private unexportedSpans = 0;
-  private readonly listeners: ExportedTracesListener[] = [];
+  private readonly traces = new ExportedTraces();
   /** Where the spans go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT and /v1/traces. */
   readonly url: string;
 
@@ -41,7 +39,7 @@ export class OtlpHttpSpanExporter implements SpanExporter {
 
   /** Calls `listener` after each export the collector took; a listener that throws is ignored. */
   onExported(listener: ExportedTracesListener): void {
-    this.listeners.push(listener);
+    this.traces.on(listener);
   }
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
@@ -52,19 +50,9 @@ export class OtlpHttpSpanExporter implements SpanExporter {
     }
     this.inner.export(spans, (result) => {
       if (result.code !== ExportResultCode.SUCCESS) this.unexportedSpans += spans.length;
-      else if (this.listeners.length > 0) this.tell(new Set(spans.map((span) => span.spanContext().traceId)));
+      else this.traces.delivered(spans);
       done(result);
     });
-  }
-
-  private tell(traceIds: ReadonlySet<string>): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(traceIds);
-      } catch {
-        // What a listener does with the news is its own affair; the export went out.
-      }
-    }
   }
 
   forceFlush(): Promise<void> {

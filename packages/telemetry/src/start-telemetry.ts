@@ -1,5 +1,6 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
-import type { ExportedTracesListener, OtlpHttpProtocol } from './otlp-http-span-exporter.js';
+import type { ExportedTracesListener } from './exported-traces.js';
+import type { OtlpHttpProtocol } from './otlp-http-span-exporter.js';
 import { SyncContextManager } from './sync-context-manager.js';
 
 export interface TelemetryOptions {
@@ -25,12 +26,12 @@ export interface Telemetry {
    * within {@link SHUTDOWN_TIMEOUT_MS}, so a process never waits on telemetry. Never throws.
    */
   shutdown(): Promise<void>;
-  /** Spans the OTLP/HTTP exporter could not deliver (refused, failed, or dropped while the collector was down). */
+  /** Spans the OTLP exporter could not deliver (refused, failed, or dropped while the collector was down). */
   readonly unexportedSpans: number;
   /**
-   * Calls `listener` after each export the collector took (OTLP/HTTP, the default exporter), with
-   * the ids of the traces its spans belong to: so a process can tell that a run's spans went out.
-   * Never called when tracing is off or another exporter was chosen.
+   * Calls `listener` after each export the collector took (OTLP, over HTTP or gRPC), with the ids
+   * of the traces its spans belong to: so a process can tell that a run's spans went out. Never
+   * called when tracing is off or another exporter (console, zipkin) was chosen.
    */
   onExported(listener: ExportedTracesListener): void;
 }
@@ -64,13 +65,11 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') {
     return { enabled: false, shutdown: () => Promise.resolve(), unexportedSpans: 0, onExported: () => undefined };
   }
-  const [{ setGlobalErrorHandler }, { NodeSDK }, { OtlpHttpSpanExporter }] = await Promise.all([
-    import('@opentelemetry/core'),
-    import('@opentelemetry/sdk-node'),
-    import('./otlp-http-span-exporter.js'),
-  ]);
-  env.OTEL_EXPORTER_OTLP_ENDPOINT ??= DEFAULT_OTLP_ENDPOINT;
+  const [{ setGlobalErrorHandler }, { NodeSDK }] = await Promise.all([import('@opentelemetry/core'), import('@opentelemetry/sdk-node')]);
   env.OTEL_TRACES_EXPORTER ??= 'otlp';
+  const grpc = isOtlpGrpc(env);
+  // gRPC's exporter has a default of its own (localhost:4317).
+  if (!grpc) env.OTEL_EXPORTER_OTLP_ENDPOINT ??= DEFAULT_OTLP_ENDPOINT;
   // The SDK's batches of 512, sent at least every second rather than every 5 s, so a trace shows
   // up in a second. A busy worker's warm code encodes a batch in a few milliseconds; batches of
   // 64 made eight times the requests for the same spans, which cost the workers and the collector
@@ -92,9 +91,8 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   const asyncContext = options.asyncContext ?? env.TIERFLOW_OTEL_ASYNC_CONTEXT === 'true';
   // Left undefined, the SDK registers its AsyncLocalStorage manager.
   const contextManager = asyncContext ? undefined : new SyncContextManager();
-  const protocol = otlpHttpProtocol(env);
-  // Other exporters (console, zipkin, OTLP over gRPC) are the SDK's own, chosen from the environment.
-  const exporter = protocol ? new OtlpHttpSpanExporter(protocol) : undefined;
+  // Other exporters (console, zipkin) are the SDK's own, chosen from the environment.
+  const exporter = await otlpExporter(env);
   const collector = exporter?.url ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
   setGlobalErrorHandler((error) => warnOnce(`spans could not be exported to ${collector} (${errorText(error)}); carrying on without them`));
   const sdk = new NodeSDK({
@@ -132,6 +130,20 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
       }
     },
   };
+}
+
+/** The OTLP exporter, over HTTP (ours) or gRPC (the SDK's, told of), or undefined for another the SDK picks. */
+async function otlpExporter(env: NodeJS.ProcessEnv) {
+  const protocol = otlpHttpProtocol(env);
+  if (protocol) return new (await import('./otlp-http-span-exporter.js')).OtlpHttpSpanExporter(protocol);
+  if (!isOtlpGrpc(env)) return undefined;
+  const [{ OTLPTraceExporter }, { ConfirmingSpanExporter }] = await Promise.all([import('@opentelemetry/exporter-trace-otlp-grpc'), import('./confirming-exporter.js')]);
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4317';
+  return new ConfirmingSpanExporter(new OTLPTraceExporter(), url);
+}
+
+function isOtlpGrpc(env: NodeJS.ProcessEnv): boolean {
+  return env.OTEL_TRACES_EXPORTER?.trim() === 'otlp' && (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim() === 'grpc';
 }
 
 /** The OTLP/HTTP encoding to export with, or undefined when the SDK should pick the exporter itself. */

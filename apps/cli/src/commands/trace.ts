@@ -17,8 +17,7 @@ export async function traceCommand(rootId: string, io: CliIo, env: NodeJS.Proces
       return EXIT.invalid;
     }
     if (!trace.exported) {
-      const collector = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_OTLP_ENDPOINT;
-      io.stderr(`no spans of run ${rootId} were exported (trace ${trace.traceId}): the collector at ${collector} did not receive them, or not yet\n`);
+      io.stderr(`no spans of run ${rootId} were exported (trace ${trace.traceId}): ${notExported(env)}\n`);
       return EXIT.invalid;
     }
     const jaeger = (readTierflowVars(env, ['JAEGER_URL']).JAEGER_URL ?? DEFAULT_JAEGER_URL).replace(/\/+$/, '');
@@ -27,4 +26,14 @@ export async function traceCommand(rootId: string, io: CliIo, env: NodeJS.Proces
   } finally {
     await client.close();
   }
+}
+
+/** Why a run's spans may not have been exported, as far as this environment tells (the workers' should be the same). */
+function notExported(env: NodeJS.ProcessEnv): string {
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim() || 'otlp';
+  // Only the OTLP exporters say which traces they delivered: another one's spans may be there, unmarked.
+  if (exporter !== 'otlp') return `OTEL_TRACES_EXPORTER=${exporter} does not tell which traces it delivered; look for the trace id where it sends them`;
+  const grpc = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim() === 'grpc';
+  const collector = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? (grpc ? 'http://localhost:4317' : DEFAULT_OTLP_ENDPOINT);
+  return `the collector at ${collector} did not receive them, or not yet`;
 }
