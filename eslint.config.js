@@ -2,8 +2,19 @@
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { importX } from 'eslint-plugin-import-x';
+import { readFileSync } from 'node:fs';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+/** The runtime's floors (packages/runtime/floors.json): each folder may import from its own floor and those below. */
+const { floors } = JSON.parse(readFileSync(new URL('./packages/runtime/floors.json', import.meta.url), 'utf8'));
+const floorZones = floors.flatMap((/** @type {{ name: string, folders: string[] }} */ floor, index) =>
+  floor.folders.map((folder) => ({
+    target: `./packages/runtime/src/${folder}`,
+    from: floors.slice(index + 1).flatMap((/** @type {{ folders: string[] }} */ above) => above.folders.map((name) => `./packages/runtime/src/${name}`)),
+    message: `runtime/src/${folder} is on the floor "${floor.name}": it may import only from its own floor and those below (packages/runtime/floors.json)`,
+  })),
+);
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', 'coverage/**'] },
@@ -57,6 +68,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['bullmq', 'ioredis'], message: 'A tier app reaches Redis through @tierflow/runtime and @tierflow/beads.' }] }],
     },
+  },
+  {
+    files: ['packages/runtime/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: floorZones.filter((zone) => zone.from.length > 0) }] },
   },
   // Plain JS (launchers, scripts, this file) is not in a TypeScript project: lint it without types.
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },

@@ -1,6 +1,8 @@
 import type { CancellationMessage, TierName } from '@tierflow/protocol';
 import type { RedisWrites } from '../redis/fenced-batch.js';
-import { appendAudit, auditKey, DEFAULT_AUDIT_TTL_MS, type AuditEntry } from './audit-entry.js';
+import { appendAudit, type AuditEntry } from './audit-entry.js';
+import { auditKey } from '../redis/keys.js';
+import { DEFAULT_AUDIT_TTL_MS } from '../config/runtime-settings.js';
 import { rootIdOf } from '../messages/ids.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { appendAudit, auditFields, auditKey, parseAuditFields, type AuditEntry } from './audit-entry.js';
+import { appendAudit, auditFields, parseAuditFields, type AuditEntry } from './audit-entry.js';
+import { auditKey } from '../redis/keys.js';
 
 const entry: AuditEntry = {
   time: '2026-01-01T00:00:00.000Z',

@@ -43,13 +43,6 @@ export type AuditDirection = 'sent' | 'received';
 /** The party outside the tiers: who submits roots, waits for their outcomes, and cancels as an operator. */
 export const AUDIT_CLIENT = 'client';
 
-/** Thirty days: long enough to answer for a run after the fact, short enough that the streams do not pile up. */
-export const DEFAULT_AUDIT_TTL_MS = 30 * 24 * 3600_000;
-
-export function auditKey(prefix: string, rootId: string): string {
-  return `${prefix}:audit:${rootId}`;
-}
-
 /** An entry with its place in the stream. */
 export interface AuditRecord extends AuditEntry {
   readonly stream_id: string;

@@ -1,6 +1,7 @@
 import type { TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import { appendAudit, auditKey, type AuditEntry } from './audit-entry.js';
+import { appendAudit, type AuditEntry } from './audit-entry.js';
+import { auditKey } from '../redis/keys.js';
 import { errorKind, repeatedWarnings } from '../observability/logger.js';
 import type { TierLogger } from '../policy/handler.js';
 

@@ -1,5 +1,6 @@
 import type { RedisClient } from '@tierflow/beads';
-import { auditKey, parseAuditFields, type AuditRecord } from './audit-entry.js';
+import { parseAuditFields, type AuditRecord } from './audit-entry.js';
+import { auditKey } from '../redis/keys.js';
 
 /** A run's audit trail in the order it was written; empty for an unknown root, or one past retention. */
 export async function readAuditTrail(redis: RedisClient, prefix: string, rootId: string): Promise<AuditRecord[]> {

@@ -1,7 +1,8 @@
 import { tierAbove, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type Question, type TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { RedisWrites } from '../redis/fenced-batch.js';
-import { appendAudit, AUDIT_CLIENT, auditFields, auditKey, type AuditEntry } from './audit-entry.js';
+import { appendAudit, AUDIT_CLIENT, auditFields, type AuditEntry } from './audit-entry.js';
+import { auditKey } from '../redis/keys.js';
 import { AuditGaps } from './audit-gaps.js';
 import { systemClock, type Clock } from '../deadlines/clock.js';
 import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js';

@@ -1,11 +1,19 @@
 import { isZeroUsage, usageOf } from '@tierflow/core';
-import type { RunQuestion } from '../questions/run-questions.js';
 import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type OutcomeStatus, type TierName, type Usage } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { AuditRecord } from './audit-entry.js';
-import { ROOT_TASK_TYPE } from '../engine/assignment.js';
+import { ROOT_TASK_TYPE } from '../messages/assignment.js';
 import type { ProgressRecord } from '../progress/progress.js';
 import { runStatus, type RunStatus } from '../status/run-status.js';
+
+/** A question a run waits on, as `tierflow status` shows it: with its answer once one is given. */
+export interface RunQuestion {
+  readonly id: string;
+  readonly question: string;
+  /** The tier that asked. */
+  readonly tier: TierName;
+  readonly answer: string | null;
+}
 
 /**
  * Where a node's `status` comes from, first that applies:

@@ -2,7 +2,8 @@ import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { auditFields, auditKey, type AuditEntry } from './audit-entry.js';
+import { auditFields, type AuditEntry } from './audit-entry.js';
+import { auditKey } from '../redis/keys.js';
 import { readRunTree } from './run-tree.js';
 
 // What `tierflow status` reads back from Redis may be anything: a bad record shows as such, never crashes the read.

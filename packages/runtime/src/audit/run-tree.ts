@@ -5,7 +5,7 @@ import type { RedisClient } from '@tierflow/beads';
 import { readAuditTrail } from './audit-read.js';
 import type { AuditRecord } from './audit-entry.js';
 import { QUEUE_OF } from '../messages/queues.js';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { controlKeys } from '../redis/keys.js';
 import { readProgress, type ProgressRecord } from '../progress/progress.js';
 import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode } from './run-tree-merge.js';
 import { readRunWait, withWait } from '../questions/run-questions.js';

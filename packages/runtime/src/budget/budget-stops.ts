@@ -1,9 +1,9 @@
 import { addUsage, budgetExceededReason, recordVerdict, reservationVerdict, type BudgetLimit } from '@tierflow/core';
 import { ERROR_TYPES, messageIdSchema, type Budget, type Usage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import type { ControlKeys } from '../cancellation/control-keys.js';
+import type { ControlKeys } from '../redis/keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
-import { rootObjectiveSchema } from '../client/objective.js';
+import { rootObjectiveSchema } from '../model/objective.js';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { throttledWarning } from '../observability/logger.js';
 import type { TierLogger } from '../policy/handler.js';

@@ -1,7 +1,7 @@
 import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { controlKeys } from '../redis/keys.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
 import { addUsage, microUsd, recordVerdict, refusalWaits, reservationVerdict, withReservation, withSettlement, ZERO_USAGE, type BudgetCount } from '@tierflow/core';
 import type { Usage } from '@tierflow/protocol';

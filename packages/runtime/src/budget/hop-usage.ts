@@ -1,6 +1,6 @@
 import { addUsage, readUsage, ZERO_USAGE } from '@tierflow/core';
 import type { Usage } from '@tierflow/protocol';
-import type { UsageMeter } from './usage-meter.js';
+import type { UsageMeter } from '../policy/usage-meter.js';
 
 /** A run's meter as one pass hands it to its policy, and what that pass's own calls settled through it. */
 export interface HopUsage {

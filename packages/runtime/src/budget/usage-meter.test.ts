@@ -1,7 +1,7 @@
 import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { controlKeys } from '../redis/keys.js';
 import { BudgetExceededError, UsageMeters } from './usage-meter.js';
 
 const call = { tokens_in: 10, tokens_out: 10, cost_usd: 0, llm_calls: 1 };

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { cancellationsSent } from '../audit/audit-cancellations.js';
 import { AUDIT_CLIENT } from '../audit/audit-entry.js';
-import { controlKeys } from './control-keys.js';
+import { controlKeys } from '../redis/keys.js';
 import { CLIENT, type Party } from '../security/party.js';
 import { MAX_NOTICE_IDS, MAX_NOTICE_REASON, type AbortNotice } from './control-notice.js';
 import { FINISHED_STATES, type JobFinder } from '../redis/job-finder.js';

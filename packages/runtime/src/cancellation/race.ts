@@ -2,7 +2,7 @@ import type { TierSlug } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { TierLogger } from '../policy/handler.js';
 import type { SigningConfig } from '../security/signing-keys.js';
-import type { ControlKeys } from './control-keys.js';
+import type { ControlKeys } from '../redis/keys.js';
 import { readRace } from './control-records.js';
 import type { TierCanceller } from './tier-canceller.js';
 

@@ -12,8 +12,6 @@ import type { RuntimeOptions } from '../config/options.js';
  * the cell's prefix is the deployment's own, and nothing changes.
  */
 
-/** How many cells a deployment may have: each costs every worker process a few connections. */
-export const MAX_CELLS = 256;
 
 /**
  * Cell `index`'s prefix: the deployment's hash tag with the cell's number inside it

@@ -3,7 +3,7 @@ import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { resolveRuntimeOptions } from '../config/options.js';
 import { TierflowClient } from './client.js';
-import { rootObjectiveSchema } from './objective.js';
+import { rootObjectiveSchema } from '../model/objective.js';
 
 const db = usePrivateRedis();
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { OBJECTIVE_SCHEMA_FILE, objectiveJsonSchema, objectiveSchemaFileText } from './objective-json-schema.js';
-import { objectiveFileSchema } from './objective.js';
+import { objectiveFileSchema } from '../model/objective.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SCHEMA_PATH = join(HERE, '..', '..', 'schemas', OBJECTIVE_SCHEMA_FILE);

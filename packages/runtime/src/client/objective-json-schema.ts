@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectiveFileSchema } from './objective.js';
+import { objectiveFileSchema } from '../model/objective.js';
 
 /** Where the committed schema lives, under the runtime package (`npm run schemas` writes it). */
 export const OBJECTIVE_SCHEMA_FILE = 'objective.schema.json';

@@ -1,6 +1,6 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import { EventStreamReader } from '../redis/event-stream-reader.js';
+import { EventStreamReader } from './event-stream-reader.js';
 import type { TierLogger } from '../policy/handler.js';
 import type { MonitorEvent } from './monitor-events.js';
 import { readRootOutcome } from './root-outcome.js';
@@ -8,6 +8,7 @@ import { ROOT_DATA_FIELD, ROOT_FIELDS, rootRecordOf, type RootRecord } from './r
 import type { SigningConfig } from '../security/signing-keys.js';
 import { waitError, type RootWaitError } from './wait-errors.js';
 import { DEFAULT_WAIT_LIMIT_MS, defaultWaitLimitMs, givenWaitLimitMs, RECONCILE_INTERVAL_MS } from './wait-limit.js';
+import type { PersonWait } from '../questions/run-questions.js';
 
 export interface ResultWaitsOptions {
   /** For lookups (shared with the rest of the client). */
@@ -27,13 +28,6 @@ export interface ResultWaitsOptions {
    * timeout again since the last answer (the run's deadline counts neither).
    */
   readonly personWait?: (rootId: string) => Promise<PersonWait>;
-}
-
-/** A run's wait for a person, as a waiting client looks at it when a default limit is up. */
-export interface PersonWait {
-  readonly waiting: boolean;
-  /** When the last answer to the run's questions was given (epoch ms); null for none. */
-  readonly lastAnswerAt: number | null;
 }
 
 interface Waiter {

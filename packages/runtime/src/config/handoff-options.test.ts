@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
+import { DEFAULT_AUDIT_TTL_MS } from './runtime-settings.js';
 import { resolveRuntimeOptions, runtimeOptionsFromEnv } from './options.js';
 
 describe('audit and cascade options', () => {

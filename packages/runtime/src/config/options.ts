@@ -1,18 +1,18 @@
 import { resolveRetryOptions, type Boundaries, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
 import { formatValidationError, resolveErrorPolicy, TierflowError, type ErrorPolicy, type ResolvedErrorPolicy, type TierSlug, validateWith } from '@tierflow/protocol';
 import { z } from 'zod';
-import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
+import { DEFAULT_AUDIT_TTL_MS } from './runtime-settings.js';
 import { wholeNumber } from './env-values.js';
 import { ConfigError } from './read-env.js';
 import { DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
 import { readTierflowEnv, type TierflowEnv } from './tierflow-env.js';
 import { REDIS_TLS_ENV, redisTlsFromEnv } from '../redis/connection.js';
 import { resolveCascade } from './handoff-options.js';
-import { DEFAULT_INPUT_LIMITS, type InputLimits } from '../checks/input-limits.js';
+import { DEFAULT_INPUT_LIMITS, type InputLimits } from '../messages/input-limits.js';
 import { isTlsUrl, redactUrl, redisUrlProblem } from '../redis/redis-url.js';
 import { parseClusterSeeds } from '../redis/cluster.js';
 import { signingFromEnv, type SigningConfig } from '../security/signing-keys.js';
-import { interceptorProblems, type HandoffInterceptor } from '../handoff/handoff.js';
+import { interceptorProblems, type HandoffInterceptor } from '../policy/handoff.js';
 
 /** Where and how a Tierflow deployment keeps its queues. */
 export interface RuntimeOptions {

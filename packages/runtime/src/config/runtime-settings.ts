@@ -1,5 +1,10 @@
-import { MAX_CELLS } from '../cells/cells.js';
 import { MAX_COUNT, MAX_RETENTION_MS, MAX_TIMER_MS, type WholeRange } from './env-values.js';
+
+/** How many cells a deployment may have: each costs every worker process a few connections. */
+export const MAX_CELLS = 256;
+
+/** Thirty days: long enough to answer for a run after the fact, short enough that the streams do not pile up. */
+export const DEFAULT_AUDIT_TTL_MS = 30 * 24 * 3600_000;
 
 /**
  * The defaults and bounds of the runtime's settings, shared by the environment's schema and by

@@ -1,8 +1,8 @@
 import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/core';
 import { DEFAULT_ERROR_POLICY, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES, TIMEOUT_POLICIES } from '@tierflow/protocol';
 import { z } from 'zod';
-import { DEFAULT_AUDIT_TTL_MS } from '../audit/audit-entry.js';
-import { DEFAULT_INPUT_LIMITS } from '../checks/input-limits.js';
+import { DEFAULT_AUDIT_TTL_MS } from './runtime-settings.js';
+import { DEFAULT_INPUT_LIMITS } from '../messages/input-limits.js';
 import { envChoice, envHttpUrl, envProbability, envRedisUrl, envText, envWhole, MAX_TIMER_MS } from './env-values.js';
 import { readEnv, type EnvProblem } from './read-env.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';

@@ -3,10 +3,10 @@ import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { controlKeys } from '../redis/keys.js';
 import { JobFinder } from '../redis/job-finder.js';
 import { TierCanceller } from '../cancellation/tier-canceller.js';
-import { StepStore, type StepState } from '../engine/step-store.js';
+import { StepStore, type StepState } from '../steps/step-store.js';
 import { nextWatch, parseWatchMember, runWatchdog, UNPARKED_RECHECK_MS, watchMember } from './watchdog.js';
 import { WATCH_LEASE_MS, WatchdogSweeper } from './watchdog-sweeper.js';
 

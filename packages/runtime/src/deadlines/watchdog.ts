@@ -3,11 +3,11 @@ import type { Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { releaseChildren } from '../cancellation/cancel.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
-import type { ControlKeys } from '../cancellation/control-keys.js';
+import type { ControlKeys } from '../redis/keys.js';
 import { timeoutRecord } from '../cancellation/control-records.js';
 import type { Signer } from '../security/signing-keys.js';
 import { FINISHED_STATES, type JobFinder } from '../redis/job-finder.js';
-import type { StepStore, StepState } from '../engine/step-store.js';
+import type { StepStore, StepState } from '../steps/step-store.js';
 import { TIMEOUT_GRACE_MS } from './timing.js';
 import { releaseFromForeignChildren } from '../redis/foreign-children.js';
 

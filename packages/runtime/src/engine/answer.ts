@@ -1,7 +1,7 @@
 import { resolveErrorPolicy, type OutcomeMessage } from '@tierflow/protocol';
 import { outcomeMessageId } from '../messages/ids.js';
 import { withQuestions } from '../questions/questions.js';
-import { roundKeyOf } from '../cancellation/control-keys.js';
+import { roundKeyOf } from '../redis/keys.js';
 import { winRace } from '../cancellation/race.js';
 import { withExpectedOutput } from '../checks/expected-output.js';
 import type { OutcomeDraft } from '../policy/handler.js';
@@ -10,7 +10,7 @@ import { partyOf } from '../security/party.js';
 import { signRecord } from '../security/signing.js';
 import type { Engine, Pass } from './pass.js';
 import type { PhaseOf } from './pass-machine.js';
-import type { StepState } from './step-store.js';
+import type { StepState } from '../steps/step-store.js';
 import { subtasksBelow, usageBelow, withHopUsage, withSubtasksBelow, withUsageBelow } from './usage-rollup.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
 import { failureDraft } from './failures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidJobError } from './assignment.js';
+import { InvalidJobError } from '../messages/assignment.js';
 import { AssignmentMemo } from './assignment-memo.js';
 import { buildDelegation } from '../messages/messages.js';
 

@@ -1,7 +1,7 @@
 import type { TierName } from '@tierflow/protocol';
-import { readAssignment } from './assignment.js';
+import { readAssignment } from '../messages/assignment.js';
 import type { Assignment } from '../policy/handler.js';
-import type { InputLimits } from '../checks/input-limits.js';
+import type { InputLimits } from '../messages/input-limits.js';
 
 /** The part of a BullMQ job the memo reads. */
 export interface MemoJob {

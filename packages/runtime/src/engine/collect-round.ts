@@ -5,7 +5,7 @@ import { failedChildOutcome, timedOutChildOutcome } from '../messages/messages.j
 import { verifiedOutcome } from '../security/outcome-check.js';
 import { childValueKey } from '../redis/bullmq-keys.js';
 import type { SigningConfig } from '../security/signing-keys.js';
-import type { StepState } from './step-store.js';
+import type { StepState } from '../steps/step-store.js';
 
 /** Children of the round with no outcome yet, and whether their jobs still exist. */
 export interface PendingRound {

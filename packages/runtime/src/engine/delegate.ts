@@ -2,7 +2,7 @@ import { clarificationsOf, inheritErrorPolicy, type DelegationMessage } from '@t
 import { pausedMs, withClarifications } from '../questions/questions.js';
 import { UnrecoverableError } from 'bullmq';
 import type { Assignment, DelegationDraft, SettledChild } from '../policy/handler.js';
-import { roundKeyOf } from '../cancellation/control-keys.js';
+import { roundKeyOf } from '../redis/keys.js';
 import { raceRecord } from '../cancellation/control-records.js';
 import { inFlightTtlMs } from '../config/retention.js';
 import { nextWatch, watchMember } from '../deadlines/watchdog.js';
@@ -13,9 +13,9 @@ import { context as otelContext, roundSent, serialiseContext, trace } from '../o
 import { FencedBatch } from '../redis/fenced-batch.js';
 import { childValueKey } from '../redis/bullmq-keys.js';
 import { addChildJobs, childJobs } from './child-jobs.js';
-import type { DelegateStep } from './pass-machine.js';
+import type { DelegateStep } from '../policy/handler.js';
 import type { Engine, Pass } from './pass.js';
-import type { StepState } from './step-store.js';
+import type { StepState } from '../steps/step-store.js';
 import { subtasksBelow, usageBelow } from './usage-rollup.js';
 import { runBudget, writeBudget } from '../budget/charge-usage.js';
 import { sendDelegations } from './handoffs.js';

@@ -1,21 +1,10 @@
 import { ERROR_TYPES, tierBelow, type DelegationMessage, type DelegationPayload, type OutcomeMessage } from '@tierflow/protocol';
 import type { Span } from '@opentelemetry/api';
-import { composeHandoffChain, HandoffRefusedError, type HandoffChain } from '../handoff/chain.js';
-import type { HandoffInterceptor } from '../handoff/handoff.js';
+import { HandoffRefusedError, type HandoffChain } from '../handoff/chain.js';
 import { buildDelegation, refusedChildOutcome } from '../messages/messages.js';
 import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js';
 import type { JobFacts } from './job-facts.js';
 import type { Engine, Pass } from './pass.js';
-
-/** A worker's interceptor chains (docs/protocol.md#handoff-interceptors), composed once; null where no interceptor hooks that end. */
-export interface HandoffChains {
-  readonly send: HandoffChain | null;
-  readonly receive: HandoffChain | null;
-}
-
-export function handoffChains(interceptors: readonly HandoffInterceptor[]): HandoffChains {
-  return { send: composeHandoffChain(interceptors, 'send'), receive: composeHandoffChain(interceptors, 'receive') };
-}
 
 /**
  * A round's delegations as the send chain leaves them, one after another in the round's order;

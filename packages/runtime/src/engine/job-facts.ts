@@ -2,7 +2,7 @@ import { type Budget, type CancellationMessage, ERROR_TYPES, type OutcomeMessage
 import type { Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
-import { roundKeyOf, type ControlKeys } from '../cancellation/control-keys.js';
+import { roundKeyOf, type ControlKeys } from '../redis/keys.js';
 import { markStop, type StopReason } from '../cancellation/control-listener.js';
 import { readCancelMark, readRace, readTimeoutRecord, type RecordRead } from '../cancellation/control-records.js';
 import { CorruptRecordError } from '../redis/corrupt-record.js';
@@ -11,7 +11,7 @@ import type { DedupCache } from './dedup.js';
 import type { TierLogger } from '../policy/handler.js';
 import { cancellersOf, partyOf, type Party } from '../security/party.js';
 import type { SigningConfig } from '../security/signing-keys.js';
-import type { StepState, StepStore } from './step-store.js';
+import type { StepState, StepStore } from '../steps/step-store.js';
 
 /** What a job knows of itself when a pass opens: its cached answer, whether it is stopped, its step. */
 export interface JobFacts {

@@ -1,5 +1,5 @@
 import { tierAbove, tierBelow, type TierName } from '@tierflow/protocol';
-import type { ControlKeys } from '../cancellation/control-keys.js';
+import type { ControlKeys } from '../redis/keys.js';
 import type { JobFinder } from '../redis/job-finder.js';
 import type { Family, FamilyJob } from '../redis/job-finisher.js';
 import { partyOf } from '../security/party.js';

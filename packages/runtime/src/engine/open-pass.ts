@@ -12,7 +12,7 @@ import { inFlightTtlMs } from '../config/retention.js';
 import { PROGRESS_INTERVAL_MS } from '../progress/progress.js';
 import { progressReporter } from '../progress/progress-reporter.js';
 import type { Engine, Pass, PassLock } from './pass.js';
-import type { StepState } from './step-store.js';
+import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
 
 /** What a pass opens with. */
@@ -103,7 +103,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
     startedAt,
     race: input.race,
     answerBy,
-    spent: hop.spent,
+    spent: () => hop.spent(),
     childValues,
   };
 }

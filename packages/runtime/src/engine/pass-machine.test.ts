@@ -5,7 +5,7 @@ import type { StopReason } from '../cancellation/control-listener.js';
 import type { SettledRound, Step } from '../policy/handler.js';
 import { delegationTo, settle } from '../testing/index.js';
 import { ACCEPTS, isTerminal, openingPhase, transition, type PassEvent, type PassRules, type Phase, type PhaseKind } from './pass-machine.js';
-import type { StepState } from './step-store.js';
+import type { StepState } from '../steps/step-store.js';
 
 // The engine's transitions, driven through every phase and event without Redis.
 

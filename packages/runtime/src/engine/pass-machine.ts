@@ -1,12 +1,13 @@
 import { checkBoundary, checkDelegation, targetParty, type Boundaries } from '@tierflow/core';
 import { ERROR_TYPES, TIER_SLUGS, tierBelow, TierflowError, type Clarification, type OutcomeMessage, type TierName, type TimeoutPolicy } from '@tierflow/protocol';
 import type { StopReason } from '../cancellation/control-listener.js';
-import type { OutcomeDraft, SettledChild, SettledRound, Step } from '../policy/handler.js';
+import type { DelegateStep, OutcomeDraft, SettledChild, SettledRound, Step } from '../policy/handler.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 import { subtasksBelow } from './usage-rollup.js';
-import { answeredRound, type Awaiting } from '../questions/questions.js';
-import { unansweredDraft } from '../questions/unanswered.js';
-import type { StepState } from './step-store.js';
+import { answeredRound } from '../questions/questions.js';
+import type { Awaiting } from '../questions/awaiting.js';
+import { unansweredDraft } from './unanswered.js';
+import type { StepState } from '../steps/step-store.js';
 
 /**
  * One pass of a job (from the moment a worker takes it until it answers, parks or gives it back
@@ -31,7 +32,6 @@ import type { StepState } from './step-store.js';
  */
 
 type Child = StepState['children'][number];
-export type DelegateStep = Extract<Step, { kind: 'delegate' }>;
 
 export type Phase =
   /** No delegations yet: the policy's `start` decides. */

@@ -4,7 +4,7 @@ import type { Job, Queue } from 'bullmq';
 import type { Span } from '@opentelemetry/api';
 import type { RedisClient } from '@tierflow/beads';
 import type { AuditTrail } from '../audit/audit-trail.js';
-import type { ControlKeys } from '../cancellation/control-keys.js';
+import type { ControlKeys } from '../redis/keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { RuntimeOptions } from '../config/options.js';
 import type { RedisClock } from '../deadlines/clock.js';
@@ -16,10 +16,10 @@ import type { DedupCache } from './dedup.js';
 import type { JobFactsReader } from './job-facts.js';
 import type { PassRules } from './pass-machine.js';
 import type { TierRole } from './role.js';
-import type { StepStore } from './step-store.js';
+import type { StepStore } from '../steps/step-store.js';
 import type { Budget, Usage } from '@tierflow/protocol';
 import type { UsageMeters } from '../budget/usage-meter.js';
-import type { HandoffChains } from './handoffs.js';
+import type { HandoffChains } from '../handoff/chain.js';
 import type { RunTraces } from './run-traces.js';
 
 /**

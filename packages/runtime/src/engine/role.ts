@@ -1,7 +1,7 @@
 import type { OutcomeMessage, TierName } from '@tierflow/protocol';
 import { buildOutcome, buildRootOutcome } from '../messages/messages.js';
 import type { Assignment, OutcomeDraft } from '../policy/handler.js';
-import type { StepState } from './step-store.js';
+import type { StepState } from '../steps/step-store.js';
 
 /**
  * Where a tier stands in the hierarchy, and what that changes in the engine: the root answers

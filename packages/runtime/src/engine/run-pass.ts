@@ -7,8 +7,8 @@ import { collectRound, isPending, type CollectMode } from './collect-round.js';
 import { addChildren, delegate, keepWatch, type SentRound } from './delegate.js';
 import { isTerminal, transition, type PassEvent, type Phase, type PhaseEvents, type PhaseKind, type PhaseOf, type Terminal } from './pass-machine.js';
 import type { Engine, Pass } from './pass.js';
-import type { StepState } from './step-store.js';
-import { askPeople, readWait } from '../questions/ask.js';
+import type { StepState } from '../steps/step-store.js';
+import { askPeople, readWait } from './ask-people.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
 import { outcomeReceiver, reportRefusal } from './handoffs.js';
 

@@ -1,7 +1,7 @@
 import { redisClient, uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { controlKeys } from '../redis/keys.js';
 import type { TierLogger } from '../policy/handler.js';
 import { RunTraces } from './run-traces.js';
 

@@ -1,5 +1,5 @@
 import type { RedisClient } from '@tierflow/beads';
-import type { ControlKeys } from '../cancellation/control-keys.js';
+import type { ControlKeys } from '../redis/keys.js';
 import { throttledWarning } from '../observability/logger.js';
 import type { TierLogger } from '../policy/handler.js';
 

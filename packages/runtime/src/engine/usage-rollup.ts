@@ -1,7 +1,7 @@
 import { addUsage, readTally, readUsage, sumUsage, tallyBelow, usageOf, type SubtaskTally } from '@tierflow/core';
 import type { Usage } from '@tierflow/protocol';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
-import type { StepState } from './step-store.js';
+import type { StepState } from '../steps/step-store.js';
 
 /**
  * What everything below a parent used so far: the rounds already settled (kept in its step

@@ -1,7 +1,7 @@
 import { DEFAULT_PRIORITY, delegationPayloadSchema } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
 import { composeHandoffChain, HandoffRefusedError } from './chain.js';
-import { interceptorProblems, type DelegationHandoff, type Handoff, type HandoffHook, type HandoffInterceptor } from './handoff.js';
+import { interceptorProblems, type DelegationHandoff, type Handoff, type HandoffHook, type HandoffInterceptor } from '../policy/handoff.js';
 
 const handoff: DelegationHandoff = {
   kind: 'delegation',

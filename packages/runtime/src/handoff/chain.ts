@@ -1,5 +1,5 @@
 import { delegationPayloadSchema, ERROR_TYPES, formatValidationError, outcomePayloadSchema, TierflowError, validateWith } from '@tierflow/protocol';
-import type { Handoff, HandoffEnd, HandoffInterceptor, HandoffNext } from './handoff.js';
+import type { Handoff, HandoffEnd, HandoffInterceptor, HandoffNext } from '../policy/handoff.js';
 
 /** A handoff refused by an interceptor: the job answers `failed` with this error's code and message. */
 export class HandoffRefusedError extends TierflowError {
@@ -66,4 +66,14 @@ function checkedResult(name: string, given: Handoff, result: unknown): Handoff {
   const checked = returned.kind === 'delegation' ? validateWith(delegationPayloadSchema, returned.payload) : validateWith(outcomePayloadSchema, returned.payload);
   if (!checked.ok) throw new HandoffRefusedError(name, given, `the payload it returned is invalid: ${checked.errors.map(formatValidationError).join('; ')}`);
   return { ...returned, payload: checked.value } as Handoff;
+}
+
+/** A worker's interceptor chains (docs/protocol.md#handoff-interceptors), composed once; null where no interceptor hooks that end. */
+export interface HandoffChains {
+  readonly send: HandoffChain | null;
+  readonly receive: HandoffChain | null;
+}
+
+export function handoffChains(interceptors: readonly HandoffInterceptor[]): HandoffChains {
+  return { send: composeHandoffChain(interceptors, 'send'), receive: composeHandoffChain(interceptors, 'receive') };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { delegationTo, settle } from '../testing/index.js';
 import { composeHandoffChain } from './chain.js';
 import { evidenceGrades, graded } from './evidence-grades.js';
-import type { OutcomeHandoff } from './handoff.js';
+import type { OutcomeHandoff } from '../policy/handoff.js';
 
 const request = delegationPayloadSchema.parse({ task_type: 'research', objective: 'size the market' });
 const text = (content: string, grade?: unknown) => ({ artifact_type: 'text', inline_content: content, ...(grade === undefined ? {} : { metadata: { evidence_grade: grade } }) });

@@ -1,5 +1,5 @@
 import { EVIDENCE_GRADES, evidenceGradeSchema, evidenceRank, fastSafeParse, TierflowError, weakestGrade, type Artifact, type EvidenceGrade, type OutcomePayload } from '@tierflow/protocol';
-import type { HandoffInterceptor, OutcomeHandoff } from './handoff.js';
+import type { HandoffInterceptor, OutcomeHandoff } from '../policy/handoff.js';
 
 export interface EvidenceGradeOptions {
   /** The weakest grade a tier takes for work that succeeded (or partly did); weaker work is refused. */

@@ -1,7 +1,7 @@
 import { delegationPayloadSchema, type UpstreamWorkInput } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
 import { composeHandoffChain } from './chain.js';
-import type { DelegationHandoff } from './handoff.js';
+import type { DelegationHandoff } from '../policy/handoff.js';
 import { crossesTaskTypes, factualContent, toneIsolation, type ToneIsolationOptions } from './tone-isolation.js';
 
 const draft: UpstreamWorkInput = {

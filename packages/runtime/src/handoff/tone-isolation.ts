@@ -1,6 +1,6 @@
 import { formatValidationError, upstreamWorkSchema, validateWith, type UpstreamWork } from '@tierflow/protocol';
 import { z } from 'zod';
-import type { DelegationHandoff, HandoffInterceptor } from './handoff.js';
+import type { DelegationHandoff, HandoffInterceptor } from '../policy/handoff.js';
 
 /** What the receiving work is: the task type it was given. */
 export interface IsolationTarget {

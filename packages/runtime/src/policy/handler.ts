@@ -1,7 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import type { Beads } from '@tierflow/beads';
-import type { UsageMeter } from '../budget/usage-meter.js';
-import type { ProgressUpdate } from '../progress/progress.js';
+import type { UsageMeter } from './usage-meter.js';
+import type { ProgressUpdate } from './progress-update.js';
 import type {
   AggregationStrategy,
   Budget,
@@ -106,6 +106,9 @@ export type Step =
       /** Hold the children back this long before they may start (a back-off after `throttled`). */
       readonly delayMs?: number;
     };
+
+/** A step that delegates: the round a policy sends. */
+export type DelegateStep = Extract<Step, { kind: 'delegate' }>;
 
 /** One settled child: what was asked, and the outcome that came back (synthesised as failed if the job failed for good). */
 export interface SettledChild {

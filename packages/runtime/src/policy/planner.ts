@@ -1,5 +1,5 @@
 import { formatValidationError, TierflowError, validateWith, type JsonObject } from '@tierflow/protocol';
-import { planSchema, type Plan } from '../client/objective.js';
+import { planSchema, type Plan } from '../model/objective.js';
 import type { TierContext } from './handler.js';
 
 /** What a planner is asked: the delegation it plans for, and what it may read or obey while it works. */

@@ -2,7 +2,8 @@ import type { Span } from '@opentelemetry/api';
 import type { RedisClient } from '@tierflow/beads';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { TierLogger } from '../policy/handler.js';
-import { progressDue, progressRecord, progressText, progressUpdateSchema, type ProgressUpdate } from './progress.js';
+import { progressDue, progressRecord, progressText } from './progress.js';
+import { progressUpdateSchema, type ProgressUpdate } from '../policy/progress-update.js';
 
 /** Where one job's progress goes. */
 export interface ProgressTarget {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { progressDue, progressRecord, progressText, progressUpdateSchema, readProgress } from './progress.js';
+import { progressDue, progressRecord, progressText, readProgress } from './progress.js';
+import { progressUpdateSchema } from '../policy/progress-update.js';
 
 const AT = Date.parse('2026-11-25T12:00:00.000Z');
 

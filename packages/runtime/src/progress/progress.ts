@@ -1,13 +1,5 @@
 import { z } from 'zod';
-
-/** What a handler reports mid-task (seed 002's `status.update`): how far along, and a word on what it is doing. */
-export const progressUpdateSchema = z
-  .strictObject({
-    percent: z.number().min(0).max(100).optional(),
-    note: z.string().min(1).max(200).optional(),
-  })
-  .refine((update) => update.percent !== undefined || update.note !== undefined, { message: 'a progress update gives a percent, a note, or both' });
-export type ProgressUpdate = z.input<typeof progressUpdateSchema>;
+import type { progressUpdateSchema } from '../policy/progress-update.js';
 
 /** A node's latest progress as kept for its run: what `tierflow status` shows. */
 export const progressRecordSchema = z.object({

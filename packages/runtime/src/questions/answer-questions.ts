@@ -1,7 +1,8 @@
 import { MAX_CLARIFICATION_CHARS, TierflowError, type Question } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import { appendAudit, AUDIT_CLIENT, auditKey, type AuditEntry } from '../audit/audit-entry.js';
-import { controlKeys } from '../cancellation/control-keys.js';
+import { appendAudit, AUDIT_CLIENT, type AuditEntry } from '../audit/audit-entry.js';
+import { auditKey } from '../redis/keys.js';
+import { controlKeys } from '../redis/keys.js';
 import type { Signer, SigningConfig } from '../security/signing-keys.js';
 import { answerRecord, readAnswers, readWaitingRun } from './question-records.js';
 import { runScript, type RedisScript } from '../redis/scripts.js';

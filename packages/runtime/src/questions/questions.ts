@@ -1,8 +1,8 @@
 import { clarificationsOf, MAX_CLARIFICATION_CHARS, questionSchema, type Clarification, type Question, type TierName } from '@tierflow/protocol';
-import { z } from 'zod';
+import type { Awaiting } from './awaiting.js';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
-import type { DelegateStep } from '../engine/pass-machine.js';
-import type { StepState } from '../engine/step-store.js';
+import type { DelegateStep } from '../policy/handler.js';
+import type { StepState } from '../steps/step-store.js';
 
 /**
  * The questions behind a `needs_clarification` outcome a job is about to send: those its
@@ -35,18 +35,6 @@ export function withQuestions(draft: OutcomeDraft, received: readonly SettledChi
   return { ...draft, questions: questionsBehind(draft, received, own) };
 }
 
-/**
- * What a waiting job keeps in its step state: when it asked, until when it waits, the questions,
- * and the outcome it sends should no answer come.
- */
-export const awaitingSchema = z.object({
-  asked_at: z.number(),
-  until: z.number(),
-  questions: z.array(questionSchema).min(1),
-  /** The outcome the job would have sent, without its questions (they are `questions`). */
-  draft: z.looseObject({ status: z.literal('needs_clarification'), summary: z.string() }),
-});
-export type Awaiting = z.output<typeof awaitingSchema>;
 
 /**
  * The round a job sends again once its questions are answered: the same children, each

@@ -1,19 +1,16 @@
-import type { TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import { controlKeys } from '../cancellation/control-keys.js';
-import type { RunNode } from '../audit/run-tree-merge.js';
+import { controlKeys } from '../redis/keys.js';
+import type { RunNode, RunQuestion } from '../audit/run-tree-merge.js';
 import type { SigningConfig } from '../security/signing-keys.js';
-import type { PersonWait } from '../client/result-waits.js';
 import { readAnswers, readWaitingRun } from './question-records.js';
 import { runStatus, type RunStatus } from '../status/run-status.js';
 
-/** A question a run waits on, as `tierflow status` shows it: with its answer once one is given. */
-export interface RunQuestion {
-  readonly id: string;
-  readonly question: string;
-  /** The tier that asked. */
-  readonly tier: TierName;
-  readonly answer: string | null;
+
+/** A run's wait for a person, as a waiting client looks at it when a default limit is up. */
+export interface PersonWait {
+  readonly waiting: boolean;
+  /** When the last answer to the run's questions was given (epoch ms); null for none. */
+  readonly lastAnswerAt: number | null;
 }
 
 /** A run that waits for a person: since when, until when, and what it asks. */

@@ -2,7 +2,7 @@ import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { readAssignment } from '../engine/assignment.js';
+import { readAssignment } from '../messages/assignment.js';
 import { MessageGate } from './message-gate.js';
 import { buildDelegation } from '../messages/messages.js';
 import { ReplayGuard } from './replay-guard.js';

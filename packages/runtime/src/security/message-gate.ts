@@ -1,7 +1,7 @@
 import { ERROR_TYPES, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
-import { InvalidJobError } from '../engine/assignment.js';
+import { InvalidJobError } from '../messages/assignment.js';
 import type { Assignment } from '../policy/handler.js';
 import { checkMessageTime } from './message-window.js';
 import { ReplayGuard } from './replay-guard.js';

@@ -5,7 +5,7 @@ import type { RedisClient } from '@tierflow/beads';
 import { cellPrefixes } from '../cells/cells.js';
 import type { RuntimeOptions } from '../config/options.js';
 import { z } from 'zod';
-import { controlKeys, type ControlKeys } from '../cancellation/control-keys.js';
+import { controlKeys, type ControlKeys } from '../redis/keys.js';
 import type { TierLogger } from '../policy/handler.js';
 import { runScript, type RedisScript } from '../redis/scripts.js';
 

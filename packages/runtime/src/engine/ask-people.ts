@@ -4,11 +4,12 @@ import { inFlightTtlMs } from '../config/retention.js';
 import { outcomeMessageId } from '../messages/ids.js';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
-import type { Engine, Pass } from '../engine/pass.js';
-import type { StepState } from '../engine/step-store.js';
-import { usageBelow } from '../engine/usage-rollup.js';
-import { completeAnswers, questionsBehind, type Awaiting } from './questions.js';
-import { readAnswers, type WaitingRun } from './question-records.js';
+import type { Engine, Pass } from './pass.js';
+import type { StepState } from '../steps/step-store.js';
+import { usageBelow } from './usage-rollup.js';
+import { completeAnswers, questionsBehind } from '../questions/questions.js';
+import type { Awaiting } from '../questions/awaiting.js';
+import { readAnswers, type WaitingRun } from '../questions/question-records.js';
 
 /**
  * Puts a round's questions to a person. One fenced MULTI keeps the wait in the job's step state

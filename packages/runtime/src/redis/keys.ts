@@ -60,3 +60,8 @@ export function roundKeyOf(childId: string): string | null {
   const dot = childId.lastIndexOf('.');
   return dash > dot && dot > 0 ? childId.slice(0, dash) : null;
 }
+
+/** A run's audit trail: one stream per root (docs/operations.md#the-audit-trail). */
+export function auditKey(prefix: string, rootId: string): string {
+  return `${prefix}:audit:${rootId}`;
+}

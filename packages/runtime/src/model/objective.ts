@@ -1,6 +1,6 @@
 import { agentIdentitySchema, aggregationStrategySchema, budgetSchema, errorPolicySchema, jsonObjectSchema, messageSignatureSchema, prioritySchema } from '@tierflow/protocol';
 import { z } from 'zod';
-import { outputSchemaField } from '../checks/output-schema-field.js';
+import { outputSchemaField } from './output-schema-field.js';
 import { dependencyProblems } from './plan-dependencies.js';
 
 const positiveMs = z.int().positive({ message: 'must be a positive number of milliseconds' });

@@ -2,12 +2,12 @@ import { aggregationStrategySchema, delegationPayloadSchema, isJsonObject, jsonO
 import type { RedisClient } from '@tierflow/beads';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { z } from 'zod';
-import { controlKeys, type ControlKeys } from '../cancellation/control-keys.js';
+import { controlKeys, type ControlKeys } from '../redis/keys.js';
 import { preview } from '../cancellation/control-notice.js';
 import type { RecordRead } from '../cancellation/control-records.js';
 import { checkSignature, signRecord } from '../security/signing.js';
 import { signerOf, type Signer, type SigningConfig } from '../security/signing-keys.js';
-import { awaitingSchema } from '../questions/questions.js';
+import { awaitingSchema } from '../questions/awaiting.js';
 
 /** What a parent remembers between delegating and resuming: the round, its children, the policy's memo. */
 export const stepStateSchema = z.object({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidJobError, readAssignment } from '../engine/assignment.js';
+import { InvalidJobError, readAssignment } from './assignment.js';
 import { checkObjectiveSize, DEFAULT_INPUT_LIMITS, InputTooLargeError, subtaskCount, tooManyBytes } from './input-limits.js';
 
 const limits = { maxObjectiveBytes: 200, maxSubtasks: 2 };

@@ -1,6 +1,6 @@
 import { formatValidationError, validateWith } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
-import { objectiveFileSchema } from '../client/objective.js';
+import { objectiveFileSchema } from './objective.js';
 
 const objective = (expected_output_schema: unknown) => ({
   objective: 'o',

@@ -1,8 +1,8 @@
 import { delegationPayloadSchema, formatValidationError, isDelegation, TierflowError, validate, validateWith, type TierName } from '@tierflow/protocol';
 import type { Assignment } from '../policy/handler.js';
-import { rootIdOf } from '../messages/ids.js';
-import { checkObjectiveSize, checkSubtaskCount, InputTooLargeError, type InputLimits } from '../checks/input-limits.js';
-import { rootObjectiveSchema } from '../client/objective.js';
+import { rootIdOf } from './ids.js';
+import { checkObjectiveSize, checkSubtaskCount, InputTooLargeError, type InputLimits } from './input-limits.js';
+import { rootObjectiveSchema } from '../model/objective.js';
 
 /** The task_type the Monitor gives a root objective. */
 export const ROOT_TASK_TYPE = 'objective';

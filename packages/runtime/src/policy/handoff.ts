@@ -1,5 +1,5 @@
 import type { DelegationPayload, OutcomePayload, TierName } from '@tierflow/protocol';
-import type { SettledChild } from '../policy/handler.js';
+import type { SettledChild } from './handler.js';
 
 /** Who a handoff is between: a tier, or `client` for whoever submitted the root and reads its outcome. */
 export type HandoffParty = TierName | 'client';

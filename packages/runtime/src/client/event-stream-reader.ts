@@ -1,5 +1,5 @@
 import type { RedisClient } from '@tierflow/beads';
-import { entriesOf, monitorEventOf, type MonitorEvent } from '../client/monitor-events.js';
+import { entriesOf, monitorEventOf, type MonitorEvent } from './monitor-events.js';
 
 /** What the reader tells its owner. Handlers must not throw; if one does, the reader goes on. */
 export interface EventStreamHandlers {

@@ -1,7 +1,7 @@
 import type { StopReason } from '../cancellation/control-listener.js';
-import { stoppedDraft } from '../engine/failures.js';
+import { stoppedDraft } from './failures.js';
 import type { OutcomeDraft } from '../policy/handler.js';
-import type { Awaiting } from './questions.js';
+import type { Awaiting } from '../questions/awaiting.js';
 
 /**
  * What a root that waited for answers sends when it stops waiting without them. Cancelled (or
