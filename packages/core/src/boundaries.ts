@@ -1,5 +1,5 @@
 /**
- * Collaboration boundaries (seed 004; docs/protocol.md#collaboration-boundaries): who may hand
+ * Collaboration boundaries (docs/protocol.md#collaboration-boundaries): who may hand
  * work to whom. Parties are named as a tier's slug (`monitor`, `architect`, `dispatcher`,
  * `fleet`) or a Fleet specialist as `fleet:<name>`. Each key is a sender, each value the targets
  * it may hand work to; `*` in either stands for any run of characters. A sender that no key

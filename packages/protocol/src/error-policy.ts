@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * What a sender asks its receiver to do when work goes wrong in one of three ways (seed 003's
- * per-handoff error handling; docs/protocol.md#error-policies). Every field is optional: what a
+ * What a sender asks its receiver to do when work goes wrong in one of three ways
+ * (docs/protocol.md#error-policies). Every field is optional: what a
  * delegation leaves out, the deployment's default decides.
  */
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * How well the work behind a payload is supported (seed 003's evidence grading;
- * docs/protocol.md#evidence-grades), strongest first: peer-reviewed research or official
+ * How well the work behind a payload is supported
+ * (docs/protocol.md#evidence-grades), strongest first: peer-reviewed research or official
  * statistics, published research, case studies or benchmarks, expert practice, an educated guess,
  * exploration with no validation yet.
  */

@@ -12,7 +12,7 @@ export interface EvidenceGradeOptions {
 export const EVIDENCE_GRADES_INTERCEPTOR = 'evidence-grades';
 
 /**
- * Evidence grades (seed 003; docs/protocol.md#evidence-grades), carried up with the work:
+ * Evidence grades (docs/protocol.md#evidence-grades), carried up with the work:
  * - on send, work done here has its artifacts stamped with its outcome's grade (so the grade
  *   travels with each piece of work through any aggregation), and every outcome reports the
  *   weakest grade behind it: its own, its artifacts', and those of the children it relied on;

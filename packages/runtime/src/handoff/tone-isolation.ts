@@ -30,7 +30,7 @@ export const TONE_ISOLATION_INTERCEPTOR = 'tone-isolation';
 const upstreamListSchema = z.array(upstreamWorkSchema);
 
 /**
- * Tone isolation (seed 003; docs/protocol.md#tone-isolation): when work is handed from one
+ * Tone isolation (docs/protocol.md#tone-isolation): when work is handed from one
  * subtask to another of a different task type (a generative draft to an analytical review, say),
  * the receiver gets the work's factual content, not its sender's prose about it. Acts on a
  * delegation's `task_data.upstream` as it is sent, so the message, its audit trail and its
