@@ -67,11 +67,11 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
   const raceKey = roundKeyOf(assignment.id);
   if (race === null || raceKey === null || parentParty === null || outcome.payload.status !== 'success') {
     // The writes go with the job's completion, in one script.
-    engine.finish(batch, pass.lock);
+    engine.writer.finish(batch, pass.lock);
     return outcome;
   }
   // A first_success child that succeeded cancels its siblings once its answer is on record.
-  await engine.commit(batch, pass.lock);
+  await engine.writer.commit(batch, pass.lock);
   await winRace(engine, { winner: assignment.id, raceKey, race, parent: parentParty });
   return outcome;
 }

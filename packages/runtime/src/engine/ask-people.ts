@@ -36,7 +36,7 @@ export async function askPeople(engine: Engine, pass: Pass, state: StepState, dr
   engine.audit.questionsAsked(batch, assignment.rootId, questions);
   // The round settled: its watchdog has nothing left to watch.
   if (state.watchdog) batch.zrem(keys.watchdogs(party), state.watchdog);
-  await engine.commit(batch, pass.lock);
+  await engine.writer.commit(batch, pass.lock);
   pass.span.addEvent('waiting for answers', { questions: questions.length, until: new Date(awaiting.until).toISOString() });
   engine.log.info('waiting for answers', { root: assignment.rootId, questions: questions.length });
   await waitForAnswers(engine, pass, awaiting);

@@ -113,7 +113,7 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
   }
   const markKeys = engine.reader.markKeys(job.id!);
   for (const key of markKeys) batch.get(key);
-  const sent = await engine.sendRound(
+  const sent = await engine.writer.sendRound(
     batch,
     pass.lock,
     childJobs(messages, job, engine.runtime, step.delayMs ?? 0, () => sendContext),

@@ -11,7 +11,8 @@ import { FencedBatch } from '../redis/fenced-batch.js';
 import { inFlightTtlMs } from '../config/retention.js';
 import { PROGRESS_INTERVAL_MS } from '../progress/progress.js';
 import { progressReporter } from '../progress/progress-reporter.js';
-import type { Engine, Pass, PassLock } from './pass.js';
+import type { Engine, Pass } from './pass.js';
+import type { PassLock } from './pass-writer.js';
 import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
 
@@ -45,7 +46,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
   const beads = new DeferredBeadsStore(engine.redis, { tier: engine.tier, prefix, defaultTtlMs: beadsTtlMs }, async (queue) => {
     const batch = new FencedBatch();
     queue(batch);
-    await engine.commit(batch, lock);
+    await engine.writer.commit(batch, lock);
   });
   // The policy's calls go through the run's meter; the pass keeps what they settled for its answer.
   const hop = hopUsage(engine.meters.for(assignment.rootId, signal));

@@ -46,6 +46,7 @@ const answers = [{ question_id: question.id, question: question.question, answer
 const PHASES: { readonly [K in PhaseKind]: Extract<Phase, { kind: K }> } = {
   fresh: { kind: 'fresh' },
   corrupt: { kind: 'corrupt', error: new TierflowError('step state is not JSON', { code: 'corrupt_record' }) },
+  poisoned: { kind: 'poisoned', state, crashes: 3 },
   collecting: { kind: 'collecting', state, mode: 'wait', received: [] },
   waiting: { kind: 'waiting', state, absent: [] },
   resuming: { kind: 'resuming', state, round },
@@ -66,6 +67,7 @@ const EVENTS: { readonly [T in PassEvent['type']]: Extract<PassEvent, { type: T 
   failed: { type: 'failed', error: new Error('redis went away') },
   stopped: { type: 'stopped', stop: cancelled },
   cleared: { type: 'cleared' },
+  recalled: { type: 'recalled', recorded: null },
   round_pending: { type: 'round_pending', absent: state.children.slice(1) },
   round_settled: { type: 'round_settled', round },
   parked: { type: 'parked' },
@@ -83,6 +85,7 @@ const EVENTS: { readonly [T in PassEvent['type']]: Extract<PassEvent, { type: T 
 const TABLE: { readonly [K in PhaseKind]: Partial<Record<PassEvent['type'], PhaseKind>> } = {
   fresh: { decided: 'delegating', failed: 'retrying', stopped: 'answering' },
   corrupt: { cleared: 'answering', failed: 'retrying', stopped: 'answering' },
+  poisoned: { recalled: 'answering' },
   collecting: { round_pending: 'waiting', round_settled: 'resuming', failed: 'retrying', stopped: 'stopping' },
   waiting: { parked: 'parked', woken: 'collecting', failed: 'retrying', stopped: 'stopping' },
   resuming: { decided: 'delegating', failed: 'retrying', stopped: 'stopping' },
@@ -129,6 +132,7 @@ describe('the pass machine', () => {
       ['waiting for answers: read them', { state: waiting, corrupt: null, stop: null }, 'awaiting'],
       ['waiting for answers and stopped: answer at once', { state: waiting, corrupt: null, stop: cancelled }, 'answering'],
       ['no step state and refused by an interceptor: answer at once', { state: null, corrupt: null, stop: null, refused: EVENTS.refused.error }, 'answering'],
+      ['poison work, whatever else holds: its policy is not run again', { state, corrupt, stop: null, refused: EVENTS.refused.error, poison: 3 }, 'poisoned'],
     ] as const)('%s', (_, opening, kind) => {
       expect(openingPhase(opening).kind).toBe(kind);
     });
@@ -136,6 +140,12 @@ describe('the pass machine', () => {
     it('a job stopped before it ran answers with the stop and no children', () => {
       expect(openingPhase({ state: null, corrupt: null, stop: cancelled })).toMatchObject({ kind: 'answering', state: null, received: [], draft: { status: 'cancelled', error_type: 'cancelled' } });
     });
+  });
+
+  it('poison work answers its policy’s record of a finished run, else worker_crashed, with the round it had out', () => {
+    const recorded = { status: 'success' as const, summary: 'done before the crash', confidence: 0.7 };
+    expect(transition(PHASES.poisoned, { type: 'recalled', recorded }, DISPATCHER)).toMatchObject({ kind: 'answering', state, draft: recorded, stop: null });
+    expect(transition(PHASES.poisoned, EVENTS.recalled, DISPATCHER)).toMatchObject({ kind: 'answering', draft: { status: 'failed', error_type: 'worker_crashed' } });
   });
 
   it('a delegation an interceptor refused as it was received answers failed without running the policy', () => {

@@ -3,6 +3,7 @@ import { ERROR_TYPES, TIER_SLUGS, tierBelow, TierflowError, type Clarification, 
 import type { StopReason } from '../cancellation/control-listener.js';
 import type { DelegateStep, OutcomeDraft, SettledChild, SettledRound, Step } from '../policy/handler.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
+import { crashedDraft } from './crash-guard.js';
 import { subtasksBelow } from './usage-rollup.js';
 import { answeredRound } from '../questions/questions.js';
 import type { Awaiting } from '../questions/awaiting.js';
@@ -23,6 +24,7 @@ import type { StepState } from '../steps/step-store.js';
  *   collecting ──round_pending──▶ waiting ──parked──▶ parked       (children a crash lost are added again)
  *   any deciding phase ──stopped──▶ stopping ──round_settled──▶ answering (cancelled / timeout)
  *   any deciding phase ──failed──▶ retrying (transient, attempts left) | answering (failed)
+ *   poisoned ──recalled──▶ answering (its policy's record of a finished run, else worker_crashed)
  *
  * A root whose round comes back asking a person (needs_clarification) waits for the answers
  * instead of answering (docs/protocol.md#clarification):
@@ -38,6 +40,8 @@ export type Phase =
   | { readonly kind: 'fresh' }
   /** The job's own step state cannot be read: stop whatever children it had, and answer failed. */
   | { readonly kind: 'corrupt'; readonly error: Error }
+  /** Poison work (crash-guard.ts): its policy is not run again; its children are stopped, and it answers from its policy's record, if any. */
+  | { readonly kind: 'poisoned'; readonly state: StepState | null; readonly crashes: number }
   /** Reading the current round's outcomes; `give-up` once the job was woken and children are still silent. */
   | { readonly kind: 'collecting'; readonly state: StepState; readonly mode: 'wait' | 'give-up'; readonly received: readonly SettledChild[] }
   /** Children still out: those a crash kept from being added are added, and the job parks again on the same round. */
@@ -68,6 +72,8 @@ export type PassEvent =
   | { readonly type: 'failed'; readonly error: unknown }
   | { readonly type: 'stopped'; readonly stop: StopReason }
   | { readonly type: 'cleared' }
+  /** What the policy recorded of a finished run of poison work (null: nothing). */
+  | { readonly type: 'recalled'; readonly recorded: OutcomeDraft | null }
   | { readonly type: 'round_pending'; readonly absent: readonly Child[] }
   | { readonly type: 'round_settled'; readonly round: SettledRound }
   | { readonly type: 'parked' }
@@ -89,6 +95,7 @@ type Deciding = EventOf<'failed' | 'stopped'>;
 export interface PhaseEvents {
   fresh: EventOf<'decided'> | Deciding;
   corrupt: EventOf<'cleared'> | Deciding;
+  poisoned: EventOf<'recalled'>;
   collecting: EventOf<'round_pending' | 'round_settled'> | Deciding;
   waiting: EventOf<'parked' | 'woken'> | Deciding;
   resuming: EventOf<'decided'> | Deciding;
@@ -113,6 +120,7 @@ export function isTerminal(phase: Phase): phase is Terminal {
 export const ACCEPTS: { readonly [K in PhaseKind]: readonly PhaseEvents[K]['type'][] } = {
   fresh: ['decided', 'failed', 'stopped'],
   corrupt: ['cleared', 'failed', 'stopped'],
+  poisoned: ['recalled'],
   collecting: ['round_pending', 'round_settled', 'failed', 'stopped'],
   waiting: ['parked', 'woken', 'failed', 'stopped'],
   resuming: ['decided', 'failed', 'stopped'],
@@ -149,10 +157,13 @@ export interface Opening {
   readonly stop: StopReason | null;
   /** Why a handoff interceptor refused the delegation as this job received it; null: taken. */
   readonly refused?: TierflowError | null;
+  /** How often its workers died running it, when that makes it poison work (crash-guard.ts); null: it is not. */
+  readonly poison?: number | null;
 }
 
 /** The first phase of a pass. */
-export function openingPhase({ state, corrupt, stop, refused = null }: Opening): Phase {
+export function openingPhase({ state, corrupt, stop, refused = null, poison = null }: Opening): Phase {
+  if (poison !== null) return { kind: 'poisoned', state, crashes: poison };
   if (corrupt) return { kind: 'corrupt', error: corrupt };
   if (state === null) {
     if (stop) return answering(null, stoppedDraft(stop), [], stop);
@@ -186,6 +197,8 @@ const TRANSITIONS: Transitions = {
         return answering(null, stoppedDraft(event.stop), [], event.stop);
     }
   },
+  // An answer whatever happens: poison work is never handed back to run again.
+  poisoned: (phase, event) => answering(phase.state, event.recorded ?? crashedDraft(phase.crashes), [], null),
   collecting: (phase, event, rules) => {
     switch (event.type) {
       case 'round_pending':

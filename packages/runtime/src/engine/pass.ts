@@ -8,8 +8,6 @@ import type { ControlKeys } from '../redis/keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import type { RuntimeOptions } from '../config/options.js';
 import type { RedisClock } from '../deadlines/clock.js';
-import type { FencedBatch } from '../redis/fenced-batch.js';
-import type { ChildJob, RoundReply } from '../redis/round-sender.js';
 import type { Signer } from '../security/signing-keys.js';
 import type { Assignment, TierContext, TierHandler, TierLogger } from '../policy/handler.js';
 import type { DedupCache } from './dedup.js';
@@ -21,6 +19,7 @@ import type { Budget, Usage } from '@tierflow/protocol';
 import type { UsageMeters } from '../budget/usage-meter.js';
 import type { HandoffChains } from '../handoff/chain.js';
 import type { RunTraces } from './run-traces.js';
+import type { PassLock, PassWriter } from './pass-writer.js';
 
 /**
  * What a tier worker's passes share: its tier, its policy, and the stores and helpers the
@@ -52,25 +51,8 @@ export interface Engine {
   readonly budget: Budget | null;
   /** At the root: the runs' traces this process recorded, to mark once their spans are exported. */
   readonly traces?: RunTraces;
-  /** Sends a pass's writes, only while the pass still holds its job (see FencedBatch). */
-  commit(batch: FencedBatch, lock: PassLock): Promise<unknown[]>;
-  /**
-   * Sends a delegating pass's round in one script (see RoundSender): its writes, its child jobs on
-   * the tier below, and the job's move to waiting for them.
-   */
-  sendRound(batch: FencedBatch, lock: PassLock, children: readonly ChildJob[]): Promise<RoundReply>;
-  /**
-   * Holds an answering pass's last writes to go with its job's completion, in one script when
-   * BullMQ completes the job (see JobFinisher); nothing is written if the job is not completed.
-   */
-  finish(batch: FencedBatch, lock: PassLock): void;
-}
-
-/** Which lock a pass holds: its job's, with the token BullMQ gave this pass. */
-export interface PassLock {
-  readonly jobId: string;
-  readonly key: string;
-  readonly token: string;
+  /** Every write of a pass, fenced by its job's lock. */
+  readonly writer: PassWriter;
 }
 
 /** One pass of one job: what every phase of it works with. */

@@ -28,6 +28,13 @@ const EFFECTS: Effects = {
       await engine.canceller.cancelPending(pass.job, `${pass.assignment.id} cannot read its own state`);
       return { type: 'cleared' } as const;
     }),
+  poisoned: async (engine, pass, phase) => {
+    // Only a job that never delegated can have finished its policy's work before its workers died.
+    const recorded = phase.state === null ? ((await engine.handler.recorded?.(pass.context)) ?? null) : null;
+    engine.log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: pass.job.id, crashes: phase.crashes });
+    if (phase.state) await stopChildren(engine, pass, phase.state);
+    return { type: 'recalled', recorded };
+  },
   collecting: (engine, pass, phase) => guarded(pass, () => readRound(engine, pass, phase.state, phase.mode)),
   stopping: (engine, pass, phase) => guarded(pass, () => readRound(engine, pass, phase.state, 'settled-only')),
   waiting: (engine, pass, phase) =>

@@ -1,7 +1,8 @@
 import type { TierName } from '@tierflow/protocol';
 import { inCell, servedCells } from '../cells/cells.js';
 import { AloneGate } from './alone-gate.js';
-import { CellWorker, type CellWorkerOptions } from './cell-worker.js';
+import { CellWorker } from './cell-worker.js';
+import type { CellWorkerOptions } from './compose-cell.js';
 
 export interface TierWorkerOptions extends CellWorkerOptions {
   /**
