@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_KINDS, isErrorKind, isThrownCode, kindOfCode, THROWN_ERRORS } from './error-codes.js';
 import { ERROR_TYPES } from './error-types.js';
@@ -17,6 +18,15 @@ describe('THROWN_ERRORS', () => {
     expect(shared.sort()).toEqual(
       ['boundary_violation', 'budget_exceeded', 'corrupt_record', 'handoff_refused', 'input_too_large', 'invalid_output_schema', 'model_unreachable', 'specialist_unavailable', 'throttled'].sort(),
     );
+  });
+});
+
+describe('docs/protocol.md#thrown-errors', () => {
+  it('lists every code with its kind, in the order of the table', () => {
+    const doc = readFileSync(new URL('../../../docs/protocol.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Thrown errors'), doc.indexOf('## Defaults and unknown fields'));
+    const rows = [...section.matchAll(/^\| `([a-z0-9_]+)` \| `([a-z_]+)` \|/gm)].map(([, code, kind]) => [code, kind]);
+    expect(rows).toEqual(Object.entries(THROWN_ERRORS).map(([code, entry]) => [code, entry.kind]));
   });
 });
 
