@@ -1,4 +1,4 @@
-import { isTierflowError } from '@tierflow/protocol';
+import { errorKindOf } from '@tierflow/protocol';
 import { configProblems, parseRunStatus, RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { auditKindsOf } from './audit-filter.js';
@@ -7,6 +7,7 @@ import type { AuditOptions } from './commands/audit.js';
 import { arrangeHelp, cliVersion } from './help.js';
 import type { KeysOptions } from './commands/keys.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
+import { exitCodeOf } from './exit-codes.js';
 import { EXIT, processIo, terminalConfirm, type CliIo } from './io.js';
 
 const CONFIG_FLAG = '--config <file>';
@@ -298,17 +299,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return exit.code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.unusable;
-    // One line (the URL, password hidden, and why), no stack: RedisUnreachableError's message.
-    if (isTierflowError(error) && error.code === 'redis_unreachable') {
-      io.stderr(`tierflow: ${error.message}\n`);
-      return EXIT.unreachable;
-    }
+    // The error's kind decides the exit status: 3 for a Redis that cannot be used, 2 for a bad
+    // configuration (docs/protocol.md#thrown-errors). One line each (a Redis error names the URL,
+    // password hidden, and why), no stack.
     const problems = configProblems(error);
-    if (problems) {
-      io.stderr(`tierflow: invalid configuration\n${problems.map((problem) => `  ${problem}\n`).join('')}`);
-      return EXIT.unusable;
-    }
-    io.stderr(`tierflow: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT.unusable;
+    if (problems) io.stderr(`tierflow: invalid configuration\n${problems.map((problem) => `  ${problem}\n`).join('')}`);
+    else io.stderr(`tierflow: ${error instanceof Error ? error.message : String(error)}\n`);
+    return exitCodeOf(errorKindOf(error));
   }
 }

@@ -350,8 +350,8 @@ describe('fleetHandler: agent verification', () => {
 
 describe('fleetHandler: errors', () => {
   it.each([
-    ['a retryable TierflowError', TierflowError.retryable('busy', { code: 'upstream_busy' })],
-    ['a permanent TierflowError', TierflowError.permanent('no such repository', { code: 'not_found' })],
+    ['a retryable TierflowError', TierflowError.retryable('busy', { code: 'upstream_busy', kind: 'unavailable' })],
+    ['a permanent TierflowError', TierflowError.permanent('no such repository', { code: 'not_found', kind: 'not_found' })],
     ['a plain Error', new Error('socket hang up')],
   ])('lets %s through unchanged, writing nothing', async (_label, error) => {
     const failing = defineSpecialist({ name: 'failing', version: '1', run: () => Promise.reject(error) });

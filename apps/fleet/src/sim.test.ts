@@ -144,7 +144,7 @@ describe('sim delay', () => {
 
   it('throws the abort reason it was given', async () => {
     const controller = new AbortController();
-    const reason = TierflowError.permanent('cancelled by the Dispatcher', { code: 'cancelled' });
+    const reason = TierflowError.permanent('cancelled by the Dispatcher', { code: 'cancelled', kind: 'conflict' });
     const outcome = run({ delay_ms: 5000 }, 1, controller.signal);
     controller.abort(reason);
     await expect(outcome).rejects.toBe(reason);

@@ -31,7 +31,7 @@ describe('SpecialistUnavailableError', () => {
 
   it('is recognised by its code from another copy of the package, and not confused with other errors', () => {
     expect(isSpecialistUnavailable(TierflowError.permanent('x', { code: 'specialist_unavailable' }))).toBe(true);
-    expect(isSpecialistUnavailable(TierflowError.retryable('x', { code: 'busy' }))).toBe(false);
+    expect(isSpecialistUnavailable(TierflowError.retryable('x', { code: 'busy', kind: 'unavailable' }))).toBe(false);
     expect(isSpecialistUnavailable(new Error('specialist_unavailable'))).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { errorKindOf, isTierflowError } from '@tierflow/protocol';
 import { cellPrefixes, connect, consoleLogger, isTlsUrl, redisWhere, TierflowClient, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
 import type { Queue } from 'bullmq';
 import { HTTPException } from 'hono/http-exception';
@@ -13,6 +14,7 @@ import { FailureThrottle, SIGN_IN_LIMITS } from './auth/failure-throttle.js';
 import { hostCheck, hostPolicy } from './auth/host-check.js';
 import type { ServerOptions } from './config/server-options.js';
 import { dashboard } from './dashboard/dashboard.js';
+import { httpStatusOf } from './errors/http-status.js';
 import { readiness, redisDeadline, type RedisHealth } from './health/redis-deadline.js';
 import { queueBoard } from './queues/queue-board.js';
 import { runRoutes } from './runs/run-routes.js';
@@ -72,7 +74,10 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   app.onError((error, c) => {
     // Hono's own refusals (a body that is not JSON, say) keep their status, in the API's shape.
     if (error instanceof HTTPException && error.status < 500) return c.json({ error: { code: 'invalid_request', message: error.message } }, error.status);
-    log.warn('request failed', { method: c.req.method, path: c.req.path, error: error.message });
+    // A runtime error answers with the status of its kind, its code and message (docs/protocol.md#thrown-errors).
+    const status = isTierflowError(error) ? httpStatusOf(error.code, errorKindOf(error)) : 500;
+    if (status >= 500) log.warn('request failed', { method: c.req.method, path: c.req.path, error: error.message });
+    if (status !== 500 && isTierflowError(error)) return c.json({ error: { code: error.code, message: error.message } }, status);
     return c.json({ error: { code: 'internal', message: 'the server could not answer this request' } }, 500);
   });
   return {

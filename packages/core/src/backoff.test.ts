@@ -132,9 +132,9 @@ describe('shouldRetry', () => {
     ['an unknown error, attempts spent', new Error('ECONNRESET'), 3, false],
     ['an unknown error, past the attempts', new Error('ECONNRESET'), 4, false],
     ['a thrown string', 'boom', 1, true],
-    ['a retryable TierflowError', TierflowError.retryable('busy', { code: 'upstream_busy' }), 1, true],
-    ['a retryable TierflowError, attempts spent', TierflowError.retryable('busy', { code: 'upstream_busy' }), 3, false],
-    ['a permanent TierflowError', TierflowError.permanent('no such repository', { code: 'not_found' }), 1, false],
+    ['a retryable TierflowError', TierflowError.retryable('busy', { code: 'upstream_busy', kind: 'unavailable' }), 1, true],
+    ['a retryable TierflowError, attempts spent', TierflowError.retryable('busy', { code: 'upstream_busy', kind: 'unavailable' }), 3, false],
+    ['a permanent TierflowError', TierflowError.permanent('no such repository', { code: 'not_found', kind: 'not_found' }), 1, false],
     ['a TierflowError look-alike from another copy', Object.assign(new Error('x'), { code: 'c', retryable: false }), 1, false],
     ['before any try', new Error('x'), 0, true],
   ])('%s → %s', (_label, error, attemptsMade, expected) => {

@@ -27,8 +27,10 @@ export type { ErrorPolicy, FormatMismatchPolicy, LowConfidencePolicy, ResolvedEr
 export type { CascadeCheck } from './cascade-check.js';
 export { EVIDENCE_GRADES, evidenceGradeSchema, evidenceRank, weakestGrade } from './evidence-grade.js';
 export type { EvidenceGrade } from './evidence-grade.js';
-export { isTierflowError, TierflowError } from './errors.js';
-export type { TierflowErrorOptions } from './errors.js';
+export { ERROR_KINDS, isErrorKind, isThrownCode, kindOfCode, THROWN_ERRORS } from './error-codes.js';
+export type { ErrorKind, ThrownCode } from './error-codes.js';
+export { errorKindOf, isTierflowError, TierflowError } from './errors.js';
+export type { TierflowErrorOptions, TierflowFactoryOptions } from './errors.js';
 export { fastSafeParse } from './fast-parse.js';
 export { beadsRefSchema, messageIdSchema, timestampSchema } from './identifiers.js';
 export type { BeadsRef, MessageId } from './identifiers.js';

@@ -11,8 +11,9 @@ import {
 } from '@a2a-js/sdk';
 import { A2AError, PushNotificationNotSupportedError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { isTierflowError } from '@tierflow/protocol';
+import { errorKindOf, isTierflowError } from '@tierflow/protocol';
 import type { TierflowClient, TierLogger } from '@tierflow/runtime';
+import { a2aErrorOf } from './a2a-errors.js';
 import { objectiveFileOf, readMessage, type MessageInput } from './message-input.js';
 import { followRun, readTask, stateOf, streamUpdates } from './run-follow.js';
 import { isFinal, submittedTask } from './task-view.js';
@@ -31,16 +32,6 @@ export interface RunRequestHandlerDeps {
   readonly intervalMs: number;
   readonly log: TierLogger;
 }
-
-/** Runtime refusals as A2A errors: the client's fault, said as the runtime said it. */
-const REFUSED_AS: Readonly<Record<string, new (message: string) => A2AError>> = {
-  invalid_objective: RequestMalformedError,
-  input_too_large: RequestMalformedError,
-  invalid_answer: RequestMalformedError,
-  unknown_question: RequestMalformedError,
-  not_waiting: UnsupportedOperationError,
-  already_answered: UnsupportedOperationError,
-};
 
 /**
  * The A2A methods over a deployment's runs: a task is a run, its id the root id. Every answer is
@@ -140,7 +131,7 @@ export class RunRequestHandler implements A2ARequestHandler {
   }
 
   private async enqueue(input: MessageInput): Promise<Task> {
-    const rootId = await refused(() => this.deps.client.enqueue(objectiveFileOf(input)));
+    const rootId = await this.deps.client.enqueue(objectiveFileOf(input));
     return submittedTask(rootId, new Date());
   }
 
@@ -151,7 +142,7 @@ export class RunRequestHandler implements A2ARequestHandler {
     if (stateOf(task) !== TaskState.TASK_STATE_INPUT_REQUIRED) throw new UnsupportedOperationError(`task ${taskId} is not waiting for input`);
     if (input.text === null) throw new RequestMalformedError('an answer needs a text part');
     const text = input.text;
-    await refused(() => this.deps.client.answer(taskId, text));
+    await this.deps.client.answer(taskId, text);
     return { ...task, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() } };
   }
 
@@ -184,14 +175,17 @@ export class RunRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * Runs one method: A2A errors and the runtime's refusals go to the client as they are; anything
-   * else is logged and answered with a plain internal error, so that nothing of the server leaks.
+   * Runs one method: A2A errors go to the client as they are, the runtime's refusals (a bad
+   * objective, an answer to nothing) as the A2A errors their kinds map to; anything else is logged
+   * and answered with a plain internal error, so that nothing of the server leaks.
    */
   private async guard<T>(method: string, context: ServerCallContext, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
       if (error instanceof A2AError || signalOf(context).aborted) throw error;
+      const As = isTierflowError(error) ? a2aErrorOf(error.code, errorKindOf(error)) : null;
+      if (As) throw new As(error instanceof Error ? error.message : String(error));
       this.deps.log.warn('an A2A request failed', { method, error: error instanceof Error ? error.message : String(error) });
       throw new Error('the server could not answer this request', { cause: error });
     }
@@ -206,15 +200,4 @@ function sayingOf(task: Task): string {
 function signalOf(context: ServerCallContext): AbortSignal {
   const signal = context.state.get(REQUEST_SIGNAL);
   return signal instanceof AbortSignal ? signal : new AbortController().signal;
-}
-
-/** Runs a client call, its refusals (a bad objective, an answer to nothing) turned into the A2A errors they are. */
-async function refused<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    const As = isTierflowError(error) ? REFUSED_AS[error.code] : undefined;
-    if (As && isTierflowError(error)) throw new As(error.message);
-    throw error;
-  }
 }

@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { isTierflowError } from '@tierflow/protocol';
 import { cellOf, readAuditTrail, unservedNotice, type RedisClient, type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
 import {
   answerBody,
@@ -29,23 +28,6 @@ export interface RunRouteDeps {
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const failure = (description: string) => json(errorSchema, description);
 
-/** The status each error code of the runtime answers with; anything else is the server's fault. */
-const STATUS_OF: Readonly<Record<string, 400 | 404 | 409 | 413>> = {
-  invalid_objective: 400,
-  input_too_large: 413,
-  invalid_answer: 400,
-  unknown_question: 400,
-  not_waiting: 409,
-  already_answered: 409,
-};
-
-/** A runtime error as the API answers it: its code, its message, the status that code means. */
-function refusal(error: unknown): { status: 400 | 404 | 409 | 413; body: z.infer<typeof errorSchema> } | null {
-  if (!isTierflowError(error)) return null;
-  const status = STATUS_OF[error.code];
-  return status ? { status, body: { error: { code: error.code, message: error.message } } } : null;
-}
-
 const notFound = (id: string) => ({ error: { code: 'unknown_run', message: `no run ${id} (unknown, or past retention)` } });
 
 /** The runs API under /api: enqueue, list, read, cancel, answer, audit trail, workers. */
@@ -60,15 +42,8 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
       request: { body: { content: { 'application/json': { schema: objectiveBody } }, required: true } },
       responses: { 202: json(enqueuedSchema, 'Enqueued: the run’s root id'), 400: failure('Not a valid objective'), 413: failure('Over the deployment’s limits') },
     }),
-    async (c) => {
-      try {
-        return c.json({ root_id: await client.enqueue(c.req.valid('json')) }, 202);
-      } catch (error) {
-        const refused = refusal(error);
-        if (!refused || (refused.status !== 400 && refused.status !== 413)) throw error;
-        return c.json(refused.body, refused.status);
-      }
-    },
+    // A refusal (invalid_objective, input_too_large) answers with its kind's status, from onError.
+    async (c) => c.json({ root_id: await client.enqueue(c.req.valid('json')) }, 202),
   );
 
   app.openapi(
@@ -143,14 +118,9 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
     async (c) => {
       const { id } = c.req.valid('param');
       const { text, to } = c.req.valid('json');
-      try {
-        const report = await client.answer(id, text, to === undefined ? {} : { to });
-        return c.json({ answered: [...report.answered], open: report.open, resumed: report.resumed }, 200);
-      } catch (error) {
-        const refused = refusal(error);
-        if (!refused || (refused.status !== 400 && refused.status !== 409)) throw error;
-        return c.json(refused.body, refused.status);
-      }
+      // A refusal (invalid_answer, unknown_question: 400; not_waiting, already_answered: 409) answers from onError.
+      const report = await client.answer(id, text, to === undefined ? {} : { to });
+      return c.json({ answered: [...report.answered], open: report.open, resumed: report.resumed }, 200);
     },
   );
 

@@ -220,7 +220,7 @@ describe('the pass machine', () => {
     });
 
     it('a permanent error answers failed at once, with its code', () => {
-      const permanent = TierflowError.permanent('no such repository', { code: 'not_found' });
+      const permanent = TierflowError.permanent('no such repository', { code: 'not_found', kind: 'not_found' });
       expect(transition(PHASES.fresh, { type: 'failed', error: permanent }, DISPATCHER)).toMatchObject({ kind: 'answering', draft: { error_type: 'not_found', recoverable: false } });
       expect(transition(PHASES.fresh, { type: 'failed', error: new UnrecoverableError('bad') }, DISPATCHER)).toMatchObject({ kind: 'answering', draft: { error_type: 'permanent_error' } });
     });

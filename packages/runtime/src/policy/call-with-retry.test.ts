@@ -27,7 +27,7 @@ describe('callWithRetry', () => {
     let calls = 0;
     const call = (): Promise<never> => {
       calls++;
-      return Promise.reject(TierflowError.permanent('no such model', { code: 'not_found' }));
+      return Promise.reject(TierflowError.permanent('no such model', { code: 'not_found', kind: 'not_found' }));
     };
     await expect(callWithRetry(call, { retry: fast })).rejects.toThrow('no such model');
     expect(calls).toBe(1);
