@@ -15,7 +15,7 @@ import {
   type OutcomeStatus,
   type TierName,
 } from '@tierflow/protocol';
-import { buildDelegation, buildOutcome } from '@tierflow/runtime';
+import { buildDelegation, buildOutcome, type OutcomeDraft } from '@tierflow/runtime';
 import type { z } from 'zod';
 import { median } from './shape.js';
 
@@ -43,46 +43,41 @@ const delegation = read(
   ),
 );
 
-const outcome = read(
-  buildOutcome(
-    'SPECIALIZED_FLEET',
-    `${ROOT}.0-0.0-0.0-1`,
-    {
-      status: 'success',
-      summary: 'The database failover started first; the API and the queue followed within a minute.',
-      confidence: 0.86,
-      result_refs: ['beads:result/r7f3c2a1b9e-1'],
-      resources_used: { specialist: 'analyst', usage: { tokens_in: 1840, tokens_out: 412, cost_usd: 0.0031, llm_calls: 1 } },
-      evidence_grade: 'IV',
-      artifacts: [{ artifact_type: 'analysis', inline_content: 'db-primary failed over at 10:02:11; api 5xx from 10:02:40; queue backlog from 10:03:05.' }],
-    },
-    1_240,
-    NOW,
-  ),
+/** A Fleet outcome answering delegation `n` of the root, as the Dispatcher reads it. */
+const fleetOutcome = (n: number, draft: OutcomeDraft, elapsedMs: number): Record<string, unknown> => read(buildOutcome('SPECIALIZED_FLEET', `${ROOT}.0-0.0-0.0-${n}`, draft, elapsedMs, NOW));
+
+const outcome = fleetOutcome(
+  1,
+  {
+    status: 'success',
+    summary: 'The database failover started first; the API and the queue followed within a minute.',
+    confidence: 0.86,
+    result_refs: ['beads:result/r7f3c2a1b9e-1'],
+    resources_used: { specialist: 'analyst', usage: { tokens_in: 1840, tokens_out: 412, cost_usd: 0.0031, llm_calls: 1 } },
+    evidence_grade: 'IV',
+    artifacts: [{ artifact_type: 'analysis', inline_content: 'db-primary failed over at 10:02:11; api 5xx from 10:02:40; queue backlog from 10:03:05.' }],
+  },
+  1_240,
 );
 
 const line = 'The queue consumer timed out reading from the replica while the primary was promoted; retries backed off. ';
-const largeOutcome = read(
-  buildOutcome(
-    'SPECIALIZED_FLEET',
-    `${ROOT}.0-0.0-0.0-2`,
-    {
-      status: 'partial',
-      summary: 'Forty findings; two reports could not be read in full.',
-      confidence: 0.62,
-      error_type: 'specialist_error',
-      error_detail: 'two of the reports were truncated',
-      recoverable: true,
-      resources_used: { specialist: 'analyst', usage: { tokens_in: 52_000, tokens_out: 9_100, cost_usd: 0.081, llm_calls: 6 } },
-      artifacts: Array.from({ length: 40 }, (_, index) =>
-        index % 2 === 0
-          ? { artifact_type: 'analysis', inline_content: line.repeat(6), metadata: { finding: index, source: `report-${index % 3}`, tags: ['timeline', 'replica'] } }
-          : { artifact_type: 'code', content_ref: `beads:artifact/${ROOT}-${index}`, metadata: { finding: index, language: 'sql', lines: 120 + index } },
-      ),
-    },
-    48_300,
-    NOW,
-  ),
+const largeOutcome = fleetOutcome(
+  2,
+  {
+    status: 'partial',
+    summary: 'Forty findings; two reports could not be read in full.',
+    confidence: 0.62,
+    error_type: 'specialist_error',
+    error_detail: 'two of the reports were truncated',
+    recoverable: true,
+    resources_used: { specialist: 'analyst', usage: { tokens_in: 52_000, tokens_out: 9_100, cost_usd: 0.081, llm_calls: 6 } },
+    artifacts: Array.from({ length: 40 }, (_, index) =>
+      index % 2 === 0
+        ? { artifact_type: 'analysis', inline_content: line.repeat(6), metadata: { finding: index, source: `report-${index % 3}`, tags: ['timeline', 'replica'] } }
+        : { artifact_type: 'code', content_ref: `beads:artifact/${ROOT}-${index}`, metadata: { finding: index, language: 'sql', lines: 120 + index } },
+    ),
+  },
+  48_300,
 );
 
 /**
