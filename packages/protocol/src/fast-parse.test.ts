@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fastParser, fastSafeParse, REFUSED } from './fast-parse.js';
 import * as protocol from './index.js';
-import { seedExample, seedExampleFiles } from './test-fixtures.js';
+import { replaced, seedExample, seedExampleFiles, valuePaths } from './test-fixtures.js';
 
 /** The fast parser agrees with zod on `input`: the same output, key order included, or both refuse. */
 function expectAgreement(schema: z.ZodType, input: unknown, label: string): boolean {
@@ -51,29 +51,11 @@ function fullMessages(): Record<string, unknown>[] {
 
 const REPLACEMENTS: readonly unknown[] = [undefined, null, '', 'x', 0, -1, 1.5, 2 ** 60, Number.NaN, Number.POSITIVE_INFINITY, true, [], [1, 'a'], {}, { a: 1 }, 'y'.repeat(300)];
 
-/** Every path to a value in `value` (objects and arrays walked), root excluded. */
-function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
-  if (typeof value !== 'object' || value === null) return [];
-  const keys = Array.isArray(value) ? value.map((_, index) => index) : Object.keys(value);
-  return keys.flatMap((key) => [[...at, key], ...paths((value as Record<string | number, unknown>)[key], [...at, key])]);
-}
-
-/** A copy of `value` with the value at `path` replaced (or, for `undefined` in an object, deleted). */
-function replaced(value: unknown, path: (string | number)[], replacement: unknown): unknown {
-  const copy = structuredClone(value) as Record<string | number, unknown>;
-  let node = copy;
-  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
-  const last = path.at(-1)!;
-  if (replacement === undefined && !Array.isArray(node)) delete node[last];
-  else node[last] = replacement;
-  return copy;
-}
-
 describe('fastParser on the protocol schemas', () => {
   const messages = [...seedExampleFiles().map((file) => seedExample(file)), ...fullMessages()];
 
   it('agrees with zod on every message of the protocol examples and on every part of one, against every exported schema', () => {
-    const parts = messages.flatMap((message) => [message, ...paths(message).map((path) => path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], message))]);
+    const parts = messages.flatMap((message) => [message, ...valuePaths(message).map((path) => path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], message))]);
     let accepted = 0;
     for (const [name, schema] of SCHEMAS) {
       for (const [index, part] of parts.entries()) if (expectAgreement(schema, part, `${name} on part ${index}`)) accepted++;
@@ -86,7 +68,7 @@ describe('fastParser on the protocol schemas', () => {
     let compared = 0;
     for (const message of messages) {
       const schema = protocol.MESSAGE_SCHEMAS[protocol.payloadKind(message.payload)!];
-      for (const path of paths(message)) {
+      for (const path of valuePaths(message)) {
         for (const replacement of REPLACEMENTS) {
           expectAgreement(schema, replaced(message, path, replacement), `${path.join('.')} = ${String(replacement).slice(0, 20)}`);
           compared++;

@@ -23,6 +23,8 @@ export type FastParse = (input: unknown) => unknown;
  * length, a pattern) says first that it surely passes; any other kind (unions, pipes, lazy, …), or
  * a known kind with an option the parser does not follow (coercion, symbol keys), is parsed by zod
  * itself. `fast-parse.test.ts` compares both on every protocol schema over valid and broken inputs.
+ * Nothing in zod promises these internals: zod is held to patch releases in package.json, and
+ * `fast-parse-zod.test.ts` is what fails when an upgrade moves them.
  */
 export function fastParser(schema: $ZodType): FastParse {
   const known = made.get(schema);
@@ -57,6 +59,13 @@ export function fastSafeParse<S extends z.ZodType>(schema: S, input: unknown, pa
 
 const made = new WeakMap<$ZodType, FastParse>();
 const SYNC = { async: false } as const;
+/** The nodes parsed by zod itself: a zod release that renames what this module reads sends nodes here. */
+const leftToZod = new WeakSet<$ZodType>();
+
+/** Whether a parser made so far hands this node (its children aside) to zod's own parse. For the tests that pin the fast path. */
+export function isLeftToZod(schema: $ZodType): boolean {
+  return leftToZod.has(schema);
+}
 
 function make(schema: $ZodType): FastParse {
   const own = kindParser(schema);
@@ -65,6 +74,7 @@ function make(schema: $ZodType): FastParse {
 
 /** The node parsed by zod itself, checks included. */
 function byZod(schema: $ZodType): FastParse {
+  leftToZod.add(schema);
   return (input) => {
     const result = schema._zod.run({ value: input, issues: [] }, SYNC);
     if (result instanceof Promise) throw new Error('an asynchronous schema cannot be parsed synchronously');

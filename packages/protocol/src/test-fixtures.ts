@@ -20,3 +20,21 @@ export function seedExampleText(file: string): string {
 export function seedExample(file: string): Record<string, unknown> & { payload: Record<string, unknown> } {
   return JSON.parse(seedExampleText(file)) as Record<string, unknown> & { payload: Record<string, unknown> };
 }
+
+/** Every path to a value in `value` (objects and arrays walked), root excluded. */
+export function valuePaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (typeof value !== 'object' || value === null) return [];
+  const keys = Array.isArray(value) ? value.map((_, index) => index) : Object.keys(value);
+  return keys.flatMap((key) => [[...at, key], ...valuePaths((value as Record<string | number, unknown>)[key], [...at, key])]);
+}
+
+/** A copy of `value` with the value at `path` replaced (or, for `undefined` in an object, deleted). */
+export function replaced(value: unknown, path: (string | number)[], replacement: unknown): unknown {
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  let node = copy;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
+  const last = path.at(-1)!;
+  if (replacement === undefined && !Array.isArray(node)) delete node[last];
+  else node[last] = replacement;
+  return copy;
+}
