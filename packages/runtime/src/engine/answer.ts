@@ -1,8 +1,8 @@
-import { resolveErrorPolicy, type OutcomeMessage } from '@tierflow/protocol';
+import { resolveErrorPolicy, type OutcomeMessage, type TierSlug } from '@tierflow/protocol';
 import { outcomeMessageId } from '../messages/ids.js';
 import { withQuestions } from '../questions/questions.js';
-import { roundKeyOf } from '../redis/keys.js';
-import { winRace } from '../cancellation/race.js';
+import { roundKeyOf, type ControlKeys } from '../redis/keys.js';
+import { winRace, type RaceDeps } from '../cancellation/race.js';
 import { withExpectedOutput } from '../checks/expected-output.js';
 import type { OutcomeDraft } from '../policy/handler.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
@@ -19,13 +19,19 @@ import { reportRefusal, sendOutcome } from './handoffs.js';
 type Answering = PhaseOf<'answering'>;
 
 /**
+ * What answering uses: the tier's role, settings and send interceptors to build the outcome, the
+ * records its batch is made of, the writer, and for a first_success winner, what stops its siblings.
+ */
+export type Answerer = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'signer' | 'clock' | 'log' | 'keys' | 'reader' | 'steps' | 'dedup' | 'audit' | 'writer'> & RaceDeps;
+
+/**
  * Sends a job's outcome. One fenced batch records it for de-duplication, lands the policy's Beads
  * writes and the audit entries, and lets go of the job's step state, its watchdog and the control
- * records it wrote. It goes with the job's completion (Engine.finish), in one script, except for
+ * records it wrote. It goes with the job's completion (PassWriter.finish), in one script, except for
  * a first_success child that succeeded: that one writes first, then cancels its siblings, then
  * completes (its round's race record was read as the pass opened).
  */
-export async function answer(engine: Engine, pass: Pass, { state, draft, received, stop }: Answering): Promise<OutcomeMessage> {
+export async function answer(engine: Answerer, pass: Pass, { state, draft, received, stop }: Answering): Promise<OutcomeMessage> {
   const { job, assignment } = pass;
   const now = engine.clock.now();
   // A parent that delegated reports what its whole subtree used, whatever its policy wrote.
@@ -39,7 +45,7 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
   let built = build(asked);
   if (engine.handoffs.send) {
     try {
-      built = await sendOutcome(engine.handoffs.send, engine, pass, built, received);
+      built = await sendOutcome(engine.handoffs.send, engine.tier, pass, built, received);
     } catch (error) {
       if (!(error instanceof HandoffRefusedError)) throw error;
       // The refusal itself goes out without the chain: a job always answers.
@@ -58,7 +64,7 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
   // The cancellation this answers, for the audit: the mark that stopped the job, else (stopped another way) one read now.
   const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.marks([assignment.id])).get(assignment.id) ?? null);
   engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
-  batch.del(...(engine.reader.keepsSteps ? [engine.steps.key(job.id!)] : []), ...settledRecords(engine, job.id!, state));
+  batch.del(...(engine.reader.keepsSteps ? [engine.steps.key(job.id!)] : []), ...settledRecords(engine.keys, engine.party, job.id!, state));
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);
   // A run that stops waiting for answers (cancelled, or the wait ran out) asks nothing any more.
@@ -83,8 +89,7 @@ export async function answer(engine: Engine, pass: Pass, { state, draft, receive
  * tier wrote, and its races. Records other parties wrote (a parent's mark, the parent's timeout
  * record, which the parent reads) are theirs: they expire.
  */
-function settledRecords(engine: Engine, jobId: string, state: StepState | null): string[] {
-  const { keys, party } = engine;
+function settledRecords(keys: ControlKeys, party: TierSlug, jobId: string, state: StepState | null): string[] {
   const records = [keys.timeout(party, jobId), keys.cancel(party, jobId), ...(state ? [keys.children(party, jobId)] : [])];
   for (const child of state?.children ?? []) records.push(keys.timeout(party, child.id), keys.cancel(party, child.id));
   for (let round = 0; state && round <= state.round; round++) records.push(keys.race(party, `${jobId}.${round}`));

@@ -11,6 +11,9 @@ import { completeAnswers, questionsBehind } from '../questions/questions.js';
 import type { Awaiting } from '../questions/awaiting.js';
 import { readAnswers, type WaitingRun } from '../questions/question-records.js';
 
+/** What reads a run's answers: Redis, where they are kept, and the deployment's signing settings to check them. */
+type AnswerReads = Pick<Engine, 'redis' | 'keys' | 'runtime' | 'log'>;
+
 /**
  * Puts a round's questions to a person. One fenced MULTI keeps the wait in the job's step state
  * (with the round's usage, counted now), publishes the questions for clients, and records them
@@ -18,7 +21,13 @@ import { readAnswers, type WaitingRun } from '../questions/question-records.js';
  * wakes it sooner (see TierflowClient.answer); one that landed before the job was delayed could
  * not, so the job looks once more after.
  */
-export async function askPeople(engine: Engine, pass: Pass, state: StepState, draft: OutcomeDraft, received: readonly SettledChild[]): Promise<void> {
+export async function askPeople(
+  engine: AnswerReads & Pick<Engine, 'tier' | 'party' | 'clock' | 'steps' | 'audit' | 'writer'>,
+  pass: Pass,
+  state: StepState,
+  draft: OutcomeDraft,
+  received: readonly SettledChild[],
+): Promise<void> {
   const { job, assignment } = pass;
   const now = engine.clock.now();
   const questions = questionsBehind(draft, received, { tier: engine.tier, outcomeId: outcomeMessageId(assignment.id) });
@@ -48,7 +57,7 @@ export type WaitRead = { readonly kind: 'complete'; readonly answers: readonly C
  * A waiting job, woken: its answers if every question has one, else whether its wait is over;
  * woken early (a partial answer, a promotion by hand), it goes back to waiting until the end.
  */
-export async function readWait(engine: Engine, pass: Pass, awaiting: Awaiting): Promise<WaitRead> {
+export async function readWait(engine: AnswerReads & Pick<Engine, 'clock'>, pass: Pass, awaiting: Awaiting): Promise<WaitRead> {
   const answers = await answersFor(engine, pass.assignment.rootId, awaiting);
   if (answers) {
     pass.span.addEvent('answers received', { questions: answers.length });
@@ -60,12 +69,12 @@ export async function readWait(engine: Engine, pass: Pass, awaiting: Awaiting): 
 }
 
 /** Delays the job until its wait ends; answers that came meanwhile wake it at once. */
-async function waitForAnswers(engine: Engine, pass: Pass, awaiting: Awaiting): Promise<void> {
+async function waitForAnswers(engine: AnswerReads, pass: Pass, awaiting: Awaiting): Promise<void> {
   await pass.job.moveToDelayed(awaiting.until, pass.lock.token);
   if (await answersFor(engine, pass.assignment.rootId, awaiting)) await promote(pass.job);
 }
 
-async function answersFor(engine: Engine, rootId: string, awaiting: Awaiting): Promise<Clarification[] | null> {
+async function answersFor(engine: AnswerReads, rootId: string, awaiting: Awaiting): Promise<Clarification[] | null> {
   const read = readAnswers(await engine.redis.hgetall(engine.keys.answers(rootId)), engine.runtime.signing, awaiting.asked_at);
   for (const { field, reason } of read.ignored) engine.log.warn('ignored an answer', { root: rootId, question: field, reason });
   return completeAnswers(awaiting, read.answers);

@@ -164,7 +164,7 @@ export class CellWorker {
       // Poison work is not handed to the receive interceptors either: what killed its workers may be one of them.
       const received =
         poison === null && (engine.handoffs.receive || facts.state?.received) ? await receivedAssignment(engine, assignment, facts, controller.signal) : { assignment, changed: false, refused: null };
-      const span = processSpan(engine, job, assignment, facts.state);
+      const span = processSpan(engine.tier, engine.role, job, assignment, facts.state);
       if (received.refused) reportRefusal(span, log, received.refused);
       const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt };
       let end: Terminal;

@@ -22,6 +22,12 @@ import { sendDelegations } from './handoffs.js';
 
 type Child = StepState['children'][number];
 
+/**
+ * What sending a round uses: the tier's role, settings, send interceptors and default budget; the
+ * queue below; the records its batch is made of, the writer, and the reader of the job's marks.
+ */
+export type Delegator = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'budget' | 'signer' | 'clock' | 'keys' | 'reader' | 'lowerQueue' | 'steps' | 'audit' | 'traces' | 'writer'>;
+
 /** A round sent: its state, whether the job now waits for its children, and whether a cancellation mark on the job was read as the round went out. */
 export interface SentRound {
   readonly state: StepState;
@@ -30,13 +36,13 @@ export interface SentRound {
 }
 
 /**
- * Sends a policy's delegations in one script (Engine.sendRound): the new round's step state, the
+ * Sends a policy's delegations in one script (PassWriter.sendRound): the new round's step state, the
  * policy's Beads writes, the audit entries, the round's watchdog and (for first_success) its race
  * record, then the child jobs, then the job's move to waiting for them. The job's cancellation
  * marks are read in the same script: a cancellation whose walk of the tree came before it missed
  * these children, and its mark is then already there.
  */
-export async function delegate(engine: Engine, pass: Pass, previous: StepState | null, step: DelegateStep, received: readonly SettledChild[]): Promise<SentRound> {
+export async function delegate(engine: Delegator, pass: Pass, previous: StepState | null, step: DelegateStep, received: readonly SettledChild[]): Promise<SentRound> {
   const { job, assignment, span } = pass;
   const lowerQueue = engine.lowerQueue;
   if (!lowerQueue) throw new UnrecoverableError(`${engine.tier} has no tier below`);
@@ -123,7 +129,7 @@ export async function delegate(engine: Engine, pass: Pass, previous: StepState |
 }
 
 /** Adds children of a saved round whose jobs do not exist (a round goes out whole: these were lost some other way). */
-export async function addChildren(engine: Engine, pass: Pass, children: readonly Child[]): Promise<void> {
+export async function addChildren(engine: Pick<Engine, 'tier' | 'signer' | 'clock' | 'runtime' | 'lowerQueue'>, pass: Pass, children: readonly Child[]): Promise<void> {
   const traces = new Map(children.map((child) => [child.id, child.trace]));
   const messages = childMessages(engine, pass.assignment, children, engine.clock.now());
   await addChildJobs(
@@ -133,7 +139,7 @@ export async function addChildren(engine: Engine, pass: Pass, children: readonly
 }
 
 /** Puts the round's watchdog back if it is not in the set; one already there (due, or leased by a sweep) is left as it is. */
-export async function keepWatch(engine: Engine, jobId: string, state: StepState): Promise<void> {
+export async function keepWatch(engine: Pick<Engine, 'tier' | 'party' | 'keys' | 'redis'>, jobId: string, state: StepState): Promise<void> {
   const watchAt = nextWatch(state, null);
   if (watchAt === null) return;
   await engine.redis.zadd(engine.keys.watchdogs(engine.party), 'NX', watchAt, watchMember({ parentId: jobId, parentTier: engine.tier, round: state.round }));
@@ -144,7 +150,7 @@ export async function keepWatch(engine: Engine, jobId: string, state: StepState)
  * not a message. The answers a job was sent with go down with its work, so whoever asked finds
  * them; so does its error policy, field by field under the child's own (docs/protocol.md#error-policies).
  */
-function childMessages(engine: Engine, assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
+function childMessages(engine: Pick<Engine, 'tier' | 'signer'>, assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
   const correlation = assignment.message ? assignment.id : null;
   const answers = clarificationsOf(assignment.payload.task_data);
   return children.map((child) => {

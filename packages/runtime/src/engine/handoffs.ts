@@ -1,4 +1,4 @@
-import { ERROR_TYPES, tierBelow, type DelegationMessage, type DelegationPayload, type OutcomeMessage } from '@tierflow/protocol';
+import { ERROR_TYPES, tierBelow, type DelegationMessage, type DelegationPayload, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import type { Span } from '@opentelemetry/api';
 import { HandoffRefusedError, type HandoffChain } from '../handoff/chain.js';
 import { buildDelegation, refusedChildOutcome } from '../messages/messages.js';
@@ -12,7 +12,13 @@ import type { Engine, Pass } from './pass.js';
  *
  * @throws HandoffRefusedError before anything is sent, when an interceptor refuses one.
  */
-export async function sendDelegations(chain: HandoffChain, engine: Engine, pass: Pass, messages: readonly DelegationMessage[], now: number): Promise<readonly DelegationMessage[]> {
+export async function sendDelegations(
+  chain: HandoffChain,
+  engine: Pick<Engine, 'tier' | 'signer'>,
+  pass: Pass,
+  messages: readonly DelegationMessage[],
+  now: number,
+): Promise<readonly DelegationMessage[]> {
   const { rootId } = pass.assignment;
   const sent: DelegationMessage[] = [];
   for (const message of messages) {
@@ -29,13 +35,13 @@ export async function sendDelegations(chain: HandoffChain, engine: Engine, pass:
  *
  * @throws HandoffRefusedError when an interceptor refuses it.
  */
-export async function sendOutcome(chain: HandoffChain, engine: Engine, pass: Pass, built: OutcomeMessage, received: readonly SettledChild[]): Promise<OutcomeMessage> {
+export async function sendOutcome(chain: HandoffChain, tier: TierName, pass: Pass, built: OutcomeMessage, received: readonly SettledChild[]): Promise<OutcomeMessage> {
   const { assignment } = pass;
   const handoff = await chain({
     kind: 'outcome',
     id: built.id,
     rootId: assignment.rootId,
-    from: engine.tier,
+    from: tier,
     to: assignment.message?.source_tier ?? 'client',
     signal: NEVER,
     payload: built.payload,
@@ -50,7 +56,12 @@ export async function sendOutcome(chain: HandoffChain, engine: Engine, pass: Pas
  * interceptors made of it (or their refusal, for the job to answer with); on later ones, what the
  * first pass kept in the step state.
  */
-export async function receivedAssignment(engine: Engine, assignment: Assignment, facts: Pick<JobFacts, 'state' | 'stop' | 'corrupt'>, signal: AbortSignal): Promise<ReceivedAssignment> {
+export async function receivedAssignment(
+  engine: Pick<Engine, 'handoffs' | 'tier'>,
+  assignment: Assignment,
+  facts: Pick<JobFacts, 'state' | 'stop' | 'corrupt'>,
+  signal: AbortSignal,
+): Promise<ReceivedAssignment> {
   if (facts.state?.received) return { assignment: { ...assignment, payload: facts.state.received }, changed: true, refused: null };
   // Work that will not run (stopped, or its state unreadable) is not handed to the interceptors.
   if (facts.state !== null || facts.stop !== null || facts.corrupt !== null) return { assignment, changed: false, refused: null };
@@ -77,7 +88,7 @@ export interface ReceivedAssignment {
  *
  * @throws HandoffRefusedError when an interceptor refuses it; the job then answers without running its policy.
  */
-async function receiveDelegation(engine: Engine, assignment: Assignment, signal: AbortSignal): Promise<Assignment> {
+async function receiveDelegation(engine: Pick<Engine, 'handoffs' | 'tier'>, assignment: Assignment, signal: AbortSignal): Promise<Assignment> {
   const chain = engine.handoffs.receive;
   if (!chain) return assignment;
   const from = assignment.message?.source_tier ?? 'client';
@@ -90,7 +101,7 @@ async function receiveDelegation(engine: Engine, assignment: Assignment, signal:
  * outcome an interceptor refuses becomes a failed one (error_type `handoff_refused`, not
  * recoverable), which the tier's policy reads as it would any failure.
  */
-export function outcomeReceiver(engine: Engine, pass: Pass): ((child: SettledChild, now: number) => Promise<SettledChild>) | null {
+export function outcomeReceiver(engine: Pick<Engine, 'handoffs' | 'tier' | 'log'>, pass: Pass): ((child: SettledChild, now: number) => Promise<SettledChild>) | null {
   const chain = engine.handoffs.receive;
   if (!chain) return null;
   const childTier = tierBelow(engine.tier)!;

@@ -1,6 +1,6 @@
 import { beadsHandle, DeferredBeadsStore } from '@tierflow/beads';
 import { ROOT_CONTEXT, type Link, type Span } from '@opentelemetry/api';
-import { resolveErrorPolicy } from '@tierflow/protocol';
+import { resolveErrorPolicy, type TierName } from '@tierflow/protocol';
 import type { Job } from 'bullmq';
 import { deadlineOf, receiverMarginMs } from '../deadlines/timing.js';
 import { QUEUE_OF } from '../messages/queues.js';
@@ -12,6 +12,7 @@ import { inFlightTtlMs } from '../config/retention.js';
 import { PROGRESS_INTERVAL_MS } from '../progress/progress.js';
 import { progressReporter } from '../progress/progress-reporter.js';
 import type { Engine, Pass } from './pass.js';
+import type { TierRole } from './role.js';
 import type { PassLock } from './pass-writer.js';
 import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
@@ -35,10 +36,16 @@ export interface PassInput {
 }
 
 /**
+ * What opening a pass uses: the tier's role and settings for its rules, Redis, the clock and the
+ * writer for the policy's Beads, progress and usage, and the reader for its children's answers.
+ */
+export type PassOpener = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'log' | 'redis' | 'clock' | 'keys' | 'reader' | 'audit' | 'meters' | 'writer'>;
+
+/**
  * A pass's context. What the policy writes to Beads waits for the MULTI that sends its
  * delegations or its outcome; writes that must go first go out fenced by the pass's lock too.
  */
-export function openPass(engine: Engine, input: PassInput): Pass {
+export function openPass(engine: PassOpener, input: PassInput): Pass {
   const { job, token, assignment, signal, span, startedAt, answerBy, waitedMs } = input;
   const lock: PassLock = { jobId: job.id!, key: lockKey(job), token: token ?? '' };
   const errorPolicy = resolveErrorPolicy(assignment.payload.error_policy, engine.runtime.errorPolicy);
@@ -110,7 +117,7 @@ export function openPass(engine: Engine, input: PassInput): Pass {
 }
 
 /** A CONSUMER span per processing pass, child of the pass that sent its delegation; a resumed parent's pass links the pass that sent its round. */
-export function processSpan(engine: Engine, job: Job, assignment: Assignment, state: StepState | null): Span {
+export function processSpan(tier: TierName, role: TierRole, job: Job, assignment: Assignment, state: StepState | null): Span {
   // A round's children carry the context of the pass that sent them: one link for each round.
   const links = state ? [...new Set(state.children.map((child) => child.trace))].map(linkTo).filter((link): link is Link => link !== null) : null;
   // A root sent without an SDK carries no context: its first pass started the trace, and later passes join it.
@@ -120,10 +127,10 @@ export function processSpan(engine: Engine, job: Job, assignment: Assignment, st
       messageId: assignment.id,
       correlationId: assignment.message?.correlation_id ?? assignment.rootId,
       rootId: assignment.rootId,
-      tier: engine.tier,
-      queue: QUEUE_OF[engine.tier],
+      tier,
+      queue: QUEUE_OF[tier],
       taskType: assignment.payload.task_type,
-      specialist: engine.role.namesSpecialist ? assignment.payload.specialist_hint : null,
+      specialist: role.namesSpecialist ? assignment.payload.specialist_hint : null,
       attempt: job.attemptsMade + 1,
     },
     links,

@@ -22,37 +22,56 @@ import type { RunTraces } from './run-traces.js';
 import type { PassLock, PassWriter } from './pass-writer.js';
 
 /**
- * What a tier worker's passes share: its tier, its policy, and the stores and helpers the
- * effects of a pass use. Built once per worker.
+ * Which tier a worker's passes run at, and by what rules: its policy, the deployment's settings
+ * and interceptors, and the default budget.
  */
-export interface Engine {
+export interface EnginePolicy {
   readonly tier: TierName;
   readonly party: TierSlug;
   readonly role: TierRole;
   readonly handler: TierHandler;
   readonly runtime: RuntimeOptions;
-  readonly redis: RedisClient;
-  readonly clock: RedisClock;
-  readonly log: TierLogger;
-  /** The queue of the tier below; null at the Fleet. */
-  readonly lowerQueue: Queue | null;
-  readonly steps: StepStore;
-  readonly dedup: DedupCache;
-  readonly audit: AuditTrail;
-  readonly keys: ControlKeys;
-  readonly signer: Signer | null;
-  readonly reader: JobFactsReader;
-  readonly canceller: TierCanceller;
-  /** Each run's usage meter, for the policy's context. */
-  readonly meters: UsageMeters;
   /** The deployment's handoff interceptors, composed for each end (docs/protocol.md#handoff-interceptors). */
   readonly handoffs: HandoffChains;
   /** The default budget of runs (read at the root only); null for none. */
   readonly budget: Budget | null;
-  /** At the root: the runs' traces this process recorded, to mark once their spans are exported. */
-  readonly traces?: RunTraces;
+}
+
+/** What passes read with: Redis and the deployment's clock, the key layouts, the job's records, the queue below. */
+export interface EngineReads {
+  readonly redis: RedisClient;
+  readonly clock: RedisClock;
+  readonly keys: ControlKeys;
+  readonly reader: JobFactsReader;
+  /** The queue of the tier below; null at the Fleet. */
+  readonly lowerQueue: Queue | null;
+}
+
+/**
+ * What passes write with: the writer every fenced write goes through, the records its batches are
+ * made of (step state, answer cache, audit trail, signatures), and the writes of their own:
+ * cancellation marks, usage meters, run traces.
+ */
+export interface EngineWrites {
   /** Every write of a pass, fenced by its job's lock. */
   readonly writer: PassWriter;
+  readonly steps: StepStore;
+  readonly dedup: DedupCache;
+  readonly audit: AuditTrail;
+  readonly signer: Signer | null;
+  readonly canceller: TierCanceller;
+  /** Each run's usage meter, for the policy's context. */
+  readonly meters: UsageMeters;
+  /** At the root: the runs' traces this process recorded, to mark once their spans are exported. */
+  readonly traces?: RunTraces;
+}
+
+/**
+ * What a tier worker's passes share, built once per worker (compose-cell.ts). Each effect of a
+ * pass takes only the members it uses (a `Pick` of these), so its signature tells what it touches.
+ */
+export interface Engine extends EnginePolicy, EngineReads, EngineWrites {
+  readonly log: TierLogger;
 }
 
 /** One pass of one job: what every phase of it works with. */

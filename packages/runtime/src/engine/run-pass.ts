@@ -10,6 +10,7 @@ import type { Engine, Pass } from './pass.js';
 import type { StepState } from '../steps/step-store.js';
 import { askPeople, readWait } from './ask-people.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
+import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import { outcomeReceiver, reportRefusal } from './handoffs.js';
 
 type Effect<K extends PhaseKind> = (engine: Engine, pass: Pass, phase: PhaseOf<K>) => Promise<PhaseEvents[K]>;
@@ -18,21 +19,22 @@ type Effects = { readonly [K in Exclude<PhaseKind, Terminal['kind']>]: Effect<K>
 /**
  * What each phase does, as the event it reports. The phases that work towards a decision report
  * any error as `failed` (or `stopped`, when the pass was cancelled or ran out of time meanwhile);
- * errors while delegating or answering go to BullMQ, which runs the job again.
+ * errors while delegating or answering go to BullMQ, which runs the job again. Each entry is
+ * handed the whole engine; the effects it calls take only their part (their signatures say which).
  */
 const EFFECTS: Effects = {
-  fresh: (engine, pass) => decision(pass, () => engine.handler.start(pass.context)),
-  corrupt: (engine, pass) =>
+  fresh: ({ handler }, pass) => decision(pass, () => handler.start(pass.context)),
+  corrupt: ({ canceller }, pass) =>
     // Its children are unknown to it now: stop whatever it had running, then answer.
     guarded(pass, async () => {
-      await engine.canceller.cancelPending(pass.job, `${pass.assignment.id} cannot read its own state`);
+      await canceller.cancelPending(pass.job, `${pass.assignment.id} cannot read its own state`);
       return { type: 'cleared' } as const;
     }),
-  poisoned: async (engine, pass, phase) => {
+  poisoned: async ({ handler, log, canceller }, pass, phase) => {
     // Only a job that never delegated can have finished its policy's work before its workers died.
-    const recorded = phase.state === null ? ((await engine.handler.recorded?.(pass.context)) ?? null) : null;
-    engine.log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: pass.job.id, crashes: phase.crashes });
-    if (phase.state) await stopChildren(engine, pass, phase.state);
+    const recorded = phase.state === null ? ((await handler.recorded?.(pass.context)) ?? null) : null;
+    log.warn(recorded ? 'answering poison work from its recorded outcome' : 'poison work answered failed, not run again', { id: pass.job.id, crashes: phase.crashes });
+    if (phase.state) await stopChildren(canceller, pass, phase.state);
     return { type: 'recalled', recorded };
   },
   collecting: (engine, pass, phase) => guarded(pass, () => readRound(engine, pass, phase.state, phase.mode)),
@@ -96,8 +98,8 @@ async function advance(engine: Engine, pass: Pass, phase: Exclude<Phase, Termina
 }
 
 /** Stops the children of a round just sent: the pass was stopped while sending them. */
-export function stopChildren(engine: Engine, pass: Pass, state: StepState): Promise<void> {
-  return engine.canceller.cancelAll(
+export function stopChildren(canceller: TierCanceller, pass: Pass, state: StepState): Promise<void> {
+  return canceller.cancelAll(
     state.children.map((child) => child.id),
     `${pass.assignment.id} was stopped`,
   );
@@ -108,9 +110,9 @@ export function stopChildren(engine: Engine, pass: Pass, state: StepState): Prom
  * no longer this pass's to retry: should stopping fail, its next pass reads the same stop and
  * answers once its children have.
  */
-async function stopSent(engine: Engine, pass: Pass, state: StepState, parked: boolean): Promise<void> {
+async function stopSent(engine: Pick<Engine, 'canceller' | 'log'>, pass: Pass, state: StepState, parked: boolean): Promise<void> {
   try {
-    await stopChildren(engine, pass, state);
+    await stopChildren(engine.canceller, pass, state);
   } catch (error) {
     if (!parked) throw error;
     engine.log.warn('could not stop the children of a round sent as the job was stopped', { id: pass.job.id, error: String(error) });
@@ -145,7 +147,7 @@ function decision(pass: Pass, policy: () => Promise<Step>) {
   });
 }
 
-async function readRound(engine: Engine, pass: Pass, state: StepState, mode: CollectMode) {
+async function readRound(engine: Pick<Engine, 'tier' | 'runtime' | 'handoffs' | 'log' | 'clock' | 'reader' | 'lowerQueue'>, pass: Pass, state: StepState, mode: CollectMode) {
   const round = await collectRound({
     job: pass.job,
     lowerQueue: engine.lowerQueue!,
@@ -162,7 +164,7 @@ async function readRound(engine: Engine, pass: Pass, state: StepState, mode: Col
 }
 
 /** The policy's `resume`, after the round's outcomes pass the cascade check; its answer carries the gravest check. */
-async function resume(engine: Engine, pass: Pass, round: SettledRound): Promise<Step> {
+async function resume(engine: Pick<Engine, 'tier' | 'handler' | 'runtime' | 'log'>, pass: Pass, round: SettledRound): Promise<Step> {
   const checked = checkUpstream(round, engine.tier, engine.runtime.cascade, engine.runtime.errorPolicy);
   reportChecks(pass.span, engine.log, checked);
   const { handler } = engine;
