@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { outcomeMessageSchema } from '@tierflow/protocol';
-import { AUDIT_KINDS, objectiveFileSchema, runStatusSchema, workerBeatSchema } from '@tierflow/runtime';
+import { AUDIT_KINDS, objectiveFileSchema, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime';
 
 /** An error as every route answers one: a stable code and a sentence. */
 export const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), problems: z.array(z.string()).optional() }) }).openapi('Error');
@@ -88,7 +88,11 @@ export const answerBody = z.object({ text: z.string(), to: z.string().optional()
 
 export const answerReportSchema = z.object({ answered: z.array(z.string()), open: z.number(), resumed: z.boolean() }).openapi('AnswerReport');
 
-/** An entry of a run's audit trail, as the runtime reads it back (a field it could not read is empty, or null). */
+/**
+ * An entry of a run's audit trail, as the runtime reads it back (a field it could not read is
+ * empty, or null). Its fields are the runtime's AuditRecord's: one added or dropped there and not
+ * here fails to compile.
+ */
 const auditEntrySchema = z
   .object({
     stream_id: z.string().openapi({ description: "The entry's id in the run's audit stream, which gives the order." }),
@@ -104,7 +108,7 @@ const auditEntrySchema = z
     by: z.string(),
     attempt: z.number().nullable().openapi({ description: "A delivery's attempt number, for delegations received." }),
     detail: z.string().openapi({ description: "A delegation's task type, an outcome's error type, a cancellation's reason." }),
-  })
+  } satisfies Record<keyof AuditRecord, z.ZodType>)
   .openapi('AuditEntry');
 
 export const auditSchema = z.object({ entries: z.array(auditEntrySchema) }).openapi('AuditTrail');
