@@ -1,6 +1,18 @@
 import { beadsRef } from '@tierflow/beads';
 import { TierflowError, type JsonObject } from '@tierflow/protocol';
-import { passUp, planWith, type OutcomeFields, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
+import {
+  passUp,
+  planWith,
+  startPolicyWorker,
+  type OutcomeFields,
+  type Plan,
+  type PolicyWorkerOptions,
+  type SettledRound,
+  type Step,
+  type TierContext,
+  type TierHandler,
+  type TierWorker,
+} from '@tierflow/runtime';
 import { initialMemo, readMemo, type ArchitectMemo } from './architect-memo.js';
 import { childOutcomesOf, workArtifactsOfEntries } from './child-outcomes.js';
 import { decideArchitect, mapToPlan } from './decide.js';
@@ -24,6 +36,14 @@ export function architectHandler(input: ArchitectOptionsInput = {}): TierHandler
     start: (context) => start(context, options),
     resume: (context, round) => resume(context, round, options),
   };
+}
+
+/** How to run an Architect worker: the host's options, and the policy's. */
+export type ArchitectWorkerOptions = ArchitectOptionsInput & PolicyWorkerOptions;
+
+/** Starts an Architect worker on the `architect` queue; resolves once it takes jobs. */
+export function startArchitectWorker(options: ArchitectWorkerOptions): Promise<TierWorker> {
+  return startPolicyWorker(architectHandler, options);
 }
 
 async function start(context: TierContext, options: ResolvedArchitectOptions): Promise<Step> {

@@ -1,5 +1,5 @@
 import type { RunSummary } from '@tierflow/runtime';
-import { age } from './age.js';
+import { age } from '@tierflow/server/age';
 import type { RenderOptions } from './render-tree.js';
 import { textTable } from './text-table.js';
 

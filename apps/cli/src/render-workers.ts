@@ -1,6 +1,6 @@
 import { isTierName, TIER_SLUGS } from '@tierflow/protocol';
 import type { WorkerBeat } from '@tierflow/runtime';
-import { age } from './age.js';
+import { age } from '@tierflow/server/age';
 import { textTable } from './text-table.js';
 
 const HEADER = ['TIER', 'HOST', 'PID', 'UP', 'RUNNING', 'CONCURRENCY', 'LAST BEAT', 'SPECIALISTS'];

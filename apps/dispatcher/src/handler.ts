@@ -1,6 +1,17 @@
 import { beadsRef } from '@tierflow/beads';
 import type { AgentIdentity } from '@tierflow/protocol';
-import { planWith, type DelegationDraft, type Plan, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
+import {
+  planWith,
+  startPolicyWorker,
+  type DelegationDraft,
+  type Plan,
+  type PolicyWorkerOptions,
+  type SettledRound,
+  type Step,
+  type TierContext,
+  type TierHandler,
+  type TierWorker,
+} from '@tierflow/runtime';
 import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 import { decideNext } from './decide-next.js';
 import { releaseDependents, startingSubtasks, upstreamFor } from './dependencies.js';
@@ -28,6 +39,14 @@ export function dispatcherHandler(input: DispatcherOptionsInput = {}): TierHandl
     start: (context) => start(context, options),
     resume: (context, round) => resume(context, round, options),
   };
+}
+
+/** How to run a Dispatcher worker: the host's options, and the policy's. */
+export type DispatcherWorkerOptions = DispatcherOptionsInput & PolicyWorkerOptions;
+
+/** Starts a Dispatcher worker on the `dispatcher` queue; resolves once it takes jobs. */
+export function startDispatcherWorker(options: DispatcherWorkerOptions): Promise<TierWorker> {
+  return startPolicyWorker(dispatcherHandler, options);
 }
 
 async function start(context: TierContext, options: ResolvedDispatcherOptions): Promise<Step> {

@@ -26,7 +26,8 @@ export { dispatchMemoSchema, initialMemo, recordRound } from './dispatch-memo.js
 export type { DispatchMemo, SubtaskResult, SubtaskState } from './dispatch-memo.js';
 export { fleetDraft } from './fleet-draft.js';
 export type { FleetDraftInput } from './fleet-draft.js';
-export { dispatcherHandler } from './handler.js';
+export { dispatcherHandler, startDispatcherWorker } from './handler.js';
+export type { DispatcherWorkerOptions } from './handler.js';
 export { DEFAULT_FLEET_TIMEOUT_MS, DEFAULT_ROUTING, dispatcherOptionsSchema, FALLBACK_ROUTE, resolveDispatcherOptions } from './options.js';
 export type { DispatcherOptionsInput, ResolvedDispatcherOptions } from './options.js';
 export { DEFAULT_TASK_TYPE, planOf } from './plan-of.js';
@@ -37,5 +38,3 @@ export type { Route } from './route.js';
 export { routingKeys } from './routing-keys.js';
 export { taskGraphOf } from './task-graph.js';
 export type { TaskGraph, TaskNode, TaskNodeStatus } from './task-graph.js';
-export { startDispatcherWorker } from './worker.js';
-export type { DispatcherWorkerOptions } from './worker.js';

@@ -1,5 +1,5 @@
 import { BeadsStore } from '@tierflow/beads';
-import { cellPrefixes, connect, consoleLogger, TierWorker, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { cellPrefixes, connect, consoleLogger, TierWorker, type PolicyWorkerOptions, type RuntimeOptions } from '@tierflow/runtime';
 import { publishAgents } from './agent-registry.js';
 import { fleetHandler } from './fleet-handler.js';
 import { defaultRegistry, type SpecialistRegistry } from './registry.js';
@@ -7,16 +7,13 @@ import { defaultRegistry, type SpecialistRegistry } from './registry.js';
 /** The Fleet's recommended `timeout_ms` (30 s: docs/protocol.md#timeouts), for senders that set none. */
 export const FLEET_DEFAULT_TIMEOUT_MS = 30_000;
 
-/** Options of {@link startFleetWorker}. */
-export interface StartFleetOptions {
-  readonly runtime: RuntimeOptions;
-  /** Specialist runs at once in each cell it serves; the runtime's default (8) when left out. */
-  readonly concurrency?: number;
-  /** The cells this process serves (`--cells`); every cell when left out. */
-  readonly cells?: readonly number[];
+/**
+ * Options of {@link startFleetWorker}: the host's, as every tier's (`concurrency` counts specialist
+ * runs), and the Fleet's own.
+ */
+export interface StartFleetOptions extends PolicyWorkerOptions {
   /** The specialists to serve; {@link defaultRegistry} (just `sim`) when left out. */
   readonly registry?: SpecialistRegistry;
-  readonly log?: TierLogger;
   /** Expiry of outputs and logs written to Beads, in ms. */
   readonly outputTtlMs?: number;
   /** Caps the runs at once of the default registry's `sim`, to drill throttling (TIERFLOW_SIM_MAX_CONCURRENT). */

@@ -1,5 +1,5 @@
 import { fastSafeParse, isTierflowError, type OutcomePayload, TierflowError } from '@tierflow/protocol';
-import { passUp, type SettledRound, type Step, type TierContext, type TierHandler } from '@tierflow/runtime';
+import { passUp, startPolicyWorker, type RootWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { architectDraft } from './architect-draft.js';
 import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
 import { decideMonitor } from './decide.js';
@@ -32,6 +32,14 @@ export function monitorHandler(input: MonitorOptionsInput = {}): TierHandler {
     },
     resume: (context, round) => resume(context, round, options),
   };
+}
+
+/** How to run a Monitor worker: the host's options, and the policy's. */
+export type MonitorWorkerOptions = MonitorOptionsInput & RootWorkerOptions;
+
+/** Starts a Monitor worker on the `monitor` queue, where root objectives arrive; resolves once it takes jobs. */
+export function startMonitorWorker(options: MonitorWorkerOptions): Promise<TierWorker> {
+  return startPolicyWorker(monitorHandler, options);
 }
 
 function delegate(context: TierContext, options: ResolvedMonitorOptions, memo: MonitorMemo): Step {

@@ -21,7 +21,8 @@ export { boundsSchema, METRICS, metricStatsSchema, standardDeviation, updateBoun
 export type { Bounds, Metric, MetricStats, Sample } from './bounds.js';
 export { decideMonitor } from './decide.js';
 export type { MonitorDecision } from './decide.js';
-export { monitorHandler } from './handler.js';
+export { monitorHandler, startMonitorWorker } from './handler.js';
+export type { MonitorWorkerOptions } from './handler.js';
 export { monitorMemoSchema } from './monitor-memo.js';
 export type { MonitorMemo } from './monitor-memo.js';
 export { DEFAULT_ARCHITECT_TIMEOUT_MS, DEFAULT_MAX_RESETS, DEFAULT_SURPRISE, monitorOptionsSchema, resolveMonitorOptions, surpriseOptionsSchema } from './options.js';
@@ -33,5 +34,3 @@ export type { Evaluation, MonitorOutcome } from './report.js';
 export { checkSurprise, effectiveSigma, SIGMA_FLOOR } from './surprise.js';
 export type { SurpriseVerdict } from './surprise.js';
 export { boundsKey, keySegment, runKeys } from './system-keys.js';
-export { startMonitorWorker } from './worker.js';
-export type { MonitorWorkerOptions } from './worker.js';

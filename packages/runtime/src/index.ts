@@ -93,6 +93,8 @@ export { digestAudit, mergeRunTree } from './audit/run-tree-merge.js';
 export type { JobFacts, RunNode, RunNodeSource } from './audit/run-tree-merge.js';
 export { parseRunStatus, QUEUE_STATES, queueStatesOf, RUN_STATUSES, runStatus, runStatusSchema, UNFINISHED_STATUSES } from './status/run-status.js';
 export type { RunStatus, StatusFacts } from './status/run-status.js';
+export { startPolicyWorker } from './engine/policy-worker.js';
+export type { PolicyWorkerOptions, RootWorkerOptions } from './engine/policy-worker.js';
 export { TierWorker } from './engine/tier-worker.js';
 export type { TierWorkerOptions } from './engine/tier-worker.js';
 export { MessageGate } from './security/message-gate.js';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { outcomeMessageSchema } from '@tierflow/protocol';
-import { objectiveFileSchema, runStatusSchema, workerBeatSchema } from '@tierflow/runtime';
+import { AUDIT_KINDS, objectiveFileSchema, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime';
 
 /** An error as every route answers one: a stable code and a sentence. */
 export const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), problems: z.array(z.string()).optional() }) }).openapi('Error');
@@ -41,7 +41,7 @@ export const runListQuery = z.object({
     .openapi({ param: { name: 'limit', in: 'query' }, example: 20 }),
 });
 
-const questionSchema = z.object({ id: z.string(), question: z.string(), tier: z.string(), answer: z.string().nullable() });
+const questionSchema = z.object({ id: z.string(), question: z.string(), tier: z.string(), answer: z.string().nullable() }).openapi('Question');
 
 /** A node of a run's tree, as `tierflow status --json` prints it (its children are nodes too). */
 export const runNodeSchema = z
@@ -54,12 +54,16 @@ export const runNodeSchema = z
     source: z.string(),
     queue_state: z.string().nullable().openapi({ description: "For debugging: BullMQ's state of the node's job while retained, null once gone; `status` is what it means (docs/statuses.md)." }),
     confidence: z.number().nullable(),
+    // Not named: the OpenAPI generator drops the null of a named schema made nullable.
     usage: z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number(), llm_calls: z.number() }).nullable(),
     progress: z.object({ percent: z.number().nullable(), note: z.string().nullable(), at: z.string() }).nullable(),
     attempts: z.number(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
-    children: z.array(z.unknown()).openapi({ description: 'Nodes of the same shape.' }),
+    // A getter, so the schema can name itself: its children are nodes too.
+    get children(): z.ZodArray<typeof runNodeSchema> {
+      return z.array(runNodeSchema);
+    },
     questions: z.array(questionSchema).optional(),
     waiting_until: z.string().optional(),
   })
@@ -84,6 +88,29 @@ export const answerBody = z.object({ text: z.string(), to: z.string().optional()
 
 export const answerReportSchema = z.object({ answered: z.array(z.string()), open: z.number(), resumed: z.boolean() }).openapi('AnswerReport');
 
-export const auditSchema = z.object({ entries: z.array(z.looseObject({ kind: z.string(), direction: z.string(), id: z.string() })) }).openapi('AuditTrail');
+/**
+ * An entry of a run's audit trail, as the runtime reads it back (a field it could not read is
+ * empty, or null). Its fields are the runtime's AuditRecord's: one added or dropped there and not
+ * here fails to compile.
+ */
+const auditEntrySchema = z
+  .object({
+    stream_id: z.string().openapi({ description: "The entry's id in the run's audit stream, which gives the order." }),
+    time: z.string(),
+    from: z.string().openapi({ description: 'A tier, or `client` for whoever is outside the tiers.' }),
+    to: z.string(),
+    kind: z.string().openapi({ description: `One of ${AUDIT_KINDS.map((kind) => `\`${kind}\``).join(', ')}.` }),
+    direction: z.string().openapi({ description: '`sent` or `received`.' }),
+    id: z.string().openapi({ description: 'The message id.' }),
+    correlation_id: z.string(),
+    status: z.string().openapi({ description: "An outcome's status; empty otherwise." }),
+    confidence: z.number().nullable(),
+    by: z.string(),
+    attempt: z.number().nullable().openapi({ description: "A delivery's attempt number, for delegations received." }),
+    detail: z.string().openapi({ description: "A delegation's task type, an outcome's error type, a cancellation's reason." }),
+  } satisfies Record<keyof AuditRecord, z.ZodType>)
+  .openapi('AuditEntry');
+
+export const auditSchema = z.object({ entries: z.array(auditEntrySchema) }).openapi('AuditTrail');
 
 export const workersSchema = z.object({ workers: z.array(workerBeatSchema) }).openapi('Workers');

@@ -6,7 +6,7 @@ import type { UsageMeter } from '../policy/usage-meter.js';
 export interface HopUsage {
   readonly meter: UsageMeter;
   /** What the calls made through `meter` were charged so far, settled ones only. */
-  spent(): Usage;
+  readonly spent: () => Usage;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { age, cost, deadline, duration, elapsed, progressText, shortId, tierSlug, tokenCount } from './format.js';
+import { age } from './age.js';
+import { cost, deadline, duration, elapsed, progressText, shortId, tierSlug, tokenCount } from './format.js';
 
 describe('the dashboard’s wording', () => {
   it('words spans of time as the command does', () => {

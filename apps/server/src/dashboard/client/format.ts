@@ -1,15 +1,7 @@
+import { age } from './age.js';
 import type { Progress, Usage } from './api-types.js';
 
 // How the dashboard words numbers and times: as `tierflow watch` and `tierflow runs` do. Pure.
-
-/** `4 s`, `3 min`, `2 h`, `5 d`: a span of time read at a glance. */
-export function age(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 120) return `${seconds} s`;
-  if (seconds < 7_200) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
-  return `${Math.round(seconds / 86_400)} d`;
-}
 
 /** A run's or a node's duration: to a tenth of a second under ten seconds, then as an age. */
 export function duration(ms: number): string {

@@ -1,7 +1,8 @@
+import { age } from './age.js';
 import { getJson, postJson } from './api.js';
 import type { RunSummary } from './api-types.js';
 import { fill, h, statusBadge } from './dom.js';
-import { age, clock, duration } from './format.js';
+import { clock, duration } from './format.js';
 import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from './page.js';
 
 const EXAMPLE = `{
