@@ -1,6 +1,6 @@
 // One tier of the plain-BullMQ shape as its own process: node test/dist/bench/bullmq-worker.js <tier>
 // with REDIS_URL and BENCH_PREFIX set; prints "ready" once it takes jobs, stops on SIGTERM.
-import { DEFAULT_CONCURRENCY } from '@tierflow/runtime';
+import { DEFAULT_CONCURRENCY } from '@tierflow/runtime/admin';
 import { Queue, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BELOW, FAN_OUT, SHAPE_TIERS, shapeJobOptions, type ShapeData, type ShapeTier } from './bullmq-jobs.js';

@@ -15,7 +15,9 @@ import {
   type OutcomeStatus,
   type TierName,
 } from '@tierflow/protocol';
-import { buildDelegation, buildOutcome, type OutcomeDraft } from '@tierflow/runtime';
+import { buildDelegation } from '@tierflow/runtime/admin';
+import { buildOutcome } from '@tierflow/runtime/policy';
+import { type OutcomeDraft } from '@tierflow/runtime';
 import type { z } from 'zod';
 import { median } from './shape.js';
 

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDelegation, checkSignature, generateKeySet, signingFromEnv } from '@tierflow/runtime';
+import { buildDelegation, checkSignature, generateKeySet, signingFromEnv } from '@tierflow/runtime/admin';
 import { measureTierflow, WARM_UP_BATCHES, WARM_UP_ROOTS, type HalfFigures, type MeasureOptions } from './measure.js';
 import { median } from './shape.js';
 import { startTierflowShape } from './tierflow-shape.js';

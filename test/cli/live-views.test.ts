@@ -1,5 +1,6 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { DEFAULT_CONCURRENCY, type RunSummary, type WorkerBeat } from '@tierflow/runtime';
+import { DEFAULT_CONCURRENCY } from '@tierflow/runtime/admin';
+import { type RunSummary, type WorkerBeat } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';

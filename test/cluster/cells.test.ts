@@ -1,5 +1,6 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { cellOfRoot, cellPrefixes, DEFAULT_CONCURRENCY, type ObjectiveFile } from '@tierflow/runtime';
+import { cellOfRoot, cellPrefixes, DEFAULT_CONCURRENCY } from '@tierflow/runtime/admin';
+import { type ObjectiveFile } from '@tierflow/runtime';
 import { scanKeys } from '@tierflow/beads';
 import { waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';

@@ -1,5 +1,5 @@
 import { escapeRedisGlob, scanKeys } from '@tierflow/beads';
-import { cellOfRoot, cellPrefixes, connect } from '@tierflow/runtime';
+import { cellOfRoot, cellPrefixes, connect } from '@tierflow/runtime/admin';
 import { waitFor } from '@tierflow/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

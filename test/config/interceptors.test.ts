@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DelegationMessage, UpstreamWork } from '@tierflow/protocol';
-import { readAuditTrail } from '@tierflow/runtime';
+import { readAuditTrail } from '@tierflow/runtime/admin';
 import { Queue } from 'bullmq';
 import { redisClient } from '@tierflow/testing';
 import type { Redis } from 'ioredis';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BeadsStore } from '@tierflow/beads';
-import { connect } from '@tierflow/runtime';
+import { connect } from '@tierflow/runtime/admin';
 import { completion, FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';

@@ -4,7 +4,8 @@ import type { ObjectiveFile } from '@tierflow/runtime';
 import { escapeRedisGlob, scanKeys } from '@tierflow/beads';
 import { startRedisCluster, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Queue, QueueEvents } from 'bullmq';
-import { cellPrefixes, connect, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { cellPrefixes, connect } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 
 export interface DrillOptions {
   readonly roots: number;

@@ -1,4 +1,5 @@
-import { auditKey, readAuditTrail, type AuditRecord, type RunNode } from '@tierflow/runtime';
+import { auditKey, readAuditTrail, type AuditRecord } from '@tierflow/runtime/admin';
+import { type RunNode } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

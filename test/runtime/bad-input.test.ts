@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { buildDelegation } from '@tierflow/runtime';
+import { buildDelegation } from '@tierflow/runtime/admin';
 import { redisClient } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

@@ -1,6 +1,7 @@
 import type { TierSlug } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { auditKey, type RunNode, type TierflowClient } from '@tierflow/runtime';
+import { auditKey } from '@tierflow/runtime/admin';
+import { type RunNode, type TierflowClient } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';

@@ -1,4 +1,5 @@
-import { buildRootOutcome, resolveRuntimeOptions, RootWaitError, TierflowClient, WAIT_GRACE_MS } from '@tierflow/runtime';
+import { buildRootOutcome, WAIT_GRACE_MS } from '@tierflow/runtime/admin';
+import { resolveRuntimeOptions, RootWaitError, TierflowClient } from '@tierflow/runtime';
 import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readAuditTrail } from '@tierflow/runtime';
+import { readAuditTrail } from '@tierflow/runtime/admin';
 import { redisClient } from '@tierflow/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';

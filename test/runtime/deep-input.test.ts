@@ -1,4 +1,4 @@
-import { buildDelegation } from '@tierflow/runtime';
+import { buildDelegation } from '@tierflow/runtime/admin';
 import { redisClient } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

@@ -1,5 +1,6 @@
 import type { DelegationMessage, UpstreamWork } from '@tierflow/protocol';
-import { readAuditTrail, type ObjectiveFile, type RunNode, type Subtask } from '@tierflow/runtime';
+import { readAuditTrail } from '@tierflow/runtime/admin';
+import { type ObjectiveFile, type RunNode, type Subtask } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { useDeployment } from '../support/shared-deployment.js';
 import { runToEnd, treeNodes } from '../support/runs.js';

@@ -1,5 +1,6 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { buildDelegation, jobOptions, type ObjectiveFile } from '@tierflow/runtime';
+import { buildDelegation, jobOptions } from '@tierflow/runtime/admin';
+import { type ObjectiveFile } from '@tierflow/runtime';
 import { redisClient } from '@tierflow/testing';
 import { QueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';

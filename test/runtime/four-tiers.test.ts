@@ -1,6 +1,7 @@
 import { BeadsStore } from '@tierflow/beads';
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { buildDelegation, jobOptions, TierflowClient, type ObjectiveFile } from '@tierflow/runtime';
+import { buildDelegation, jobOptions } from '@tierflow/runtime/admin';
+import { TierflowClient, type ObjectiveFile } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { QueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';

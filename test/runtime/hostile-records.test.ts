@@ -1,5 +1,6 @@
 import { TIER_SLUGS } from '@tierflow/protocol';
-import { controlKeys, readAuditTrail, type RunNode } from '@tierflow/runtime';
+import { controlKeys, readAuditTrail } from '@tierflow/runtime/admin';
+import { type RunNode } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';

@@ -1,7 +1,7 @@
 import { TIER_SLUGS } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { readAuditTrail } from '@tierflow/runtime';
+import { readAuditTrail } from '@tierflow/runtime/admin';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

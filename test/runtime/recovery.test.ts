@@ -1,6 +1,6 @@
 import type { TierSlug } from '@tierflow/protocol';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { controlKeys } from '@tierflow/runtime';
+import { controlKeys } from '@tierflow/runtime/admin';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';

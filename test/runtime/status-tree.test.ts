@@ -1,5 +1,6 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
-import { QUEUE_OF, type AuditRecord, type RunNode } from '@tierflow/runtime';
+import { QUEUE_OF, type AuditRecord } from '@tierflow/runtime/admin';
+import { type RunNode } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

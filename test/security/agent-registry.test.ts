@@ -1,6 +1,7 @@
 import { agentKey } from '@tierflow/beads';
 import type { AgentIdentity, OutcomeMessage } from '@tierflow/protocol';
-import { buildDelegation, type ObjectiveFile } from '@tierflow/runtime';
+import { buildDelegation } from '@tierflow/runtime/admin';
+import { type ObjectiveFile } from '@tierflow/runtime';
 import { redisClient } from '@tierflow/testing';
 import type { Redis } from 'ioredis';
 import { Queue } from 'bullmq';

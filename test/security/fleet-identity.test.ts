@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDelegation, buildOutcome, controlKeys, generateKeySet, resolveRuntimeOptions, signingFromEnv, signRecord, TierflowClient, type Signer } from '@tierflow/runtime';
+import { buildDelegation, controlKeys, generateKeySet, signingFromEnv, signRecord, type Signer } from '@tierflow/runtime/admin';
+import { buildOutcome } from '@tierflow/runtime/policy';
+import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';
 import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { controlKeys, generateKeySet, runtimeOptionsFromEnv, TierflowClient, type ObjectiveFile } from '@tierflow/runtime';
+import { controlKeys, generateKeySet } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv, TierflowClient, type ObjectiveFile } from '@tierflow/runtime';
 import { redisClient, uniquePrefix, waitFor } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

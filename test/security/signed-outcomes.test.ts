@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnTiers, type TierProcesses } from '@tierflow/cli';
-import { generateKeySet, privateKeyPath, PUBLIC_KEYS_FILE, readKeySetFile } from '@tierflow/runtime';
+import { generateKeySet, privateKeyPath, PUBLIC_KEYS_FILE, readKeySetFile } from '@tierflow/runtime/admin';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';

@@ -9,7 +9,8 @@
 // Run as `node test/dist/support/crashing-fleet.js` with the usual worker environment.
 import { BeadsStore } from '@tierflow/beads';
 import { defaultRegistry, defineSpecialist, fleetHandler, fleetOptionsFromEnv, publishAgents } from '@tierflow/fleet';
-import { connect, consoleLogger, TierWorker, type TierHandler } from '@tierflow/runtime';
+import { connect } from '@tierflow/runtime/admin';
+import { consoleLogger, TierWorker, type TierHandler } from '@tierflow/runtime';
 
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');

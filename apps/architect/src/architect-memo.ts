@@ -1,5 +1,5 @@
 import { artifactSchema, fastSafeParse, type JsonObject, outcomeStatusSchema, TierflowError } from '@tierflow/protocol';
-import { planSchema } from '@tierflow/runtime';
+import { planSchema } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 
 /** A child that succeeded in an earlier round, kept for the final aggregate. */

@@ -1,5 +1,5 @@
 import type { OutcomeStatus } from '@tierflow/protocol';
-import { withDependencies } from '@tierflow/runtime';
+import { withDependencies } from '@tierflow/runtime/policy';
 import type { ArchitectMemo, KeptChild } from './architect-memo.js';
 import type { ChildOutcomeEntry } from './child-outcomes.js';
 

@@ -1,5 +1,6 @@
 import { outcomePayloadSchema, type DelegationPayloadInput } from '@tierflow/protocol';
-import type { Plan, PlanRequest, Planner } from '@tierflow/runtime';
+import type { Plan } from '@tierflow/runtime';
+import type { PlanRequest, Planner } from '@tierflow/runtime/policy';
 import { describe, expect, it } from 'vitest';
 import { dispatcherReply } from './dispatcher-reply.js';
 import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';

@@ -1,18 +1,7 @@
 import { beadsRef } from '@tierflow/beads';
 import { TierflowError, type JsonObject } from '@tierflow/protocol';
-import {
-  passUp,
-  planWith,
-  startPolicyWorker,
-  type OutcomeFields,
-  type Plan,
-  type PolicyWorkerOptions,
-  type SettledRound,
-  type Step,
-  type TierContext,
-  type TierHandler,
-  type TierWorker,
-} from '@tierflow/runtime';
+import { passUp, planWith, type OutcomeFields } from '@tierflow/runtime/policy';
+import { startPolicyWorker, type Plan, type PolicyWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { initialMemo, readMemo, type ArchitectMemo } from './architect-memo.js';
 import { childOutcomesOf, workArtifactsOfEntries } from './child-outcomes.js';
 import { decideArchitect, mapToPlan } from './decide.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Planner } from '@tierflow/runtime';
+import type { Planner } from '@tierflow/runtime/policy';
 import { resolveArchitectOptions, type ArchitectOptionsInput } from './options.js';
 
 const planner: Planner = () => Promise.resolve(null);

@@ -1,5 +1,5 @@
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
-import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime';
+import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 
 /**

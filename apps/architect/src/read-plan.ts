@@ -1,5 +1,6 @@
 import type { JsonObject } from '@tierflow/protocol';
-import { checkedPlan, type Plan } from '@tierflow/runtime';
+import { checkedPlan } from '@tierflow/runtime/policy';
+import { type Plan } from '@tierflow/runtime';
 
 /**
  * The plan in `task_data.plan`, validated, or null when there is none. The Architect checks it

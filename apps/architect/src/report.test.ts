@@ -4,7 +4,7 @@ import type { ArchitectMemo } from './architect-memo.js';
 import { childOutcomesOf } from './child-outcomes.js';
 import { mapToPlan } from './decide.js';
 import { dispatcherReply, type Row } from './dispatcher-reply.js';
-import { passUp } from '@tierflow/runtime';
+import { passUp } from '@tierflow/runtime/policy';
 import { forwardReport, reaggregatedReport } from './report.js';
 
 const outcomeOf = (reply: ReturnType<typeof dispatcherReply>): OutcomePayload => outcomePayloadSchema.parse({ ...reply, execution_time_ms: 40 });

@@ -1,6 +1,6 @@
 import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, toAggregatedOutcome, withoutUsage, type Aggregation, type ChildResult } from '@tierflow/core';
 import type { AggregationStrategy, ArtifactInput, OutcomePayload } from '@tierflow/protocol';
-import { passUp, type OutcomeFields } from '@tierflow/runtime';
+import { passUp, type OutcomeFields } from '@tierflow/runtime/policy';
 import type { ArchitectMemo } from './architect-memo.js';
 import { workArtifactsOf, type ChildOutcomeEntry } from './child-outcomes.js';
 

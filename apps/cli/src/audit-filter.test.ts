@@ -1,4 +1,4 @@
-import type { AuditRecord } from '@tierflow/runtime';
+import type { AuditRecord } from '@tierflow/runtime/admin';
 import { describe, expect, it } from 'vitest';
 import { auditKindsOf, shownAudit } from './audit-filter.js';
 import type { CliIo } from './io.js';

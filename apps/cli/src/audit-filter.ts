@@ -1,4 +1,4 @@
-import { AUDIT_KINDS, type AuditKind, type AuditRecord } from '@tierflow/runtime';
+import { AUDIT_KINDS, type AuditKind, type AuditRecord } from '@tierflow/runtime/admin';
 import { InvalidArgumentError } from 'commander';
 
 export interface AuditFilter {

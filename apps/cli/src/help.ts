@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_PREFIX, DEFAULT_REDIS_URL } from '@tierflow/runtime';
+import { DEFAULT_PREFIX, DEFAULT_REDIS_URL } from '@tierflow/runtime/admin';
 import type { Command } from 'commander';
 
 /** The top-level help's groups, in order; a command that is in none of them is listed last, under "Other commands". */

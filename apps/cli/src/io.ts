@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
-import { tooManyBytes, type InputLimits } from '@tierflow/runtime';
+import { tooManyBytes, type InputLimits } from '@tierflow/runtime/admin';
 import { readFileWithin, readLimited } from './read-limited.js';
 
 /** Where a command reads and writes; tests pass their own. */

@@ -1,5 +1,6 @@
 import { errorKindOf } from '@tierflow/protocol';
-import { configProblems, parseRunStatus, RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
+import { configProblems, parseRunStatus } from '@tierflow/runtime/admin';
+import { RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { auditKindsOf } from './audit-filter.js';
 import type { AclOptions } from './commands/acl.js';

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { tooManyBytes, type InputLimits } from '@tierflow/runtime';
+import { tooManyBytes, type InputLimits } from '@tierflow/runtime/admin';
 
 /** `stream` to its end as UTF-8, or null once it has given more than `maxBytes`: nothing past that is held. */
 export async function readLimited(stream: Readable, maxBytes: number): Promise<string | null> {

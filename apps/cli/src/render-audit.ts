@@ -1,5 +1,5 @@
 import { isTierName, TIER_SLUGS } from '@tierflow/protocol';
-import type { AuditRecord } from '@tierflow/runtime';
+import type { AuditRecord } from '@tierflow/runtime/admin';
 import { textTable } from './text-table.js';
 
 const HEADER = ['TIME', 'FROM', 'TO', 'KIND', 'DIRECTION', 'ID', 'STATUS', 'CONFIDENCE', 'DETAIL'];

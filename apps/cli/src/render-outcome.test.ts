@@ -1,4 +1,4 @@
-import { buildRootOutcome } from '@tierflow/runtime';
+import { buildRootOutcome } from '@tierflow/runtime/admin';
 import { describe, expect, it } from 'vitest';
 import { renderOutcome } from './render-outcome.js';
 

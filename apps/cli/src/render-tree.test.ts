@@ -1,4 +1,5 @@
-import { digestAudit, mergeRunTree, type RunNode } from '@tierflow/runtime';
+import { digestAudit, mergeRunTree } from '@tierflow/runtime/admin';
+import { type RunNode } from '@tierflow/runtime';
 import { runNode } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { renderTree } from './render-tree.js';

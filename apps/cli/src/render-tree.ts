@@ -1,5 +1,6 @@
 import { TIER_SLUGS, type Usage } from '@tierflow/protocol';
-import { progressText, runStatus, UNFINISHED_STATUSES, type RunNode } from '@tierflow/runtime';
+import { progressText, runStatus, UNFINISHED_STATUSES } from '@tierflow/runtime/admin';
+import { type RunNode } from '@tierflow/runtime';
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`,

@@ -1,5 +1,6 @@
 import { TIER_SLUGS, tierOfSlug, type TierSlug } from '@tierflow/protocol';
-import { consoleLogger, type RuntimeOptions, type TierflowEnv, type TierWorker } from '@tierflow/runtime';
+import { consoleLogger, type RuntimeOptions, type TierWorker } from '@tierflow/runtime';
+import { type TierflowEnv } from '@tierflow/runtime/admin';
 import type { LoadedConfig } from './config/config-file.js';
 import { discoveredSpecialists, type TierSetup } from './config/tier-setup.js';
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { unservedNotice, type RunNode, type TierflowClient } from '@tierflow/runtime';
+import { unservedNotice } from '@tierflow/runtime/admin';
+import { type RunNode, type TierflowClient } from '@tierflow/runtime';
 
 /** How long a view lets a run sit before it asks whether a worker serves it (a worker starting alongside has beaten by then), and how often it asks again. */
 export const UNSERVED_CHECK_MS = 2_000;

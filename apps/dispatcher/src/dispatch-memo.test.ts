@@ -1,5 +1,6 @@
 import { delegationPayloadSchema } from '@tierflow/protocol';
-import { buildOutcome, type SettledChild } from '@tierflow/runtime';
+import { buildOutcome } from '@tierflow/runtime/policy';
+import { type SettledChild } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { initialMemo, readMemo, recordRound, type DispatchMemo } from './dispatch-memo.js';
 import { FIXED_NOW, type OutcomeReply } from '@tierflow/runtime/testing';

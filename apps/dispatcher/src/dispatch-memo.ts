@@ -1,5 +1,6 @@
 import { aggregationStrategySchema, artifactSchema, evidenceGradeSchema, fastSafeParse, type JsonObject, outcomeStatusSchema, TierflowError } from '@tierflow/protocol';
-import { planSchema, type Plan, type SettledChild } from '@tierflow/runtime';
+import { planSchema } from '@tierflow/runtime/policy';
+import { type Plan, type SettledChild } from '@tierflow/runtime';
 import { z } from 'zod';
 import type { Route } from './route.js';
 

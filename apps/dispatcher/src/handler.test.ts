@@ -1,5 +1,6 @@
 import { outcomePayloadSchema, type Artifact, type DelegationPayloadInput } from '@tierflow/protocol';
-import type { Plan, Planner } from '@tierflow/runtime';
+import type { Plan } from '@tierflow/runtime';
+import type { Planner } from '@tierflow/runtime/policy';
 import { describe, expect, it } from 'vitest';
 import { FakeBeads, delegationTo, fakeContext, settle, delegated, reported, type OutcomeReply } from '@tierflow/runtime/testing';
 import { dispatcherHandler } from './handler.js';

@@ -1,17 +1,7 @@
 import { beadsRef } from '@tierflow/beads';
 import type { AgentIdentity } from '@tierflow/protocol';
-import {
-  planWith,
-  startPolicyWorker,
-  type DelegationDraft,
-  type Plan,
-  type PolicyWorkerOptions,
-  type SettledRound,
-  type Step,
-  type TierContext,
-  type TierHandler,
-  type TierWorker,
-} from '@tierflow/runtime';
+import { planWith } from '@tierflow/runtime/policy';
+import { startPolicyWorker, type DelegationDraft, type Plan, type PolicyWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 import { decideNext } from './decide-next.js';
 import { releaseDependents, startingSubtasks, upstreamFor } from './dependencies.js';

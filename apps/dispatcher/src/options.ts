@@ -1,6 +1,6 @@
 import { resolveRetryOptions, type Boundaries, type RetryOptions } from '@tierflow/core';
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
-import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime';
+import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 
 /** The task_type key whose route list serves every task type without one of its own. */

@@ -1,4 +1,5 @@
-import { checkedPlan, type Plan } from '@tierflow/runtime';
+import { checkedPlan } from '@tierflow/runtime/policy';
+import { type Plan } from '@tierflow/runtime';
 import type { DelegationPayload } from '@tierflow/protocol';
 
 /** The task_type of the one subtask made from an objective that came without a plan and without a string `task_data.task_type`. */

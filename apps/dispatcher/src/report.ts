@@ -1,6 +1,6 @@
 import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
 import { TierflowError, type ArtifactInput } from '@tierflow/protocol';
-import type { OutcomeFields } from '@tierflow/runtime';
+import type { OutcomeFields } from '@tierflow/runtime/policy';
 import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
 
 /** The error_type of an aggregate, by status (the vocabulary lives in the core). */

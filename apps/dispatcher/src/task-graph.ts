@@ -1,5 +1,6 @@
 import type { AggregationStrategy, OutcomeStatus } from '@tierflow/protocol';
-import { dependencyEdges, type Plan } from '@tierflow/runtime';
+import { dependencyEdges } from '@tierflow/runtime/policy';
+import { type Plan } from '@tierflow/runtime';
 import type { DispatchMemo } from './dispatch-memo.js';
 import { DEFAULT_TASK_TYPE } from './plan-of.js';
 

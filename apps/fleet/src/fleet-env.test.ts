@@ -1,4 +1,4 @@
-import { DEFAULT_CONCURRENCY, DEFAULT_PREFIX, DEFAULT_REDIS_URL } from '@tierflow/runtime';
+import { DEFAULT_CONCURRENCY, DEFAULT_PREFIX, DEFAULT_REDIS_URL } from '@tierflow/runtime/admin';
 import { describe, expect, it } from 'vitest';
 import { fleetOptionsFromEnv } from './fleet-env.js';
 import { FLEET_DEFAULT_TIMEOUT_MS } from './start-fleet.js';

@@ -1,4 +1,5 @@
-import { readTierflowEnv, runtimeOptionsFromEnv, tierflowEnvSchema, type RuntimeOptions } from '@tierflow/runtime';
+import { readTierflowEnv, tierflowEnvSchema } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv, type RuntimeOptions } from '@tierflow/runtime';
 
 /** The Fleet process's own environment variables, as the runtime's one schema of the environment defines them. */
 export const fleetEnvSchema = tierflowEnvSchema.pick({ FLEET_CONCURRENCY: true, FLEET_OUTPUT_TTL_MS: true, TIERFLOW_SIM_MAX_CONCURRENT: true, TIERFLOW_TRACK_COMPLETIONS: true });

@@ -1,7 +1,8 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { canWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
 import { delegationPayloadSchema, outcomePayloadSchema, resolveErrorPolicy, TierflowError, type DelegationPayloadInput, type ErrorPolicy } from '@tierflow/protocol';
-import { UNMETERED, type Step, type TierContext, type TierLogger } from '@tierflow/runtime';
+import { UNMETERED } from '@tierflow/runtime/policy';
+import { type Step, type TierContext, type TierLogger } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { fleetHandler, type FleetHandlerOptions } from './fleet-handler.js';
 import { promptHashOf } from './agent-identity.js';

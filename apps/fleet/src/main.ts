@@ -1,6 +1,7 @@
 // The Fleet process: `node apps/fleet/dist/main.js`. Library users call startFleetWorker instead.
 import { isTierflowError } from '@tierflow/protocol';
-import { configProblems, consoleLogger } from '@tierflow/runtime';
+import { configProblems } from '@tierflow/runtime/admin';
+import { consoleLogger } from '@tierflow/runtime';
 import { fleetOptionsFromEnv } from './fleet-env.js';
 import { startFleetWorker } from './start-fleet.js';
 

@@ -1,5 +1,6 @@
 import { BeadsStore } from '@tierflow/beads';
-import { cellPrefixes, connect, consoleLogger, TierWorker, type PolicyWorkerOptions, type RuntimeOptions } from '@tierflow/runtime';
+import { cellPrefixes, connect } from '@tierflow/runtime/admin';
+import { consoleLogger, TierWorker, type PolicyWorkerOptions, type RuntimeOptions } from '@tierflow/runtime';
 import { publishAgents } from './agent-registry.js';
 import { fleetHandler } from './fleet-handler.js';
 import { defaultRegistry, type SpecialistRegistry } from './registry.js';

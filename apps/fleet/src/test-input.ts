@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import { UNMETERED } from '@tierflow/runtime';
+import { UNMETERED } from '@tierflow/runtime/policy';
 import type { SpecialistInput } from './specialist.js';
 
 /** A specialist input for tests: the sim script in `taskData.sim`, attempt 1, a signal that never fires. */

@@ -1,5 +1,6 @@
 import { fastSafeParse, isTierflowError, type OutcomePayload, TierflowError } from '@tierflow/protocol';
-import { passUp, startPolicyWorker, type RootWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
+import { passUp } from '@tierflow/runtime/policy';
+import { startPolicyWorker, type RootWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { architectDraft } from './architect-draft.js';
 import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
 import { decideMonitor } from './decide.js';

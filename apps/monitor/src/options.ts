@@ -1,5 +1,5 @@
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
-import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime';
+import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 import { LOADED_LORAS_REFRESH_MS } from './loaded-loras.js';
 

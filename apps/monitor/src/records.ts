@@ -1,5 +1,5 @@
 import { fastSafeParse, type AggregationStrategy, type JsonObject, type OutcomeStatus } from '@tierflow/protocol';
-import { planSchema } from '@tierflow/runtime';
+import { planSchema } from '@tierflow/runtime/policy';
 
 /** The task type bounds are learned for when the root's task_data names none. */
 export const DEFAULT_BOUNDS_TASK_TYPE = 'objective';

@@ -1,6 +1,6 @@
 import { outcomePayloadSchema, type OutcomePayload } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
-import { passUp } from '@tierflow/runtime';
+import { passUp } from '@tierflow/runtime/policy';
 import { evaluatedReport } from './report.js';
 
 const outcome: OutcomePayload = outcomePayloadSchema.parse({

@@ -1,6 +1,6 @@
 import { withoutUsage } from '@tierflow/core';
 import type { OutcomePayload } from '@tierflow/protocol';
-import { passUp, type OutcomeFields } from '@tierflow/runtime';
+import { passUp, type OutcomeFields } from '@tierflow/runtime/policy';
 import type { SurpriseVerdict } from './surprise.js';
 
 /** The root's fields: the Architect's, and the whole run's duration, which the Monitor times itself. */

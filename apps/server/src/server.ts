@@ -1,7 +1,8 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { errorKindOf, isTierflowError } from '@tierflow/protocol';
-import { cellPrefixes, connect, consoleLogger, isTlsUrl, redisWhere, TierflowClient, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
+import { cellPrefixes, connect, isTlsUrl, redisWhere } from '@tierflow/runtime/admin';
+import { consoleLogger, TierflowClient, type RuntimeOptions, type TierLogger } from '@tierflow/runtime';
 import type { Queue } from 'bullmq';
 import { HTTPException } from 'hono/http-exception';
 import { a2aRoutes } from './a2a/a2a-routes.js';

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OBJECTIVE_SCHEMA_FILE, objectiveSchemaFileText } from '../dist/index.js';
+import { OBJECTIVE_SCHEMA_FILE, objectiveSchemaFileText } from '../dist/admin-api.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'schemas');
 mkdirSync(dir, { recursive: true });

@@ -1,6 +1,7 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { beadsAclKeyRules } from '@tierflow/beads';
-import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, resolveRuntimeOptions } from '@tierflow/runtime';
+import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF } from '@tierflow/runtime/admin';
+import { resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
 

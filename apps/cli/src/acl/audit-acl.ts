@@ -1,4 +1,4 @@
-import { auditKey } from '@tierflow/runtime';
+import { auditKey } from '@tierflow/runtime/admin';
 
 /** What the tiers and the client may do to a run's audit stream: add, keep alive, read. */
 export const AUDIT_STREAM_COMMANDS = ['+xadd', '+pexpire', '+xrange', '+xrevrange', '+xlen'] as const;

@@ -1,4 +1,4 @@
-import { connect, readTierflowVars, redactUrl, redisUrlProblem } from '@tierflow/runtime';
+import { connect, readTierflowVars, redactUrl, redisUrlProblem } from '@tierflow/runtime/admin';
 import { applyAcl } from '../acl/acl-apply.js';
 import { aclFileText } from '../acl/acl-file.js';
 import { aclPasswordsFromEnv, passwordVariable } from '../acl/acl-passwords.js';

@@ -1,4 +1,5 @@
-import { cellOf, connectReachable, readAuditTrail, runtimeOptionsFromEnv, type AuditKind } from '@tierflow/runtime';
+import { cellOf, connectReachable, readAuditTrail, type AuditKind } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv } from '@tierflow/runtime';
 import { shownAudit } from '../audit-filter.js';
 import { EXIT, type CliIo } from '../io.js';
 import { renderAudit } from '../render-audit.js';

@@ -1,4 +1,4 @@
-import { readTierflowEnv } from '@tierflow/runtime';
+import { readTierflowEnv } from '@tierflow/runtime/admin';
 import { loadConfig } from '../config/config-file.js';
 import { configRows, type SettingSource } from '../config/config-report.js';
 import { EXIT, type CliIo } from '../io.js';

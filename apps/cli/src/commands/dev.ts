@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { isTierflowError } from '@tierflow/protocol';
-import { connectReachable, readTierflowVars, redactUrl, runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { connectReachable, readTierflowVars, redactUrl } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv } from '@tierflow/runtime';
 import { findFreePort } from '@tierflow/testing';
 import { shownPath } from '../config/config-file.js';
 import { projectEnv } from '../config/project-env.js';

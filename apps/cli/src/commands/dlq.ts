@@ -1,4 +1,5 @@
-import { resignForReplay, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { resignForReplay } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 
 export interface DlqOptions {

@@ -1,5 +1,6 @@
 import { formatValidationError, isTierflowError, validateWith } from '@tierflow/protocol';
-import { checkObjectiveSize, CLIENT, objectiveFileSchema, runtimeOptionsFromEnv, signerOf, TierflowClient, type RunNode } from '@tierflow/runtime';
+import { checkObjectiveSize, CLIENT, signerOf } from '@tierflow/runtime/admin';
+import { objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient, type RunNode } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';

@@ -1,4 +1,4 @@
-import { currentKeys, generateKeySet, PARTIES, readKeySetFile, retireKey, rotateKey, readTierflowVars, SIGNING_ENV, type Party, type PublicKeyEntry } from '@tierflow/runtime';
+import { currentKeys, generateKeySet, PARTIES, readKeySetFile, retireKey, rotateKey, readTierflowVars, SIGNING_ENV, type Party, type PublicKeyEntry } from '@tierflow/runtime/admin';
 import { EXIT, type CliIo } from '../io.js';
 
 export interface KeysOptions {

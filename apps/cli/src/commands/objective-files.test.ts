@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { objectiveJsonSchema } from '@tierflow/runtime';
+import { objectiveJsonSchema } from '@tierflow/runtime/admin';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../io.js';
 import { main } from '../main.js';

@@ -1,6 +1,7 @@
 import { redisClient, uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
-import { DeadLetters, RUN_STATUSES } from '@tierflow/runtime';
+import { DeadLetters } from '@tierflow/runtime/admin';
+import { RUN_STATUSES } from '@tierflow/runtime';
 import type { Job } from 'bullmq';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CliIo } from '../io.js';

@@ -1,5 +1,5 @@
 import { isWireTypeName, jsonSchemaOf, WIRE_TYPE_NAMES } from '@tierflow/protocol';
-import { objectiveJsonSchema } from '@tierflow/runtime';
+import { objectiveJsonSchema } from '@tierflow/runtime/admin';
 import { EXIT, type CliIo } from '../io.js';
 
 export interface SchemaOptions {

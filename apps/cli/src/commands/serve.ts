@@ -1,5 +1,6 @@
 import { isTierflowError } from '@tierflow/protocol';
-import { connectReachable, runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { connectReachable } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv } from '@tierflow/runtime';
 import { createServer, listen, serverOptionsFromEnv } from '@tierflow/server';
 import { stopSignal } from '../dashboard.js';
 import { EXIT, type CliIo } from '../io.js';

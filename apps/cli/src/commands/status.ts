@@ -1,4 +1,5 @@
-import { runtimeOptionsFromEnv, TierflowClient, unservedNotice } from '@tierflow/runtime';
+import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { unservedNotice } from '@tierflow/runtime/admin';
 import { EXIT, type CliIo } from '../io.js';
 import { renderTree } from '../render-tree.js';
 

@@ -1,4 +1,5 @@
-import { readTierflowVars, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
+import { readTierflowVars } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { DEFAULT_OTLP_ENDPOINT } from '@tierflow/telemetry';
 import { EXIT, type CliIo } from '../io.js';
 

@@ -1,4 +1,5 @@
-import { readTierflowVars, runtimeOptionsFromEnv } from '@tierflow/runtime';
+import { readTierflowVars } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv } from '@tierflow/runtime';
 import { findConfigFile, shownPath } from '../config/config-file.js';
 import { projectEnv } from '../config/project-env.js';
 import { guardExit } from '../exit-guard.js';

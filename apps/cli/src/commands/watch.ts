@@ -1,5 +1,6 @@
 import { TIER_SLUGS } from '@tierflow/protocol';
-import { finished, nodeEvents, progressText, runtimeOptionsFromEnv, TierflowClient, type NodeEvent } from '@tierflow/runtime';
+import { finished, nodeEvents, progressText } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv, TierflowClient, type NodeEvent } from '@tierflow/runtime';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, type CliIo } from '../io.js';
 import { LIVE_INTERVAL_MS, liveTree } from '../live-tree.js';

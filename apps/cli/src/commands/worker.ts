@@ -1,4 +1,5 @@
-import { readTierflowEnv, runtimeOptionsFromEnv, servedCells, type TierWorker } from '@tierflow/runtime';
+import { readTierflowEnv, servedCells } from '@tierflow/runtime/admin';
+import { runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { findConfigFile, loadConfig, shownPath } from '../config/config-file.js';
 import { tierSetup } from '../config/tier-setup.js';

@@ -1,4 +1,4 @@
-import { isSecretName, redactUrl, tierflowEnvSchema, type TierflowEnv } from '@tierflow/runtime';
+import { isSecretName, redactUrl, tierflowEnvSchema, type TierflowEnv } from '@tierflow/runtime/admin';
 import type { LoadedConfig } from './config-file.js';
 
 /** Where a setting's value came from. */

@@ -1,6 +1,7 @@
 import { codeRunnerOptionsSchema, type Specialist } from '@tierflow/fleet';
 import { budgetSchema, evidenceGradeSchema } from '@tierflow/protocol';
-import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, TONE_ISOLATION_INTERCEPTOR, type HandoffInterceptor, type Planner } from '@tierflow/runtime';
+import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, TONE_ISOLATION_INTERCEPTOR, type Planner } from '@tierflow/runtime/policy';
+import { type HandoffInterceptor } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** A module to load, relative to the configuration file, and which of its exports (`default` when left out). */

@@ -1,4 +1,4 @@
-import { readTierflowVars } from '@tierflow/runtime';
+import { readTierflowVars } from '@tierflow/runtime/admin';
 import type { ProjectConfig } from './config-schema.js';
 
 /** Where the `openai` client sends requests when neither the project file nor OPENAI_BASE_URL names an endpoint. */

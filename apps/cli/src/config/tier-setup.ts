@@ -13,7 +13,9 @@ import {
 } from '@tierflow/fleet';
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
-import { ConfigError, evidenceGrades, interceptorProblems, readTierflowVars, toneIsolation, type HandoffInterceptor, type Isolate, type Planner, type TierLogger } from '@tierflow/runtime';
+import { ConfigError, type HandoffInterceptor, type TierLogger } from '@tierflow/runtime';
+import { evidenceGrades, interceptorProblems, toneIsolation, type Isolate, type Planner } from '@tierflow/runtime/policy';
+import { readTierflowVars } from '@tierflow/runtime/admin';
 import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
 import type { DeclaredInterceptor, DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';

@@ -1,6 +1,6 @@
 import { Role, TaskState, type Message, type Part } from '@a2a-js/sdk';
 import { clarificationsOf, confidenceSchema, ERROR_TYPES, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
-import { receiverMarginMs } from '@tierflow/runtime';
+import { receiverMarginMs } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 import type { SpecialistArtifact, SpecialistInput, SpecialistResult } from '../specialist.js';
 

@@ -1,6 +1,6 @@
 import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type CallEnd, type ModelPrice } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
-import { readTierflowVars } from '@tierflow/runtime';
+import { readTierflowVars } from '@tierflow/runtime/admin';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { abortableDelay, abortError } from '../abortable-delay.js';

@@ -1,4 +1,5 @@
-import { BudgetExceededError, UNMETERED, type PlanRequest } from '@tierflow/runtime';
+import { BudgetExceededError } from '@tierflow/runtime';
+import { UNMETERED, type PlanRequest } from '@tierflow/runtime/policy';
 import { FakeBeads } from '@tierflow/runtime/testing';
 import { completion, FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

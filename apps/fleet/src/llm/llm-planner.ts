@@ -1,6 +1,7 @@
 import type { ModelPrice } from '@tierflow/core';
 import { aggregationStrategySchema, isTierflowError, TierflowError } from '@tierflow/protocol';
-import { checkedPlan, type Plan, type PlanRequest, type Planner } from '@tierflow/runtime';
+import { checkedPlan, type PlanRequest, type Planner } from '@tierflow/runtime/policy';
+import { type Plan } from '@tierflow/runtime';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';

@@ -1,7 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { finished, type TierflowClient } from '@tierflow/runtime';
+import { finished } from '@tierflow/runtime/admin';
+import { type TierflowClient } from '@tierflow/runtime';
 import { isFinal, isInterrupted, runTask } from './task-view.js';
 
 /** A run as a task now, read from Redis alone; null for a run this deployment does not know (or no longer keeps). */

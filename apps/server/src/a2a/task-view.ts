@@ -1,6 +1,7 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { outcomeStatusSchema, type Artifact as TierflowArtifact, type OutcomePayload, type OutcomeStatus } from '@tierflow/protocol';
-import { INPUT_REQUIRED, UNFINISHED_STATUSES, type RunNode, type RunQuestion } from '@tierflow/runtime';
+import { INPUT_REQUIRED, type RunNode, type RunQuestion } from '@tierflow/runtime';
+import { UNFINISHED_STATUSES } from '@tierflow/runtime/admin';
 
 /** States a task does not leave. */
 const FINAL_STATES: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { readTierflowVars, ConfigError } from '@tierflow/runtime';
+import { readTierflowVars } from '@tierflow/runtime/admin';
+import { ConfigError } from '@tierflow/runtime';
 import { z } from 'zod';
 
 /** What `tierflow serve` listens on and how it lets requests in. */

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { RedisClient } from '@tierflow/beads';
-import { awaitReachable } from '@tierflow/runtime';
+import { awaitReachable } from '@tierflow/runtime/admin';
 
 /** Where the server's Redis is, as messages show it (password hidden), and how long a request may wait for it. */
 export interface RedisHealth {

@@ -2,10 +2,10 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { DEAD_LETTER_QUEUE, QUEUE_OF } from '@tierflow/runtime';
+import { DEAD_LETTER_QUEUE, QUEUE_OF } from '@tierflow/runtime/admin';
 import { Queue } from 'bullmq';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { RedisClient } from '@tierflow/runtime';
+import type { RedisClient } from '@tierflow/runtime/admin';
 import type { MiddlewareHandler } from 'hono';
 
 /** Where Bull Board answers. */

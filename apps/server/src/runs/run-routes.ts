@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { cellOf, readAuditTrail, unservedNotice, type RedisClient, type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
+import { cellOf, readAuditTrail, unservedNotice, type RedisClient } from '@tierflow/runtime/admin';
+import { type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
 import {
   answerBody,
   answerReportSchema,

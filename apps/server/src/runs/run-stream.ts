@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { finished, nodeEvents, type TierflowClient } from '@tierflow/runtime';
+import { finished, nodeEvents } from '@tierflow/runtime/admin';
+import { type TierflowClient } from '@tierflow/runtime';
 import { streamSSE } from 'hono/streaming';
 import { rootIdParams } from './run-schemas.js';
 

@@ -1,0 +1,48 @@
+/**
+ * `@tierflow/runtime/admin`: what the `tierflow` command and `tierflow serve` are built on:
+ * reading runs, audit trails and dead letters, the deployment's keys and cells, its settings
+ * and signing keys. Not a stable surface for applications; it moves with the CLI and server.
+ *
+ * @module
+ * @example
+ * ```ts
+ * import { readAuditTrail } from '@tierflow/runtime/admin';
+ * ```
+ */
+export { AUDIT_KINDS } from './audit/audit-entry.js';
+export { auditKey, controlKeys } from './redis/keys.js';
+export type { AuditKind, AuditRecord } from './audit/audit-entry.js';
+export { readAuditTrail } from './audit/audit-read.js';
+export { CLIENT } from './security/party.js';
+export type { Party } from './security/party.js';
+export { jobOptions } from './engine/child-jobs.js';
+export { WAIT_GRACE_MS } from './client/wait-limit.js';
+export { connect, connectReachable, redisWhere } from './redis/connection.js';
+export { awaitReachable } from './redis/reach.js';
+export { unservedNotice } from './workers/unserved.js';
+export type { RedisClient } from '@tierflow/beads';
+export { cellOf, cellOfRoot, cellPrefixes, cellsGlob, servedCells } from './cells/cells.js';
+export { DEAD_LETTER_QUEUE, DeadLetters } from './dead-letters/dead-letters.js';
+export { buildDelegation, buildRootOutcome } from './messages/messages.js';
+export { objectiveJsonSchema } from './client/objective-json-schema.js';
+export { DEFAULT_CONCURRENCY, DEFAULT_PREFIX, DEFAULT_REDIS_URL } from './config/runtime-settings.js';
+export { configProblems, isSecretName } from './config/read-env.js';
+export { readTierflowEnv, readTierflowVars, tierflowEnvSchema } from './config/tierflow-env.js';
+export type { TierflowEnv } from './config/tierflow-env.js';
+export { checkObjectiveSize, tooManyBytes } from './messages/input-limits.js';
+export type { InputLimits } from './messages/input-limits.js';
+export { isTlsUrl, redactUrl, redisUrlProblem } from './redis/redis-url.js';
+export { QUEUE_OF } from './messages/queues.js';
+export { digestAudit, mergeRunTree } from './audit/run-tree-merge.js';
+export { parseRunStatus, runStatus, runStatusSchema, UNFINISHED_STATUSES } from './status/run-status.js';
+export { workerBeatSchema } from './workers/heartbeat.js';
+export { finished, nodeEvents } from './client/run-events.js';
+export { progressText } from './progress/progress.js';
+export { checkSignature, signRecord } from './security/signing.js';
+export { Signer, signerOf, SIGNING_ENV, signingFromEnv } from './security/signing-keys.js';
+export type { SigningConfig } from './security/signing-keys.js';
+export { currentKeys, generateKeySet, privateKeyPath, readKeySetFile, retireKey, rotateKey } from './security/key-directory.js';
+export { PARTIES, PUBLIC_KEYS_FILE } from './security/key-set.js';
+export type { PublicKeyEntry } from './security/key-set.js';
+export { resignForReplay } from './dead-letters/resign.js';
+export { OBJECTIVE_SCHEMA_FILE, objectiveSchemaFileText } from './client/objective-json-schema.js';
