@@ -74,10 +74,12 @@ describe('the runtime’s floors', () => {
     const upward = [...graph].flatMap(([file, targets]) => {
       const from = folderOf(file);
       if (from === null) return [];
-      return targets.filter((target) => {
-        const to = folderOf(target);
-        return to !== null && floorOf.get(to)! > floorOf.get(from)!;
-      }).map((target) => `${file} -> ${target}`);
+      return targets
+        .filter((target) => {
+          const to = folderOf(target);
+          return to !== null && floorOf.get(to)! > floorOf.get(from)!;
+        })
+        .map((target) => `${file} -> ${target}`);
     });
     expect(upward).toEqual([]);
   });

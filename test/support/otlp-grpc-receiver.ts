@@ -43,9 +43,7 @@ export async function startOtlpGrpcReceiver(): Promise<OtlpGrpcReceiver> {
       answer(null, {});
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
   return {
     url: `http://127.0.0.1:${port}`,
     spans,

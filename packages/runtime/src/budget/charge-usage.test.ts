@@ -146,7 +146,7 @@ describe('the reserve and settle scripts', () => {
         expect(charge.limit !== null, `settle ${id}`).toBe(!recordVerdict(budget, count.spent).ok);
       } else {
         const verdict = reservationVerdict(budget, addUsage(count.spent, count.held), usage);
-        const waits = kind === 'wait' && !stopped && !verdict.ok && refusalWaits(budget, count, usage);
+        const waits: boolean = kind === 'wait' && !stopped && !verdict.ok && refusalWaits(budget, count, usage);
         const charge = await reserveCall(redis, chargeKeys, rootId, id, usage, 60_000, kind === 'wait');
         expect([charge.accepted, charge.waits], `${kind} ${id}`).toEqual([verdict.ok && !stopped, waits]);
         stopped ||= !verdict.ok && !waits;

@@ -12,7 +12,6 @@ import type { RuntimeOptions } from '../config/options.js';
  * the cell's prefix is the deployment's own, and nothing changes.
  */
 
-
 /**
  * Cell `index`'s prefix: the deployment's hash tag with the cell's number inside it
  * (`{tierflow}` → `{tierflow:3}`), so each cell hashes to its own slot. With one cell, the prefix itself.

@@ -163,9 +163,7 @@ export class CellWorker {
       }
       // Poison work is not handed to the receive interceptors either: what killed its workers may be one of them.
       const received =
-        poison === null && (engine.handoffs.receive || facts.state?.received)
-          ? await receivedAssignment(engine, assignment, facts, controller.signal)
-          : { assignment, changed: false, refused: null };
+        poison === null && (engine.handoffs.receive || facts.state?.received) ? await receivedAssignment(engine, assignment, facts, controller.signal) : { assignment, changed: false, refused: null };
       const span = processSpan(engine, job, assignment, facts.state);
       if (received.refused) reportRefusal(span, log, received.refused);
       const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt };
@@ -200,8 +198,7 @@ export class CellWorker {
       throw error;
     } finally {
       // Ended with this worker alive: not a death. Sent before BullMQ moves the job on.
-      if (aloneMark !== null)
-        await crashEvidence.ended(job.id!, aloneMark).catch((error: unknown) => log.warn('could not record the end of a run alone', { id: job.id, error: String(error) }));
+      if (aloneMark !== null) await crashEvidence.ended(job.id!, aloneMark).catch((error: unknown) => log.warn('could not record the end of a run alone', { id: job.id, error: String(error) }));
       if (entered) aloneGate.leave(alone);
       running.finish(job.id!);
       // A parked parent resumes here, most likely; anything else is done with this pass's reading.

@@ -35,7 +35,6 @@ export function withQuestions(draft: OutcomeDraft, received: readonly SettledChi
   return { ...draft, questions: questionsBehind(draft, received, own) };
 }
 
-
 /**
  * The round a job sends again once its questions are answered: the same children, each
  * carrying every answer so far in `task_data.clarifications`, under the same strategy and memo.

@@ -5,7 +5,6 @@ import type { SigningConfig } from '../security/signing-keys.js';
 import { readAnswers, readWaitingRun } from './question-records.js';
 import { runStatus, type RunStatus } from '../status/run-status.js';
 
-
 /** A run's wait for a person, as a waiting client looks at it when a default limit is up. */
 export interface PersonWait {
   readonly waiting: boolean;
