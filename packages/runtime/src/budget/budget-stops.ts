@@ -3,11 +3,12 @@ import { ERROR_TYPES, messageIdSchema, type Budget, type Usage } from '@tierflow
 import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../redis/keys.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
-import { rootObjectiveSchema } from '../model/objective.js';
+import { rootObjectiveSchema, type RootObjective } from '../model/objective.js';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { throttledWarning } from '../observability/logger.js';
 import type { TierLogger } from '../policy/handler.js';
-import { checkSignature } from '../security/signing.js';
+import { readStoredRecord, readStoredValue } from '../redis/stored-record.js';
+import { CLIENT } from '../security/party.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { runBudget } from './charge-usage.js';
 
@@ -69,16 +70,13 @@ export function spentOf(record: Readonly<Record<string, string>>): Usage {
  * Never throws.
  */
 export function rootBudgetOf(data: unknown, rootId: string, defaults: Budget | null, signing: SigningConfig | null): Budget | null {
-  let value: unknown = data;
-  try {
-    if (typeof data === 'string') value = JSON.parse(data);
-  } catch {
-    return null;
-  }
-  const root = rootObjectiveSchema.safeParse(value);
-  if (!root.success || root.data.root_id !== rootId) return null;
-  if (signing && !checkSignature(value, signing, 'client').ok) return null;
-  return runBudget(defaults, root.data.objective.budget);
+  const options = {
+    what: 'a root record',
+    check: (root: RootObjective) => (root.root_id === rootId ? null : `it is the root of ${root.root_id}, not ${rootId}`),
+    signedBy: { signing, writer: CLIENT },
+  };
+  const read = typeof data === 'string' ? readStoredRecord(data, rootObjectiveSchema, options) : readStoredValue(data, rootObjectiveSchema, options);
+  return read.ok ? runBudget(defaults, read.value.objective.budget) : null;
 }
 
 export interface BudgetStopDeps {

@@ -1,5 +1,6 @@
-import { fastSafeParse, messageIdSchema } from '@tierflow/protocol';
+import { messageIdSchema } from '@tierflow/protocol';
 import { z } from 'zod';
+import { readStoredRecord } from '../redis/stored-record.js';
 
 /** Ids one notice may name: a cascade over a very large tree is sent in several notices. */
 export const MAX_NOTICE_IDS = 10_000;
@@ -26,19 +27,6 @@ export type NoticeRead = { readonly ok: true; readonly notice: AbortNotice } | {
 
 /** Reads a notice as published; never throws. */
 export function readAbortNotice(text: string): NoticeRead {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: `not JSON: ${preview(text)}` };
-  }
-  const parsed = fastSafeParse(abortNoticeSchema, value);
-  if (parsed.success) return { ok: true, notice: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { ok: false, reason: `not an abort notice: ${issue ? `${issue.path.join('.') || '(the notice)'}: ${issue.message}` : 'invalid'} in ${preview(text)}` };
-}
-
-/** The start of a text, for a log line: bad input is shown, never in full. */
-export function preview(text: string, length = 80): string {
-  return JSON.stringify(text.length > length ? `${text.slice(0, length)}…` : text);
+  const read = readStoredRecord(text, abortNoticeSchema, { what: 'an abort notice', fast: true });
+  return read.ok ? { ok: true, notice: read.value } : read;
 }

@@ -1,7 +1,7 @@
-import { fastSafeParse, formatValidationError, isCancellation, messageIdSchema, messageSignatureSchema, validate, type CancellationMessage } from '@tierflow/protocol';
+import { formatValidationError, isCancellation, messageIdSchema, messageSignatureSchema, validate, type CancellationMessage } from '@tierflow/protocol';
 import { z } from 'zod';
-import { preview } from './control-notice.js';
-import { checkSignature, signRecord } from '../security/signing.js';
+import { readStoredRecord, signatureProblem, type RecordRead } from '../redis/stored-record.js';
+import { signRecord } from '../security/signing.js';
 import type { Party } from '../security/party.js';
 import type { Signer, SigningConfig } from '../security/signing-keys.js';
 
@@ -38,18 +38,9 @@ export function raceRecord(members: readonly string[], signer: Signer | null): s
 
 /** A round's members, or null for a record of any other shape (or, when signing, one `parent` did not sign). */
 export function readRace(text: string, signing: SigningConfig | null, parent: Party): string[] | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = fastSafeParse(raceRecordSchema, value);
-  if (!parsed.success) return null;
-  return verified(text, parsed.data, signing, parent).ok ? parsed.data.members : null;
+  const read = readStoredRecord(text, raceRecordSchema, { what: 'a race record', fast: true, signedBy: { signing, writer: parent } });
+  return read.ok ? read.value.members : null;
 }
-
-export type RecordRead<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
 /** A stored cancellation mark for `messageId`, written by `writer`, or why it is ignored; never throws. */
 export function readCancelMark(text: string, messageId: string, signing: SigningConfig | null, writer: Party): RecordRead<CancellationMessage> {
@@ -58,26 +49,17 @@ export function readCancelMark(text: string, messageId: string, signing: Signing
   const mark = result.value;
   if (!isCancellation(mark)) return { ok: false, reason: `message ${mark.id} is not a cancellation` };
   if (mark.payload.target_message_id !== messageId) return { ok: false, reason: `it cancels ${mark.payload.target_message_id}, not ${messageId}` };
-  return verified(text, mark, signing, writer);
+  // The signature covers the mark as stored, before validation filled in any default.
+  const problem = signing ? signatureProblem(JSON.parse(text), { signing, writer }) : null;
+  return problem === null ? { ok: true, value: mark } : { ok: false, reason: problem };
 }
 
 /** A stored timeout record for `messageId`, written by `writer`, or why it is ignored; never throws. */
 export function readTimeoutRecord(text: string, messageId: string, signing: SigningConfig | null, writer: Party): RecordRead<TimeoutRecord> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: `not JSON: ${preview(text)}` };
-  }
-  const parsed = fastSafeParse(timeoutRecordSchema, value);
-  if (!parsed.success) return { ok: false, reason: `not a timeout record: ${preview(text)}` };
-  if (parsed.data.message_id !== messageId) return { ok: false, reason: `it is for ${parsed.data.message_id}, not ${messageId}` };
-  return verified(text, parsed.data, signing, writer);
-}
-
-function verified<T>(text: string, record: T, signing: SigningConfig | null, writer: Party): RecordRead<T> {
-  if (!signing) return { ok: true, value: record };
-  // The signature covers the record as stored, before any defaults were filled in.
-  const check = checkSignature(JSON.parse(text), signing, writer);
-  return check.ok ? { ok: true, value: record } : { ok: false, reason: check.reason };
+  return readStoredRecord(text, timeoutRecordSchema, {
+    what: 'a timeout record',
+    fast: true,
+    check: (record) => (record.message_id === messageId ? null : `it is for ${record.message_id}, not ${messageId}`),
+    signedBy: { signing, writer },
+  });
 }

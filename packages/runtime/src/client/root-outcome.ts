@@ -1,6 +1,6 @@
 import { isOutcome, validate, type OutcomeMessage } from '@tierflow/protocol';
 import { outcomeMessageId, rootIdOf } from '../messages/ids.js';
-import { checkSignature } from '../security/signing.js';
+import { signatureProblem } from '../redis/stored-record.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 
 /** A root's return value read for its client: the outcome, or why it is not one to take. */
@@ -23,9 +23,8 @@ export function readRootOutcome(value: unknown, rootId: string, signing: Signing
     }
     if (!signing) return { outcome };
     // The signature covers the record as stored: JSON text when it comes as text.
-    const raw: unknown = typeof value === 'string' ? JSON.parse(value) : value;
-    const signature = checkSignature(raw, signing, 'monitor');
-    return signature.ok ? { outcome } : { refused: signature.reason };
+    const problem = signatureProblem(typeof value === 'string' ? JSON.parse(value) : value, { signing, writer: 'monitor' });
+    return problem === null ? { outcome } : { refused: problem };
   } catch {
     return { refused: 'not a valid outcome message' };
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readStoredRecord } from '../redis/stored-record.js';
 
 /**
  * The fields of a root's BullMQ job hash that tell whether it has finished and how: BullMQ sets
@@ -48,12 +49,6 @@ export function rootRecordOf(answer: readonly [Error | null, unknown] | undefine
 /** The objective's timeout_ms from a root record's JSON text; null when it has none or cannot be read. */
 export function objectiveTimeoutOf(data: string | null): number | null {
   if (data === null) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch {
-    return null;
-  }
-  const parsed = rootDataSchema.safeParse(value);
-  return parsed.success ? (parsed.data.objective.timeout_ms ?? null) : null;
+  const read = readStoredRecord(data, rootDataSchema, { what: 'a root record' });
+  return read.ok ? (read.value.objective.timeout_ms ?? null) : null;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { progressUpdateSchema } from '../policy/progress-update.js';
+import { readStoredRecord } from '../redis/stored-record.js';
 
 /** A node's latest progress as kept for its run: what `tierflow status` shows. */
 export const progressRecordSchema = z.object({
@@ -34,12 +35,8 @@ export function progressDue(lastWriteAt: number | null, now: number, intervalMs:
 export function readProgress(hash: Readonly<Record<string, string>>): Map<string, ProgressRecord> {
   const records = new Map<string, ProgressRecord>();
   for (const [id, text] of Object.entries(hash)) {
-    try {
-      const parsed = progressRecordSchema.safeParse(JSON.parse(text));
-      if (parsed.success) records.set(id, parsed.data);
-    } catch {
-      // Not JSON: not a record of ours.
-    }
+    const read = readStoredRecord(text, progressRecordSchema, { what: 'a progress record' });
+    if (read.ok) records.set(id, read.value);
   }
   return records;
 }

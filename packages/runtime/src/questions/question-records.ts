@@ -1,6 +1,7 @@
 import { clarificationSchema, messageSignatureSchema, questionSchema } from '@tierflow/protocol';
 import { z } from 'zod';
-import { checkSignature, signRecord } from '../security/signing.js';
+import { readStoredRecord } from '../redis/stored-record.js';
+import { signRecord } from '../security/signing.js';
 import { CLIENT } from '../security/party.js';
 import type { Signer, SigningConfig } from '../security/signing-keys.js';
 
@@ -36,12 +37,8 @@ export function answerRecord(questionId: string, answer: string, answeredAt: num
 /** The waiting run in a stored view, or null for none, or one that does not parse. Never throws. */
 export function readWaitingRun(text: string | null): WaitingRun | null {
   if (text === null) return null;
-  try {
-    const parsed = waitingRunSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  const read = readStoredRecord(text, waitingRunSchema, { what: 'a waiting run' });
+  return read.ok ? read.value : null;
 }
 
 export interface AnswersRead {
@@ -75,19 +72,13 @@ export function readAnswers(hash: Record<string, string>, signing: SigningConfig
 }
 
 function answerProblem(field: string, text: string, signing: SigningConfig | null, since: number): string | AnswerRecord {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'not JSON';
-  }
-  const parsed = answerRecordSchema.safeParse(value);
-  if (!parsed.success) return `not an answer: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
-  if (parsed.data.question_id !== field) return `filed under ${field}, it answers ${parsed.data.question_id}`;
-  if (parsed.data.answered_at < since) return 'given before the question was asked';
-  if (signing) {
-    const check = checkSignature(value, signing, CLIENT);
-    if (!check.ok) return check.reason;
-  }
-  return parsed.data;
+  const read = readStoredRecord(text, answerRecordSchema, {
+    what: 'an answer',
+    check: (record) => {
+      if (record.question_id !== field) return `filed under ${field}, it answers ${record.question_id}`;
+      return record.answered_at < since ? 'given before the question was asked' : null;
+    },
+    signedBy: { signing, writer: CLIENT },
+  });
+  return read.ok ? read.value : read.reason;
 }

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TierflowError } from '@tierflow/protocol';
-import { KEY_SET_FORMAT, keySetFileSchema, newKeyPair, PARTIES, PUBLIC_KEYS_FILE, type KeySetFile, type PublicKeyEntry } from './key-set.js';
+import { KEY_SET_FORMAT, newKeyPair, parseKeySetFile, PARTIES, PUBLIC_KEYS_FILE, type KeySetFile, type PublicKeyEntry } from './key-set.js';
 import type { Party } from './party.js';
 
 /**
@@ -66,15 +66,7 @@ export function readKeySetFile(dir: string): KeySetFile {
   } catch {
     throw TierflowError.permanent(`no key set at ${path}; create one with \`tierflow keys generate --dir ${dir}\``, { code: 'invalid_config' });
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw TierflowError.permanent(`${path}: not JSON`, { code: 'invalid_config' });
-  }
-  const parsed = keySetFileSchema.safeParse(value);
-  if (!parsed.success) throw TierflowError.permanent(`${path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, { code: 'invalid_config' });
-  return parsed.data;
+  return parseKeySetFile(text, path);
 }
 
 function writeKeySetFile(dir: string, set: KeySetFile): void {

@@ -59,19 +59,8 @@ export function newKeyPair(party: Party, now: Date): { entry: PublicKeyEntry; pr
  * @throws TierflowError (permanent, `invalid_config`) naming `source` and what is wrong.
  */
 export function parsePublicKeys(text: string, source: string): PublicKey[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalidKeys(source, 'not JSON');
-  }
-  const parsed = keySetFileSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw invalidKeys(source, `${issue.path.join('.') || '(the file)'}: ${issue.message}`);
-  }
   const seen = new Set<string>();
-  return parsed.data.keys.map((entry) => {
+  return parseKeySetFile(text, source).keys.map((entry) => {
     if (seen.has(entry.key_id)) throw invalidKeys(source, `key ${entry.key_id} is listed twice`);
     seen.add(entry.key_id);
     let key: KeyObject;
@@ -83,6 +72,25 @@ export function parsePublicKeys(text: string, source: string): PublicKey[] {
     if (key.asymmetricKeyType !== 'ed25519') throw invalidKeys(source, `key ${entry.key_id} is ${key.asymmetricKeyType ?? 'of no known type'}, not ed25519`);
     return { keyId: entry.key_id, party: entry.party, key };
   });
+}
+
+/**
+ * A key set file's text, read. (Not through the runtime's reader of stored records: that one
+ * checks signatures, whose keys come from here.)
+ *
+ * @throws TierflowError (permanent, `invalid_config`) naming `source` and what is wrong.
+ */
+export function parseKeySetFile(text: string, source: string): KeySetFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidKeys(source, 'not JSON');
+  }
+  const parsed = keySetFileSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw invalidKeys(source, issue ? `${issue.path.join('.') || '(the file)'}: ${issue.message}` : 'invalid');
 }
 
 function invalidKeys(source: string, why: string): TierflowError {

@@ -54,6 +54,15 @@ describe('a key directory', () => {
     expect(readKeySetFile(dir).keys.filter((key) => key.party === 'dispatcher')).toHaveLength(1);
   });
 
+  it('names the damaged key set file the keys command reads, and where it is damaged', () => {
+    const dir = keyDir();
+    generateKeySet(dir);
+    writeFileSync(join(dir, PUBLIC_KEYS_FILE), '{"format":"tierflow-keys/1","keys":[{}]}');
+    expect(() => readKeySetFile(dir)).toThrow(/public-keys.json: keys.0.key_id: /);
+    writeFileSync(join(dir, PUBLIC_KEYS_FILE), '{"format":');
+    expect(() => readKeySetFile(dir)).toThrow(/public-keys.json: not JSON$/);
+  });
+
   it('lets a machine hold only its own private key: it verifies everyone, and cannot sign as another', () => {
     const dir = keyDir();
     generateKeySet(dir);

@@ -3,9 +3,8 @@ import type { RedisClient } from '@tierflow/beads';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { z } from 'zod';
 import { controlKeys, type ControlKeys } from '../redis/keys.js';
-import { preview } from '../cancellation/control-notice.js';
-import type { RecordRead } from '../cancellation/control-records.js';
-import { checkSignature, signRecord } from '../security/signing.js';
+import { readStoredRecord, type RecordRead } from '../redis/stored-record.js';
+import { signRecord } from '../security/signing.js';
 import { signerOf, type Signer, type SigningConfig } from '../security/signing-keys.js';
 import { awaitingSchema } from '../questions/awaiting.js';
 
@@ -97,22 +96,13 @@ export class StepStore {
    * state this tier did not sign for this job is refused. Never throws.
    */
   read(text: string, jobId: string): RecordRead<StepState> {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return { ok: false, reason: `not JSON: ${preview(text)}` };
-    }
-    if (this.signing) {
-      const check = checkSignature(value, this.signing, this.tier);
-      if (!check.ok) return { ok: false, reason: check.reason };
-      if (isJsonObject(value) && value.job_id !== jobId) return { ok: false, reason: `it is the state of ${String(value.job_id).slice(0, 80)}, not ${jobId}` };
-    }
-    if (hasStepStateOutline(value)) return { ok: true, value };
-    const parsed = stepStateSchema.safeParse(value);
-    if (parsed.success) return { ok: true, value: parsed.data };
-    const issue = parsed.error.issues[0];
-    return { ok: false, reason: `not a step state: ${issue ? `${issue.path.join('.') || '(the record)'}: ${issue.message}` : 'invalid'}` };
+    return readStoredRecord(text, stepStateSchema, {
+      what: 'a step state',
+      accept: hasStepStateOutline,
+      // Only a signed state carries its job's id: the signature is what makes the id worth checking.
+      check: (state) => (this.signing && state.job_id !== jobId ? `it is the state of ${String(state.job_id).slice(0, 80)}, not ${jobId}` : null),
+      signedBy: { signing: this.signing, writer: this.tier },
+    });
   }
 
   /** Queues the write of a job's state on a pipeline. */

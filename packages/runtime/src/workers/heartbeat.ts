@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { controlKeys, type ControlKeys } from '../redis/keys.js';
 import type { TierLogger } from '../policy/handler.js';
 import { runScript, type RedisScript } from '../redis/scripts.js';
+import { readStoredRecord } from '../redis/stored-record.js';
 
 /** What a worker says of itself in each beat: `tierflow workers` lists these. */
 export const workerBeatSchema = z.object({
@@ -134,12 +135,8 @@ export class Heartbeat {
 export function readBeats(texts: readonly (string | null)[]): WorkerBeat[] {
   const beats = texts.flatMap((text) => {
     if (text === null) return [];
-    try {
-      const parsed = workerBeatSchema.safeParse(JSON.parse(text));
-      return parsed.success ? [parsed.data] : [];
-    } catch {
-      return [];
-    }
+    const read = readStoredRecord(text, workerBeatSchema, { what: 'a worker beat' });
+    return read.ok ? [read.value] : [];
   });
   const rank = (tier: string): number => (TIER_NAMES as readonly string[]).indexOf(tier);
   return beats.sort((a, b) => rank(a.tier) - rank(b.tier) || a.host.localeCompare(b.host) || a.pid - b.pid);
