@@ -26,15 +26,9 @@
  * `TierflowError.permanent(…)` for a lasting one, and `SpecialistUnavailableError` to be routed
  * elsewhere.
  */
-export { abortableDelay, abortError } from './abortable-delay.js';
-export { a2aSpecialist, A2A_POLL_INTERVAL_MS } from './a2a/a2a-specialist.js';
+export { a2aSpecialist } from './a2a/a2a-specialist.js';
 export type { A2aSpecialistOptions } from './a2a/a2a-specialist.js';
-export { A2A_ERROR_TYPES, remoteResult, remoteTaskSchema } from './a2a/remote-task.js';
-export type { RemoteTask } from './a2a/remote-task.js';
-export { agentRefusal } from './agent-check.js';
-export type { AgentRefusal } from './agent-check.js';
-export { agentIdentityOf, promptHashOf } from './agent-identity.js';
-export { checkedSpecialist, codeIn } from './checked-specialist.js';
+export { checkedSpecialist } from './checked-specialist.js';
 export type { CheckedSpecialistOptions } from './checked-specialist.js';
 export { publishAgents } from './agent-registry.js';
 export { codeRunnerSpecialist } from './code-runner/code-runner.js';
@@ -48,10 +42,7 @@ export { fleetOptionsFromEnv, fleetEnvSchema } from './fleet-env.js';
 export type { FleetProcessOptions } from './fleet-env.js';
 export { fleetHandler } from './fleet-handler.js';
 export type { FleetHandlerOptions } from './fleet-handler.js';
-export { logKey, outputKey } from './output-keys.js';
 export { discoverModels } from './llm/discover-models.js';
-export { chatCompletion, openAiClient } from './llm/llm-call.js';
-export type { CallLimits, LlmEndpoint } from './llm/llm-call.js';
 export { llmPlanner } from './llm/llm-planner.js';
 export type { LlmPlannerOptions } from './llm/llm-planner.js';
 export { llmSpecialist } from './llm/llm-specialist.js';
@@ -59,11 +50,7 @@ export type { LlmSpecialistOptions } from './llm/llm-specialist.js';
 export { defaultRegistry, SpecialistRegistry } from './registry.js';
 export { parseSimConfig, simConfigSchema } from './sim-config.js';
 export type { SimConfig, SimConfigInput } from './sim-config.js';
-export { SIM_SPECIALIST, simContent, simSpecialist } from './sim.js';
-export { fleetReport } from './specialist-outcome.js';
-export type { ExecutionLog, FleetOutcome, FleetReport, SpecialistRun } from './specialist-outcome.js';
-export { checkSpecialistResult, specialistResultSchema } from './specialist-result.js';
-export type { CheckedSpecialistResult } from './specialist-result.js';
+export { SIM_SPECIALIST, simSpecialist } from './sim.js';
 export { defineSpecialist, isSpecialistUnavailable, SPECIALIST_STATUSES, specialistNameSchema, SpecialistThrottledError, SpecialistUnavailableError } from './specialist.js';
 export type { Specialist, SpecialistArtifact, SpecialistInput, SpecialistResult, SpecialistStatus, SpecialistUsageMeter, SpecialistUsageReservation } from './specialist.js';
 export { FLEET_DEFAULT_TIMEOUT_MS, startFleetWorker } from './start-fleet.js';
