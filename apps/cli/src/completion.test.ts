@@ -1,15 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from './io.js';
-import { main } from './main.js';
-
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { stdout: (text) => void (out += text), stderr: (text) => void (err += text), readStdin: () => Promise.resolve('') };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+import { runMain } from './testing/run-main.js';
 
 /** What bash offers after `words` with the script loaded, as a person pressing Tab would see it. */
 function bashCompletes(script: string, words: string[]): string[] {
@@ -19,7 +10,7 @@ function bashCompletes(script: string, words: string[]): string[] {
 
 describe('tierflow completion bash', () => {
   it('completes the commands, then each command’s options', async () => {
-    const { code, out } = await run(['completion', 'bash']);
+    const { code, out } = await runMain(['completion', 'bash']);
     expect(code).toBe(0);
     expect(bashCompletes(out, ['tierflow', 'st'])).toEqual(['status']);
     expect(bashCompletes(out, ['tierflow', ''])).toEqual(expect.arrayContaining(['enqueue', 'watch', 'dlq', 'keys', 'completion', '--version', '--help']));
@@ -30,8 +21,8 @@ describe('tierflow completion bash', () => {
 
 describe('tierflow completion zsh and fish', () => {
   it('name every command and its options', async () => {
-    const zsh = (await run(['completion', 'zsh'])).out;
-    const fish = (await run(['completion', 'fish'])).out;
+    const zsh = (await runMain(['completion', 'zsh'])).out;
+    const fish = (await runMain(['completion', 'fish'])).out;
     expect(zsh).toMatch(/^#compdef tierflow\n/);
     expect(zsh).toMatch(/'enqueue:validate an objective file and enqueue it/);
     expect(zsh).toContain("'--timeout-ms[");
@@ -42,7 +33,7 @@ describe('tierflow completion zsh and fish', () => {
 
 describe('tierflow completion <unknown shell>', () => {
   it('exits 2 naming the shells', async () => {
-    const { code, err } = await run(['completion', 'tcsh']);
+    const { code, err } = await runMain(['completion', 'tcsh']);
     expect(code).toBe(2);
     expect(err).toContain('bash, zsh, fish');
   });

@@ -1,27 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from './io.js';
-import { main } from './main.js';
-
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { stdout: (text) => void (out += text), stderr: (text) => void (err += text), readStdin: () => Promise.resolve('') };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+import { runMain } from './testing/run-main.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 describe('tierflow --version', () => {
   it('prints the package version and exits 0', async () => {
-    expect(await run(['--version'])).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
+    expect(await runMain(['--version'])).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
   });
 });
 
 describe('tierflow --help', () => {
   it('groups the commands under runs, operations and security', async () => {
-    const { code, out } = await run(['--help']);
+    const { code, out } = await runMain(['--help']);
     expect(code).toBe(0);
     const runs = out.indexOf('Runs:');
     const operations = out.indexOf('Operations:');
@@ -35,7 +26,7 @@ describe('tierflow --help', () => {
   });
 
   it('names REDIS_URL and the other variables a newcomer needs', async () => {
-    const { out } = await run(['--help']);
+    const { out } = await runMain(['--help']);
     expect(out).toMatch(/REDIS_URL +the Redis to use/);
     expect(out).toContain('TIERFLOW_CONFIG');
   });
@@ -43,19 +34,19 @@ describe('tierflow --help', () => {
 
 describe('an unknown command', () => {
   it('gets a suggestion and one line, not the whole help, exit 2', async () => {
-    const { code, out, err } = await run(['stauts']);
+    const { code, out, err } = await runMain(['stauts']);
     expect(code).toBe(2);
     expect(out).toBe('');
     expect(err).toBe("error: unknown command 'stauts'\n(Did you mean status?)\ntierflow --help lists the commands\n");
   });
 
   it('gets no suggestion when nothing is close', async () => {
-    const { err } = await run(['frobnicate']);
+    const { err } = await runMain(['frobnicate']);
     expect(err).toBe("error: unknown command 'frobnicate'\ntierflow --help lists the commands\n");
   });
 
   it('a command used wrongly points at its own help', async () => {
-    const { code, err } = await run(['status']);
+    const { code, err } = await runMain(['status']);
     expect(code).toBe(2);
     expect(err).toBe("error: missing required argument 'root-id'\ntierflow status --help shows its usage\n");
   });

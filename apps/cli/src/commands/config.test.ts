@@ -2,20 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { CliIo } from '../io.js';
-import { main } from '../main.js';
+import { runMain } from '../testing/run-main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tierflow-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.unstubAllEnvs());
-
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { stdout: (text) => void (out += text), stderr: (text) => void (err += text), readStdin: () => Promise.resolve('') };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
 
 const PROJECT = join(dir, 'tierflow.config.json');
 writeFileSync(PROJECT, JSON.stringify({ specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora' }], models: { baseURL: 'http://models.internal:8000/v1' }, budget: { max_llm_calls: 20 } }));
@@ -29,7 +20,7 @@ function environment(vars: Record<string, string>): void {
 describe('tierflow config', () => {
   it('prints each setting with its value and where it came from, secrets hidden', async () => {
     environment({ REDIS_URL: 'redis://ops:s3cret-pass@db.internal:6380', OPENAI_API_KEY: 'sk-live-s3cret', TIERFLOW_API_TOKEN: 'token-s3cret-0123456789', TIERFLOW_CELLS: '2' });
-    const { code, out, err } = await run(['config', '--config', PROJECT]);
+    const { code, out, err } = await runMain(['config', '--config', PROJECT]);
     expect([code, err]).toEqual([0, '']);
     expect(out).toMatch(/^project file +--config +\S*tierflow\.config\.json$/m);
     expect(out).toMatch(/^REDIS_URL +env +redis:\/\/ops:\*\*\*@db\.internal:6380$/m);
@@ -46,10 +37,10 @@ describe('tierflow config', () => {
 
   it('says where the endpoint comes from without a project file, and that there is none', async () => {
     environment({ OPENAI_BASE_URL: 'https://user:pw-s3cret@llm.example/v1' });
-    const { code, out } = await run(['config', '--config', join(dir, 'nothing-here.json')]).then(async (missing) => {
+    const { code, out } = await runMain(['config', '--config', join(dir, 'nothing-here.json')]).then(async (missing) => {
       // A --config that names no file is refused, as by `up`.
       expect(missing.code).toBe(2);
-      return run(['config']);
+      return runMain(['config']);
     });
     expect(code).toBe(0);
     expect(out).toMatch(/^project file +default +none$/m);
@@ -60,7 +51,7 @@ describe('tierflow config', () => {
 
   it('gives the same rows as JSON with --json', async () => {
     environment({ REDIS_URL: 'redis://:s3cret@localhost:6390' });
-    const { out } = await run(['config', '--json', '--config', PROJECT]);
+    const { out } = await runMain(['config', '--json', '--config', PROJECT]);
     const rows = JSON.parse(out) as { name: string; value: string; from: string }[];
     expect(rows).toContainEqual({ name: 'REDIS_URL', value: 'redis://:***@localhost:6390', from: 'env' });
     expect(rows).toContainEqual({ name: 'TIERFLOW_LOG', value: 'info', from: 'default' });

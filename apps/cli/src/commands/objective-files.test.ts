@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { objectiveJsonSchema } from '@tierflow/runtime/admin';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../io.js';
-import { main } from '../main.js';
+import { runMain } from '../testing/run-main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tierflow-objective-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,23 +15,15 @@ function file(name: string, value: unknown): string {
   return path;
 }
 
-async function run(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { stdout: (text) => void (out += text), stderr: (text) => void (err += text), readStdin: () => Promise.resolve(stdin) };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
-
 describe('tierflow validate, given an objective file', () => {
   it('checks it as an objective file and says so', async () => {
-    const result = await run(['validate', EXAMPLE.pathname]);
+    const result = await runMain(['validate', EXAMPLE.pathname]);
     expect(result).toMatchObject({ code: 0, err: '' });
     expect(result.out).toContain('all-success.json: valid objective file (a plan of 3 subtasks, all_success)');
   });
 
   it('reports an objective file’s errors with their paths, naming the kind it checked', async () => {
-    const result = await run(['validate', file('typo.json', { objective: 'o', priorty: 1, task_data: { plan: { strategy: 'all_success', subtasks: [] } } })]);
+    const result = await runMain(['validate', file('typo.json', { objective: 'o', priorty: 1, task_data: { plan: { strategy: 'all_success', subtasks: [] } } })]);
     expect(result.code).toBe(1);
     expect(result.out).toContain('typo.json: invalid objective file, 2 errors');
     expect(result.out).toMatch(/\$\.task_data\.plan\.subtasks: a plan needs at least one subtask/);
@@ -40,7 +31,7 @@ describe('tierflow validate, given an objective file', () => {
   });
 
   it('names the kind in its JSON report', async () => {
-    const result = await run(['validate', '--json', '-'], JSON.stringify({ objective: 'Say hello' }));
+    const result = await runMain(['validate', '--json', '-'], JSON.stringify({ objective: 'Say hello' }));
     expect(JSON.parse(result.out)).toMatchObject({ status: 'valid', document: 'objective file' });
   });
 
@@ -54,15 +45,15 @@ describe('tierflow validate, given an objective file', () => {
       correlation_id: 'msg-009',
       payload: { task_type: 'execute_code', objective: 'Write it' },
     };
-    const result = await run(['validate', file('message.json', message)]);
+    const result = await runMain(['validate', file('message.json', message)]);
     expect(result.out).toContain('valid delegation message msg-010');
-    expect((await run(['validate', '--json', file('bad-message.json', { ...message, id: 'a:b' })])).out).toContain('"document": "delegation/outcome/cancellation message"');
+    expect((await runMain(['validate', '--json', file('bad-message.json', { ...message, id: 'a:b' })])).out).toContain('"document": "delegation/outcome/cancellation message"');
   });
 });
 
 describe('tierflow schema objective', () => {
   it('prints the objective file’s JSON Schema, which allows $schema and refuses unknown fields', async () => {
-    const result = await run(['schema', 'objective']);
+    const result = await runMain(['schema', 'objective']);
     expect(result.code).toBe(0);
     const schema = JSON.parse(result.out) as { properties: Record<string, unknown>; additionalProperties: boolean; required: string[] };
     expect(schema).toEqual(objectiveJsonSchema());
@@ -72,12 +63,12 @@ describe('tierflow schema objective', () => {
   });
 
   it('is listed among the types', async () => {
-    expect((await run(['schema', '--list'])).out.split('\n')).toContain('objective');
+    expect((await runMain(['schema', '--list'])).out.split('\n')).toContain('objective');
   });
 
   it('matches the schema file the examples name', async () => {
     const example = JSON.parse(readFileSync(EXAMPLE, 'utf8')) as { $schema: string };
     const shipped = readFileSync(new URL(example.$schema, EXAMPLE), 'utf8');
-    expect((await run(['schema', 'objective'])).out).toBe(shipped);
+    expect((await runMain(['schema', 'objective'])).out).toBe(shipped);
   });
 });
