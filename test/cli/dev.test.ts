@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { isAlive, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../security/tier-processes.js';
@@ -68,15 +68,6 @@ async function ready(dev: Dev, redisStarted = true): Promise<Started> {
   return found;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function project(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tierflow-dev-'));
   dirs.push(dir);
@@ -102,7 +93,7 @@ afterEach(async () => {
       await dev.exited;
     }
   }
-  for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+  for (const pid of pids.filter(isAlive)) process.kill(pid, 'SIGKILL');
   await redis?.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   started = [];
@@ -135,7 +126,7 @@ describe('tierflow dev', () => {
     // Ctrl-C, to dev and its workers at once: every process dev started is gone once it has exited, none restarted.
     process.kill(-first.process.pid!, 'SIGINT');
     expect(await first.exited, first.lines.join('\n')).toBe(0);
-    expect([redisPid!, ...workerPids].filter(alive)).toEqual([]);
+    expect([redisPid!, ...workerPids].filter(isAlive)).toEqual([]);
     expect(first.lines.filter((line) => line.includes('restarting'))).toEqual([]);
 
     const second = startDev(cwd);
@@ -145,7 +136,7 @@ describe('tierflow dev', () => {
     expect(listed.runs).toContainEqual(expect.objectContaining({ root_id: rootId, status: 'success' }));
     second.process.kill('SIGTERM');
     expect(await second.exited, second.lines.join('\n')).toBe(0);
-    expect([again.redisPid!, ...again.workerPids].filter(alive)).toEqual([]);
+    expect([again.redisPid!, ...again.workerPids].filter(isAlive)).toEqual([]);
   }, 150_000);
 
   it('serves a dashboard on which an objective enqueued through the page runs to success', async () => {
@@ -182,14 +173,14 @@ describe('tierflow dev', () => {
     killed.process.kill('SIGKILL');
     await killed.exited;
     // Its own process group: the server outlives a dev killed outright.
-    expect(alive(redisPid!)).toBe(true);
+    expect(isAlive(redisPid!)).toBe(true);
 
     const next = startDev(cwd);
     expect(await next.exited, next.lines.join('\n')).toBe(2);
     expect(next.lines).toContain(
       `dev: a redis-server (pid ${redisPid}) still runs on ${join(cwd, '.tierflow', 'redis')}, left by a tierflow dev that was killed: stop it (kill ${redisPid}) and start dev again`,
     );
-    expect(alive(redisPid!)).toBe(true);
+    expect(isAlive(redisPid!)).toBe(true);
   }, 90_000);
 
   it('runs the specialists of the project file here, as up does', async () => {
@@ -233,6 +224,6 @@ describe('tierflow dev', () => {
     dev.process.kill('SIGINT');
     expect(await dev.exited, dev.lines.join('\n')).toBe(0);
     // The Redis it was given runs on, with the run in it.
-    expect(alive(redis.pid)).toBe(true);
+    expect(isAlive(redis.pid)).toBe(true);
   }, 90_000);
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resolveRuntimeOptions, TierflowClient } from '@tierflow/runtime';
-import { startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
+import { isAlive, startRedisServer, uniquePrefix, waitFor, type RedisServer } from '@tierflow/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../security/tier-processes.js';
 import { simPlan } from '../support/runs.js';
@@ -31,15 +31,6 @@ function startUp(env: NodeJS.ProcessEnv, cwd?: string): Up {
   return { process: child, lines, exited, pids };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const TIERS = ['monitor', 'architect', 'dispatcher', 'fleet'];
 let redis: RedisServer | undefined;
 let up: Up | undefined;
@@ -52,7 +43,7 @@ afterEach(async () => {
     up.process.kill('SIGTERM');
     await up.exited;
   }
-  for (const pid of workerPids.filter(alive)) process.kill(pid, 'SIGKILL');
+  for (const pid of workerPids.filter(isAlive)) process.kill(pid, 'SIGKILL');
   await redis?.stop();
   if (project) await rm(project, { recursive: true, force: true });
   up = redis = project = undefined;
@@ -91,7 +82,7 @@ describe('tierflow up', () => {
     const running = TIERS.map((tier) => current.pids(tier).at(-1)!);
     current.process.kill('SIGTERM');
     expect(await current.exited).toBe(0);
-    expect(running.filter(alive)).toEqual([]);
+    expect(running.filter(isAlive)).toEqual([]);
     // Stopped, not restarted.
     expect(current.lines.filter((line) => line.startsWith('up: ')).length).toBe(1);
   }, 90_000);
@@ -123,10 +114,10 @@ describe('tierflow up', () => {
 
     current.process.kill('SIGKILL');
     await current.exited;
-    await waitFor(() => workerPids.every((pid) => !alive(pid)), { timeoutMs: 15_000, description: `the workers of a killed up gone: ${workerPids.filter(alive).join(', ')} still alive` });
+    await waitFor(() => workerPids.every((pid) => !isAlive(pid)), { timeoutMs: 15_000, description: `the workers of a killed up gone: ${workerPids.filter(isAlive).join(', ')} still isAlive` });
   }, 60_000);
 
-  it('kills and restarts a worker whose event loop is blocked (alive, no heartbeat) within its liveness limit', async () => {
+  it('kills and restarts a worker whose event loop is blocked (isAlive, no heartbeat) within its liveness limit', async () => {
     // A specialist that never yields: its Fleet process lives on, silent.
     const cwd = await projectWith(`
 const spin = {
@@ -155,7 +146,7 @@ export default { specialists: [spin] };
       await waitFor(() => current.pids('fleet').length === 2, { timeoutMs: 20_000, description: `the silent Fleet restarted:\n${current.lines.join('\n')}` });
       // The limit, a check's interval, the back-off (1 s) and the new worker's start.
       expect(Date.now() - spunAt).toBeLessThan(5_000 + 1_000 + 1_000 + 10_000);
-      expect(alive(spinning!)).toBe(false);
+      expect(isAlive(spinning!)).toBe(false);
       expect(current.lines).toContainEqual(expect.stringMatching(new RegExp(`^up: fleet worker \\(pid ${spinning}\\) sent no heartbeat for [\\d.]+ s \\(limit 5 s\\): killing it \\(SIGKILL\\)$`)));
       expect(current.lines).toContainEqual(expect.stringMatching(/^up: fleet worker killed for its silence after [\d.]+ s; restarting it in 1 s \(restart 1 in a row\)$/));
       // The others beat on, untouched.

@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { TierflowError } from '@tierflow/protocol';
-import { findRedisServerBinary, waitFor } from '@tierflow/testing';
+import { findRedisServerBinary, terminate, waitFor } from '@tierflow/testing';
 
 /** The redis-server `tierflow dev` started for itself. */
 export interface DevRedis {
@@ -15,7 +14,6 @@ export interface DevRedis {
 }
 
 const READY_TIMEOUT_MS = 15_000;
-const STOP_TIMEOUT_MS = 10_000;
 
 /** What to say when redis-server is not installed: how to get it, or how to use another Redis. */
 export const NO_REDIS_SERVER =
@@ -110,16 +108,4 @@ function answers(port: number): Promise<boolean> {
       if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
     });
   });
-}
-
-async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exit = once(child, 'exit');
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  try {
-    await exit;
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -36,6 +36,7 @@ export { startRequestCounter } from './request-counter.js';
 export type { RequestCounter } from './request-counter.js';
 export { startRedisServer } from './redis-server.js';
 export type { RedisServer, RedisServerOptions } from './redis-server.js';
+export { isAlive, terminate } from './terminate.js';
 export { uniquePrefix } from './unique-prefix.js';
 export { waitFor } from './wait-for.js';
 export type { WaitForOptions } from './wait-for.js';

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { findFreePort } from './free-port.js';
 import { pingRedis } from './ping.js';
 import { findRedisServerBinary, redisServerMissing } from './redis-binary.js';
 import { waitFor } from './wait-for.js';
+import { terminate } from './terminate.js';
 
 /** How {@link startRedisServer} starts its server. */
 export interface RedisServerOptions {
@@ -42,7 +42,6 @@ export interface RedisServer {
 
 const PORT_ATTEMPTS = 5;
 const READY_TIMEOUT_MS = 10_000;
-const STOP_TIMEOUT_MS = 10_000;
 
 /**
  * Starts `redis-server` on a free loopback port with no snapshots (`--save ""`), and resolves
@@ -171,17 +170,4 @@ async function launchRedis(binary: string, port: number, args: readonly string[]
     portTaken: /address already in use/i.test(output),
     error: `redis-server ${args.join(' ')} ${why}:\n${output}`,
   };
-}
-
-/** Sends `signal` and waits for the exit; a server ignoring SIGTERM gets SIGKILL after a while. */
-async function terminate(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = once(child, 'exit');
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  try {
-    await exited;
-  } finally {
-    clearTimeout(timer);
-  }
 }
