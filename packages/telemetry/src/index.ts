@@ -10,7 +10,7 @@
  * process.once('SIGTERM', async () => { await worker.close(); await telemetry.shutdown(); });
  * ```
  */
-export { DEFAULT_OTLP_ENDPOINT, startTelemetry } from './start-telemetry.js';
+export { DEFAULT_OTLP_ENDPOINT, otlpCollector, startTelemetry } from './start-telemetry.js';
 export { SyncContextManager } from './sync-context-manager.js';
 export type { ExportedTracesListener } from './exported-traces.js';
 export type { Telemetry, TelemetryOptions } from './start-telemetry.js';

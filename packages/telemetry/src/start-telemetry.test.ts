@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { otlpHttpProtocol, SHUTDOWN_TIMEOUT_MS, startTelemetry, type Telemetry } from './start-telemetry.js';
+import { otlpCollector, otlpHttpProtocol, SHUTDOWN_TIMEOUT_MS, startTelemetry, type Telemetry } from './start-telemetry.js';
 
 const key = createContextKey('test');
 const hop = ROOT_CONTEXT.setValue(key, 'hop');
@@ -58,6 +58,18 @@ describe('otlpHttpProtocol', () => {
     expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toBe('http/protobuf');
     expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toBeUndefined();
     for (const exporter of ['console', 'zipkin', 'otlp,console', undefined]) expect(otlpHttpProtocol({ OTEL_TRACES_EXPORTER: exporter })).toBeUndefined();
+  });
+});
+
+describe('otlpCollector', () => {
+  it.each([
+    ['nothing set: OTLP over HTTP to its default', {}, 'http://localhost:4318'],
+    ['gRPC: its own default port', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }, 'http://localhost:4317'],
+    ['an endpoint named', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, 'http://collector:4318'],
+    ['the traces endpoint first', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b/v1/traces' }, 'http://b/v1/traces'],
+    ['another exporter: none', { OTEL_TRACES_EXPORTER: 'console' }, null],
+  ] as const)('%s', (_, env, collector) => {
+    expect(otlpCollector(env)).toBe(collector);
   });
 });
 

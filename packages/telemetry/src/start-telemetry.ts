@@ -37,6 +37,7 @@ export interface Telemetry {
 }
 
 export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
+const DEFAULT_OTLP_GRPC_ENDPOINT = 'http://localhost:4317';
 
 /** Spans per export and the longest a span waits to be sent, unless OTEL_BSP_* say otherwise. */
 export const EXPORT_BATCH_SIZE = 512;
@@ -138,12 +139,21 @@ async function otlpExporter(env: NodeJS.ProcessEnv) {
   if (protocol) return new (await import('./otlp-http-span-exporter.js')).OtlpHttpSpanExporter(protocol);
   if (!isOtlpGrpc(env)) return undefined;
   const [{ OTLPTraceExporter }, { ConfirmingSpanExporter }] = await Promise.all([import('@opentelemetry/exporter-trace-otlp-grpc'), import('./confirming-exporter.js')]);
-  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4317';
-  return new ConfirmingSpanExporter(new OTLPTraceExporter(), url);
+  return new ConfirmingSpanExporter(new OTLPTraceExporter(), otlpCollector(env)!);
 }
 
 function isOtlpGrpc(env: NodeJS.ProcessEnv): boolean {
-  return env.OTEL_TRACES_EXPORTER?.trim() === 'otlp' && (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim() === 'grpc';
+  return (env.OTEL_TRACES_EXPORTER?.trim() || 'otlp') === 'otlp' && (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim() === 'grpc';
+}
+
+/**
+ * Where a process with this environment sends its spans over OTLP: the traces endpoint, else the
+ * OTLP endpoint, else the default of its protocol (4317 for gRPC, 4318 over HTTP); null when
+ * another exporter (console, zipkin, none) is chosen.
+ */
+export function otlpCollector(env: NodeJS.ProcessEnv): string | null {
+  if ((env.OTEL_TRACES_EXPORTER?.trim() || 'otlp') !== 'otlp') return null;
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? (isOtlpGrpc(env) ? DEFAULT_OTLP_GRPC_ENDPOINT : DEFAULT_OTLP_ENDPOINT);
 }
 
 /** The OTLP/HTTP encoding to export with, or undefined when the SDK should pick the exporter itself. */

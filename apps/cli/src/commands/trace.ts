@@ -1,6 +1,6 @@
 import { readTierflowVars } from '@tierflow/runtime/admin';
 import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
-import { DEFAULT_OTLP_ENDPOINT } from '@tierflow/telemetry';
+import { otlpCollector } from '@tierflow/telemetry';
 import { EXIT, type CliIo } from '../io.js';
 
 export const DEFAULT_JAEGER_URL = 'http://localhost:16686';
@@ -31,10 +31,8 @@ export async function traceCommand(rootId: string, io: CliIo, env: NodeJS.Proces
 
 /** Why a run's spans may not have been exported, as far as this environment tells (the workers' should be the same). */
 function notExported(env: NodeJS.ProcessEnv): string {
-  const exporter = env.OTEL_TRACES_EXPORTER?.trim() || 'otlp';
+  const collector = otlpCollector(env);
   // Only the OTLP exporters say which traces they delivered: another one's spans may be there, unmarked.
-  if (exporter !== 'otlp') return `OTEL_TRACES_EXPORTER=${exporter} does not tell which traces it delivered; look for the trace id where it sends them`;
-  const grpc = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim() === 'grpc';
-  const collector = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? (grpc ? 'http://localhost:4317' : DEFAULT_OTLP_ENDPOINT);
+  if (collector === null) return `OTEL_TRACES_EXPORTER=${env.OTEL_TRACES_EXPORTER?.trim() ?? ''} does not tell which traces it delivered; look for the trace id where it sends them`;
   return `the collector at ${collector} did not receive them, or not yet`;
 }
