@@ -46,3 +46,4 @@ export { PARTIES, PUBLIC_KEYS_FILE } from './security/key-set.js';
 export type { PublicKeyEntry } from './security/key-set.js';
 export { resignForReplay } from './dead-letters/resign.js';
 export { OBJECTIVE_SCHEMA_FILE, objectiveSchemaFileText } from './client/objective-json-schema.js';
+export { bullQueue } from './redis/bull-queue.js';

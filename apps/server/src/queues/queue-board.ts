@@ -3,10 +3,11 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { DEAD_LETTER_QUEUE, QUEUE_OF } from '@tierflow/runtime/admin';
-import { Queue } from 'bullmq';
+import { type Queue } from 'bullmq';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { RedisClient } from '@tierflow/runtime/admin';
 import type { MiddlewareHandler } from 'hono';
+import { bullQueue } from '@tierflow/runtime/admin';
 
 /** Where Bull Board answers. */
 export const QUEUES_PATH = '/queues';
@@ -26,7 +27,7 @@ const readOnly: MiddlewareHandler = async (c, next) => {
  */
 export function queueBoard(app: OpenAPIHono, redis: RedisClient, prefixes: readonly string[], actions = false): Queue[] {
   const names = [...Object.values(QUEUE_OF), DEAD_LETTER_QUEUE];
-  const cells = prefixes.map((prefix) => ({ prefix, queues: names.map((name) => new Queue(name, { connection: redis, prefix })) }));
+  const cells = prefixes.map((prefix) => ({ prefix, queues: names.map((name) => bullQueue(name, redis, prefix)) }));
   const queues = cells.flatMap((cell) => cell.queues);
   // BullMQ reports a lost connection on every queue: the server's own client says it once.
   for (const queue of queues) queue.on('error', () => undefined);

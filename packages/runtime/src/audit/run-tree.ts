@@ -1,5 +1,5 @@
 import { isOutcome, TIER_SLUGS, tierBelow, validate, type TierName } from '@tierflow/protocol';
-import { Queue, type Job } from 'bullmq';
+import { type Queue, type Job } from 'bullmq';
 import { ReplyError } from 'ioredis';
 import type { RedisClient } from '@tierflow/beads';
 import { readAuditTrail } from './audit-read.js';
@@ -10,6 +10,7 @@ import { readProgress, type ProgressRecord } from '../progress/progress.js';
 import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode } from './run-tree-merge.js';
 import { readRunWait, withWait } from '../questions/run-questions.js';
 import type { SigningConfig } from '../security/signing-keys.js';
+import { bullQueue } from '../redis/bull-queue.js';
 
 /**
  * Reads a run's tree: the delegations on its audit trail (every one a parent sent, with the
@@ -21,7 +22,7 @@ export async function readRunTree(redis: RedisClient, prefix: string, rootId: st
   const queues = new Map<TierName, Queue>();
   const queueOf = (tier: TierName): Queue => {
     let queue = queues.get(tier);
-    if (!queue) queues.set(tier, (queue = new Queue(QUEUE_OF[tier], { connection: redis, prefix })));
+    if (!queue) queues.set(tier, (queue = bullQueue(QUEUE_OF[tier], redis, prefix)));
     return queue;
   };
   try {

@@ -1,5 +1,5 @@
 import { formatValidationError, TIER_SLUGS, TierflowError, validateWith, type OutcomeMessage, type TierName, type TierSlug } from '@tierflow/protocol';
-import { Queue } from 'bullmq';
+import { type Queue } from 'bullmq';
 import { z } from 'zod';
 import type { RedisClient } from '@tierflow/beads';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
@@ -32,6 +32,7 @@ import { signRecord } from '../security/signing.js';
 import { signerOf } from '../security/signing-keys.js';
 import { answerQuestions, type AnswerReport } from '../questions/answer-questions.js';
 import { readPersonWait } from '../questions/run-questions.js';
+import { bullQueue } from '../redis/bull-queue.js';
 
 /** A W3C trace id, as the Monitor records it. */
 const traceIdSchema = z.string().regex(/^[0-9a-f]{32}$/);
@@ -97,7 +98,7 @@ export class TierflowClient {
     });
     this.cells = Array.from({ length: runtime.cells }, (_, index) => {
       const cell = inCell(runtime, index);
-      const monitor = new Queue(QUEUE_OF.PROGRESS_MONITOR, { connection: this.redis, prefix: cell.prefix });
+      const monitor = bullQueue(QUEUE_OF.PROGRESS_MONITOR, this.redis, cell.prefix);
       // connect() already says once that Redis is down; without a listener BullMQ prints every retry's error whole.
       monitor.on('error', () => undefined);
       return { runtime: cell, monitor, waits: null };

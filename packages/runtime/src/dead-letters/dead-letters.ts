@@ -1,6 +1,7 @@
-import { Queue, type Job } from 'bullmq';
+import { type Queue, type Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { tooDeepAt, TierflowError, tierOfSlug } from '@tierflow/protocol';
+import { bullQueue } from '../redis/bull-queue.js';
 
 /** The queue where rejected jobs are kept for an operator to see and replay; nothing ever consumes it. */
 export const DEAD_LETTER_QUEUE = 'dead-letter';
@@ -34,7 +35,7 @@ export class DeadLetters {
     private readonly redis: RedisClient,
     prefixes: string | readonly string[],
   ) {
-    this.cells = (typeof prefixes === 'string' ? [prefixes] : prefixes).map((prefix) => ({ prefix, queue: new Queue(DEAD_LETTER_QUEUE, { connection: redis, prefix }) }));
+    this.cells = (typeof prefixes === 'string' ? [prefixes] : prefixes).map((prefix) => ({ prefix, queue: bullQueue(DEAD_LETTER_QUEUE, redis, prefix) }));
   }
 
   /** Keeps a refused job (in the first cell's queue). The id joins queue and job id (`fleet-<id>`), so a job refused twice is kept once. */
@@ -76,7 +77,7 @@ export class DeadLetters {
     if (data === undefined && letter.data_encoding === 'json_text') {
       throw TierflowError.permanent(`dead letter ${id} kept its data as JSON text, nested too deep to replay as it was: replay it corrected`, { code: 'invalid_input' });
     }
-    const target = new Queue(letter.queue, { connection: this.redis, prefix: found.prefix });
+    const target = bullQueue(letter.queue, this.redis, found.prefix);
     try {
       const original = await target.getJob(letter.job_id);
       if (original) await original.remove();

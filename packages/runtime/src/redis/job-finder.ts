@@ -1,7 +1,8 @@
 import type { TierName } from '@tierflow/protocol';
-import { Queue, type Job } from 'bullmq';
+import { type Queue, type Job } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import { QUEUE_OF } from '../messages/queues.js';
+import { bullQueue } from './bull-queue.js';
 
 /** The BullMQ job states a job does not leave: it has answered. */
 export const FINISHED_STATES: ReadonlySet<string> = new Set(['completed', 'failed']);
@@ -19,7 +20,7 @@ export class JobFinder {
 
   queue(tier: TierName): Queue {
     let queue = this.queues.get(tier);
-    if (!queue) this.queues.set(tier, (queue = new Queue(QUEUE_OF[tier], { connection: this.redis, prefix: this.prefix })));
+    if (!queue) this.queues.set(tier, (queue = bullQueue(QUEUE_OF[tier], this.redis, this.prefix)));
     return queue;
   }
 
