@@ -65,3 +65,19 @@ export function roundKeyOf(childId: string): string | null {
 export function auditKey(prefix: string, rootId: string): string {
   return `${prefix}:audit:${rootId}`;
 }
+
+/** A run's recording: one stream per root of what each node did (docs/operations.md#recording). */
+export function recordKey(prefix: string, rootId: string): string {
+  return `${prefix}:record:${rootId}`;
+}
+
+/**
+ * A rerun's records, written by its client before it submits the new root (rerun/rerun-spec.ts):
+ * its spec (JSON), the recorded answers its model calls may replay (a hash by request hash), and
+ * the recorded outcomes a fork's nodes may reuse (a hash by node path).
+ */
+export const rerunKeys = (prefix: string, rootId: string) => ({
+  spec: `${prefix}:rerun:${rootId}`,
+  replay: `${prefix}:replay:${rootId}`,
+  reuse: `${prefix}:reuse:${rootId}`,
+});

@@ -1,0 +1,66 @@
+import type { Usage } from '@tierflow/protocol';
+
+/** A model request as it is recorded and matched for replay: where it went, and everything that decides the answer. */
+export interface ModelRequest {
+  /** The endpoint's base URL without credentials, e.g. `http://127.0.0.1:8000/v1`. */
+  readonly endpoint: string;
+  readonly model: string;
+  /** The chat messages, as sent. */
+  readonly messages: readonly unknown[];
+  /** Every other parameter of the request that decides its answer (temperature, max_tokens, response_format, …). */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** What a model answered. */
+export interface ModelAnswer {
+  /** The text, or the structured output as JSON text. */
+  readonly content: string;
+  /** The model that answered, as the endpoint names it. */
+  readonly model: string;
+  readonly finish_reason: string | null;
+}
+
+/** One model call of a node, as it is recorded: its request, its answer or error, what it was charged, how long it took. */
+export interface ModelCall {
+  /** What made it: a Fleet specialist, or a planner (the Architect's, the Dispatcher's). */
+  readonly purpose: 'specialist' | 'planner';
+  readonly request: ModelRequest;
+  /** Null when the call failed. */
+  readonly answer: ModelAnswer | null;
+  /** Why it failed; null when it answered. */
+  readonly error: string | null;
+  /** What it was charged (zero when it was replayed). */
+  readonly usage: Usage;
+  /** The endpoint reported no usage: the tokens are estimates. */
+  readonly estimated: boolean;
+  /** When it started, ms since the epoch. */
+  readonly started_at: number;
+  readonly latency_ms: number;
+  /** Requests it took: a busy endpoint's refusals included. */
+  readonly tries: number;
+  /** Each Retry-After (or unreachable endpoint) wait, in ms. */
+  readonly waits_ms: readonly number[];
+  /** Answered from a recording (tierflow rerun --replay): no request reached the model. */
+  readonly replayed: boolean;
+}
+
+/**
+ * A node's model calls, as work that calls models sees them (docs/operations.md#recording): ask
+ * for a recorded answer before each call, record each call after it.
+ */
+export interface ModelCalls {
+  /**
+   * The recorded answer to `request` when this run replays recorded calls (`tierflow rerun
+   * --replay`, and outside a fork's subtree); null: call the model.
+   * @throws TierflowError (permanent, code `replay_miss`) when the run replays strictly and nothing recorded matches.
+   */
+  replay(request: ModelRequest): Promise<ModelAnswer | null>;
+  /** Records a call once it has ended, however it ended. Never throws, never waits. */
+  record(call: ModelCall): void;
+}
+
+/** Records nothing and replays nothing: for work outside a tier worker (a test, a script). */
+export const UNRECORDED_CALLS: ModelCalls = {
+  replay: () => Promise.resolve(null),
+  record: () => undefined,
+};

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+/**
+ * One line of a run's recording: a stream per run, `<prefix>:record:<root id>`, one entry per
+ * thing a node did, appended by the tier that did it (docs/operations.md#recording). Each is JSON
+ * under one field; what a reader cannot parse is skipped and counted, never trusted.
+ */
+
+const node = z.string().min(1);
+const tier = z.string().min(1);
+const at = z.number().finite();
+/** A recorded message, prompt or answer: the value (bounded), or its digest under `metadata`. */
+const recorded = z.unknown();
+
+/** The delegation as the node received it (the root objective made into one, at the Monitor), with the values its context references pointed at. */
+export const delegationEntrySchema = z.object({
+  kind: z.literal('delegation'),
+  node,
+  tier,
+  at,
+  attempt: z.int().positive(),
+  message: recorded,
+  /** Each context reference's value when the node took the work up (null: gone). */
+  context: z.record(z.string(), recorded).default({}),
+  /** `tierflow rerun --set` edits applied to it, as `path=json`. */
+  edits: z.array(z.string()).default([]),
+});
+
+/** The outcome as the node sent it. */
+export const outcomeEntrySchema = z.object({ kind: z.literal('outcome'), node, tier, at, message: recorded });
+
+/** How a pass ended: answered, parked for its children, delayed for a person, to be retried, or failed and left to BullMQ. */
+export const PASS_ENDS = ['answered', 'parked', 'asked', 'retrying', 'crashed'] as const;
+export type PassEnd = (typeof PASS_ENDS)[number];
+
+/** One pass (one run of a worker over the job): when, where, how it ended. */
+export const passEntrySchema = z.object({
+  kind: z.literal('pass'),
+  node,
+  tier,
+  /** When the job was taken up, ms since the epoch. */
+  started_at: at,
+  ended_at: at,
+  /** `<host>:<pid>` of the worker process. */
+  worker: z.string(),
+  /** BullMQ's delivery number: 1, then 2 on the first retry … */
+  attempt: z.int().positive(),
+  end: z.enum(PASS_ENDS),
+  error: z.string().nullable().default(null),
+  /** When the job was added to its queue (the delegation's timestamp), on the first pass: queued time is from then. */
+  queued_at: at.nullable().default(null),
+});
+
+const usage = z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number(), llm_calls: z.number() });
+
+/** One model call of the node (a specialist's or a planner's). */
+export const callEntrySchema = z.object({
+  kind: z.literal('call'),
+  node,
+  tier,
+  purpose: z.enum(['specialist', 'planner']),
+  endpoint: z.string(),
+  model: z.string(),
+  /** The request's messages and parameters (bounded), or their digest. */
+  request: recorded,
+  /** What identifies the request for replay: sha256 of its model, messages and parameters. */
+  request_hash: z.string(),
+  /** The answer `{ content, model, finish_reason }`, or its digest; null when the call failed. */
+  answer: recorded.nullable(),
+  error: z.string().nullable(),
+  usage,
+  estimated: z.boolean().default(false),
+  started_at: at,
+  latency_ms: z.number().nonnegative(),
+  tries: z.int().nonnegative(),
+  waits_ms: z.array(z.number().nonnegative()).default([]),
+  replayed: z.boolean().default(false),
+});
+
+/** A node of a fork that answered with the outcome recorded for it in the run it was forked from, without running. */
+export const reusedEntrySchema = z.object({ kind: z.literal('reused'), node, tier, at, from: z.string() });
+
+export const recordEntrySchema = z.discriminatedUnion('kind', [delegationEntrySchema, outcomeEntrySchema, passEntrySchema, callEntrySchema, reusedEntrySchema]);
+
+export type RecordEntry = z.output<typeof recordEntrySchema>;
+export type DelegationEntry = z.output<typeof delegationEntrySchema>;
+export type OutcomeEntry = z.output<typeof outcomeEntrySchema>;
+export type PassEntry = z.output<typeof passEntrySchema>;
+export type CallEntry = z.output<typeof callEntrySchema>;
+export type ReusedEntry = z.output<typeof reusedEntrySchema>;
+/** An entry as a writer builds it: defaults may be left out. */
+export type RecordEntryInput = z.input<typeof recordEntrySchema>;
+
+/** The one stream field an entry is written under. */
+export const RECORD_FIELD = 'r';
