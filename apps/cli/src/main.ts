@@ -153,11 +153,22 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('result')
-    .description("print a root's final outcome while it is retained; exit 0 only on success")
-    .argument('<root-id>', 'the id printed by enqueue')
+    .description("print a node's outcome (a root's final one) while it is retained; exit 0 only on success")
+    .argument('<node-id>', 'a root id, as enqueue prints it, or any node of its run')
     .action(async (rootId: string) => {
       const { resultCommand } = await import('./commands/result.js');
       exit.code = await resultCommand(rootId, io);
+    });
+
+  cli
+    .command('inspect')
+    .description('show one node of a run: its input, outcome, passes, waits and model calls')
+    .argument('<node-id>', 'a node id, as tierflow status prints it (a root id too)')
+    .option('--json', 'print the node as JSON')
+    .option('--calls', "show each model call's prompt and answer in full")
+    .action(async (nodeId: string, options: { json?: boolean; calls?: boolean }) => {
+      const { inspectCommand } = await import('./commands/inspect.js');
+      exit.code = await inspectCommand(nodeId, options, io);
     });
 
   cli

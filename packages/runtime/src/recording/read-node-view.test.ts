@@ -1,0 +1,74 @@
+import { uniquePrefix } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { Queue } from 'bullmq';
+import { describe, expect, it } from 'vitest';
+import { auditFields, type AuditEntry } from '../audit/audit-entry.js';
+import { buildDelegation, buildOutcome } from '../messages/messages.js';
+import { auditKey, recordKey } from '../redis/keys.js';
+import { readNodeOutcome, readNodeView, readTimeline } from './read-node-view.js';
+import { RunRecorder } from './run-recorder.js';
+
+const db = usePrivateRedis();
+const quiet = { info: () => undefined, warn: () => undefined };
+
+const sent = (id: string, to: string): AuditEntry => ({
+  time: new Date().toISOString(),
+  from: 'x',
+  to,
+  kind: 'delegation',
+  direction: 'sent',
+  id,
+  correlation_id: '',
+  status: '',
+  confidence: null,
+  by: 'x',
+  attempt: null,
+  detail: 'execute',
+});
+
+describe('readNodeView', () => {
+  it('reads a node from its recording, its job and its run tree; nothing known is null', async () => {
+    const { redis } = db;
+    const prefix = uniquePrefix('inspect');
+    const leaf = 'r.0-0.0-0.0-0';
+    const recorder = new RunRecorder({ redis, prefix, tier: 'SPECIALIZED_FLEET', mode: 'full', ttlMs: 60_000, log: quiet });
+    const delegation = buildDelegation('ROUTING_DISPATCHER', leaf, 'r.0-0.0-0', { task_type: 'execute', objective: 'Add two numbers' }, 1_000);
+    recorder.delegation('r', leaf, delegation, 1, 1_100, {});
+    recorder.pass(null, 'r', { node: leaf, started_at: 1_100, ended_at: 1_300, worker: 'h:1', attempt: 1, end: 'answered', error: null, queued_at: 1_000 });
+    const writes = redis.multi();
+    recorder.outcome(writes, 'r', leaf, buildOutcome('SPECIALIZED_FLEET', leaf, { status: 'success', summary: '4', confidence: 1 }, 200, 1_300), 1_300);
+    await writes.exec();
+    for (const [id, to] of [
+      ['r.0-0', 'ABSTRACT_ARCHITECT'],
+      ['r.0-0.0-0', 'ROUTING_DISPATCHER'],
+      [leaf, 'SPECIALIZED_FLEET'],
+    ] as const)
+      await redis.xadd(auditKey(prefix, 'r'), '*', ...auditFields(sent(id, to)));
+
+    const view = await readNodeView(redis, prefix, leaf);
+    expect(view).toMatchObject({ id: leaf, root_id: 'r', tier: 'SPECIALIZED_FLEET', task_type: 'execute', recording: 'full', input: { objective: 'Add two numbers' }, outcome: { summary: '4' } });
+    expect(view?.waits).toEqual([{ kind: 'queued', from: 1_000, to: 1_100 }]);
+    expect(await readNodeOutcome(redis, prefix, leaf)).toMatchObject({ from: 'recording', message: { payload: { summary: '4' } } });
+    expect(await readNodeView(redis, prefix, 'r.0-0.0-0.0-9')).toBeNull();
+    expect(await readNodeOutcome(redis, prefix, 'r.0-0.0-0')).toBeNull();
+
+    const timeline = await readTimeline(redis, prefix, 'r');
+    expect(timeline?.nodes.map((node) => node.id)).toEqual(['r', 'r.0-0', 'r.0-0.0-0', leaf]);
+    expect(await readTimeline(redis, prefix, 'unknown')).toBeNull();
+  });
+
+  it("without a recording, reads the node's input from its job; a recording key of another type reads as none", async () => {
+    const { redis } = db;
+    const prefix = uniquePrefix('inspect');
+    const leaf = 's.0-0.0-0.0-0';
+    await redis.set(recordKey(prefix, 's'), 'not a stream');
+    const fleet = new Queue('fleet', { connection: redis, prefix });
+    try {
+      await fleet.add('execute', buildDelegation('ROUTING_DISPATCHER', leaf, 's.0-0.0-0', { task_type: 'execute', objective: 'Sum', context_refs: ['beads:a'] }, 1_000), { jobId: leaf });
+    } finally {
+      await fleet.close();
+    }
+    const view = await readNodeView(redis, prefix, leaf);
+    expect(view).toMatchObject({ recording: 'none', input: { from: 'job', objective: 'Sum', context: [{ ref: 'beads:a', value: null }] }, outcome: null, passes: [] });
+  });
+});
