@@ -18,6 +18,7 @@ import { dashboard } from './dashboard/dashboard.js';
 import { httpStatusOf } from './errors/http-status.js';
 import { readiness, redisDeadline, type RedisHealth } from './health/redis-deadline.js';
 import { queueBoard } from './queues/queue-board.js';
+import { nodeRoutes } from './runs/node-routes.js';
 import { runRoutes } from './runs/run-routes.js';
 import { runStream } from './runs/run-stream.js';
 
@@ -66,6 +67,7 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
     return c.json(state, state.ok ? 200 : 503);
   });
   runRoutes(app, { client, redis, runtime, jaegerUrl: options.jaegerUrl });
+  nodeRoutes(app, { redis, runtime });
   runStream(app, client);
   a2aRoutes(app, { client, options, runtime, log, proxies });
   const queues: Queue[] = queueBoard(app, redis, cellPrefixes(runtime), options.queueActions);

@@ -1,10 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { cellOf, readAuditTrail, unservedNotice, type RedisClient } from '@tierflow/runtime/admin';
+import { unservedNotice, type RedisClient } from '@tierflow/runtime/admin';
 import { type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
 import {
   answerBody,
   answerReportSchema,
-  auditSchema,
   cancelBody,
   cancelReportSchema,
   enqueuedSchema,
@@ -31,7 +30,7 @@ const failure = (description: string) => json(errorSchema, description);
 
 const notFound = (id: string) => ({ error: { code: 'unknown_run', message: `no run ${id} (unknown, or past retention)` } });
 
-/** The runs API under /api: enqueue, list, read, cancel, answer, audit trail, workers. */
+/** The runs API under /api: enqueue, list, read, cancel, answer, workers (a run's insides: node-routes.ts). */
 export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
   const { client } = deps;
 
@@ -75,14 +74,6 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
       if (!tree) return c.json(notFound(id), 404);
       const unserved = (await client.unservedTiers(tree)).map(unservedNotice);
       return c.json({ run: tree, outcome, trace_url: trace?.exported ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${trace.traceId}` : null, unserved }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({ method: 'get', path: '/api/runs/{id}/audit', summary: "A run's audit trail, in order", request: { params: rootIdParams }, responses: { 200: json(auditSchema, 'The entries') } }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      return c.json({ entries: await readAuditTrail(deps.redis, cellOf(deps.runtime, id).prefix, id) }, 200);
     },
   );
 

@@ -94,7 +94,7 @@ export const answerReportSchema = z.object({ answered: z.array(z.string()), open
  * empty, or null). Its fields are the runtime's AuditRecord's: one added or dropped there and not
  * here fails to compile.
  */
-const auditEntrySchema = z
+export const auditEntrySchema = z
   .object({
     stream_id: z.string().openapi({ description: "The entry's id in the run's audit stream, which gives the order." }),
     time: z.string(),
@@ -111,7 +111,5 @@ const auditEntrySchema = z
     detail: z.string().openapi({ description: "A delegation's task type, an outcome's error type, a cancellation's reason." }),
   } satisfies Record<keyof AuditRecord, z.ZodType>)
   .openapi('AuditEntry');
-
-export const auditSchema = z.object({ entries: z.array(auditEntrySchema) }).openapi('AuditTrail');
 
 export const workersSchema = z.object({ workers: z.array(workerBeatSchema) }).openapi('Workers');

@@ -209,44 +209,6 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
-    readonly "/api/runs/{id}/audit": {
-        readonly parameters: {
-            readonly query?: never;
-            readonly header?: never;
-            readonly path?: never;
-            readonly cookie?: never;
-        };
-        /** A run's audit trail, in order */
-        readonly get: {
-            readonly parameters: {
-                readonly query?: never;
-                readonly header?: never;
-                readonly path: {
-                    readonly id: string;
-                };
-                readonly cookie?: never;
-            };
-            readonly requestBody?: never;
-            readonly responses: {
-                /** @description The entries */
-                readonly 200: {
-                    headers: {
-                        readonly [name: string]: unknown;
-                    };
-                    content: {
-                        readonly "application/json": components["schemas"]["AuditTrail"];
-                    };
-                };
-            };
-        };
-        readonly put?: never;
-        readonly post?: never;
-        readonly delete?: never;
-        readonly options?: never;
-        readonly head?: never;
-        readonly patch?: never;
-        readonly trace?: never;
-    };
     readonly "/api/runs/{id}/cancel": {
         readonly parameters: {
             readonly query?: never;
@@ -382,6 +344,146 @@ export interface paths {
                     };
                     content: {
                         readonly "application/json": components["schemas"]["Workers"];
+                    };
+                };
+            };
+        };
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/runs/{id}/nodes/{node}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** One node of a run: its input, outcome, passes, waits and model calls */
+        readonly get: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header?: never;
+                readonly path: {
+                    readonly id: string;
+                    readonly node: string;
+                };
+                readonly cookie?: never;
+            };
+            readonly requestBody?: never;
+            readonly responses: {
+                /** @description The node */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["NodeView"];
+                    };
+                };
+                /** @description No such node in that run */
+                readonly 404: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/runs/{id}/timeline": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A run's timeline: each node's queued, running and waiting time on one axis */
+        readonly get: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header?: never;
+                readonly path: {
+                    readonly id: string;
+                };
+                readonly cookie?: never;
+            };
+            readonly requestBody?: never;
+            readonly responses: {
+                /** @description The timeline */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["RunTimeline"];
+                    };
+                };
+                /** @description No such run */
+                readonly 404: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/runs/{id}/audit": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** A run's audit trail, in order: all of it, or a page (`limit`, `cursor`) of some kinds (`kind`) */
+        readonly get: {
+            readonly parameters: {
+                readonly query?: {
+                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, gap. */
+                    readonly kind?: string;
+                    /** @description Start after this entry: a `next_cursor` or `prev_cursor` of another page. */
+                    readonly cursor?: string;
+                    /** @description At most this many entries; all of them when left out. */
+                    readonly limit?: number;
+                };
+                readonly header?: never;
+                readonly path: {
+                    readonly id: string;
+                };
+                readonly cookie?: never;
+            };
+            readonly requestBody?: never;
+            readonly responses: {
+                /** @description The entries */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["AuditTrail"];
                     };
                 };
             };
@@ -731,32 +833,6 @@ export interface components {
             readonly tier: string;
             readonly answer: string | null;
         };
-        readonly AuditTrail: {
-            readonly entries: readonly components["schemas"]["AuditEntry"][];
-        };
-        readonly AuditEntry: {
-            /** @description The entry's id in the run's audit stream, which gives the order. */
-            readonly stream_id: string;
-            readonly time: string;
-            /** @description A tier, or `client` for whoever is outside the tiers. */
-            readonly from: string;
-            readonly to: string;
-            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `gap`. */
-            readonly kind: string;
-            /** @description `sent` or `received`. */
-            readonly direction: string;
-            /** @description The message id. */
-            readonly id: string;
-            readonly correlation_id: string;
-            /** @description An outcome's status; empty otherwise. */
-            readonly status: string;
-            readonly confidence: number | null;
-            readonly by: string;
-            /** @description A delivery's attempt number, for delegations received. */
-            readonly attempt: number | null;
-            /** @description A delegation's task type, an outcome's error type, a cancellation's reason. */
-            readonly detail: string;
-        };
         readonly CancelReport: {
             /** @enum {string} */
             readonly outcome: "cancelled" | "finished" | "unknown";
@@ -791,6 +867,215 @@ export interface components {
                 readonly running: number;
                 readonly specialists: readonly string[] | null;
             }[];
+        };
+        /** @description One node of a run, as `tierflow inspect --json` prints it (docs/operations.md#inspecting-a-node). */
+        readonly NodeView: {
+            readonly id: string;
+            readonly root_id: string;
+            readonly tier: string | null;
+            /** @description A word of the status vocabulary (docs/statuses.md), as the run’s tree has it; null when the tree does not know the node. */
+            readonly status: string | null;
+            readonly source: string | null;
+            readonly queue_state: string | null;
+            readonly task_type: string | null;
+            readonly specialist: string | null;
+            readonly attempts: number;
+            readonly started_at: string | null;
+            readonly finished_at: string | null;
+            readonly children: readonly string[];
+            /**
+             * @description What was recorded of the node: `none` when recording was off, or the run is older than recording.
+             * @enum {string}
+             */
+            readonly recording: "full" | "metadata" | "none";
+            /** @description Entries of the run’s recording that could not be read. */
+            readonly skipped: number;
+            /** @description In a fork: the node whose recorded outcome it answered with, without running. */
+            readonly reused_from: string | null;
+            /** @description NodeInput */
+            readonly input: {
+                /**
+                 * @description The recording of the delegation as the node took it up, or its job (still retained) when nothing was recorded.
+                 * @enum {string}
+                 */
+                readonly from: "recording" | "job";
+                /** @description A value kept by its size and hash only. */
+                readonly digest: {
+                    readonly bytes: number;
+                    readonly sha256: string;
+                } | null;
+                readonly objective: string | null;
+                readonly constraints: readonly string[];
+                readonly task_data: {
+                    readonly [key: string]: unknown;
+                } | null;
+                readonly context: readonly {
+                    readonly ref: string;
+                    /** @description Its value when the node took the work up; null: gone, or not recorded. */
+                    readonly value?: unknown;
+                }[];
+                readonly error_policy: {
+                    readonly [key: string]: unknown;
+                } | null;
+                readonly timeout_ms: number | null;
+                readonly deadline_hint: string | null;
+                readonly specialist_hint: string | null;
+                readonly priority: number | null;
+                /** @description `tierflow rerun --set` edits applied to it, as `path=json`. */
+                readonly edits: readonly string[];
+                readonly attempt: number | null;
+                /** @description ms since the epoch */
+                readonly at: number | null;
+            } | null;
+            /** @description NodeOutcome */
+            readonly outcome: {
+                /** @enum {string} */
+                readonly from: "recording" | "job";
+                /** @description A value kept by its size and hash only. */
+                readonly digest: {
+                    readonly bytes: number;
+                    readonly sha256: string;
+                } | null;
+                readonly status: string | null;
+                readonly summary: string | null;
+                readonly confidence: number | null;
+                readonly error_type: string | null;
+                readonly error_detail: string | null;
+                readonly artifacts: readonly {
+                    readonly artifact_type: string;
+                    readonly content_ref: string | null;
+                    readonly inline_content: string | null;
+                    readonly metadata: {
+                        readonly [key: string]: unknown;
+                    };
+                }[];
+                readonly usage: {
+                    readonly tokens_in: number;
+                    readonly tokens_out: number;
+                    readonly cost_usd: number;
+                    readonly llm_calls: number;
+                } | null;
+                readonly execution_time_ms: number | null;
+                /** @description ms since the epoch */
+                readonly at: number | null;
+            } | null;
+            readonly passes: readonly {
+                readonly started_at: number;
+                readonly ended_at: number;
+                readonly duration_ms: number;
+                readonly worker: string;
+                readonly attempt: number;
+                /**
+                 * @description How it ended: answered, parked for its children, asked a person, to be retried, or crashed.
+                 * @enum {string}
+                 */
+                readonly end: "answered" | "parked" | "asked" | "retrying" | "crashed";
+                readonly error: string | null;
+            }[];
+            readonly waits: readonly {
+                /** @enum {string} */
+                readonly kind: "queued" | "children" | "person" | "retry" | "recovering";
+                readonly from: number;
+                /** @description null: still waiting */
+                readonly to: number | null;
+            }[];
+            readonly calls: readonly {
+                /** @enum {string} */
+                readonly purpose: "specialist" | "planner";
+                readonly endpoint: string;
+                readonly model: string;
+                readonly started_at: number;
+                readonly latency_ms: number;
+                readonly tries: number;
+                /** @description Each Retry-After (or unreachable endpoint) wait. */
+                readonly waits_ms: readonly number[];
+                readonly replayed: boolean;
+                readonly estimated: boolean;
+                readonly error: string | null;
+                readonly usage: {
+                    readonly tokens_in: number;
+                    readonly tokens_out: number;
+                    readonly cost_usd: number;
+                    readonly llm_calls: number;
+                };
+                readonly request_hash: string;
+                /** @description The prompt: the request’s messages, each content as text; null when not recorded. */
+                readonly messages: readonly {
+                    readonly role: string;
+                    readonly content: string;
+                }[] | null;
+                readonly params: {
+                    readonly [key: string]: unknown;
+                } | null;
+                /** @description A value kept by its size and hash only. */
+                readonly request_digest: {
+                    readonly bytes: number;
+                    readonly sha256: string;
+                } | null;
+                /** @description The answer’s text (or structured output as JSON text); null when the call failed or it was not recorded. */
+                readonly answer: string | null;
+                readonly finish_reason: string | null;
+                /** @description A value kept by its size and hash only. */
+                readonly answer_digest: {
+                    readonly bytes: number;
+                    readonly sha256: string;
+                } | null;
+            }[];
+        };
+        readonly RunTimeline: {
+            readonly root_id: string;
+            /** @description Whether the run was recorded; without, spans come from the tree’s start and end times. */
+            readonly recorded: boolean;
+            readonly start: number | null;
+            /** @description The last end of a span; null while one goes on, or with none. */
+            readonly end: number | null;
+            readonly nodes: readonly {
+                readonly id: string;
+                readonly parent: string | null;
+                readonly depth: number;
+                readonly tier: string;
+                readonly task_type: string;
+                readonly status: string;
+                readonly spans: readonly {
+                    /** @enum {string} */
+                    readonly kind: "running" | "queued" | "children" | "person" | "retry" | "recovering";
+                    readonly from: number;
+                    /** @description null: still going on */
+                    readonly to: number | null;
+                }[];
+            }[];
+        };
+        readonly AuditTrail: {
+            readonly entries: readonly components["schemas"]["AuditEntry"][];
+            /** @description Entries of the kinds asked in the whole trail. */
+            readonly total: number;
+            /** @description The cursor of the next (newer) page; null on the last. */
+            readonly next_cursor: string | null;
+            /** @description The cursor of the page before (older); null on the first. */
+            readonly prev_cursor: string | null;
+        };
+        readonly AuditEntry: {
+            /** @description The entry's id in the run's audit stream, which gives the order. */
+            readonly stream_id: string;
+            readonly time: string;
+            /** @description A tier, or `client` for whoever is outside the tiers. */
+            readonly from: string;
+            readonly to: string;
+            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `gap`. */
+            readonly kind: string;
+            /** @description `sent` or `received`. */
+            readonly direction: string;
+            /** @description The message id. */
+            readonly id: string;
+            readonly correlation_id: string;
+            /** @description An outcome's status; empty otherwise. */
+            readonly status: string;
+            readonly confidence: number | null;
+            readonly by: string;
+            /** @description A delivery's attempt number, for delegations received. */
+            readonly attempt: number | null;
+            /** @description A delegation's task type, an outcome's error type, a cancellation's reason. */
+            readonly detail: string;
         };
     };
     responses: never;
