@@ -104,6 +104,52 @@ describe('the dashboard', () => {
     await page.context().close();
   }, 60_000);
 
+  it('opens a node from the tree and from the timeline, its recorded text shown as text, and pages the audit trail by kind', async () => {
+    const { page, problems } = await newPage();
+    // A hostile objective: it reaches the leaf's input, and the page must show it as text.
+    const hostile = '<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>';
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{ output_bytes: 40 }], { objective: `subtask ${hostile}` }));
+    const leaf = `${rootId}.0-0.0-0.0-0`;
+    await deployment.client.waitForResult(rootId, { timeoutMs: SEEN_MS });
+    await page.goto(`${open.url}/runs/${rootId}`);
+    await runStatus(page, 'success').waitFor({ timeout: SEEN_MS });
+
+    await node(page, `[data-node-id="${leaf}"]`).click();
+    const panel = page.locator(`#node-panel[data-node-id="${leaf}"]`);
+    await panel.waitFor({ timeout: SEEN_MS });
+    await panel.getByText(`subtask ${hostile}`, { exact: true }).waitFor({ timeout: SEEN_MS });
+    expect(await panel.locator('img, script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    await panel.locator('.artifact').first().waitFor({ timeout: SEEN_MS });
+    expect(await panel.locator('#node-actions').count()).toBe(1);
+    expect(await node(page, `[data-node-id="${leaf}"]`).getAttribute('aria-selected')).toBe('true');
+
+    // The timeline: a row a node in the tree's order, bars on one axis, a legend.
+    const rows = page.locator('#timeline .timeline-row[data-node-id]');
+    await rows.first().waitFor({ timeout: SEEN_MS });
+    expect(await attributes(rows, 'data-node-id')).toEqual([rootId, `${rootId}.0-0`, `${rootId}.0-0.0-0`, leaf]);
+    expect(await page.locator('#timeline .bar').count()).toBeGreaterThanOrEqual(4);
+    expect(await page.locator('#timeline .legend li').count()).toBe(6);
+    await page.locator(`#timeline button[data-node-id="${rootId}"]`).click();
+    await page.locator(`#node-panel[data-node-id="${rootId}"]`).waitFor({ timeout: SEEN_MS });
+    await page.screenshot({ path: join(ARTIFACTS, 'run-page-node.png'), fullPage: true });
+    await page.locator('#node-panel button.close').click();
+    await page.locator('#node-panel').waitFor({ state: 'detached', timeout: SEEN_MS });
+
+    // The audit trail, of one kind.
+    await page.locator('#audit-kind').selectOption('outcome');
+    await waitFor(
+      async () => {
+        const kinds = await attributes(page.locator('#audit tbody tr'), 'data-kind');
+        return kinds.length > 0 && kinds.every((kind) => kind === 'outcome');
+      },
+      { timeoutMs: SEEN_MS, description: 'only outcomes on the audit trail' },
+    );
+    expect(await page.locator('#audit-older').isDisabled()).toBe(true);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 40_000);
+
   it('enqueues from the runs page, answers the run’s question on its page, and lists it finished', async () => {
     const { page, problems } = await newPage();
     await page.goto(open.url);

@@ -16,3 +16,8 @@ export type AuditEntry = Schemas['AuditEntry'];
 
 /** A `node` event of a run's stream (not in the description, which has the stream as text): the fields of a node that appeared or changed. */
 export type NodeEvent = Pick<RunNode, 'id' | 'tier' | 'status' | 'queue_state' | 'specialist' | 'attempts' | 'progress' | 'usage' | 'questions'>;
+export type NodeView = Schemas['NodeView'];
+export type NodeCall = NodeView['calls'][number];
+export type Artifact = NonNullable<NodeView['outcome']>['artifacts'][number];
+export type RunTimeline = Schemas['RunTimeline'];
+export type AuditTrail = Schemas['AuditTrail'];

@@ -1,7 +1,10 @@
 import { ApiError, getJson, postJson, runPath } from './api.js';
-import type { AuditEntry, NodeEvent, Outcome, Run, RunNode } from './api-types.js';
+import type { AuditTrail, NodeEvent, NodeView, Outcome, Run, RunNode, RunTimeline } from './api-types.js';
+import { auditControls, auditQuery, type AuditView } from './audit-pager.js';
 import { fill, h, statusBadge } from './dom.js';
+import { nodePanel } from './node-panel.js';
 import { auditTable } from './run-audit.js';
+import { timelineView } from './run-timeline.js';
 import { questionsPanel } from './run-questions.js';
 import { patchNode, treeTable } from './run-tree.js';
 import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from './page.js';
@@ -9,7 +12,8 @@ import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from
 /**
  * `/runs/:id`: a run as it goes. Its event stream drives the page: each `node` event updates its
  * row at once and has the full tree read again (for new nodes, times and confidence); `outcome`
- * ends it. The audit trail is read every two seconds while the run lasts, and once at its end.
+ * ends it. The audit trail (a page of it), the timeline and an open node are read every two
+ * seconds while the run lasts, and once at its end. A row of the tree or the timeline opens its node.
  */
 export function showRun(context: PageContext, rootId: string): StopPage {
   const banner = errorBanner();
@@ -23,6 +27,9 @@ export function showRun(context: PageContext, rootId: string): StopPage {
   const questionsSlot = h('div');
   const treeSlot = h('div', { id: 'tree', class: 'scroll' });
   const auditSlot = h('div', { id: 'audit', class: 'scroll' });
+  const auditControlsSlot = h('div');
+  const nodeSlot = h('div', { id: 'node' });
+  const timelineSlot = h('div', { id: 'timeline', class: 'scroll' });
   fill(
     context.main,
     h(
@@ -36,8 +43,10 @@ export function showRun(context: PageContext, rootId: string): StopPage {
       outcomeSlot,
     ),
     questionsSlot,
-    h('section', { class: 'panel' }, h('h2', {}, 'Delegation tree'), treeSlot),
-    h('section', { class: 'panel' }, h('h2', {}, 'Audit trail'), auditSlot),
+    h('section', { class: 'panel' }, h('h2', {}, 'Delegation tree'), h('p', { class: 'muted' }, 'Click a node to open it.'), treeSlot),
+    nodeSlot,
+    h('section', { class: 'panel' }, h('h2', {}, 'Timeline'), timelineSlot),
+    h('section', { class: 'panel' }, h('h2', {}, 'Audit trail'), auditControlsSlot, auditSlot),
   );
 
   let stopped = false;
@@ -47,11 +56,16 @@ export function showRun(context: PageContext, rootId: string): StopPage {
   const answerForms = new Map<string, HTMLFormElement>();
   let source: EventSource | null = null;
   let auditTimer: ReturnType<typeof setTimeout> | undefined;
+  let auditView: AuditView = { cursor: null, kind: '' };
+  /** The open node, and what its panel shows: redrawn only when that changes, so what was unfolded stays so. */
+  let openNode: string | null = null;
+  let nodeKey = '';
 
   const draw = (): void => {
     if (!tree) return;
     fill(status, statusBadge(tree.status));
     fill(treeSlot, treeTable(tree, Date.now()));
+    if (openNode !== null) treeSlot.querySelector(`tr[data-node-id="${CSS.escape(openNode)}"]`)?.setAttribute('aria-selected', 'true');
     // Redrawn only when they change, and an open question keeps its form, so an answer being typed stays.
     const key = `${tree.status} ${JSON.stringify(tree.questions ?? [])}`;
     if (key !== questionsKey) {
@@ -123,11 +137,73 @@ export function showRun(context: PageContext, rootId: string): StopPage {
     }
   };
 
+  const readNode = async (): Promise<void> => {
+    const id = openNode;
+    if (id === null) return;
+    try {
+      const view = await getJson<NodeView>(runPath(rootId, `/nodes/${encodeURIComponent(id)}`));
+      const key = JSON.stringify(view);
+      if (stopped || openNode !== id || key === nodeKey) return;
+      nodeKey = key;
+      // The header's actions (`node-actions`) are where what can be done to a node goes.
+      const { panel } = nodePanel(view, closeNode);
+      fill(nodeSlot, panel);
+    } catch (error) {
+      if (stopped || openNode !== id) return;
+      if (error instanceof ApiError && error.status === 404) fill(nodeSlot, h('section', { class: 'panel', id: 'node-panel' }, h('p', {}, `No node ${id} on record yet.`)));
+      else report(context, banner, error);
+    }
+  };
+
+  const showNode = (id: string): void => {
+    openNode = id;
+    nodeKey = '';
+    draw();
+    void readNode().then(() => nodeSlot.scrollIntoView({ block: 'nearest' }));
+  };
+
+  const closeNode = (): void => {
+    openNode = null;
+    nodeKey = '';
+    fill(nodeSlot);
+    draw();
+  };
+
+  const opener = (event: Event): void => {
+    const row = event.target instanceof Element ? event.target.closest<HTMLElement>('[data-node-id]') : null;
+    const id = row?.dataset.nodeId;
+    if (id) showNode(id);
+  };
+  treeSlot.addEventListener('click', opener);
+  timelineSlot.addEventListener('click', opener);
+
+  const readTimeline = async (): Promise<void> => {
+    try {
+      const timeline = await getJson<RunTimeline>(runPath(rootId, '/timeline'));
+      if (!stopped) fill(timelineSlot, timelineView(timeline, Date.now()));
+    } catch (error) {
+      // No tree yet: nothing to draw; the tree's own read says why when it matters.
+      if (!stopped && !(error instanceof ApiError && error.status === 404)) report(context, banner, error);
+    }
+  };
+
+  const readTrail = async (): Promise<void> => {
+    const page = await getJson<AuditTrail>(runPath(rootId, auditQuery(auditView)));
+    if (stopped) return;
+    fill(auditControlsSlot, auditControls(auditView, page, goAudit));
+    fill(auditSlot, auditTable(page.entries, rootId));
+  };
+
+  const goAudit = (view: AuditView): void => {
+    auditView = view;
+    readTrail().catch((error: unknown) => {
+      if (!stopped) report(context, banner, error);
+    });
+  };
+
   const readAudit = async (): Promise<void> => {
     try {
-      const { entries } = await getJson<{ entries: AuditEntry[] }>(runPath(rootId, '/audit'));
-      if (stopped) return;
-      fill(auditSlot, auditTable(entries, rootId));
+      await Promise.all([readTrail(), readTimeline(), readNode()]);
     } catch (error) {
       if (!stopped) report(context, banner, error);
     }

@@ -1,0 +1,212 @@
+import type { Artifact, NodeCall, NodeView } from './api-types.js';
+import { artifactShape } from './artifact-kind.js';
+import { h, statusBadge } from './dom.js';
+import { clock, cost, duration, shortId, tierSlug, tokenCount } from './format.js';
+
+/**
+ * One node of a run, opened from its row of the tree: who ran it, its input, its outcome with
+ * its artifacts, its passes and waits, its model calls with their prompts and answers (folded).
+ * Everything recorded is the run's data, put on the page as text (dom.ts), never as markup.
+ * `actions` is the header's place for what can be done to the node (a rerun, say).
+ */
+export function nodePanel(view: NodeView, onClose: () => void): { readonly panel: HTMLElement; readonly actions: HTMLElement } {
+  const close = h('button', { type: 'button', class: 'close', 'aria-label': 'Close the node' }, 'Close');
+  close.addEventListener('click', onClose);
+  const actions = h('div', { class: 'actions', id: 'node-actions' });
+  const panel = h(
+    'section',
+    { class: 'panel node-panel', id: 'node-panel', 'data-node-id': view.id, 'aria-label': `Node ${view.id}` },
+    h('div', { class: 'heading' }, h('h2', {}, 'Node ', h('code', {}, shortId(view.id, view.root_id))), view.status ? statusBadge(view.status) : null, close),
+    actions,
+    facts(view),
+    recordingNote(view),
+    section('Input', view.input ? inputList(view.input) : h('p', { class: 'muted' }, 'Not known: not recorded, and its job is no longer retained.')),
+    section('Outcome', view.outcome ? outcomeList(view.outcome) : h('p', { class: 'muted' }, 'None yet.')),
+    view.passes.length > 0 ? section('Passes', passTable(view)) : null,
+    view.waits.length > 0 ? section('Waits', waitTable(view)) : null,
+    view.calls.length > 0 ? section(`Model calls (${view.calls.length})`, h('div', { class: 'calls' }, ...view.calls.map(callView))) : null,
+  );
+  return { panel, actions };
+}
+
+function facts(view: NodeView): HTMLElement {
+  return list([
+    ['Node', h('code', {}, view.id)],
+    ['Tier', view.tier ? tierSlug(view.tier) : null],
+    ['Task', view.task_type],
+    ['Specialist', view.specialist],
+    ['Attempts', view.attempts > 0 ? String(view.attempts) : null],
+    ['Started', view.started_at ? clock(view.started_at) : null],
+    ['Finished', view.finished_at ? clock(view.finished_at) : null],
+    ['Reused', view.reused_from ? `answered with the recorded outcome of ${view.reused_from}, without running` : null],
+  ]);
+}
+
+function recordingNote(view: NodeView): HTMLElement | null {
+  if (view.recording === 'none')
+    return h('p', { class: 'notice', id: 'recording-off' }, 'Recording was off for this node (TIERFLOW_RECORD=none, or a run older than recording): shown is what its tree and job know.');
+  if (view.recording === 'metadata') return h('p', { class: 'notice' }, 'Recorded as metadata: messages, prompts and answers were kept by their size and hash only.');
+  return null;
+}
+
+function inputList(input: NonNullable<NodeView['input']>): HTMLElement {
+  return list([
+    ['From', input.from === 'job' ? 'its job (not recorded)' : null],
+    ['Digest', input.digest ? digestText(input.digest) : null],
+    ['Objective', input.objective === null ? null : h('div', { class: 'text' }, input.objective)],
+    ['Constraints', input.constraints.length > 0 ? h('ul', {}, ...input.constraints.map((item) => h('li', {}, item))) : null],
+    ['Task data', input.task_data && Object.keys(input.task_data).length > 0 ? folded('JSON', input.task_data) : null],
+    ['Context', input.context.length > 0 ? h('div', {}, ...input.context.map(({ ref, value }) => folded(ref, value))) : null],
+    ['Error policy', input.error_policy ? folded('JSON', input.error_policy) : null],
+    ['Deadline', [input.timeout_ms === null ? '' : `timeout ${duration(input.timeout_ms)}`, input.deadline_hint ? `hint: ${input.deadline_hint}` : ''].filter(Boolean).join('; ') || null],
+    ['Specialist hint', input.specialist_hint],
+    ['Priority', input.priority === null ? null : String(input.priority)],
+    ['Edits', input.edits.length > 0 ? h('ul', {}, ...input.edits.map((edit) => h('li', {}, h('code', {}, edit)))) : null],
+  ]);
+}
+
+function outcomeList(outcome: NonNullable<NodeView['outcome']>): HTMLElement {
+  return h(
+    'div',
+    { class: 'outcome' },
+    list([
+      ['From', outcome.from === 'job' ? 'its job (not recorded)' : null],
+      ['Digest', outcome.digest ? digestText(outcome.digest) : null],
+      ['Status', outcome.status ? h('span', {}, statusBadge(outcome.status), outcome.confidence === null ? '' : ` confidence ${outcome.confidence.toFixed(2)}`) : null],
+      ['Summary', outcome.summary === null ? null : h('div', { class: 'text' }, outcome.summary)],
+      ['Error', outcome.error_type || outcome.error_detail ? [outcome.error_type, outcome.error_detail].filter(Boolean).join(': ') : null],
+      ['Took', outcome.execution_time_ms === null ? null : duration(outcome.execution_time_ms)],
+      ['Usage', outcome.usage ? usageText(outcome.usage) : null],
+    ]),
+    ...outcome.artifacts.map(artifactView),
+  );
+}
+
+/** An artifact by its type: code as code, JSON folded, test cases as a table, else text. */
+export function artifactView(artifact: Artifact): HTMLElement {
+  const shape = artifactShape(artifact);
+  const title = h('strong', {}, artifact.artifact_type);
+  switch (shape.kind) {
+    case 'ref':
+      return h('div', { class: 'artifact', 'data-shape': 'ref' }, title, h('p', {}, 'in Beads at ', h('code', {}, shape.ref)));
+    case 'code':
+      return h(
+        'div',
+        { class: 'artifact', 'data-shape': 'code' },
+        title,
+        shape.language ? h('span', { class: 'muted' }, ` ${shape.language}`) : null,
+        h('pre', {}, h('code', shape.language ? { 'data-language': shape.language } : {}, shape.text)),
+      );
+    case 'json':
+      return h('div', { class: 'artifact', 'data-shape': 'json' }, title, h('details', {}, h('summary', {}, shape.summary), h('pre', {}, shape.text)));
+    case 'tests':
+      return h(
+        'div',
+        { class: 'artifact', 'data-shape': 'tests' },
+        title,
+        h(
+          'table',
+          { class: 'tests' },
+          h('thead', {}, h('tr', {}, ...shape.columns.map((column) => h('th', { scope: 'col' }, column)))),
+          h('tbody', {}, ...shape.rows.map((row) => h('tr', {}, ...row.map((cell) => h('td', {}, cell))))),
+        ),
+      );
+    case 'text':
+      return h('div', { class: 'artifact', 'data-shape': 'text' }, title, h('pre', {}, shape.text));
+  }
+}
+
+const PASS_ENDS: Readonly<Record<NodeView['passes'][number]['end'], string>> = {
+  answered: 'answered',
+  parked: 'waited for its children',
+  asked: 'asked a person',
+  retrying: 'to be retried',
+  crashed: 'crashed',
+};
+
+function passTable(view: NodeView): HTMLElement {
+  return table(
+    ['Attempt', 'Started', 'Took', 'Worker', 'Ended', 'Error'],
+    view.passes.map((pass) => [String(pass.attempt), clock(new Date(pass.started_at).toISOString()), duration(pass.duration_ms), pass.worker, PASS_ENDS[pass.end], pass.error ?? '']),
+  );
+}
+
+const WAITS: Readonly<Record<NodeView['waits'][number]['kind'], string>> = {
+  queued: 'queued',
+  children: 'for its children',
+  person: 'for a person',
+  retry: 'to retry',
+  recovering: 'to be taken back from a worker that died',
+};
+
+function waitTable(view: NodeView): HTMLElement {
+  return table(
+    ['Waited', 'From', 'Took'],
+    view.waits.map((wait) => [WAITS[wait.kind], clock(new Date(wait.from).toISOString()), wait.to === null ? 'still waiting' : duration(wait.to - wait.from)]),
+  );
+}
+
+function callView(call: NodeCall, index: number): HTMLElement {
+  const facts = [
+    call.purpose,
+    call.model,
+    `${tokenCount(call.usage)} tokens`,
+    cost(call.usage),
+    `${Math.round(call.latency_ms)} ms`,
+    call.tries > 1 ? `${call.tries} tries` : '',
+    call.waits_ms.length > 0 ? `waited ${call.waits_ms.map((ms) => duration(ms)).join(', ')} (Retry-After)` : '',
+    call.replayed ? 'replayed' : '',
+    call.error ? 'failed' : '',
+  ].filter(Boolean);
+  return h(
+    'details',
+    { class: 'call', 'data-call': index },
+    h('summary', {}, `${index + 1}. ${facts.join(' · ')}`),
+    list([
+      ['Endpoint', h('code', {}, call.endpoint)],
+      ['Tokens', `${call.usage.tokens_in} in, ${call.usage.tokens_out} out${call.estimated ? ' (estimated)' : ''}`],
+      ['Error', call.error],
+      ['Params', call.params && Object.keys(call.params).length > 0 ? folded('JSON', call.params) : null],
+      ['Prompt', call.request_digest ? digestText(call.request_digest) : null],
+      ['Answer', call.answer_digest ? digestText(call.answer_digest) : null],
+    ]),
+    ...(call.messages ?? []).map((message) => h('div', { class: 'message' }, h('div', { class: 'role' }, message.role), h('pre', { class: 'prompt' }, message.content))),
+    call.answer === null
+      ? null
+      : h('div', { class: 'message' }, h('div', { class: 'role' }, `answer${call.finish_reason ? ` (${call.finish_reason})` : ''}`), h('pre', { class: 'answer' }, call.answer)),
+  );
+}
+
+type Value = string | Node | null;
+
+/** Label and value pairs as a definition list; pairs without a value are left out. */
+function list(pairs: readonly (readonly [string, Value])[]): HTMLElement {
+  return h('dl', { class: 'facts' }, ...pairs.flatMap(([label, value]) => (value === null || value === '' ? [] : [h('dt', {}, label), h('dd', {}, value)])));
+}
+
+function section(title: string, body: Node): HTMLElement {
+  return h('div', { class: 'node-section' }, h('h3', {}, title), body);
+}
+
+function table(titles: readonly string[], rows: readonly (readonly string[])[]): HTMLElement {
+  return h(
+    'table',
+    {},
+    h('thead', {}, h('tr', {}, ...titles.map((title) => h('th', { scope: 'col' }, title)))),
+    h('tbody', {}, ...rows.map((row) => h('tr', {}, ...row.map((cell) => h('td', {}, cell))))),
+  );
+}
+
+/** A value folded: a string as it is, anything else as JSON. */
+function folded(label: string, value: unknown): HTMLElement {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? 'null');
+  return h('details', { class: 'folded' }, h('summary', {}, label), h('pre', {}, text));
+}
+
+function digestText(digest: { bytes: number; sha256: string }): string {
+  return `kept by size and hash only: ${digest.bytes} bytes, sha256 ${digest.sha256.slice(0, 16)}…`;
+}
+
+function usageText(usage: NonNullable<NonNullable<NodeView['outcome']>['usage']>): string {
+  return [`${usage.llm_calls} call${usage.llm_calls === 1 ? '' : 's'}`, `${tokenCount(usage)} tokens`, cost(usage)].filter(Boolean).join(', ');
+}
