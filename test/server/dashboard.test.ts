@@ -119,7 +119,7 @@ describe('the dashboard', () => {
     await panel.waitFor({ timeout: SEEN_MS });
     await panel.getByText(`subtask ${hostile}`, { exact: true }).waitFor({ timeout: SEEN_MS });
     expect(await panel.locator('img, script').count()).toBe(0);
-    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate<unknown>('window.pwned')).toBeUndefined();
     await panel.locator('.artifact').first().waitFor({ timeout: SEEN_MS });
     expect(await panel.locator('#node-actions').count()).toBe(1);
     expect(await node(page, `[data-node-id="${leaf}"]`).getAttribute('aria-selected')).toBe('true');

@@ -4,7 +4,7 @@ import { errorSchema, rootIdParams } from './run-schemas.js';
 import type { RunRouteDeps } from './run-routes.js';
 import { auditPageSchema, auditQuery, nodeParams, nodeSchema, timelineSchema } from './node-schemas.js';
 import { auditPage } from './audit-page.js';
-import { z } from '@hono/zod-openapi';
+import type { z } from '@hono/zod-openapi';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 
