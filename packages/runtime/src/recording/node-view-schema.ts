@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RECORD_MODES } from './record-mode.js';
+import { RECORD_MODES } from '../config/record-mode.js';
 import { PASS_ENDS } from './record-entry.js';
 
 /**

@@ -4,7 +4,7 @@ import type { RunNode } from '../audit/run-tree-merge.js';
 import { isDigest } from './bounded.js';
 import type { NodeRecord } from './node-record.js';
 import type { CallEntry, DelegationEntry, OutcomeEntry } from './record-entry.js';
-import type { RecordMode } from './record-mode.js';
+import type { RecordMode } from '../config/record-mode.js';
 import type { ChatMessage, NodeArtifact, NodeCall, NodeInput, NodeOutcome, NodeView } from './node-view-schema.js';
 
 /** What the queue still holds of a node's job: its data (the delegation, or a root's objective record) and its return value. */
