@@ -94,7 +94,6 @@ const WAIT_WORDS: Readonly<Record<NodeView['waits'][number]['kind'], string>> = 
   children: 'for its children',
   person: 'for a person',
   retry: 'to retry',
-  recovering: 'to be taken back from a worker that died',
 };
 
 function waitTable(view: NodeView): string {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RECORD_MODES } from '../config/record-mode.js';
 import { PASS_ENDS } from './record-entry.js';
+import type { Wait } from './node-record.js';
 
 /**
  * One node as `tierflow inspect --json` prints it and `GET /api/runs/{root}/nodes/{node}` answers
@@ -61,11 +62,11 @@ export const nodePassSchema = z.object({
   duration_ms: z.number(),
   worker: z.string(),
   attempt: z.number(),
-  end: z.enum(PASS_ENDS).meta({ description: 'How it ended: answered, parked for its children, asked a person, to be retried, or crashed.' }),
+  end: z.enum(PASS_ENDS).meta({ description: 'How it ended: answered, parked for its children, asked a person, to be retried, or stopped by an error (BullMQ runs the job again).' }),
   error: z.string().nullable(),
 });
 
-export const WAIT_KINDS = ['queued', 'children', 'person', 'retry', 'recovering'] as const;
+export const WAIT_KINDS = ['queued', 'children', 'person', 'retry'] as const satisfies readonly Wait['kind'][];
 export const nodeWaitSchema = z.object({ kind: z.enum(WAIT_KINDS), from: z.number(), to: at.meta({ description: 'null: still waiting' }) });
 
 export const chatMessageSchema = z.object({ role: z.string(), content: z.string() });

@@ -966,15 +966,15 @@ export interface components {
                 readonly worker: string;
                 readonly attempt: number;
                 /**
-                 * @description How it ended: answered, parked for its children, asked a person, to be retried, or crashed.
+                 * @description How it ended: answered, parked for its children, asked a person, to be retried, or stopped by an error (BullMQ runs the job again).
                  * @enum {string}
                  */
-                readonly end: "answered" | "parked" | "asked" | "retrying" | "crashed";
+                readonly end: "answered" | "parked" | "asked" | "retrying" | "errored";
                 readonly error: string | null;
             }[];
             readonly waits: readonly {
                 /** @enum {string} */
-                readonly kind: "queued" | "children" | "person" | "retry" | "recovering";
+                readonly kind: "queued" | "children" | "person" | "retry";
                 readonly from: number;
                 /** @description null: still waiting */
                 readonly to: number | null;
@@ -1038,7 +1038,7 @@ export interface components {
                 readonly status: string;
                 readonly spans: readonly {
                     /** @enum {string} */
-                    readonly kind: "running" | "queued" | "children" | "person" | "retry" | "recovering";
+                    readonly kind: "running" | "queued" | "children" | "person" | "retry";
                     readonly from: number;
                     /** @description null: still going on */
                     readonly to: number | null;

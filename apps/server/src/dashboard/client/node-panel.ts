@@ -121,13 +121,13 @@ const PASS_ENDS: Readonly<Record<NodeView['passes'][number]['end'], string>> = {
   parked: 'waited for its children',
   asked: 'asked a person',
   retrying: 'to be retried',
-  crashed: 'crashed',
+  errored: 'stopped by an error',
 };
 
 function passTable(view: NodeView): HTMLElement {
   return table(
     ['Attempt', 'Started', 'Took', 'Worker', 'Ended', 'Error'],
-    view.passes.map((pass) => [String(pass.attempt), clock(new Date(pass.started_at).toISOString()), duration(pass.duration_ms), pass.worker, PASS_ENDS[pass.end], pass.error ?? '']),
+    view.passes.map((pass) => [String(pass.attempt), clock(new Date(pass.started_at).toISOString()), span(pass.duration_ms), pass.worker, PASS_ENDS[pass.end], pass.error ?? '']),
   );
 }
 
@@ -136,13 +136,12 @@ const WAITS: Readonly<Record<NodeView['waits'][number]['kind'], string>> = {
   children: 'for its children',
   person: 'for a person',
   retry: 'to retry',
-  recovering: 'to be taken back from a worker that died',
 };
 
 function waitTable(view: NodeView): HTMLElement {
   return table(
     ['Waited', 'From', 'Took'],
-    view.waits.map((wait) => [WAITS[wait.kind], clock(new Date(wait.from).toISOString()), wait.to === null ? 'still waiting' : duration(wait.to - wait.from)]),
+    view.waits.map((wait) => [WAITS[wait.kind], clock(new Date(wait.from).toISOString()), wait.to === null ? 'still waiting' : span(wait.to - wait.from)]),
   );
 }
 
@@ -201,6 +200,11 @@ function table(titles: readonly string[], rows: readonly (readonly string[])[]):
 function folded(label: string, value: unknown): HTMLElement {
   const text = typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? 'null');
   return h('details', { class: 'folded' }, h('summary', {}, label), h('pre', {}, text));
+}
+
+/** A short stretch in ms, a longer one as the rest of the page words it. */
+function span(ms: number): string {
+  return ms < 1_000 ? `${Math.max(0, Math.round(ms))} ms` : duration(ms);
 }
 
 function digestText(digest: { bytes: number; sha256: string }): string {

@@ -10,7 +10,6 @@ const KINDS: readonly (readonly [TimelineBar['kind'], string])[] = [
   ['children', 'waiting for children'],
   ['person', 'waiting for a person'],
   ['retry', 'waiting to retry'],
-  ['recovering', 'recovering from a dead worker'],
 ];
 const WORDS = new Map(KINDS);
 
