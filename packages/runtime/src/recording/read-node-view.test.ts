@@ -31,10 +31,10 @@ describe('readNodeView', () => {
     const { redis } = db;
     const prefix = uniquePrefix('inspect');
     const leaf = 'r.0-0.0-0.0-0';
-    const recorder = new RunRecorder({ redis, prefix, tier: 'SPECIALIZED_FLEET', mode: 'full', ttlMs: 60_000, log: quiet });
+    const recorder = new RunRecorder({ redis, prefix, tier: 'SPECIALIZED_FLEET', mode: 'full', ttlMs: 60_000, log: quiet, worker: 'h:1' });
     const delegation = buildDelegation('ROUTING_DISPATCHER', leaf, 'r.0-0.0-0', { task_type: 'execute', objective: 'Add two numbers' }, 1_000);
     recorder.delegation('r', leaf, delegation, 1, 1_100, {});
-    recorder.pass(null, 'r', { node: leaf, started_at: 1_100, ended_at: 1_300, worker: 'h:1', attempt: 1, end: 'answered', error: null, queued_at: 1_000 });
+    recorder.pass(null, 'r', { node: leaf, started_at: 1_100, ended_at: 1_300, attempt: 1, end: 'answered', error: null, queued_at: 1_000 });
     const writes = redis.multi();
     recorder.outcome(writes, 'r', leaf, buildOutcome('SPECIALIZED_FLEET', leaf, { status: 'success', summary: '4', confidence: 1 }, 200, 1_300), 1_300);
     await writes.exec();
