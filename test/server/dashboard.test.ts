@@ -130,7 +130,7 @@ describe('the dashboard', () => {
     // The timeline: a row a node in the tree's order, bars on one axis, a legend.
     const rows = page.locator('#timeline .timeline-row[data-node-id]');
     await rows.first().waitFor({ timeout: SEEN_MS });
-    expect(await attributes(rows, 'data-node-id')).toEqual([rootId, `${rootId}.0-0`, `${rootId}.0-0.0-0`, leaf]);
+    expect(await rows.evaluateAll((found) => found.map((row) => row.getAttribute('data-node-id')))).toEqual([rootId, `${rootId}.0-0`, `${rootId}.0-0.0-0`, leaf]);
     expect(await page.locator('#timeline .bar').count()).toBeGreaterThanOrEqual(4);
     expect(await page.locator('#timeline .legend li').count()).toBe(5);
     expect(await page.locator('#timeline .bar[data-kind="children"]').count()).toBeGreaterThan(0);
@@ -144,7 +144,8 @@ describe('the dashboard', () => {
     await page.locator('#audit-kind').selectOption('outcome');
     await waitFor(
       async () => {
-        const kinds = await attributes(page.locator('#audit tbody tr'), 'data-kind');
+        // Read in one go: the table is replaced as the page reads the trail again.
+        const kinds = await page.locator('#audit tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind')));
         return kinds.length > 0 && kinds.every((kind) => kind === 'outcome');
       },
       { timeoutMs: SEEN_MS, description: 'only outcomes on the audit trail' },
