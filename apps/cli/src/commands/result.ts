@@ -1,5 +1,5 @@
 import { runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
-import { cellOf, connectReachable, readNodeOutcome, rootIdOf } from '@tierflow/runtime/admin';
+import { cellOf, connectReachable, isDigest, readNodeOutcome, rootIdOf } from '@tierflow/runtime/admin';
 import { EXIT, type CliIo } from '../io.js';
 
 /**
@@ -13,6 +13,10 @@ export async function resultCommand(nodeId: string, io: CliIo): Promise<number> 
   const outcome = rootIdOf(nodeId) === nodeId ? await rootOutcome(nodeId) : await nodeOutcome(nodeId);
   if (!outcome) {
     io.stderr(`no outcome for ${nodeId} (still running, unknown, or no longer retained)\n`);
+    return EXIT.invalid;
+  }
+  if (isDigest(outcome)) {
+    io.stderr(`the outcome of ${nodeId} was recorded by its size and hash only (TIERFLOW_RECORD=metadata), and its job is no longer retained\n`);
     return EXIT.invalid;
   }
   io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
