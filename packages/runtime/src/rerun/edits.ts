@@ -39,7 +39,8 @@ export function parseEdits(texts: readonly string[]): Edit[] {
 
 function parsePath(path: string, text: string): string[] {
   const fields = path.trim().split('.');
-  if (path.trim() === '' || fields.some((field) => field === '')) throw editError(`--set ${JSON.stringify(text)}: ${JSON.stringify(path)} is not a path (fields separated by single dots, e.g. task_data.plan.subtasks.0.objective)`);
+  if (path.trim() === '' || fields.some((field) => field === ''))
+    throw editError(`--set ${JSON.stringify(text)}: ${JSON.stringify(path)} is not a path (fields separated by single dots, e.g. task_data.plan.subtasks.0.objective)`);
   const forbidden = fields.find((field) => FORBIDDEN.has(field));
   if (forbidden !== undefined) throw editError(`--set ${JSON.stringify(text)}: ${JSON.stringify(forbidden)} cannot be edited`);
   return fields;
@@ -77,7 +78,8 @@ function applyEdit(root: unknown, edit: Edit): unknown {
     if (Array.isArray(holder)) {
       if (!/^\d+$/.test(field)) throw editError(`--set ${shown}: ${where} is a list; ${JSON.stringify(field)} is no place in it (0 to ${holder.length - 1})`);
       const place = Number(field);
-      if (place > holder.length || (!last && place === holder.length)) throw editError(`--set ${shown}: ${where} has ${holder.length} item${holder.length === 1 ? '' : 's'}; there is no place ${place} in it`);
+      if (place > holder.length || (!last && place === holder.length))
+        throw editError(`--set ${shown}: ${where} has ${holder.length} item${holder.length === 1 ? '' : 's'}; there is no place ${place} in it`);
       if (last) {
         holder[place] = structuredClone(edit.value);
         return root;

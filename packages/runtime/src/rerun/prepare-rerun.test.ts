@@ -40,7 +40,12 @@ function source(overrides: Partial<RerunSource> = {}): RerunSource {
   return {
     rootId: ROOT,
     objective: { objective: 'write the pieces', constraints: ['be brief'] },
-    entries: [call(LEAVES[0]!, 'h0', answer('one')), call(LEAVES[1]!, 'h1', answer('two')), call(LEAVES[2]!, 'h2', digestOf(answer('three'))), { kind: 'outcome', node: LEAVES[2]!, tier: 'fleet', at: 5, message: outcome(LEAVES[2]!, 'three') }],
+    entries: [
+      call(LEAVES[0]!, 'h0', answer('one')),
+      call(LEAVES[1]!, 'h1', answer('two')),
+      call(LEAVES[2]!, 'h2', digestOf(answer('three'))),
+      { kind: 'outcome', node: LEAVES[2]!, tier: 'fleet', at: 5, message: outcome(LEAVES[2]!, 'three') },
+    ],
     // The jobs' return values: the third leaf's job is gone, its recorded outcome stands in.
     outcomes: new Map<string, unknown>([
       [ARCHITECT, buildOutcome('ABSTRACT_ARCHITECT', ARCHITECT, { status: 'success', summary: 'all', confidence: 0.9 }, 30, 1_000)],
@@ -99,7 +104,9 @@ describe('prepareRerun', () => {
     expect(() => prepareRerun(source(), { from: 'other.0-0' })).toThrow(/not a node of run run-1/);
     expect(() => prepareRerun(source(), { from: `${ROOT}.0-7` })).toThrow(/has no such node/);
     const noThird = source({ entries: [call(LEAVES[2]!, 'h2', answer('three'))] });
-    expect(() => prepareRerun(noThird, { from: LEAVES[1]! })).toThrow(expect.objectContaining({ code: 'invalid_argument', message: expect.stringContaining(`no outcome is recorded or retained of ${LEAVES[2]}`) }) as Error);
+    expect(() => prepareRerun(noThird, { from: LEAVES[1]! })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument', message: expect.stringContaining(`no outcome is recorded or retained of ${LEAVES[2]}`) }) as Error,
+    );
     // A message that is not that node's outcome is not taken for it.
     const wrong = source({ outcomes: new Map([[LEAVES[0]!, outcome(LEAVES[1]!, 'two')]]), entries: [], nodes: LEAVES });
     expect(() => prepareRerun(wrong, { from: LEAVES[1]! })).toThrow(/no outcome is recorded or retained of/);

@@ -92,7 +92,10 @@ function recordedAnswers(entries: readonly RecordEntry[], notes: string[]): Map<
     }
     if (!answers.has(entry.request_hash)) answers.set(entry.request_hash, JSON.stringify(answer.data));
   }
-  if (digests > 0) notes.push(`${digests} recorded model call${digests === 1 ? ' has' : 's have'} no answer in full (recorded with TIERFLOW_RECORD=metadata, or too large): ${digests === 1 ? 'it' : 'they'} cannot be replayed`);
+  if (digests > 0)
+    notes.push(
+      `${digests} recorded model call${digests === 1 ? ' has' : 's have'} no answer in full (recorded with TIERFLOW_RECORD=metadata, or too large): ${digests === 1 ? 'it' : 'they'} cannot be replayed`,
+    );
   return answers;
 }
 
@@ -121,7 +124,9 @@ function reusable(source: RerunSource, spec: RerunSpec, known: ReadonlySet<strin
     else if (rerunRole(spec, path.slice(0, path.lastIndexOf('.'))) === 'ancestor') missing.push(node);
   }
   if (missing.length > 0) {
-    throw refuse(`cannot fork run ${source.rootId} from ${spec.from}: no outcome is recorded or retained of ${missing.sort().join(', ')} (unfinished, or past retention), so ${missing.length === 1 ? 'it' : 'they'} cannot be reused`);
+    throw refuse(
+      `cannot fork run ${source.rootId} from ${spec.from}: no outcome is recorded or retained of ${missing.sort().join(', ')} (unfinished, or past retention), so ${missing.length === 1 ? 'it' : 'they'} cannot be reused`,
+    );
   }
   return reuse;
 }
