@@ -10,7 +10,7 @@
  * ```
  */
 export { AUDIT_KINDS } from './audit/audit-entry.js';
-export { auditKey, controlKeys } from './redis/keys.js';
+export { auditKey, controlKeys, recordKey, rerunKeys } from './redis/keys.js';
 export type { AuditKind, AuditRecord } from './audit/audit-entry.js';
 export { readAuditTrail } from './audit/audit-read.js';
 export { CLIENT } from './security/party.js';

@@ -1,6 +1,6 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { beadsAclKeyRules } from '@tierflow/beads';
-import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF } from '@tierflow/runtime/admin';
+import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
 import { resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
@@ -58,6 +58,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
   const deadLetters = `~${p}:${DEAD_LETTER_QUEUE}:*`;
   const channel = `&${keys.channel}`;
   const reset = ['resetkeys', 'resetchannels'];
+  const rerun = rerunKeys(p, '*');
+  const rerunRecords = [rerun.spec, rerun.replay, rerun.reuse];
   // Records of every party, for reading: `*` as a party matches them all.
   const anyone = '*' as TierSlug;
   const tier = (slug: TierSlug): string[] => [
@@ -90,6 +92,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.budgetStops}`,
     // Only the Monitor records a root's trace id (and marks it exported), and puts a run's questions to a person; it reads their answers.
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
+    // A rerun's records, written by its client: every tier reads them (the spec with a job's facts, answers to replay, outcomes to reuse).
+    ...rerunRecords.map((key) => `%R~${key}`),
     ...beadsAclKeyRules(tierOfSlug(slug)!, p),
     channel,
     // Append-only: the audit streams are reachable through this selector alone.
@@ -112,6 +116,11 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `~${keys.answers('*')}`,
       `%R~${keys.questions('*')}`,
       `%R~${p}:beads:*`,
+      // A rerun: the client reads the original's recording (with its own permissions: it reuses
+      // nothing it could not read), and writes the new run's records and the original's set of reruns.
+      `%R~${recordKey(p, '*')}`,
+      ...rerunRecords.map((key) => `~${key}`),
+      `~${rerun.reruns}`,
       channel,
       auditAclSelector(p),
     ],
