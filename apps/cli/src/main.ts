@@ -111,7 +111,11 @@ function program(io: CliIo, exit: { code: number }): Command {
       const { rerunCommand } = await import('./commands/rerun.js');
       // --replay without a mode is loose.
       const { replay, ...rest } = options;
-      exit.code = await rerunCommand(rootId, { ...rest, ...(replay === undefined ? {} : { replay: replay === true ? 'loose' : replay }), terminal: process.stderr.isTTY ? process.stderr : null, summary: process.stdout.isTTY === true }, io);
+      exit.code = await rerunCommand(
+        rootId,
+        { ...rest, ...(replay === undefined ? {} : { replay: replay === true ? 'loose' : replay }), terminal: process.stderr.isTTY ? process.stderr : null, summary: process.stdout.isTTY === true },
+        io,
+      );
     });
 
   cli
