@@ -105,7 +105,7 @@ describe('prepareRerun', () => {
     expect(() => prepareRerun(source(), { from: `${ROOT}.0-7` })).toThrow(/has no such node/);
     const noThird = source({ entries: [call(LEAVES[2]!, 'h2', answer('three'))] });
     expect(() => prepareRerun(noThird, { from: LEAVES[1]! })).toThrow(
-      expect.objectContaining({ code: 'invalid_argument', message: expect.stringContaining(`no outcome is recorded or retained of ${LEAVES[2]}`) }) as Error,
+      expect.objectContaining({ code: 'invalid_argument', message: expect.stringContaining(`no outcome is recorded or retained of ${LEAVES[2]}`) as string }) as Error,
     );
     // A message that is not that node's outcome is not taken for it.
     const wrong = source({ outcomes: new Map([[LEAVES[0]!, outcome(LEAVES[1]!, 'two')]]), entries: [], nodes: LEAVES });
