@@ -15,6 +15,7 @@ import { subtasksBelow, usageBelow, withHopUsage, withSubtasksBelow, withUsageBe
 import { HandoffRefusedError } from '../handoff/chain.js';
 import { failureDraft } from './failures.js';
 import { reportRefusal, sendOutcome } from './handoffs.js';
+import { recordPassEnd } from './record-pass.js';
 
 type Answering = PhaseOf<'answering'>;
 
@@ -22,7 +23,8 @@ type Answering = PhaseOf<'answering'>;
  * What answering uses: the tier's role, settings and send interceptors to build the outcome, the
  * records its batch is made of, the writer, and for a first_success winner, what stops its siblings.
  */
-export type Answerer = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'signer' | 'clock' | 'log' | 'keys' | 'reader' | 'steps' | 'dedup' | 'audit' | 'writer'> & RaceDeps;
+export type Answerer = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'signer' | 'clock' | 'log' | 'keys' | 'reader' | 'steps' | 'dedup' | 'audit' | 'recorder' | 'writer'> &
+  RaceDeps;
 
 /**
  * Sends a job's outcome. One fenced batch records it for de-duplication, lands the policy's Beads
@@ -64,6 +66,9 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
   // The cancellation this answers, for the audit: the mark that stopped the job, else (stopped another way) one read now.
   const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.marks([assignment.id])).get(assignment.id) ?? null);
   engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
+  engine.recorder.outcome(batch, assignment.rootId, assignment.id, outcome, now);
+  recordPassEnd(engine, pass, 'answered', null, batch);
+  if (pass.reused) engine.recorder.reused(batch, assignment.rootId, assignment.id, pass.reused.from, now);
   batch.del(...(engine.reader.keepsSteps ? [engine.steps.key(job.id!)] : []), ...settledRecords(engine.keys, engine.party, job.id!, state));
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);

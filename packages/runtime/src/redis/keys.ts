@@ -49,6 +49,8 @@ export const controlKeys = (prefix: string) => ({
   questions: (rootId: string) => `${prefix}:questions:${rootId}`,
   /** A person's answers to a run's questions (a hash by question id, written by clients). */
   answers: (rootId: string) => `${prefix}:answers:${rootId}`,
+  /** A rerun's records (rerunKeys), read by every tier of its run. */
+  rerun: (rootId: string) => rerunKeys(prefix, rootId),
   /** Sharded pub/sub channel (SPUBLISH, SSUBSCRIBE: it lives with the cell's slot) every worker of the cell listens on, to abort running handlers. */
   channel: `${prefix}:control`,
 });

@@ -1,4 +1,4 @@
-import { isOutcome, TierflowError, validate, type OutcomeMessage } from '@tierflow/protocol';
+import { isOutcome, TierflowError, validate } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { ObjectiveFile } from '../model/objective.js';
 import { isDigest } from '../recording/bounded.js';
@@ -105,11 +105,12 @@ function recordedAnswers(entries: readonly RecordEntry[], notes: string[]): Map<
  * outcome messages of the node itself are taken.
  */
 function reusable(source: RerunSource, spec: RerunSpec, known: ReadonlySet<string>): Map<string, string> {
-  const outcomes = new Map<string, OutcomeMessage>();
+  // Kept as they were read, not as parsed (with defaults filled in): the signature is over what was sent.
+  const outcomes = new Map<string, unknown>();
   const take = (node: string, value: unknown): void => {
     if (outcomes.has(node) || isDigest(value)) return;
     const parsed = validate(value);
-    if (parsed.ok && isOutcome(parsed.value) && parsed.value.correlation_id === node) outcomes.set(node, parsed.value);
+    if (parsed.ok && isOutcome(parsed.value) && parsed.value.correlation_id === node) outcomes.set(node, value);
   };
   for (const [node, value] of source.outcomes) take(node, value);
   for (const entry of source.entries) if (entry.kind === 'outcome') take(entry.node, entry.message);
@@ -119,7 +120,7 @@ function reusable(source: RerunSource, spec: RerunSpec, known: ReadonlySet<strin
     const path = nodePath(node, source.rootId);
     if (path === null || path === '' || rerunRole(spec, path) !== 'reuse') continue;
     const outcome = outcomes.get(node);
-    if (outcome) reuse.set(path, JSON.stringify(outcome));
+    if (outcome !== undefined) reuse.set(path, JSON.stringify(outcome));
     // Only a node its ancestors send again must answer; those below it never run.
     else if (rerunRole(spec, path.slice(0, path.lastIndexOf('.'))) === 'ancestor') missing.push(node);
   }
