@@ -40,10 +40,11 @@ function fleetNodes(node: RunNode): string[] {
   return [...(node.tier === 'SPECIALIZED_FLEET' ? [node.id] : []), ...node.children.flatMap(fleetNodes)].sort();
 }
 
-/** What a replay must reproduce of an outcome: everything but timings and ids. */
+/** What a replay must reproduce of an outcome: everything but timings and ids, and the order of artifacts, which is the order the leaves answered in. */
 function essence(outcome: OutcomeMessage) {
   const { status, summary, confidence, artifacts, error_type } = outcome.payload;
-  return { status, summary, confidence, error_type, artifacts: artifacts.map((artifact) => ({ type: artifact.artifact_type, content: artifact.inline_content })) };
+  const pieces = artifacts.map((artifact) => ({ type: artifact.artifact_type, content: artifact.inline_content }));
+  return { status, summary, confidence, error_type, artifacts: pieces.sort((a, b) => String(a.content).localeCompare(String(b.content))) };
 }
 
 async function startWith(label: string): Promise<Deployment> {
@@ -110,7 +111,7 @@ describe('tierflow rerun', () => {
 
   it('--replay=strict with an edited input fails with replay_miss, naming the node, and sends nothing', async () => {
     const before = completions();
-    const { rootId } = await deployment.client.rerun(original.rootId, { replay: 'strict', set: ['task_data.plan.subtasks.1.objective=piece 2, edited'] });
+    const { rootId } = await deployment.client.rerun(original.rootId, { replay: 'strict', set: ['task_data.plan.subtasks.1.constraints=["in French"]'] });
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
     expect(completions() - before).toBe(0);
     expect(outcome.payload.status).not.toBe('success');
