@@ -106,7 +106,7 @@ describe('tierflow rerun', () => {
     const recording = await readRecording(redis, deployment.runtime.prefix, rootId);
     const reused = [...recording.nodes.values()].filter((node) => node.reused_from !== null);
     expect(reused.map((node) => node.reused_from).sort()).toEqual([original.leaves[0], original.leaves[2]]);
-    expect(reused.map((node) => node.node).sort()).toEqual([original.leaves[0], original.leaves[2]].map((leaf) => `${rootId}${leaf.slice(original.rootId.length)}`));
+    expect(reused.map((node) => node.node).sort()).toEqual([original.leaves[0]!, original.leaves[2]!].map((leaf) => `${rootId}${leaf.slice(original.rootId.length)}`));
   });
 
   it('--replay=strict with an edited input fails with replay_miss, naming the node, and sends nothing', async () => {
