@@ -1,6 +1,6 @@
 import { errorKindOf } from '@tierflow/protocol';
-import { configProblems, parseRunStatus } from '@tierflow/runtime/admin';
-import { REPLAY_MODES, RUN_STATUSES, type ReplayMode, type RunStatus } from '@tierflow/runtime';
+import { configProblems, parseRunStatus, REPLAY_MODES, type ReplayMode } from '@tierflow/runtime/admin';
+import { RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { auditKindsOf } from './audit-filter.js';
 import type { AclOptions } from './commands/acl.js';

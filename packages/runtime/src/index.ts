@@ -24,8 +24,6 @@ export { ObjectiveFileError, TierflowClient } from './client/client.js';
 export type { RunTrace } from './client/client.js';
 export { readRunExport, RUN_EXPORT_VERSION } from './rerun/run-export.js';
 export type { RunExport } from './rerun/run-export.js';
-export { REPLAY_MODES } from './rerun/rerun-spec.js';
-export type { ReplayMode } from './rerun/rerun-spec.js';
 export type { RerunRequest } from './rerun/prepare-rerun.js';
 export { RootWaitError } from './client/wait-errors.js';
 export type { RootWaitErrorCode } from './client/wait-errors.js';

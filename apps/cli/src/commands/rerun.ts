@@ -1,6 +1,6 @@
 import { isTierflowError } from '@tierflow/protocol';
-import { CLIENT, signerOf } from '@tierflow/runtime/admin';
-import { readRunExport, runtimeOptionsFromEnv, TierflowClient, type ReplayMode, type RunExport } from '@tierflow/runtime';
+import { CLIENT, signerOf, type ReplayMode } from '@tierflow/runtime/admin';
+import { readRunExport, runtimeOptionsFromEnv, TierflowClient, type RunExport } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
 import { waitAndPrint, type EnqueueOptions } from './enqueue.js';

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { outcomeMessageSchema } from '@tierflow/protocol';
-import { AUDIT_KINDS, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime/admin';
-import { objectiveFileSchema, REPLAY_MODES } from '@tierflow/runtime';
+import { AUDIT_KINDS, REPLAY_MODES, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime/admin';
+import { objectiveFileSchema } from '@tierflow/runtime';
 
 /** An error as every route answers one: a stable code and a sentence. */
 export const errorSchema = z.object({ error: z.object({ code: z.string(), message: z.string(), problems: z.array(z.string()).optional() }) }).openapi('Error');
