@@ -54,12 +54,11 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
   if (/\s/.test(prefix)) throw TierflowError.permanent(`prefix ${JSON.stringify(prefix)}: an ACL rule cannot hold whitespace`, { code: 'invalid_config' });
   const p = cellsGlob({ prefix, cells });
   const keys = controlKeys(p);
+  const rerun = rerunKeys(p, '*');
   const queues = Object.values(QUEUE_OF).map((queue) => `~${p}:${queue}:*`);
   const deadLetters = `~${p}:${DEAD_LETTER_QUEUE}:*`;
   const channel = `&${keys.channel}`;
   const reset = ['resetkeys', 'resetchannels'];
-  const rerun = rerunKeys(p, '*');
-  const rerunRecords = [rerun.spec, rerun.replay, rerun.reuse];
   // Records of every party, for reading: `*` as a party matches them all.
   const anyone = '*' as TierSlug;
   const tier = (slug: TierSlug): string[] => [
@@ -92,9 +91,13 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.budgetStops}`,
     // Only the Monitor records a root's trace id (and marks it exported), and puts a run's questions to a person; it reads their answers.
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
-    // A rerun's records, written by its client: every tier reads them (the spec with a job's facts, answers to replay, outcomes to reuse).
-    ...rerunRecords.map((key) => `%R~${key}`),
     ...beadsAclKeyRules(tierOfSlug(slug)!, p),
+    // What each node did (docs/operations.md#recording): every tier records its own nodes in the run's stream.
+    `~${recordKey(p, '*')}`,
+    // A rerun's records, written by its client: every tier of the run reads them.
+    `%R~${rerun.spec}`,
+    `%R~${rerun.replay}`,
+    `%R~${rerun.reuse}`,
     channel,
     // Append-only: the audit streams are reachable through this selector alone.
     auditAclSelector(p),
@@ -116,10 +119,12 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `~${keys.answers('*')}`,
       `%R~${keys.questions('*')}`,
       `%R~${p}:beads:*`,
-      // A rerun: the client reads the original's recording (with its own permissions: it reuses
-      // nothing it could not read), and writes the new run's records and the original's set of reruns.
+      // Reads runs' recordings (tierflow inspect, runs export); writes a rerun's records before it submits the rerun.
       `%R~${recordKey(p, '*')}`,
-      ...rerunRecords.map((key) => `~${key}`),
+      `~${rerun.spec}`,
+      `~${rerun.replay}`,
+      `~${rerun.reuse}`,
+      // …and the original's set of reruns, in its cell.
       `~${rerun.reruns}`,
       channel,
       auditAclSelector(p),
