@@ -67,6 +67,9 @@ async function newPage(): Promise<{ page: Page; problems: string[] }> {
 
 /** An attribute of every element a locator finds, in order. */
 const attributes = async (locator: Locator, name: string): Promise<(string | null)[]> => Promise.all((await locator.all()).map((element) => element.getAttribute(name)));
+/** An attribute of every element a selector finds, read in one go (as the page may replace them meanwhile). */
+const attributesNow = (page: Page, selector: string, name: string): Promise<(string | null)[]> =>
+  page.evaluate<(string | null)[]>(`[...document.querySelectorAll(${JSON.stringify(selector)})].map((element) => element.getAttribute(${JSON.stringify(name)}))`);
 const node = (page: Page, selector: string) => page.locator(`#tree tr${selector}`);
 const runStatus = (page: Page, status: string) => page.locator(`#run-status .status[data-status="${status}"]`);
 
@@ -130,7 +133,7 @@ describe('the dashboard', () => {
     // The timeline: a row a node in the tree's order, bars on one axis, a legend.
     const rows = page.locator('#timeline .timeline-row[data-node-id]');
     await rows.first().waitFor({ timeout: SEEN_MS });
-    expect(await rows.evaluateAll((found) => found.map((row) => row.getAttribute('data-node-id')))).toEqual([rootId, `${rootId}.0-0`, `${rootId}.0-0.0-0`, leaf]);
+    expect(await attributesNow(page, '#timeline .timeline-row[data-node-id]', 'data-node-id')).toEqual([rootId, `${rootId}.0-0`, `${rootId}.0-0.0-0`, leaf]);
     expect(await page.locator('#timeline .bar').count()).toBeGreaterThanOrEqual(4);
     expect(await page.locator('#timeline .legend li').count()).toBe(5);
     expect(await page.locator('#timeline .bar[data-kind="children"]').count()).toBeGreaterThan(0);
@@ -144,8 +147,7 @@ describe('the dashboard', () => {
     await page.locator('#audit-kind').selectOption('outcome');
     await waitFor(
       async () => {
-        // Read in one go: the table is replaced as the page reads the trail again.
-        const kinds = await page.locator('#audit tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind')));
+        const kinds = await attributesNow(page, '#audit tbody tr', 'data-kind');
         return kinds.length > 0 && kinds.every((kind) => kind === 'outcome');
       },
       { timeoutMs: SEEN_MS, description: 'only outcomes on the audit trail' },
