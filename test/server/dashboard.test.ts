@@ -127,7 +127,7 @@ describe('the dashboard', () => {
     // Recorded: its pass and its waits.
     await panel.locator('h3', { hasText: 'Passes' }).waitFor({ timeout: SEEN_MS });
     await panel.locator('h3', { hasText: 'Waits' }).waitFor({ timeout: SEEN_MS });
-    expect(await panel.locator('#node-actions').count()).toBe(1);
+    expect(await panel.locator('#node-actions button.rerun').textContent()).toBe('Rerun from here');
     expect(await node(page, `[data-node-id="${leaf}"]`).getAttribute('aria-selected')).toBe('true');
 
     // The timeline: a row a node in the tree's order, bars on one axis, a legend.

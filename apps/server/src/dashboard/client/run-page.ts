@@ -150,8 +150,9 @@ export function showRun(context: PageContext, rootId: string): StopPage {
       const key = JSON.stringify(view);
       if (stopped || openNode !== id || key === nodeKey) return;
       nodeKey = key;
-      // The header's actions (`node-actions`) are where what can be done to a node goes.
-      const { panel } = nodePanel(view, closeNode);
+      // The header's actions (`node-actions`): what can be done to the node. The root's rerun is the run's own button.
+      const { panel, actions } = nodePanel(view, closeNode);
+      if (id !== rootId) fill(actions, rerunControls(context, banner, rootId, id));
       fill(nodeSlot, panel);
     } catch (error) {
       if (stopped || openNode !== id) return;
