@@ -109,6 +109,26 @@ describe('tierflow rerun', () => {
     expect(reused.map((node) => node.node).sort()).toEqual([original.leaves[0]!, original.leaves[2]!].map((leaf) => `${rootId}${leaf.slice(original.rootId.length)}`));
   });
 
+  it('--from a leaf with --set: that leaf runs its edited delegation, its one request carries the edit, the rest is reused', async () => {
+    const before = models.requests.length;
+    const { rootId } = await deployment.client.rerun(original.rootId, { from: original.leaves[2]!, set: ['objective=piece 3, in French'] });
+    const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
+    expect(outcome.payload.status).toBe('success');
+    const sent = models.requests.slice(before).filter((request) => request.path === '/v1/chat/completions');
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent[0]!.body)).toContain('piece 3, in French');
+    const forked = `${rootId}${original.leaves[2]!.slice(original.rootId.length)}`;
+    const recording = await readRecording(redis, deployment.runtime.prefix, rootId);
+    expect(recording.nodes.get(forked)?.delegation).toMatchObject({ edits: ['objective=piece 3, in French'], message: { payload: { objective: 'piece 3, in French' } } });
+    expect(outcome.payload.artifacts.map((artifact) => artifact.inline_content)).toContain('the text of piece 3, in French');
+    // An edit that leaves no delegation is refused by the node, which answers so.
+    const bad = await deployment.client.rerun(original.rootId, { from: original.leaves[0]!, set: ['priority="high"'] });
+    const refused = await deployment.client.waitForResult(bad.rootId, { timeoutMs: 30_000 });
+    expect(refused.payload.status).not.toBe('success');
+    const node = (await readRecording(redis, deployment.runtime.prefix, bad.rootId)).nodes.get(`${bad.rootId}${original.leaves[0]!.slice(original.rootId.length)}`);
+    expect(node?.outcome?.message).toMatchObject({ payload: { error_type: 'handoff_refused', error_detail: expect.stringContaining('priority') as unknown } });
+  });
+
   it('--replay=strict with an edited input fails with replay_miss, naming the node, and sends nothing', async () => {
     const before = completions();
     const { rootId } = await deployment.client.rerun(original.rootId, { replay: 'strict', set: ['task_data.plan.subtasks.1.constraints=["in French"]'] });

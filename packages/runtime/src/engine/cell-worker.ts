@@ -164,12 +164,16 @@ export class CellWorker {
         const aloneDeaths = await crashEvidence.runAlone(job.id!, aloneMark);
         if (facts.stop === null && crashVerdict(crashes, aloneDeaths, maxCrashes) === 'answer-crashed') poison = crashes;
       }
+      const rerun = facts.rerun ? nodeRerun(facts.rerun, job.id!, assignment.rootId) : null;
+      // A fork's node takes its rerun's edits, as it takes what the receive interceptors make of it.
+      const edits = rerun?.forkNode ? rerun.spec.edits : [];
       // Poison work is not handed to the receive interceptors either: what killed its workers may be one of them.
       const received =
-        poison === null && (engine.handoffs.receive || facts.state?.received) ? await receivedAssignment(engine, assignment, facts, controller.signal) : { assignment, changed: false, refused: null };
+        poison === null && (engine.handoffs.receive || facts.state?.received || edits.length > 0)
+          ? await receivedAssignment(engine, assignment, facts, controller.signal, edits)
+          : { assignment, changed: false, refused: null };
       const span = processSpan(engine.tier, engine.role, job, assignment, facts.state);
       if (received.refused) reportRefusal(span, log, received.refused);
-      const rerun = facts.rerun ? nodeRerun(facts.rerun, job.id!, assignment.rootId) : null;
       // A fork's node outside the fork's subtree answers with its original's outcome, on its first pass.
       const reused =
         rerun?.role === 'reuse' && facts.state === null && poison === null
