@@ -76,6 +76,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.worker(slug, '*')}`,
     `~${keys.children(slug, '*')}`,
     `~${keys.crashes(slug, '*')}`,
+    // What its nodes add to the run index, with their answers (run-index/).
+    `~${keys.runFacts(slug, '*')}`,
     // Everyone's marks, timeout records and races, to read; and which children each parent sent,
     // which a child's completion reads to move its parent on (redis/foreign-children.ts).
     `%R~${keys.children(anyone, '*')}`,
@@ -112,6 +114,11 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `~${keys.answers('*')}`,
       `%R~${keys.questions('*')}`,
       `%R~${p}:beads:*`,
+      // The run index: the client enters each root it enqueues, and reads what every party added, and what each run spent.
+      `~${keys.runIndex}`,
+      `~${keys.runFacts('client', '*')}`,
+      `%R~${keys.runFacts(anyone, '*')}`,
+      `%R~${keys.budget('*')}`,
       channel,
       auditAclSelector(p),
     ],
