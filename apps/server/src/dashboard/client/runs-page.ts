@@ -3,7 +3,7 @@ import { getJson, postJson } from './api.js';
 import type { RunPage, RunSummary } from './api-types.js';
 import { fill, h, statusBadge } from './dom.js';
 import { clock, duration, usd } from './format.js';
-import { filtersOf, runsApiPath, runsPagePath, type RunFilterName } from './runs-query.js';
+import { filtersOf, RUNS_PAGE, runsApiPath, runsPagePath, type RunFilterName, type RunsAddress } from './runs-query.js';
 import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from './page.js';
 
 const EXAMPLE = `{
@@ -13,7 +13,8 @@ const EXAMPLE = `{
 
 /** `/`: the runs that pass the filters in the page's address, read again every two seconds, a link to older ones, and a form to enqueue one. */
 export function showRuns(context: PageContext): StopPage {
-  const { filters, cursor } = filtersOf(location.search);
+  const address = filtersOf(location.search);
+  const { filters, cursor } = address;
   const banner = errorBanner();
   const rows = h('tbody');
   const updated = h('span', { class: 'muted' });
@@ -25,7 +26,7 @@ export function showRuns(context: PageContext): StopPage {
       'section',
       { class: 'panel' },
       h('div', { class: 'heading' }, h('h1', {}, 'Runs'), updated),
-      filterForm(filters),
+      filterForm(address),
       banner,
       h('table', { class: 'runs', id: 'runs' }, h('thead', {}, head), rows),
       paging,
@@ -37,13 +38,13 @@ export function showRuns(context: PageContext): StopPage {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const refresh = async (): Promise<void> => {
     try {
-      const page = await getJson<RunPage>(runsApiPath(filters, cursor));
+      const page = await getJson<RunPage>(runsApiPath(address));
       if (stopped) return;
       fill(rows, ...runRows(page.runs, Date.now(), filters.size > 0 || cursor !== null));
       fill(
         paging,
-        cursor !== null && h('a', { href: runsPagePath(filters, null), id: 'runs-latest' }, 'Latest'),
-        page.next_cursor !== null && h('a', { href: runsPagePath(filters, page.next_cursor), id: 'runs-older', rel: 'next' }, 'Older →'),
+        cursor !== null && h('a', { href: runsPagePath(address, null), id: 'runs-latest' }, 'Latest'),
+        page.next_cursor !== null && h('a', { href: runsPagePath(address, page.next_cursor), id: 'runs-older', rel: 'next' }, 'Older →'),
       );
       banner.hidden = true;
       fill(updated, `updated ${clock(new Date().toISOString())}`);
@@ -79,7 +80,7 @@ const STATUSES = Object.keys({
 } satisfies Record<RunSummary['status'], true>);
 
 /** The filters, as a form that loads the page again with them in its address (GET), so it works as a link does. */
-function filterForm(filters: ReadonlyMap<RunFilterName, string>): HTMLFormElement {
+function filterForm({ filters, limit }: RunsAddress): HTMLFormElement {
   const value = (name: RunFilterName): string | null => filters.get(name) ?? null;
   const field = (name: RunFilterName, label: string, attributes: Record<string, string | number> = {}) =>
     h('label', {}, label, h('input', { name, value: value(name), ...attributes }));
@@ -98,6 +99,7 @@ function filterForm(filters: ReadonlyMap<RunFilterName, string>): HTMLFormElemen
     field('until', 'Until', { type: 'datetime-local' }),
     field('min_cost_usd', 'Cost from $', cost),
     field('max_cost_usd', 'to $', cost),
+    limit !== RUNS_PAGE && h('input', { type: 'hidden', name: 'limit', value: limit }),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter'), filters.size > 0 && h('a', { href: '/' }, 'Clear')),
   );
 }
