@@ -87,11 +87,7 @@ describe('finding runs', () => {
       pages.push(page.runs.map((run) => run.root_id));
       cursor = page.next_cursor;
     }
-    expect(pages).toEqual([
-      [ids.plain, ids.costly],
-      [ids.failing, ids.search],
-      [ids.sort],
-    ]);
+    expect(pages).toEqual([[ids.plain, ids.costly], [ids.failing, ids.search], [ids.sort]]);
     const first = await api('limit=1&specialist=sim&max_cost_usd=0');
     expect(first.runs.map((run) => run.root_id)).toEqual([ids.plain]);
     expect(await found(`limit=1&specialist=sim&max_cost_usd=0&cursor=${first.next_cursor}`)).toEqual([ids.failing]);

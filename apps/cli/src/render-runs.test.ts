@@ -33,7 +33,11 @@ describe('renderRuns', () => {
       { root_id: 'r3', status: 'queued', queue_state: 'prioritized', objective: 'later', submitted_at: '2026-11-25T12:09:50.000Z', finished_at: null, duration_ms: 10_000, tokens: 0, cost_usd: 0 },
     ];
     expect(renderRuns(runs, NOW)).not.toContain('prioritized');
-    expect(renderRuns(runs, NOW, { debug: true }).split('\n')).toEqual(['ROOT  STATUS  QUEUE        AGE   DURATION  TOKENS  COST  OBJECTIVE', 'r3    queued  prioritized  10 s  10 s      -       -     later', '']);
+    expect(renderRuns(runs, NOW, { debug: true }).split('\n')).toEqual([
+      'ROOT  STATUS  QUEUE        AGE   DURATION  TOKENS  COST  OBJECTIVE',
+      'r3    queued  prioritized  10 s  10 s      -       -     later',
+      '',
+    ]);
   });
 
   it('says so when there are none', () => {

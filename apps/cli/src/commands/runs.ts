@@ -53,7 +53,7 @@ export function runQueryOf(options: RunsOptions): RunListOptions {
     limit: options.limit,
     cursor: options.cursor,
   };
-  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)) as RunListOptions;
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
 }
 
 /** Whether anything but the page size was asked: an empty page then means none matched. */

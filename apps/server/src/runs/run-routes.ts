@@ -16,7 +16,7 @@ import {
   runSchema,
   workersSchema,
 } from './run-schemas.js';
-import { z } from '@hono/zod-openapi';
+import { type z } from '@hono/zod-openapi';
 
 /** What the run routes work with: one client for the deployment, and Redis for the audit trail. */
 export interface RunRouteDeps {
@@ -144,5 +144,5 @@ export function runFilterOf(query: z.infer<typeof runListQuery>): RunListOptions
     limit: query.limit,
     cursor: query.cursor,
   };
-  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as RunListOptions;
+  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
 }

@@ -34,13 +34,24 @@ export const runSummarySchema = z
   .openapi('RunSummary');
 
 const query = (name: string, description: string, example?: string | number) => ({ param: { name, in: 'query' as const }, description, ...(example === undefined ? {} : { example }) });
-const name = (param: string, what: string) => z.string().min(1).max(200).optional().openapi(query(param, `Only runs with ${what} anywhere in their tree.`));
+const name = (param: string, what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi(query(param, `Only runs with ${what} anywhere in their tree.`));
 const time = (param: string, what: string) =>
   z.iso
     .datetime({ offset: true })
     .optional()
     .openapi(query(param, `Only runs submitted ${what} this time (ISO 8601).`, '2026-01-31T09:00:00Z'));
-const usd = (param: string, what: string) => z.coerce.number().min(0).optional().openapi(query(param, `Only runs whose model calls cost ${what} this many USD.`, 0.05));
+const usd = (param: string, what: string) =>
+  z.coerce
+    .number()
+    .min(0)
+    .optional()
+    .openapi(query(param, `Only runs whose model calls cost ${what} this many USD.`, 0.05));
 
 /** GET /api/runs's filters, page size and cursor (docs/operations.md#finding-runs). */
 export const runListQuery = z.object({

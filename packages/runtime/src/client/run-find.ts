@@ -51,9 +51,14 @@ async function findInCell({ runtime, monitor }: FindCell, query: RunListOptions,
     ttlMs: runtime.auditTtlMs,
     live: (ids) => liveStatuses(monitor, ids, { now, waitingForAnswers, signing }),
   });
-  if (!page.empty || after !== null || filtersBeyondStatus(query)) return { runs: page.runs.map((found) => ({ at: found.at, id: found.id, summary: indexedSummary(found, now) })), frontier: page.frontier };
+  if (!page.empty || after !== null || filtersBeyondStatus(query))
+    return { runs: page.runs.map((found) => ({ at: found.at, id: found.id, summary: indexedSummary(found, now) })), frontier: page.frontier };
   const listed = latestRuns(await listRuns(monitor, { options: query, now, waitingForAnswers, signing }), query);
-  const spent = await readSpending(redis, keys, listed.map((run) => run.root_id));
+  const spent = await readSpending(
+    redis,
+    keys,
+    listed.map((run) => run.root_id),
+  );
   return {
     runs: listed.map((run, index) => ({ at: Date.parse(run.submitted_at), id: run.root_id, summary: { ...run, ...spent[index]! } })),
     frontier: null,

@@ -59,12 +59,7 @@ const rootDataSchema = z.looseObject({ objective: z.looseObject({ objective: z.s
  * with what can be read, and a finished run's status is its own outcome's (readRootOutcome: that
  * run's, signed by the Monitor where the deployment signs), else `failed`. Pure.
  */
-export function runSummary(
-  job: Pick<Job, 'id' | 'data' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue'>,
-  state: JobType,
-  now: number,
-  signing: SigningConfig | null = null,
-): QueuedRun {
+export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue'>, state: JobType, now: number, signing: SigningConfig | null = null): QueuedRun {
   const data = rootDataSchema.safeParse(job.data);
   const objective = data.success ? data.data.objective.objective : '(unreadable)';
   const returned = state === 'completed' ? asRootOutcome(job.returnvalue, job.id ?? '', signing) : null;
@@ -132,7 +127,11 @@ export function latestRuns<T extends Pick<RunSummary, 'status' | 'submitted_at'>
  * The status of roots that have not answered, from their jobs (a root with no job is left out):
  * what the run index cannot know until the Monitor answers.
  */
-export async function liveStatuses(monitor: Queue, rootIds: readonly string[], { now, waitingForAnswers, signing }: Omit<RunListing, 'options'>): Promise<Map<string, { status: RunStatus; queueState: string }>> {
+export async function liveStatuses(
+  monitor: Queue,
+  rootIds: readonly string[],
+  { now, waitingForAnswers, signing }: Omit<RunListing, 'options'>,
+): Promise<Map<string, { status: RunStatus; queueState: string }>> {
   const read = await Promise.all(
     rootIds.map(async (id) => {
       const state = await monitor.getJobState(id);

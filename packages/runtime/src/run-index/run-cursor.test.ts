@@ -48,7 +48,10 @@ describe('mergePages', () => {
     const merged = mergePages([page([at(9, 'a')], at(4, 'x')), page([at(8, 'b'), at(2, 'c')], null)], 10);
     expect(ids(merged.runs)).toEqual(['a', 'b']);
     expect(merged.next).toEqual(at(4, 'x'));
-    const next = mergePages([page([at(1, 'd')], null), page([at(2, 'c')], null)].map((cell) => ({ ...cell, runs: cell.runs.filter((run) => isAfter(run, merged.next)) })), 10);
+    const next = mergePages(
+      [page([at(1, 'd')], null), page([at(2, 'c')], null)].map((cell) => ({ ...cell, runs: cell.runs.filter((run) => isAfter(run, merged.next)) })),
+      10,
+    );
     expect(ids(next.runs)).toEqual(['c', 'd']);
     expect(next.next).toBeNull();
   });

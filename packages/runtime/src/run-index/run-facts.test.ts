@@ -6,7 +6,12 @@ const pairs = (flat: readonly string[]): Record<string, string> => Object.fromEn
 
 describe('the facts a run leaves in the index', () => {
   it('names what a node saw: its task type, and its outcome’s specialist, model and error type', () => {
-    expect(pairs(nodeFacts('code', { resources_used: { specialist: 'sim', model: 'gpt-x', usage: {} }, error_type: 'timeout' }))).toEqual({ 't:code': '1', 's:sim': '1', 'm:gpt-x': '1', 'e:timeout': '1' });
+    expect(pairs(nodeFacts('code', { resources_used: { specialist: 'sim', model: 'gpt-x', usage: {} }, error_type: 'timeout' }))).toEqual({
+      't:code': '1',
+      's:sim': '1',
+      'm:gpt-x': '1',
+      'e:timeout': '1',
+    });
     // Only strings count: a policy's resources_used is free-form.
     expect(pairs(nodeFacts('solve', { resources_used: { specialist: 3, model: '' }, error_type: null }))).toEqual({ 't:solve': '1' });
   });
@@ -43,7 +48,9 @@ describe('RunFilter', () => {
 
   it('keeps a run that passes every field given', () => {
     expect(matchesFacts(run, {})).toBe(true);
-    expect(matchesFacts(run, { text: 'binary SEARCH', taskType: 'code', specialist: 'sim', model: 'gpt-x', errorType: 'timeout', since: 1_000, until: 1_000, minCostUsd: 0.0015, maxCostUsd: 0.0015 })).toBe(true);
+    expect(
+      matchesFacts(run, { text: 'binary SEARCH', taskType: 'code', specialist: 'sim', model: 'gpt-x', errorType: 'timeout', since: 1_000, until: 1_000, minCostUsd: 0.0015, maxCostUsd: 0.0015 }),
+    ).toBe(true);
   });
 
   it('drops it for any field that does not hold', () => {

@@ -27,14 +27,7 @@ export function filtersTree(filter: RunFilter): boolean {
 
 /** Whether the filter keeps anything out besides by status (which the queue alone can answer). Pure. */
 export function filtersBeyondStatus(filter: RunFilter): boolean {
-  return (
-    filtersTree(filter) ||
-    filter.text !== undefined ||
-    filter.since !== undefined ||
-    filter.until !== undefined ||
-    filter.minCostUsd !== undefined ||
-    filter.maxCostUsd !== undefined
-  );
+  return filtersTree(filter) || filter.text !== undefined || filter.since !== undefined || filter.until !== undefined || filter.minCostUsd !== undefined || filter.maxCostUsd !== undefined;
 }
 
 /** Whether a run's indexed facts pass the filter, its status aside (see {@link matchesStatus}). Pure. */

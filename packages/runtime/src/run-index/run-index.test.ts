@@ -3,7 +3,6 @@ import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { controlKeys, type ControlKeys } from '../redis/keys.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
-import type { RunStatus } from '../status/run-status.js';
 import { indexAnswer, indexRoot, readIndexPage, readSpending, unindexRoot, type LiveStatuses, type PageRequest } from './run-index.js';
 import type { RunFilter } from './run-filter.js';
 import type { RunPosition } from './run-cursor.js';
@@ -27,15 +26,25 @@ describe('the run index in Redis', () => {
       const failed = index % 3 === 0;
       const batch = new FencedBatch();
       const answer = { rootId, now: at + 500, ttlMs: DAY, budgetTtlMs: 2 * DAY };
-      indexAnswer(batch, keys, 'fleet', { ...answer, taskType: 'code', outcome: { status: failed ? 'failed' : 'success', error_type: failed ? 'timeout' : null, resources_used: { specialist: 'sim' } }, final: false });
-      indexAnswer(batch, keys, 'monitor', { ...answer, taskType: 'objective', outcome: { status: failed ? 'failed' : 'success', error_type: failed ? 'timeout' : null, resources_used: {} }, final: true });
+      indexAnswer(batch, keys, 'fleet', {
+        ...answer,
+        taskType: 'code',
+        outcome: { status: failed ? 'failed' : 'success', error_type: failed ? 'timeout' : null, resources_used: { specialist: 'sim' } },
+        final: false,
+      });
+      indexAnswer(batch, keys, 'monitor', {
+        ...answer,
+        taskType: 'objective',
+        outcome: { status: failed ? 'failed' : 'success', error_type: failed ? 'timeout' : null, resources_used: {} },
+        final: true,
+      });
       await db.redis.hset(keys.budget(rootId), 'tokens_in', 100, 'tokens_out', index, 'cost_micro_usd', index * 1_000);
       await batch.commit(db.redis, `${prefix}:lock`, 'token', rootId);
     }
     return { keys, prefix };
   }
 
-  const running: LiveStatuses = (ids) => Promise.resolve(new Map(ids.map((id) => [id, { status: 'running' as RunStatus, queueState: 'active' }])));
+  const running: LiveStatuses = (ids) => Promise.resolve(new Map(ids.map((id) => [id, { status: 'running', queueState: 'active' }])));
   const page = (keys: ControlKeys, filter: RunFilter, after: RunPosition | null = null, extra: Partial<PageRequest> = {}) =>
     readIndexPage(db.redis, keys, { filter, after, limit: 5, now: NOW, ttlMs: DAY, live: running, ...extra });
 

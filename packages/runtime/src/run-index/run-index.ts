@@ -16,7 +16,11 @@ import { isAfter, type CellPage, type RunPosition } from './run-cursor.js';
  * Indexes a root as the client enqueues it: the root in the cell's sorted set (members older than
  * retention trimmed in the same transaction) and the client's facts of it.
  */
-export async function indexRoot(redis: RedisClient, keys: ControlKeys, root: { readonly rootId: string; readonly objective: string; readonly submittedAt: number; readonly ttlMs: number }): Promise<void> {
+export async function indexRoot(
+  redis: RedisClient,
+  keys: ControlKeys,
+  root: { readonly rootId: string; readonly objective: string; readonly submittedAt: number; readonly ttlMs: number },
+): Promise<void> {
   const facts = keys.runFacts('client', root.rootId);
   await redis
     .multi()

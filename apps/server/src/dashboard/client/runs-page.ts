@@ -82,9 +82,13 @@ const STATUSES = Object.keys({
 /** The filters, as a form that loads the page again with them in its address (GET), so it works as a link does. */
 function filterForm({ filters, limit }: RunsAddress): HTMLFormElement {
   const value = (name: RunFilterName): string | null => filters.get(name) ?? null;
-  const field = (name: RunFilterName, label: string, attributes: Record<string, string | number> = {}) =>
-    h('label', {}, label, h('input', { name, value: value(name), ...attributes }));
-  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'any'), ...STATUSES.map((word) => h('option', { value: word, selected: value('status') === word }, word.replaceAll('_', ' '))));
+  const field = (name: RunFilterName, label: string, attributes: Record<string, string | number> = {}) => h('label', {}, label, h('input', { name, value: value(name), ...attributes }));
+  const status = h(
+    'select',
+    { name: 'status' },
+    h('option', { value: '' }, 'any'),
+    ...STATUSES.map((word) => h('option', { value: word, selected: value('status') === word }, word.replaceAll('_', ' '))),
+  );
   const cost = { type: 'number', min: 0, step: 'any', class: 'cost' };
   return h(
     'form',
