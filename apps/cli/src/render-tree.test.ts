@@ -39,6 +39,10 @@ describe('renderTree', () => {
     ]);
   });
 
+  it('marks a fork’s node that answered with its original’s outcome', () => {
+    expect(renderTree(leaf(1, { reused_from: 'o.0-0.0-0.0-1' }))).toBe('fleet       r.0-0.0-0.0-1  general  sim  success  0.90  (reused o.0-0.0-0.0-1)\n');
+  });
+
   it("shows the words users see for unfinished work, BullMQ's states only when debugging", () => {
     const jobs = new Map([
       ['r', { state: 'waiting-children', outcome: null, task_type: 'objective', specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: ['r.0-0'] }],

@@ -26,6 +26,8 @@ export function renderTree(node: RunNode, now?: number, { debug = false }: Rende
       // Progress tells of work under way; once there is an outcome, it says more.
       current.progress === null || current.source === 'outcome' ? '' : progressText(current.progress),
       current.attempts > 1 ? `attempts ${current.attempts}` : '',
+      // A fork's node that did not run: it answered with its original's outcome.
+      current.reused_from === undefined ? '' : `(reused ${current.reused_from})`,
       noteOf(current),
     ].filter((part) => part !== '');
     lines.push(`${lead}${parts.join('  ')}`);

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { canWrite, type BeadsEntry, type BeadsStore } from '@tierflow/beads';
 import { delegationPayloadSchema, outcomePayloadSchema, resolveErrorPolicy, TierflowError, type DelegationPayloadInput, type ErrorPolicy } from '@tierflow/protocol';
-import { UNMETERED } from '@tierflow/runtime/policy';
+import { UNMETERED, UNRECORDED_CALLS } from '@tierflow/runtime/policy';
 import { type Step, type TierContext, type TierLogger } from '@tierflow/runtime';
 import { describe, expect, it } from 'vitest';
 import { fleetHandler, type FleetHandlerOptions } from './fleet-handler.js';
@@ -78,6 +78,7 @@ function runFleet(
     log,
     traceContext: ROOT_CONTEXT,
     usage: UNMETERED,
+    calls: UNRECORDED_CALLS,
     progress: () => undefined,
     now: () => (clock += 250) - 250, // 250 ms per reading: started, then finished
   };
@@ -266,6 +267,7 @@ describe('fleetHandler: outcomes', () => {
         signal,
         traceContext: ROOT_CONTEXT,
         usage: UNMETERED,
+        calls: UNRECORDED_CALLS,
         progress: expect.any(Function) as unknown,
         repair: null,
       },

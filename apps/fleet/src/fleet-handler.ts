@@ -192,6 +192,7 @@ function specialistInput(context: TierContext, repair: SpecialistInput['repair']
     signal: context.signal,
     traceContext: context.traceContext,
     usage: context.usage,
+    calls: context.calls,
     progress: (update: ProgressUpdate) => context.progress(update),
     repair,
   };

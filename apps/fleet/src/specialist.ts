@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError, type EvidenceGrade, type Usage } from '@tierflow/protocol';
 import type { ProgressUpdate } from '@tierflow/runtime';
+import type { ModelCalls } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 
 /** What a specialist is asked to do: the Fleet's delegation, flattened, plus the try number and a stop signal. */
@@ -44,6 +45,12 @@ export interface SpecialistInput {
    * (`callCharge` says what), and report the same usage in `resources_used.usage`.
    */
   readonly usage: SpecialistUsageMeter;
+  /**
+   * The node's model calls (docs/operations.md#recording): ask `replay(request)` before each call
+   * (a rerun may answer it from its recording) and `record(call)` each call once it ended. The
+   * `llm` specialist does both; a specialist that calls a model its own way should too.
+   */
+  readonly calls: ModelCalls;
 }
 
 /** One model call's reservation, as a specialist settles it. */

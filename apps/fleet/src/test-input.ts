@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import { UNMETERED } from '@tierflow/runtime/policy';
+import { UNMETERED, UNRECORDED_CALLS } from '@tierflow/runtime/policy';
 import type { SpecialistInput } from './specialist.js';
 
 /** A specialist input for tests: the sim script in `taskData.sim`, attempt 1, a signal that never fires. */
@@ -20,6 +20,7 @@ export function specialistInput(overrides: Partial<SpecialistInput> & { sim?: un
     signal: new AbortController().signal,
     traceContext: ROOT_CONTEXT,
     usage: UNMETERED,
+    calls: UNRECORDED_CALLS,
     progress: () => undefined,
     repair: null,
     ...rest,

@@ -58,6 +58,7 @@ export const THROWN_ERRORS = {
   duplicate_specialist: { kind: 'conflict', meaning: 'two specialists of one name' },
   client_closed: { kind: 'conflict', meaning: 'the client was closed while it waited' },
   a2a_no_result: { kind: 'conflict', meaning: 'a remote A2A task still runs: it has no result yet' },
+  [ERROR_TYPES.replayMiss]: { kind: 'conflict', meaning: 'a strict replay met a model call no recording matches' },
   // unavailable
   transient: { kind: 'unavailable', meaning: 'a retryable error without a code of its own' },
   redis_unreachable: { kind: 'unavailable', meaning: 'Redis cannot be reached or used' },

@@ -60,6 +60,8 @@ export const ERROR_TYPES = {
   inputTooLarge: 'input_too_large',
   /** The run reached its budget (tokens, cost or model calls): the whole run is cancelled. */
   budgetExceeded: 'budget_exceeded',
+  /** A strict replay (`tierflow rerun --replay=strict`) met a model call that nothing recorded matches. */
+  replayMiss: 'replay_miss',
 } as const;
 
 /** One of the codes Tierflow sets. */

@@ -10,9 +10,22 @@
  * ```
  */
 export { AUDIT_KINDS } from './audit/audit-entry.js';
-export { auditKey, controlKeys } from './redis/keys.js';
+export { auditKey, controlKeys, recordKey, rerunKeys } from './redis/keys.js';
 export type { AuditKind, AuditRecord } from './audit/audit-entry.js';
 export { readAuditTrail } from './audit/audit-read.js';
+export { readRecording } from './recording/read-recording.js';
+export { nodeRecords, parseRecordEntries, waitsOf } from './recording/node-record.js';
+export type { NodeRecord, RunRecording, Wait } from './recording/node-record.js';
+export { recordEntrySchema, RECORD_FIELD } from './recording/record-entry.js';
+export type { CallEntry, DelegationEntry, OutcomeEntry, PassEntry, RecordEntry, ReusedEntry } from './recording/record-entry.js';
+export { isDigest } from './recording/bounded.js';
+export type { Digest } from './recording/bounded.js';
+export { RunRecorder, requestHash } from './recording/run-recorder.js';
+export { RECORD_MODES } from './config/record-mode.js';
+export type { RecordMode } from './config/record-mode.js';
+export { nodePath, REPLAY_MODES, rerunSpecSchema } from './rerun/rerun-spec.js';
+export type { ReplayMode, RerunSpec, RerunSpecInput } from './rerun/rerun-spec.js';
+export { replayAnswerSchema } from './recording/node-calls.js';
 export { CLIENT } from './security/party.js';
 export type { Party } from './security/party.js';
 export { jobOptions } from './engine/child-jobs.js';

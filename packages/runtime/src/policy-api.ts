@@ -19,6 +19,8 @@ export type { EvidenceGradeOptions } from './handoff/evidence-grades.js';
 export { crossesTaskTypes, factualContent, TONE_ISOLATION_INTERCEPTOR, toneIsolation } from './handoff/tone-isolation.js';
 export type { Isolate, IsolationTarget, ToneIsolationOptions } from './handoff/tone-isolation.js';
 export { UNMETERED } from './budget/usage-meter.js';
+export { UNRECORDED_CALLS } from './policy/model-calls.js';
+export type { ModelAnswer, ModelCall, ModelCalls, ModelRequest } from './policy/model-calls.js';
 export { receiverMarginMs } from './deadlines/timing.js';
 export { callWithRetry } from './policy/call-with-retry.js';
 export type { CallWithRetryOptions } from './policy/call-with-retry.js';

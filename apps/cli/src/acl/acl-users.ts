@@ -1,6 +1,6 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { beadsAclKeyRules } from '@tierflow/beads';
-import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF } from '@tierflow/runtime/admin';
+import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
 import { resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
@@ -54,6 +54,7 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
   if (/\s/.test(prefix)) throw TierflowError.permanent(`prefix ${JSON.stringify(prefix)}: an ACL rule cannot hold whitespace`, { code: 'invalid_config' });
   const p = cellsGlob({ prefix, cells });
   const keys = controlKeys(p);
+  const rerun = rerunKeys(p, '*');
   const queues = Object.values(QUEUE_OF).map((queue) => `~${p}:${queue}:*`);
   const deadLetters = `~${p}:${DEAD_LETTER_QUEUE}:*`;
   const channel = `&${keys.channel}`;
@@ -93,6 +94,12 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     // Only the Monitor records a root's trace id (and marks it exported), and puts a run's questions to a person; it reads their answers.
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
     ...beadsAclKeyRules(tierOfSlug(slug)!, p),
+    // What each node did (docs/operations.md#recording): every tier records its own nodes in the run's stream.
+    `~${recordKey(p, '*')}`,
+    // A rerun's records, written by its client: every tier of the run reads them.
+    `%R~${rerun.spec}`,
+    `%R~${rerun.replay}`,
+    `%R~${rerun.reuse}`,
     channel,
     // Append-only: the audit streams are reachable through this selector alone.
     auditAclSelector(p),
@@ -119,6 +126,11 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `~${keys.runFacts('client', '*')}`,
       `%R~${keys.runFacts(anyone, '*')}`,
       `%R~${keys.budget('*')}`,
+      // Reads runs' recordings (tierflow inspect, runs export); writes a rerun's records before it submits the rerun.
+      `%R~${recordKey(p, '*')}`,
+      `~${rerun.spec}`,
+      `~${rerun.replay}`,
+      `~${rerun.reuse}`,
       channel,
       auditAclSelector(p),
     ],

@@ -2,6 +2,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { SpecialistRegistry } from '@tierflow/fleet';
 import type { Usage } from '@tierflow/protocol';
 import type { HandoffInterceptor } from '@tierflow/runtime';
+import { UNRECORDED_CALLS } from '@tierflow/runtime/policy';
 import { FakeOpenAiServer } from '@tierflow/testing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,7 @@ describe('tierSetup', () => {
         },
         record: () => Promise.resolve(),
       },
+      calls: UNRECORDED_CALLS,
       progress: () => undefined,
     });
     // The reservation holds maxTokens out; 12 tokens in at $1,000 and 5 out at $2,000 per million are charged.

@@ -1,6 +1,7 @@
 import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type CallEnd, type ModelPrice } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime/admin';
+import type { ModelAnswer, ModelCall, ModelCalls, ModelRequest } from '@tierflow/runtime/policy';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { abortableDelay, abortError } from '../abortable-delay.js';
@@ -31,6 +32,10 @@ export interface CallLimits {
   readonly usage: SpecialistUsageMeter;
   /** The model's price, for the reservation and the charge; null: calls cost 0. */
   readonly price: ModelPrice | null;
+  /** The node's model calls: each call is recorded there, and a rerun that replays answers it from its recording. */
+  readonly calls: ModelCalls;
+  /** What makes the call: a specialist, or a planner. */
+  readonly purpose: ModelCall['purpose'];
 }
 
 /** What a call came back with, streamed or not, and how many requests it took (a busy endpoint's refusals included). */
@@ -43,6 +48,8 @@ export interface CallResult {
   /** The endpoint reported no usage: the tokens are estimated from the prompt and the answer. */
   readonly estimated: boolean;
   readonly tries: number;
+  /** Answered from a recording (a replay): no request was sent, and nothing was charged. */
+  readonly replayed: boolean;
 }
 
 /** The text a request's prompt tokens are estimated from: its messages and response format, as JSON. */
@@ -62,11 +69,76 @@ export function promptText(request: Pick<ChatCompletionCreateParamsNonStreaming,
  *   retryable, `llm_call_refused` or `model_unreachable` permanent), or the abort reason when `signal` fires.
  */
 export async function chatCompletion(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming, limits: CallLimits, stream = false): Promise<CallResult> {
+  const recorded = modelRequest(client, request);
+  const startedAt = Date.now();
+  const replayed = await limits.calls.replay(recorded);
+  if (replayed) {
+    limits.calls.record({
+      purpose: limits.purpose,
+      request: recorded,
+      answer: replayed,
+      error: null,
+      usage: ZERO_USAGE,
+      estimated: false,
+      started_at: startedAt,
+      latency_ms: Date.now() - startedAt,
+      tries: 0,
+      waits_ms: [],
+      replayed: true,
+    });
+    return { content: replayed.content, model: replayed.model, usage: ZERO_USAGE, estimated: false, tries: 0, replayed: true };
+  }
+  const tried: Tried = { waits: 0, unreached: 0, waitsMs: [], tries: 0, charged: ZERO_USAGE };
+  const end = (answer: ModelAnswer | null, error: unknown, usage: Usage, estimated: boolean) =>
+    limits.calls.record({
+      purpose: limits.purpose,
+      request: recorded,
+      answer,
+      error: error === null ? null : error instanceof Error ? error.message : JSON.stringify(error),
+      usage,
+      estimated,
+      started_at: startedAt,
+      latency_ms: Date.now() - startedAt,
+      tries: tried.tries,
+      waits_ms: tried.waitsMs,
+      replayed: false,
+    });
+  try {
+    const result = await callModel(client, request, limits, tried, stream);
+    end({ content: result.content, model: result.model, finish_reason: result.finishReason }, null, result.usage, result.estimated);
+    return { content: result.content, model: result.model, usage: result.usage, estimated: result.estimated, tries: result.tries, replayed: false };
+  } catch (error) {
+    end(null, error, tried.charged, false);
+    throw error;
+  }
+}
+
+/** The request as it is recorded and matched for replay: the endpoint without credentials, the model, the messages, every other parameter but streaming. */
+function modelRequest(client: OpenAI, request: ChatCompletionCreateParamsNonStreaming): ModelRequest {
+  const { model, messages, stream: _stream, stream_options: _options, ...params } = request as ChatCompletionCreateParamsNonStreaming & { stream_options?: unknown };
+  return { endpoint: endpointName(client.baseURL), model, messages, params };
+}
+
+/** How a call has gone so far: Retry-After waits, unreachable tries, requests sent, what its failed requests were charged. */
+interface Tried {
+  waits: number;
+  unreached: number;
+  readonly waitsMs: number[];
+  tries: number;
+  charged: Usage;
+}
+
+async function callModel(
+  client: OpenAI,
+  request: ChatCompletionCreateParamsNonStreaming,
+  limits: CallLimits,
+  tried: Tried,
+  stream: boolean,
+): Promise<Omit<Answer, 'usage'> & { usage: Usage; estimated: boolean; tries: number }> {
   // The most one request may use: its prompt estimated, its output at max_tokens (or the default reservation).
   const estimate = callEstimate(promptText(request), request.max_tokens, limits.price);
-  let refused = ZERO_USAGE;
-  const tried = { waits: 0, unreached: 0 };
   for (let tries = 1; ; tries++) {
+    tried.tries = tries;
     const reservation = await limits.usage.reserve(estimate);
     const settle = async (end: CallEnd) => {
       const charge = callCharge(estimate, end, limits.price);
@@ -82,12 +154,13 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
       answer = stream ? await streamed(client, request, limits.signal) : whole(await client.chat.completions.create(request, { signal: limits.signal }));
     } catch (error) {
       const failure = await failed(client, request, limits, tried, error, settle);
-      refused = addUsage(refused, failure.charged);
+      tried.charged = addUsage(tried.charged, failure.charged);
+      tried.waitsMs.push(failure.waitMs);
       await abortableDelay(failure.waitMs, limits.signal);
       continue;
     }
     const charge = await settle(answer.usage ? { kind: 'answered', ...answer.usage } : { kind: 'unreported', content: answer.content });
-    return { content: answer.content, model: answer.model, usage: addUsage(charge.usage, refused), estimated: charge.estimated, tries };
+    return { content: answer.content, model: answer.model, finishReason: answer.finishReason, usage: addUsage(charge.usage, tried.charged), estimated: charge.estimated, tries };
   }
 }
 
@@ -100,7 +173,7 @@ async function failed(
   client: OpenAI,
   request: ChatCompletionCreateParamsNonStreaming,
   limits: CallLimits,
-  tried: { waits: number; unreached: number },
+  tried: Tried,
   error: unknown,
   settle: (end: CallEnd) => Promise<{ usage: Usage }>,
 ): Promise<{ waitMs: number; charged: Usage }> {
@@ -148,12 +221,19 @@ async function failed(
 interface Answer {
   readonly content: string;
   readonly model: string;
+  readonly finishReason: string | null;
   readonly usage: { readonly tokensIn: number; readonly tokensOut: number } | null;
 }
 
 function whole(completion: ChatCompletion): Answer {
   const usage = completion.usage;
-  return { content: completion.choices[0]?.message.content ?? '', model: completion.model, usage: usage ? { tokensIn: usage.prompt_tokens, tokensOut: usage.completion_tokens } : null };
+  const choice = completion.choices[0];
+  return {
+    content: choice?.message.content ?? '',
+    model: completion.model,
+    finishReason: choice?.finish_reason ?? null,
+    usage: usage ? { tokensIn: usage.prompt_tokens, tokensOut: usage.completion_tokens } : null,
+  };
 }
 
 /** The same call streamed: the content put together from its chunks, the usage from the last (asked for with `include_usage`). */
@@ -162,12 +242,14 @@ async function streamed(client: OpenAI, request: ChatCompletionCreateParamsNonSt
   let content = '';
   let model = request.model;
   let usage: Answer['usage'] = null;
+  let finishReason: string | null = null;
   for await (const chunk of chunks) {
     model = chunk.model || model;
     content += chunk.choices[0]?.delta.content ?? '';
+    finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
     if (chunk.usage) usage = { tokensIn: chunk.usage.prompt_tokens, tokensOut: chunk.usage.completion_tokens };
   }
   // The client ends an aborted stream quietly, as if it were complete: it was not.
   if (signal.aborted) throw abortError(signal);
-  return { content, model, usage };
+  return { content, model, finishReason, usage };
 }

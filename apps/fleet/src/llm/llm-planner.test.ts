@@ -1,5 +1,5 @@
 import { BudgetExceededError } from '@tierflow/runtime';
-import { UNMETERED, type PlanRequest } from '@tierflow/runtime/policy';
+import { UNMETERED, UNRECORDED_CALLS, type PlanRequest } from '@tierflow/runtime/policy';
 import { FakeBeads } from '@tierflow/runtime/testing';
 import { completion, FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -29,6 +29,7 @@ const request = (): PlanRequest => ({
   signal: new AbortController().signal,
   log: { info: () => undefined, warn: (message) => warnings.push(message) },
   usage: UNMETERED,
+  calls: UNRECORDED_CALLS,
 });
 const planner = () => llmPlanner({ model: 'planner', baseURL: server.baseURL, apiKey: 'test', specialists: ['writer', 'code-runner'] });
 const reply = (content: unknown) => ({ body: completion('planner', typeof content === 'string' ? content : JSON.stringify(content)) });

@@ -96,7 +96,7 @@ async function complete(client: OpenAI, settings: CallSettings, input: Specialis
   };
   // Each request is reserved first (a spent budget, or one this call would pass, sends none:
   // budget_exceeded) and settled after; requests a busy endpoint refused count as calls but cost no tokens.
-  const reply = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, usage: input.usage, price }, settings.stream);
+  const reply = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, usage: input.usage, price, calls: input.calls, purpose: 'specialist' }, settings.stream);
   const answer = readAnswer(reply.content, defaultConfidence);
   return {
     summary: answer.summary,

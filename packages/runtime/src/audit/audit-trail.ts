@@ -96,7 +96,10 @@ export class AuditTrail {
   }
 
   private outcomeEntry(time: string, from: string, to: string, direction: AuditEntry['direction'], outcome: OutcomeMessage): AuditEntry {
-    return { ...this.entry(time, from, to, 'outcome', direction, outcome, outcome.payload.error_type ?? ''), status: outcome.payload.status, confidence: outcome.payload.confidence };
+    // A fork's node that answered with its original's outcome says so: `reused <original node>`.
+    const reused = outcome.payload.resources_used?.reused_from;
+    const detail = outcome.payload.error_type ?? (typeof reused === 'string' ? `reused ${reused}` : '');
+    return { ...this.entry(time, from, to, 'outcome', direction, outcome, detail), status: outcome.payload.status, confidence: outcome.payload.confidence };
   }
 
   private entry(

@@ -45,6 +45,8 @@ export interface RunNode {
   readonly started_at: string | null;
   readonly finished_at: string | null;
   readonly children: RunNode[];
+  /** In a fork (`tierflow rerun --from`): the node of the original run whose outcome it answered with, without running. */
+  readonly reused_from?: string;
   /** At the root of a run waiting for a person (status `input_required`): its questions, with the answers given so far. */
   readonly questions?: RunQuestion[];
   /** Until when that run waits for them (ISO 8601). */
@@ -70,6 +72,8 @@ interface OutcomeFact {
   readonly status: OutcomeStatus;
   readonly confidence: number | null;
   readonly time: string | null;
+  /** A fork's node that answered with this original node's outcome (the entry's detail `reused <node>`). */
+  readonly reused: string | null;
 }
 
 /** What the audit trail says of one node. */
@@ -118,6 +122,7 @@ const treeEntrySchema = z.discriminatedUnion('kind', [
     id: z.string().endsWith(OUTCOME_SUFFIX),
     status: outcomeStatusSchema,
     confidence: z.number().min(0).max(1).nullable(),
+    detail: z.string().catch(''),
     time,
   }),
   z.object({ kind: z.literal('cancellation'), direction: z.enum(['sent', 'received']), correlation_id: z.string().min(1) }),
@@ -140,7 +145,7 @@ export function digestAudit(records: readonly AuditRecord[]): AuditDigest {
       // A sent cancellation names the node it marked; a received one names the cancel's target.
       if (entry.direction === 'sent') nodeOf(entry.correlation_id).cancelled = true;
     } else if (entry.kind === 'outcome') {
-      const fact = { status: entry.status, confidence: entry.confidence, time: entry.time };
+      const fact = { status: entry.status, confidence: entry.confidence, time: entry.time, reused: entry.detail.startsWith(REUSED) ? entry.detail.slice(REUSED.length) : null };
       // An outcome's id is its delegation's id with `.out`, also for one a parent made up.
       const node = nodeOf(entry.id.slice(0, -OUTCOME_SUFFIX.length));
       if (entry.direction === 'sent') node.sent = fact;
@@ -201,7 +206,16 @@ function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: Readonl
     started_at: record?.first_delivery ?? (job?.processed_on ? new Date(job.processed_on).toISOString() : null),
     finished_at: job?.finished_on ? new Date(job.finished_on).toISOString() : job ? null : (record?.sent?.time ?? null),
     children: childIds.map((childId) => mergeNode(childId, below!, audit, jobs, progress)),
+    ...reusedFrom(job, record),
   };
+}
+
+/** The audit entry's detail of an outcome a fork's node reused. */
+const REUSED = 'reused ';
+
+function reusedFrom(job: JobFacts | null, record: AuditNode | null): { reused_from?: string } {
+  const from = stringOr(job?.outcome?.payload.resources_used.reused_from) ?? record?.sent?.reused ?? null;
+  return from === null ? {} : { reused_from: from };
 }
 
 function usageIn(outcome: OutcomeMessage | null): Usage | null {

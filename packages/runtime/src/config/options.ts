@@ -1,3 +1,4 @@
+import { DEFAULT_RECORD_MODE, RECORD_MODES, type RecordMode } from './record-mode.js';
 import { resolveRetryOptions, type Boundaries, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
 import { formatValidationError, resolveErrorPolicy, TierflowError, type ErrorPolicy, type ResolvedErrorPolicy, type TierSlug, validateWith } from '@tierflow/protocol';
 import { z } from 'zod';
@@ -74,6 +75,12 @@ export interface RuntimeOptions {
    * answer before it gives up, saying why (`RedisUnreachableError`). Default 5 s. Workers wait as long as it takes.
    */
   readonly connectTimeoutMs: number;
+  /**
+   * How much is recorded of what each node did (docs/operations.md#recording): `full` (inputs,
+   * outcomes, passes, model calls with prompts and answers), `metadata` (sizes, hashes and timings
+   * only) or `none`. Default `full`.
+   */
+  readonly record: RecordMode;
 }
 
 export interface RuntimeOptionsInput {
@@ -98,6 +105,7 @@ export interface RuntimeOptionsInput {
   readonly limits?: Partial<InputLimits>;
   readonly answerWaitMs?: number;
   readonly connectTimeoutMs?: number;
+  readonly record?: RecordMode;
 }
 
 const R = RUNTIME_RANGES;
@@ -115,6 +123,7 @@ const runtimeNumbersSchema = z.looseObject({
   answerWaitMs: wholeNumber(R.answerWaitMs).optional(),
   connectTimeoutMs: wholeNumber(R.connectTimeoutMs).optional(),
   cells: wholeNumber(R.cells).optional(),
+  record: z.enum(RECORD_MODES).optional(),
   limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
 });
 
@@ -156,6 +165,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     limits: { ...DEFAULT_INPUT_LIMITS, ...input.limits },
     answerWaitMs: input.answerWaitMs ?? RUNTIME_DEFAULTS.answerWaitMs,
     connectTimeoutMs: input.connectTimeoutMs ?? RUNTIME_DEFAULTS.connectTimeoutMs,
+    record: input.record ?? DEFAULT_RECORD_MODE,
   };
 }
 
@@ -191,6 +201,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
     answerWaitMs: config.TIERFLOW_ANSWER_WAIT_MS,
     connectTimeoutMs: config.TIERFLOW_CONNECT_TIMEOUT_MS,
+    record: config.TIERFLOW_RECORD,
   });
 }
 

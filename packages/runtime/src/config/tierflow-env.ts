@@ -1,6 +1,7 @@
 import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/core';
 import { DEFAULT_ERROR_POLICY, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES, TIMEOUT_POLICIES } from '@tierflow/protocol';
 import { z } from 'zod';
+import { DEFAULT_RECORD_MODE, RECORD_MODES } from './record-mode.js';
 import { DEFAULT_AUDIT_TTL_MS } from './runtime-settings.js';
 import { DEFAULT_INPUT_LIMITS } from '../messages/input-limits.js';
 import { envChoice, envHttpUrl, envProbability, envRedisUrl, envText, envWhole, MAX_TIMER_MS } from './env-values.js';
@@ -55,6 +56,8 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_DEDUP_TTL_MS: envWhole(R.dedupTtlMs).default(RUNTIME_DEFAULTS.dedupTtlMs),
   TIERFLOW_BEADS_TTL_MS: envWhole(R.beadsTtlMs).default(RUNTIME_DEFAULTS.beadsTtlMs),
   TIERFLOW_AUDIT_TTL_MS: envWhole(R.auditTtlMs).default(DEFAULT_AUDIT_TTL_MS),
+  /** How much is recorded of what each node did: full, metadata (sizes, hashes, timings) or none (docs/operations.md#recording). */
+  TIERFLOW_RECORD: envChoice(RECORD_MODES).default(DEFAULT_RECORD_MODE),
   /** How long a run waits for answers to its questions (0: it ends needs_clarification at once). */
   TIERFLOW_ANSWER_WAIT_MS: envWhole(R.answerWaitMs).default(RUNTIME_DEFAULTS.answerWaitMs),
 

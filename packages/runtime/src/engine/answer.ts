@@ -17,6 +17,7 @@ import { failureDraft } from './failures.js';
 import { reportRefusal, sendOutcome } from './handoffs.js';
 import { indexAnswer } from '../run-index/run-index.js';
 import { inFlightTtlMs } from '../config/retention.js';
+import { recordPassEnd } from './record-pass.js';
 
 type Answering = PhaseOf<'answering'>;
 
@@ -24,7 +25,8 @@ type Answering = PhaseOf<'answering'>;
  * What answering uses: the tier's role, settings and send interceptors to build the outcome, the
  * records its batch is made of, the writer, and for a first_success winner, what stops its siblings.
  */
-export type Answerer = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'signer' | 'clock' | 'log' | 'keys' | 'reader' | 'steps' | 'dedup' | 'audit' | 'writer'> & RaceDeps;
+export type Answerer = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'signer' | 'clock' | 'log' | 'keys' | 'reader' | 'steps' | 'dedup' | 'audit' | 'recorder' | 'writer'> &
+  RaceDeps;
 
 /**
  * Sends a job's outcome. One fenced batch records it for de-duplication, lands the policy's Beads
@@ -75,6 +77,9 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
     ttlMs: engine.runtime.auditTtlMs,
     budgetTtlMs: Math.max(engine.runtime.auditTtlMs, inFlightTtlMs(engine.runtime)),
   });
+  engine.recorder.outcome(batch, assignment.rootId, assignment.id, outcome, now);
+  recordPassEnd(engine, pass, 'answered', null, batch);
+  if (pass.reused) engine.recorder.reused(batch, assignment.rootId, assignment.id, pass.reused.from, now);
   batch.del(...(engine.reader.keepsSteps ? [engine.steps.key(job.id!)] : []), ...settledRecords(engine.keys, engine.party, job.id!, state));
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);

@@ -20,6 +20,9 @@ import type { JobFacts } from './job-facts.js';
 import { answerByOf, openPass, processSpan } from './open-pass.js';
 import { openingPhase, type Terminal } from './pass-machine.js';
 import { runPass } from './run-pass.js';
+import { recordPassEnd, recordReceipt } from './record-pass.js';
+import { nodeRerun, type NodeRerun } from '../rerun/node-rerun.js';
+import { readReused, type Reused } from '../rerun/reuse.js';
 
 /**
  * One tier's worker on one cell (cells/cells.ts; a TierWorker runs one per cell it serves): the
@@ -166,11 +169,18 @@ export class CellWorker {
         poison === null && (engine.handoffs.receive || facts.state?.received) ? await receivedAssignment(engine, assignment, facts, controller.signal) : { assignment, changed: false, refused: null };
       const span = processSpan(engine.tier, engine.role, job, assignment, facts.state);
       if (received.refused) reportRefusal(span, log, received.refused);
-      const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt };
+      const rerun = facts.rerun ? nodeRerun(facts.rerun, job.id!, assignment.rootId) : null;
+      // A fork's node outside the fork's subtree answers with its original's outcome, on its first pass.
+      const reused =
+        rerun?.role === 'reuse' && facts.state === null && poison === null
+          ? await readReused(this.redis, engine.keys.rerun(assignment.rootId).reuse, rerun, engine.tier, engine.runtime.signing, this.clock.now())
+          : null;
+      const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt, receipt: firstStart || facts.state === null };
       let end: Terminal;
       try {
-        end = await this.runPass(delivery, facts, controller, span, received.refused, poison);
+        end = await this.runPass(delivery, facts, controller, span, received.refused, poison, rerun, reused);
       } catch (error) {
+        recordPassEnd(engine, delivery, 'errored', error);
         endForRetry(span, error, job.attemptsMade + 1);
         throw error;
       }
@@ -179,14 +189,17 @@ export class CellWorker {
           endWithOutcome(span, end.outcome, facts.state?.strategy ?? null);
           return end.outcome;
         case 'parked':
+          recordPassEnd(engine, delivery, 'parked', null);
           parked = true;
           span.end();
           throw PARKED;
         case 'delayed':
+          recordPassEnd(engine, delivery, 'asked', null);
           // Waiting for a person's answers: the next pass reads its state again.
           span.end();
           throw DELAYED;
         case 'retrying':
+          recordPassEnd(engine, delivery, 'retrying', end.error);
           endForRetry(span, end.error, job.attemptsMade + 1);
           throw end.error;
         default:
@@ -207,7 +220,16 @@ export class CellWorker {
   }
 
   /** Runs one pass of a job through the engine (pass-machine.ts), from what the job knows of itself. */
-  private async runPass(delivery: Delivery, facts: JobFacts, controller: AbortController, span: Span, refused: HandoffRefusedError | null, poison: number | null): Promise<Terminal> {
+  private async runPass(
+    delivery: Delivery,
+    facts: JobFacts,
+    controller: AbortController,
+    span: Span,
+    refused: HandoffRefusedError | null,
+    poison: number | null,
+    rerun: NodeRerun | null,
+    reused: Reused | null,
+  ): Promise<Terminal> {
     const { engine } = this.parts;
     const { job, assignment } = delivery;
     const waitedMs = pausedMs(facts.state, this.clock.now());
@@ -217,7 +239,8 @@ export class CellWorker {
     // never calls; cancellation and deadlines come through `controller`.
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
     try {
-      const pass = openPass(engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race });
+      const pass = openPass(engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race, rerun, reused });
+      if (delivery.receipt) recordReceipt(engine, pass, rerun?.forkNode ? rerun.spec.edits : []);
       const stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
       return await runPass(engine, pass, openingPhase({ state: facts.state, corrupt: facts.corrupt, stop, refused, poison }));
     } finally {
@@ -234,6 +257,8 @@ interface Delivery {
   /** Whether the receive interceptors changed the delegation (see PassInput). */
   readonly changedOnReceipt?: boolean;
   readonly startedAt: number;
+  /** A delivery of the work (not a parent resuming): its delegation goes on the node's record. */
+  readonly receipt: boolean;
 }
 
 /**

@@ -24,6 +24,7 @@ import { JobFinder } from '../redis/job-finder.js';
 import { JobFinisher } from '../redis/job-finisher.js';
 import { controlKeys } from '../redis/keys.js';
 import { RoundSender } from '../redis/round-sender.js';
+import { RunRecorder } from '../recording/run-recorder.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
 import { signerOf } from '../security/signing-keys.js';
@@ -115,6 +116,8 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
   const budgetOf = (job: Job): Budget | null => rootBudgetOf(job.data, job.id!, defaultRunBudget, runtime.signing);
   const reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log, ...(role.kind === 'root' ? { budgetOf } : {}) });
   const canceller = new TierCanceller({ redis, finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
+  const processId = `${hostname()}:${process.pid}`;
+  const recorder = new RunRecorder({ redis, prefix: runtime.prefix, tier, mode: runtime.record, ttlMs: runtime.auditTtlMs, log, worker: processId });
   const engine: Engine = {
     tier,
     party,
@@ -128,6 +131,7 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     steps,
     dedup,
     audit,
+    recorder,
     keys,
     signer,
     reader,
@@ -183,7 +187,7 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     redis,
     keys,
     slug: party,
-    processId: `${hostname()}:${process.pid}`,
+    processId,
     tier,
     concurrency,
     specialists: options.specialists ?? null,

@@ -5,7 +5,9 @@ import { parseChildValues, processedKey } from '../redis/bullmq-keys.js';
 import { roundKeyOf, type ControlKeys } from '../redis/keys.js';
 import { markStop, type StopReason } from '../cancellation/control-listener.js';
 import { readCancelMark, readRace, readTimeoutRecord } from '../cancellation/control-records.js';
-import type { RecordRead } from '../redis/stored-record.js';
+import { readStoredRecord, type RecordRead } from '../redis/stored-record.js';
+import { rootIdOf } from '../messages/ids.js';
+import { rerunSpecSchema, type RerunSpec } from '../rerun/rerun-spec.js';
 import { CorruptRecordError } from '../redis/corrupt-record.js';
 import { checkBudgetStop } from '../budget/budget-stops.js';
 import type { DedupCache } from './dedup.js';
@@ -28,6 +30,8 @@ export interface JobFacts {
    * children, when the parent races them (first_success); null otherwise.
    */
   readonly race: string | null;
+  /** The run's rerun spec when it reruns another (rerun/rerun-spec.ts); null for most runs. */
+  readonly rerun: RerunSpec | null;
 }
 
 export interface JobFactsDeps {
@@ -87,9 +91,10 @@ export class JobFactsReader {
     const round = this.parent ? roundKeyOf(jobId) : null;
     const raceKeys = this.parent && round ? [keys.race(this.parent, round)] : [];
     const stepKeys = this.keepsSteps ? [steps.key(jobId)] : [];
+    const rerunKey = keys.rerun(rootIdOf(jobId)).spec;
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
     const [texts, values, budget] = await Promise.all([
-      redis.mget(dedup.key(jobId), ...stepKeys, ...cancelKeys, ...timeoutKeys, ...raceKeys),
+      redis.mget(dedup.key(jobId), ...stepKeys, ...cancelKeys, ...timeoutKeys, ...raceKeys, rerunKey),
       children ? redis.hgetall(processedKey(job)) : null,
       this.deps.budgetOf ? redis.hgetall(keys.budget(jobId)) : null,
     ]);
@@ -99,6 +104,7 @@ export class JobFactsReader {
     const marks = texts.slice(marksAt, marksAt + cancelKeys.length);
     const timeouts = texts.slice(marksAt + cancelKeys.length, marksAt + cancelKeys.length + timeoutKeys.length);
     const race = raceKeys.length > 0 ? (texts[marksAt + cancelKeys.length + timeoutKeys.length] ?? null) : null;
+    const rerun = this.rerunSpec(texts[texts.length - 1] ?? null, rerunKey);
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
     const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : budget?.exceeded !== undefined ? this.budgetStop(job, budget) : null;
@@ -112,7 +118,17 @@ export class JobFactsReader {
       corrupt,
       childValues: values && parseChildValues(values),
       race,
+      rerun,
     };
+  }
+
+  /** A rerun spec that cannot be read is logged and ignored: the job runs as in any run. */
+  private rerunSpec(text: string | null, key: string): RerunSpec | null {
+    if (text === null) return null;
+    const read = readStoredRecord(text, rerunSpecSchema, { what: 'a rerun spec' });
+    if (read.ok) return read.value;
+    this.deps.log.warn('ignored a rerun spec that cannot be read', { key, reason: read.reason });
+    return null;
   }
 
   /** A run marked over budget stops at the root only if its count bears it out: any tier can write the mark. */

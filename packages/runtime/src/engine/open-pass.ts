@@ -16,6 +16,10 @@ import type { TierRole } from './role.js';
 import type { PassLock } from './pass-writer.js';
 import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
+import { nodeCalls } from '../recording/node-calls.js';
+import { rerunKeys } from '../redis/keys.js';
+import type { NodeRerun } from '../rerun/node-rerun.js';
+import type { Reused } from '../rerun/reuse.js';
 
 /** What a pass opens with. */
 export interface PassInput {
@@ -33,13 +37,17 @@ export interface PassInput {
   readonly childValues: Record<string, unknown> | null;
   /** The race record of the job's round (JobFacts.race). */
   readonly race: string | null;
+  /** Its part in a rerun (JobFacts.rerun), or null. */
+  readonly rerun: NodeRerun | null;
+  /** In a fork, the outcome it answers with instead of running. */
+  readonly reused: Reused | null;
 }
 
 /**
  * What opening a pass uses: the tier's role and settings for its rules, Redis, the clock and the
  * writer for the policy's Beads, progress and usage, and the reader for its children's answers.
  */
-export type PassOpener = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'log' | 'redis' | 'clock' | 'keys' | 'reader' | 'audit' | 'meters' | 'writer'>;
+export type PassOpener = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'log' | 'redis' | 'clock' | 'keys' | 'reader' | 'audit' | 'meters' | 'writer' | 'recorder'>;
 
 /**
  * A pass's context. What the policy writes to Beads waits for the MULTI that sends its
@@ -72,6 +80,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
     now: () => engine.clock.now(),
     usage: hop.meter,
+    calls: nodeCalls({ recorder: engine.recorder, redis: engine.redis, replayKey: rerunKeys(prefix, assignment.rootId).replay }, assignment.rootId, assignment.id, input.rerun?.replay ?? 'off'),
     progress: progressReporter({
       redis: engine.redis,
       key: engine.keys.progress(engine.party, assignment.rootId),
@@ -110,6 +119,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
     beads,
     startedAt,
     race: input.race,
+    reused: input.reused,
     answerBy,
     spent: () => hop.spent(),
     childValues,

@@ -20,6 +20,8 @@ import type { UsageMeters } from '../budget/usage-meter.js';
 import type { HandoffChains } from '../handoff/chain.js';
 import type { RunTraces } from './run-traces.js';
 import type { PassLock, PassWriter } from './pass-writer.js';
+import type { RunRecorder } from '../recording/run-recorder.js';
+import type { Reused } from '../rerun/reuse.js';
 
 /**
  * Which tier a worker's passes run at, and by what rules: its policy, the deployment's settings
@@ -62,6 +64,8 @@ export interface EngineWrites {
   readonly canceller: TierCanceller;
   /** Each run's usage meter, for the policy's context. */
   readonly meters: UsageMeters;
+  /** What each node did, into its run's recording (docs/operations.md#recording). */
+  readonly recorder: RunRecorder;
   /** At the root: the runs' traces this process recorded, to mark once their spans are exported. */
   readonly traces?: RunTraces;
 }
@@ -93,6 +97,8 @@ export interface Pass {
   readonly race: string | null;
   /** When the job must answer (its deadline less the receiver's margin); null without a timeout. */
   readonly answerBy: number | null;
+  /** In a fork, the outcome this node answers with instead of running (rerun/reuse.ts); null otherwise. */
+  readonly reused: Reused | null;
   /** What this pass's own model calls were charged so far (its policy's, through context.usage). */
   spent(): Usage;
   /** The children's answers: those read with the job's facts the first time, read afresh after. */

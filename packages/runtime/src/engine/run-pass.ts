@@ -23,7 +23,8 @@ type Effects = { readonly [K in Exclude<PhaseKind, Terminal['kind']>]: Effect<K>
  * handed the whole engine; the effects it calls take only their part (their signatures say which).
  */
 const EFFECTS: Effects = {
-  fresh: ({ handler }, pass) => decision(pass, () => handler.start(pass.context)),
+  // A fork's node outside its subtree answers with its original's outcome instead of running (rerun/reuse.ts).
+  fresh: ({ handler }, pass) => decision(pass, () => (pass.reused ? Promise.resolve({ kind: 'outcome', outcome: pass.reused.draft }) : handler.start(pass.context))),
   corrupt: ({ canceller }, pass) =>
     // Its children are unknown to it now: stop whatever it had running, then answer.
     guarded(pass, async () => {

@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import type { Beads } from '@tierflow/beads';
 import type { UsageMeter } from './usage-meter.js';
+import type { ModelCalls } from './model-calls.js';
 import type { ProgressUpdate } from './progress-update.js';
 import type {
   AggregationStrategy,
@@ -81,6 +82,12 @@ export interface TierContext {
    * the reservation it gives after the call. Counted in Redis across every process.
    */
   readonly usage: UsageMeter;
+  /**
+   * This node's model calls (docs/operations.md#recording): work that calls a model asks
+   * `replay(request)` first (a rerun may answer it from a recording) and `record(call)`s each
+   * call once it ends, so `tierflow inspect` shows its prompt and answer.
+   */
+  readonly calls: ModelCalls;
   /**
    * Reports how far along the work is, `{ percent, note }`: kept for the run (`tierflow status`),
    * added to the trace and the audit trail. At most one a second is kept; it never throws or waits.

@@ -19,6 +19,8 @@ export interface PlanRequest {
   readonly log: TierContext['log'];
   /** The run's usage meter: a planner that calls a model reserves each call and records its tokens, like a specialist. */
   readonly usage: TierContext['usage'];
+  /** The node's model calls: a planner that calls a model asks for a replay first and records each call, like a specialist. */
+  readonly calls: TierContext['calls'];
 }
 
 /**
@@ -46,6 +48,7 @@ export async function planWith(planner: Planner, context: TierContext): Promise<
     signal: context.signal,
     log: context.log,
     usage: context.usage,
+    calls: context.calls,
   });
   return checkedPlan(proposed, '$plan');
 }

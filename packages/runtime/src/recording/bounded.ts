@@ -15,7 +15,7 @@ export interface Digest {
 }
 
 /** Names of fields whose values are never recorded, whatever their place: credentials. */
-const SECRET_NAME = /(^|_|-)(api_?key|apikey|authorization|password|passwd|secret|token|access_?key|private_?key|cookie)$/i;
+const SECRET_NAME = /(^|_|-)(api[-_]?key|apikey|authorization|password|passwd|secret|token|access[-_]?key|private[-_]?key|cookie)$/i;
 export const REDACTED = '[redacted]';
 
 export function digestOf(value: unknown): Digest {

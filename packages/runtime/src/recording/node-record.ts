@@ -17,9 +17,9 @@ export interface NodeRecord {
   readonly waits: readonly Wait[];
 }
 
-/** A stretch of a node's life spent not running: queued, waiting for its children, for a person, for a retry's back-off, or to be taken back from a worker that died. */
+/** A stretch of a node's life spent not running: queued, waiting for its children, for a person, or for a retry's back-off. */
 export interface Wait {
-  readonly kind: 'queued' | 'children' | 'person' | 'retry' | 'recovering';
+  readonly kind: 'queued' | 'children' | 'person' | 'retry';
   readonly from: number;
   /** Null: still waiting. */
   readonly to: number | null;
@@ -86,7 +86,7 @@ export function nodeRecords(entries: readonly RecordEntry[]): Map<string, NodeRe
   );
 }
 
-const WAIT_AFTER: Record<PassEntry['end'], Wait['kind'] | null> = { answered: null, parked: 'children', asked: 'person', retrying: 'retry', crashed: 'recovering' };
+const WAIT_AFTER: Record<PassEntry['end'], Wait['kind'] | null> = { answered: null, parked: 'children', asked: 'person', retrying: 'retry', errored: 'retry' };
 
 /**
  * What a node waited for, from its passes (pure): queued from its delegation's timestamp to its

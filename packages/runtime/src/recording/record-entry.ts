@@ -29,8 +29,8 @@ export const delegationEntrySchema = z.object({
 /** The outcome as the node sent it. */
 export const outcomeEntrySchema = z.object({ kind: z.literal('outcome'), node, tier, at, message: recorded });
 
-/** How a pass ended: answered, parked for its children, delayed for a person, to be retried, or failed and left to BullMQ. */
-export const PASS_ENDS = ['answered', 'parked', 'asked', 'retrying', 'crashed'] as const;
+/** How a pass ended: answered, parked for its children, delayed for a person's answers, to be retried, or stopped by an error left to BullMQ (which runs the job again). */
+export const PASS_ENDS = ['answered', 'parked', 'asked', 'retrying', 'errored'] as const;
 export type PassEnd = (typeof PASS_ENDS)[number];
 
 /** One pass (one run of a worker over the job): when, where, how it ended. */

@@ -7,7 +7,7 @@ import type { RedisWrites } from '../redis/fenced-batch.js';
 import { recordKey } from '../redis/keys.js';
 import { bounded, DEFAULT_RECORD_BOUNDS, digestOf, type RecordBounds } from './bounded.js';
 import { RECORD_FIELD, type PassEntry, type RecordEntryInput } from './record-entry.js';
-import type { RecordMode } from './record-mode.js';
+import type { RecordMode } from '../config/record-mode.js';
 
 /** What identifies a model request for replay: the sha256 of its model, messages and parameters (not its endpoint, which a replay may move). */
 export function requestHash(request: Pick<ModelRequest, 'model' | 'messages' | 'params'>): string {
@@ -36,6 +36,8 @@ export interface RunRecorderOptions {
   /** How long a run's recording is kept after its last entry: its audit trail's TTL. */
   readonly ttlMs: number;
   readonly log: TierLogger;
+  /** This worker process, `<host>:<pid>`, named in the passes it records. */
+  readonly worker: string;
   readonly bounds?: RecordBounds;
 }
 
@@ -80,9 +82,9 @@ export class RunRecorder {
   }
 
   /** A pass that ended, on its batch when it has one, else at once (a pass that parks or retries has no batch of its own to ride). */
-  pass(writes: RedisWrites | null, rootId: string, entry: Omit<PassEntry, 'kind' | 'tier'>): void {
+  pass(writes: RedisWrites | null, rootId: string, entry: Omit<PassEntry, 'kind' | 'tier' | 'worker'>): void {
     if (!this.on) return;
-    const full: RecordEntryInput = { kind: 'pass', tier: this.options.tier, ...entry };
+    const full: RecordEntryInput = { kind: 'pass', tier: this.options.tier, worker: this.options.worker, ...entry };
     if (writes) this.onto(writes, rootId, full);
     else this.now(rootId, full);
   }

@@ -61,6 +61,8 @@ export const controlKeys = (prefix: string) => ({
    * models and error types, the Monitor's final status (run-index/run-facts.ts).
    */
   runFacts: (writer: Party, rootId: string) => `${prefix}:run-facts:${writer}:${rootId}`,
+  /** A rerun's records (rerunKeys), read by every tier of its run. */
+  rerun: (rootId: string) => rerunKeys(prefix, rootId),
   /** Sharded pub/sub channel (SPUBLISH, SSUBSCRIBE: it lives with the cell's slot) every worker of the cell listens on, to abort running handlers. */
   channel: `${prefix}:control`,
 });

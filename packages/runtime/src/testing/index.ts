@@ -29,6 +29,7 @@ import {
 import type { Assignment, SettledChild, SettledRound, Step, TierContext } from '../policy/handler.js';
 import type { RunNode } from '../audit/run-tree-merge.js';
 import { UNMETERED } from '../budget/usage-meter.js';
+import { UNRECORDED_CALLS } from '../policy/model-calls.js';
 import { childMessageId, rootIdOf } from '../messages/ids.js';
 import { buildDelegation, buildOutcome } from '../messages/messages.js';
 
@@ -125,6 +126,7 @@ export function fakeContext(assignment: Assignment, beads: FakeBeads, now: () =>
     traceContext: ROOT_CONTEXT,
     now,
     usage: UNMETERED,
+    calls: UNRECORDED_CALLS,
     progress: () => undefined,
   };
 }

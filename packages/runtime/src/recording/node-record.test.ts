@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { nodeRecords, parseRecordEntries, waitsOf } from './node-record.js';
+import { RECORD_FIELD, type DelegationEntry, type PassEntry, type RecordEntryInput } from './record-entry.js';
+
+const pass = (started_at: number, ended_at: number, end: PassEntry['end'], queued_at: number | null = null): PassEntry => ({
+  kind: 'pass',
+  node: 'r.0-0',
+  tier: 'ABSTRACT_ARCHITECT',
+  started_at,
+  ended_at,
+  worker: 'host:1',
+  attempt: 1,
+  end,
+  error: null,
+  queued_at,
+});
+
+const raw = (entries: readonly unknown[]): [string, string[]][] => entries.map((entry, index) => [`${index}-0`, [RECORD_FIELD, typeof entry === 'string' ? entry : JSON.stringify(entry)]]);
+
+describe('a node’s waits, from its passes', () => {
+  it('is queued until its first pass, waits for its children after parking, and for a person after asking', () => {
+    const passes = [pass(110, 120, 'parked', 100), pass(200, 210, 'asked'), pass(300, 305, 'answered')];
+    expect(waitsOf(passes, null, true)).toEqual([
+      { kind: 'queued', from: 100, to: 110 },
+      { kind: 'children', from: 120, to: 200 },
+      { kind: 'person', from: 210, to: 300 },
+    ]);
+  });
+
+  it('leaves the wait open while the node has not answered, and counts a retry’s back-off', () => {
+    expect(waitsOf([pass(10, 20, 'retrying', 5), pass(40, 50, 'parked')], null, false)).toEqual([
+      { kind: 'queued', from: 5, to: 10 },
+      { kind: 'retry', from: 20, to: 40 },
+      { kind: 'children', from: 50, to: null },
+    ]);
+  });
+
+  it('is queued from its delegation’s timestamp when no pass has begun', () => {
+    const delegation: DelegationEntry = { kind: 'delegation', node: 'r.0-0', tier: 'x', at: 1, attempt: 1, message: { timestamp: new Date(1_000).toISOString() }, context: {}, edits: [] };
+    expect(waitsOf([], delegation, false)).toEqual([{ kind: 'queued', from: 1_000, to: null }]);
+  });
+});
+
+describe('a run’s recording, read back', () => {
+  it('gathers entries by node, in order, and skips what does not parse', () => {
+    const entries: RecordEntryInput[] = [
+      { kind: 'delegation', node: 'r', tier: 'PROGRESS_MONITOR', at: 1, attempt: 1, message: { objective: 'x' } },
+      pass(2, 3, 'parked', 1),
+      { kind: 'outcome', node: 'r.0-0', tier: 'ABSTRACT_ARCHITECT', at: 5, message: { status: 'success' } },
+      { ...pass(6, 7, 'answered'), node: 'r', tier: 'PROGRESS_MONITOR' },
+      { kind: 'reused', node: 'r.0-0', tier: 'ABSTRACT_ARCHITECT', at: 5, from: 'o.0-0' },
+    ];
+    const { entries: parsed, skipped } = parseRecordEntries(raw([...entries, 'not json', { kind: 'pass', node: 'r' }, { kind: 'other' }]));
+    expect(skipped).toBe(3);
+    const nodes = nodeRecords(parsed);
+    expect([...nodes.keys()]).toEqual(['r', 'r.0-0']);
+    expect(nodes.get('r')).toMatchObject({ tier: 'PROGRESS_MONITOR', delegation: { attempt: 1, context: {}, edits: [] }, outcome: null, calls: [], reused_from: null });
+    expect(nodes.get('r')!.passes.map((entry) => entry.end)).toEqual(['answered']);
+    expect(nodes.get('r.0-0')).toMatchObject({ outcome: { message: { status: 'success' } }, reused_from: 'o.0-0' });
+  });
+
+  it('reads a field other than its own as nothing', () => {
+    expect(parseRecordEntries([['1-0', ['x', '{}']]]).skipped).toBe(1);
+  });
+});
