@@ -1,6 +1,7 @@
 import type { OutcomePayload, TierSlug } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../redis/keys.js';
+import { runScript, type RedisScript } from '../redis/scripts.js';
 import type { Party } from '../security/party.js';
 import type { RunStatus } from '../status/run-status.js';
 import { BUDGET_FIELDS, clientFacts, finalFacts, indexedRun, nodeFacts, type Hash, type IndexedRun } from './run-facts.js';
@@ -13,22 +14,28 @@ import { isAfter, type CellPage, type RunPosition } from './run-cursor.js';
  */
 
 /**
- * Indexes a root as the client enqueues it: the root in the cell's sorted set (members older than
- * retention trimmed in the same transaction) and the client's facts of it.
+ * Enters a root in its cell's run index, as the client enqueues it: one script, so the client
+ * sends one command beside the root's job.
+ *   KEYS[1]  the cell's run index (a sorted set of root ids by submission, ms)
+ *   KEYS[2]  the client's facts of the root (a hash: run-facts.ts)
+ *   ARGV[1]  the root id       ARGV[2]  when it was submitted (ms)
+ *   ARGV[3]  the retention (ms), the facts' TTL
+ *   ARGV[4]  the oldest submission still retained (ms): members before it are trimmed
+ *   ARGV[5..] the facts' field-value pairs
  */
-export async function indexRoot(
-  redis: RedisClient,
-  keys: ControlKeys,
-  root: { readonly rootId: string; readonly objective: string; readonly submittedAt: number; readonly ttlMs: number },
-): Promise<void> {
-  const facts = keys.runFacts('client', root.rootId);
-  await redis
-    .multi()
-    .zadd(keys.runIndex, root.submittedAt, root.rootId)
-    .zremrangebyscore(keys.runIndex, '-inf', `(${root.submittedAt - root.ttlMs}`)
-    .hset(facts, ...clientFacts(root.objective, root.submittedAt))
-    .pexpire(facts, root.ttlMs)
-    .exec();
+const INDEX_ROOT: RedisScript = {
+  lua: `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
+redis.call('HSET', KEYS[2], unpack(ARGV, 5))
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1`,
+};
+
+/** Indexes a root as the client enqueues it, trimming roots past retention as it writes. */
+export async function indexRoot(redis: RedisClient, keys: ControlKeys, root: { readonly rootId: string; readonly objective: string; readonly submittedAt: number; readonly ttlMs: number }): Promise<void> {
+  const facts = clientFacts(root.objective, root.submittedAt);
+  await runScript(redis, INDEX_ROOT, [keys.runIndex, keys.runFacts('client', root.rootId)], [root.rootId, root.submittedAt, root.ttlMs, root.submittedAt - root.ttlMs, ...facts]);
 }
 
 /** Takes an enqueue that failed back out of the index. */
@@ -120,12 +127,12 @@ export async function readIndexPage(redis: RedisClient, keys: ControlKeys, reque
     if (offset === 0) return { runs: [], frontier: null, empty: true };
     const chunk = entries.filter((entry) => isAfter(entry, after));
     const runs = await readRuns(redis, keys, chunk, filtersTree(filter));
-    const passing = runs.filter((run) => matchesFacts(run, filter));
-    const live = await request.live(passing.filter((run) => run.final === null).map((run) => run.rootId));
+    const passing = new Set(runs.filter((run) => matchesFacts(run, filter)));
+    const live = await request.live([...passing].filter((run) => run.final === null).map((run) => run.rootId));
     for (const [index, run] of runs.entries()) {
       examined++;
       const position = chunk[index]!;
-      if (!passing.includes(run)) continue;
+      if (!passing.has(run)) continue;
       const status = run.final?.status ?? live.get(run.rootId)?.status ?? 'missing';
       if (!matchesStatus(status, filter)) continue;
       found.push({ ...position, run, status, queueState: run.final ? 'completed' : (live.get(run.rootId)?.queueState ?? 'unknown') });
