@@ -1,5 +1,5 @@
 import { errorKindOf } from '@tierflow/protocol';
-import { configProblems, parseRunStatus } from '@tierflow/runtime/admin';
+import { configProblems, parseRunStatus, REPLAY_MODES, type ReplayMode } from '@tierflow/runtime/admin';
 import { RUN_STATUSES, type RunStatus } from '@tierflow/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { auditKindsOf } from './audit-filter.js';
@@ -99,6 +99,28 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('rerun')
+    .description('run a run again, linked to it: the whole of it, or a fork from one node reusing the rest; model calls replayed from its recording on request; prints the new root id')
+    .argument('[root-id]', 'the run to rerun (or --from-file)')
+    .option('--from <node-id>', 'fork: run this node and its subtree again (with the --set edits made to its delegation), reuse the recorded outcomes of the others')
+    .option('--replay [mode]', 'answer model calls from the recording: loose (the default: a call that matches nothing goes to the model) or strict (it fails, replay_miss)', replayMode)
+    .option('--set <path=value>', 'edit the objective (or with --from the node’s delegation): a dotted path, and JSON or plain text, e.g. objective="a new objective"; repeat it for more', collect, [])
+    .option('--from-file <file>', 'rerun an exported run (tierflow runs export), or - for standard input')
+    .option('--wait', 'wait and print the final outcome, as tierflow enqueue --wait does')
+    .option('--timeout-ms <n>', 'with --wait: give up after this long', positiveInt)
+    .option('--json', 'with --wait: print the outcome message as JSON, on a terminal too')
+    .action(async (rootId: string | undefined, options: { from?: string; replay?: ReplayMode | true; set: string[]; fromFile?: string; wait?: boolean; timeoutMs?: number; json?: boolean }) => {
+      const { rerunCommand } = await import('./commands/rerun.js');
+      // --replay without a mode is loose.
+      const { replay, ...rest } = options;
+      exit.code = await rerunCommand(
+        rootId,
+        { ...rest, ...(replay === undefined ? {} : { replay: replay === true ? 'loose' : replay }), terminal: process.stderr.isTTY ? process.stderr : null, summary: process.stdout.isTTY === true },
+        io,
+      );
+    });
+
+  cli
     .command('status')
     .description("show a run's tree")
     .argument('<root-id>', 'the id printed by enqueue')
@@ -140,6 +162,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     .action(async (options: RunsOptions) => {
       const { runsCommand } = await import('./commands/runs.js');
       exit.code = await runsCommand(options, io);
+    });
+  // `runs export`: a sub-command of runs, found by name so the list's own definition stays as it is.
+  cli.commands
+    .find((command) => command.name() === 'runs')
+    ?.command('export')
+    .description('print a run as JSON (its objective, recording and outcomes), for tierflow rerun --from-file')
+    .argument('<root-id>', 'the run')
+    .action(async (rootId: string) => {
+      const { runsExportCommand } = await import('./commands/rerun.js');
+      exit.code = await runsExportCommand(rootId, io);
     });
 
   cli
@@ -289,6 +321,16 @@ function statusWord(value: string): RunStatus {
   const status = parseRunStatus(value);
   if (status === null) throw new InvalidArgumentError(`must be a status: ${RUN_STATUSES.join(', ')}`);
   return status;
+}
+
+/** `--replay` alone is loose; `--replay=strict` (or `=loose`, `=off`) says which. */
+function replayMode(value: string): ReplayMode {
+  if (!(REPLAY_MODES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${REPLAY_MODES.join(', ')} (as --replay=strict)`);
+  return value as ReplayMode;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function positiveInt(value: string): number {

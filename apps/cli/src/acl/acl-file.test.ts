@@ -58,6 +58,15 @@ describe('the ACL file', () => {
     expect(rules.client.some((rule) => rule.includes(':step:') || rule.includes(':control:'))).toBe(false);
   });
 
+  it('lets the client write a rerun’s records and read recordings, and every tier only read the records', () => {
+    const rules = aclPermissions('{tierflow}');
+    expect(rules.client).toEqual(expect.arrayContaining(['~{tierflow}:rerun:*', '~{tierflow}:replay:*', '~{tierflow}:reuse:*', '~{tierflow}:reruns:*', '%R~{tierflow}:record:*']));
+    for (const tier of ['monitor', 'architect', 'dispatcher', 'fleet'] as const) {
+      expect(rules[tier]).toEqual(expect.arrayContaining(['%R~{tierflow}:rerun:*', '%R~{tierflow}:replay:*', '%R~{tierflow}:reuse:*']));
+      expect(rules[tier].filter((rule) => /:(rerun|replay|reuse|reruns):/.test(rule) && !rule.startsWith('%R~'))).toEqual([]);
+    }
+  });
+
   it('covers every cell of a deployment with cells, and no other deployment', () => {
     const rules = aclPermissions('{tierflow}', 4);
     expect(rules.fleet).toEqual(expect.arrayContaining(['~{tierflow:*}:fleet:*', '~{tierflow:*}:step:fleet:*', '&{tierflow:*}:control', '~{tierflow:*}:beads:execution/*']));

@@ -131,6 +131,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `~${rerun.spec}`,
       `~${rerun.replay}`,
       `~${rerun.reuse}`,
+      // …and the original's set of reruns, in its cell.
+      `~${rerun.reruns}`,
       channel,
       auditAclSelector(p),
     ],

@@ -80,27 +80,36 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
       io.stdout(`${rootId}\n`);
       return EXIT.ok;
     }
-    io.stderr(`${rootId}\n`);
-    const live = options.terminal ? drawUntilEnd(client, rootId, liveTree(options.terminal, 'waiting')) : null;
-    // Without a live view, a run no worker serves is said on standard error, once a tier.
-    const noting = new AbortController();
-    if (!live) void sayUnserved(client, rootId, (note) => io.stderr(`${note}\n`), noting.signal);
-    try {
-      const outcome = await client.waitForResult(rootId, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
-      noting.abort();
-      await live?.end(true);
-      io.stdout(options.summary && !options.json ? renderOutcome(rootId, outcome) : `${JSON.stringify(outcome, null, 2)}\n`);
-      return outcome.payload.status === 'success' ? EXIT.ok : EXIT.invalid;
-    } catch (error) {
-      noting.abort();
-      await live?.end(false);
-      // A timeout, a vanished root, a failed one: each says so, with its code (RootWaitError).
-      io.stderr(`no outcome for ${rootId}: ${(error as Error).message}${isTierflowError(error) ? ` [${error.code}]` : ''}\n`);
-      return EXIT.invalid;
-    }
+    return await waitAndPrint(client, rootId, options, io);
   } finally {
     await client.close();
     await telemetry.shutdown();
+  }
+}
+
+/**
+ * `--wait` of enqueue and rerun: says the root id on standard error, draws the run's tree live on
+ * `terminal` when there is one (else says when a tier it waits on has no worker), then prints the
+ * outcome; exit 0 only when it succeeded, 1 with no outcome.
+ */
+export async function waitAndPrint(client: TierflowClient, rootId: string, options: EnqueueOptions, io: CliIo): Promise<number> {
+  io.stderr(`${rootId}\n`);
+  const live = options.terminal ? drawUntilEnd(client, rootId, liveTree(options.terminal, 'waiting')) : null;
+  // Without a live view, a run no worker serves is said on standard error, once a tier.
+  const noting = new AbortController();
+  if (!live) void sayUnserved(client, rootId, (note) => io.stderr(`${note}\n`), noting.signal);
+  try {
+    const outcome = await client.waitForResult(rootId, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
+    noting.abort();
+    await live?.end(true);
+    io.stdout(options.summary && !options.json ? renderOutcome(rootId, outcome) : `${JSON.stringify(outcome, null, 2)}\n`);
+    return outcome.payload.status === 'success' ? EXIT.ok : EXIT.invalid;
+  } catch (error) {
+    noting.abort();
+    await live?.end(false);
+    // A timeout, a vanished root, a failed one: each says so, with its code (RootWaitError).
+    io.stderr(`no outcome for ${rootId}: ${(error as Error).message}${isTierflowError(error) ? ` [${error.code}]` : ''}\n`);
+    return EXIT.invalid;
   }
 }
 

@@ -10,6 +10,8 @@ import {
   enqueuedSchema,
   errorSchema,
   objectiveBody,
+  rerunBody,
+  rerunSchema,
   rootIdParams,
   runListQuery,
   runPageSchema,
@@ -69,10 +71,13 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const [tree, outcome, trace] = await Promise.all([client.tree(id), client.result(id), client.runTrace(id)]);
+      const [tree, outcome, trace, links] = await Promise.all([client.tree(id), client.result(id), client.runTrace(id), client.rerunLinks(id)]);
       if (!tree) return c.json(notFound(id), 404);
       const unserved = (await client.unservedTiers(tree)).map(unservedNotice);
-      return c.json({ run: tree, outcome, trace_url: trace?.exported ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${trace.traceId}` : null, unserved }, 200);
+      return c.json(
+        { run: tree, outcome, trace_url: trace?.exported ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${trace.traceId}` : null, unserved, rerun_of: links.rerun_of, reruns: [...links.reruns] },
+        200,
+      );
     },
   );
 
@@ -120,6 +125,27 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
       // A refusal (invalid_answer, unknown_question: 400; not_waiting, already_answered: 409) answers from onError.
       const report = await client.answer(id, text, to === undefined ? {} : { to });
       return c.json({ answered: [...report.answered], open: report.open, resumed: report.resumed }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/rerun',
+      summary: 'Run a run again, linked to it: whole, or forked from one node; model calls replayed from its recording on request',
+      request: { params: rootIdParams, body: { content: { 'application/json': { schema: rerunBody } }, required: false } },
+      responses: {
+        202: json(rerunSchema, 'Enqueued: the new run’s root id'),
+        400: failure('An edit that is not one, a node that is not the run’s, a fork with an outcome to reuse missing, or an edited objective that is not valid'),
+        404: failure('No such run, or its root is past retention'),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const body = (c.req.valid('json') as z.infer<typeof rerunBody> | undefined) ?? {};
+      // A refusal (invalid_argument, invalid_objective: 400; root_not_found: 404) answers from onError.
+      const rerun = await client.rerun(id, { from: body.from ?? null, replay: body.replay ?? 'off', set: body.set ?? [] });
+      return c.json({ root_id: rerun.rootId, notes: [...rerun.notes] }, 202);
     },
   );
 

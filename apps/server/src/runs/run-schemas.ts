@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { outcomeMessageSchema } from '@tierflow/protocol';
-import { AUDIT_KINDS, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime/admin';
+import { AUDIT_KINDS, REPLAY_MODES, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime/admin';
 import { objectiveFileSchema } from '@tierflow/runtime';
 
 /** An error as every route answers one: a stable code and a sentence. */
@@ -118,8 +118,33 @@ export const runSchema = z
     unserved: z.array(z.string()).openapi({
       description: 'A line for each tier the run waits on that no live worker serves, from the heartbeats ("no monitor worker is running: …"); empty otherwise.',
     }),
+    rerun_of: z.string().nullable().openapi({ description: 'The run this one reruns (docs/operations.md#rerun-fork-and-replay); null when it reruns none.' }),
+    reruns: z.array(z.string()).openapi({ description: 'The runs that rerun this one.' }),
   })
   .openapi('Run');
+
+export const rerunBody = z
+  .object({
+    from: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: 'A node of the run to fork from: it and its subtree run again, the recorded outcomes of the others are reused. The whole run when left out.' }),
+    replay: z
+      .enum(REPLAY_MODES)
+      .optional()
+      .openapi({ description: 'Answer model calls from the recording: `loose` (a call that matches nothing goes to the model) or `strict` (it fails, `replay_miss`); `off` by default.' }),
+    set: z
+      .array(z.string())
+      .max(100)
+      .optional()
+      .openapi({ description: '`path=value` edits, as `tierflow rerun --set` takes them: to the objective, or with `from` to that node’s delegation.', example: ['objective="write it again"'] }),
+  })
+  .openapi('RerunRequest');
+
+export const rerunSchema = z
+  .object({ root_id: z.string(), notes: z.array(z.string()).openapi({ description: 'What the caller should know: recorded calls that cannot be replayed, say.' }) })
+  .openapi('Rerun');
 
 export const cancelBody = z.object({ reason: z.string().max(500).optional(), cascade: z.boolean().optional() }).openapi('CancelRequest');
 

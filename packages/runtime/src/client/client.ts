@@ -17,7 +17,11 @@ import { isTlsUrl } from '../redis/redis-url.js';
 import { consoleLogger } from '../observability/logger.js';
 import { newRootId } from '../messages/ids.js';
 import { checkObjectiveSize } from '../messages/input-limits.js';
-import { objectiveFileSchema, type ObjectiveFile, type RootObjective } from '../model/objective.js';
+import { objectiveFileSchema, rootObjectiveSchema, type ObjectiveFile, type RootObjective } from '../model/objective.js';
+import { readStoredRecord } from '../redis/stored-record.js';
+import { prepareRerun, type RerunRequest } from '../rerun/prepare-rerun.js';
+import type { RunExport } from '../rerun/run-export.js';
+import { exportRun, exportSource, linkRerun, readReruns, readRerunSource, rerunTtlMs, writeRerunRecords } from './rerun-records.js';
 import type { RuntimeOptions } from '../config/options.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { ResultWaits } from './result-waits.js';
@@ -141,16 +145,17 @@ export class TierflowClient {
    * @throws InputTooLargeError (code `input_too_large`) for more subtasks or bytes than the
    *   deployment's limits ({@link RuntimeOptions.limits}); ObjectiveFileError for an invalid one.
    */
-  async enqueue(objective: unknown, options: { rootId?: string } = {}): Promise<string> {
-    checkObjectiveSize(objective, this.runtime.limits);
-    const parsed = validateWith(objectiveFileSchema, objective);
-    if (!parsed.ok) throw new ObjectiveFileError(`invalid objective: ${parsed.errors.map(formatValidationError).join('; ')}`);
+  async enqueue(objective: unknown, options: { rootId?: string; rerunOf?: string } = {}): Promise<string> {
+    const checked = this.checkedObjective(objective);
     const rootId = options.rootId ?? newRootId();
     // In a deployment that signs, the Monitor refuses a root record without a valid signature; a
     // client without its key learns so before it waits on Redis.
     const signer = signerOf(this.runtime.signing, CLIENT);
     const now = await this.now();
-    const root: RootObjective = signRecord({ kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: withoutEditorHint(parsed.value) }, signer);
+    const root: RootObjective = signRecord(
+      { kind: 'root', root_id: rootId, submitted_at: new Date(now).toISOString(), objective: withoutEditorHint(checked), ...(options.rerunOf === undefined ? {} : { rerun_of: options.rerunOf }) },
+      signer,
+    );
     // With an SDK running (the CLI starts one), the run's trace starts here; without, at the Monitor.
     const span = rootSpan(rootId, QUEUE_OF.PROGRESS_MONITOR);
     const metadata = serialiseContext(trace.setSpan(context.active(), span));
@@ -159,8 +164,8 @@ export class TierflowClient {
     const listening = cell.waits?.listening === true;
     // The run index's entry goes out beside the job (one connection, so no round trip of its own), and out again if the job does not.
     const keys = controlKeys(cell.runtime.prefix);
-    const indexed = indexRoot(this.redis, keys, { rootId, objective: parsed.value.objective, submittedAt: now, ttlMs: this.runtime.auditTtlMs });
-    const added = cell.monitor.add('objective', root, { ...jobOptions(rootId, parsed.value.priority ?? 2, this.runtime, now), ...(metadata ? { telemetry: { metadata } } : {}) });
+    const indexed = indexRoot(this.redis, keys, { rootId, objective: checked.objective, submittedAt: now, ttlMs: this.runtime.auditTtlMs });
+    const added = cell.monitor.add('objective', root, { ...jobOptions(rootId, checked.priority ?? 2, this.runtime, now), ...(metadata ? { telemetry: { metadata } } : {}) });
     const [index, job] = await Promise.allSettled([indexed, added]);
     if (job.status === 'rejected') {
       await unindexRoot(this.redis, keys, rootId).catch(() => undefined);
@@ -170,6 +175,50 @@ export class TierflowClient {
     if (index.status === 'rejected') this.indexFailed(index.reason);
     if (listening) cell.waits?.announce(rootId);
     return rootId;
+  }
+
+  /** The objective if it passes the deployment's limits and the schema. */
+  private checkedObjective(objective: unknown): ObjectiveFile {
+    checkObjectiveSize(objective, this.runtime.limits);
+    const parsed = validateWith(objectiveFileSchema, objective);
+    if (!parsed.ok) throw new ObjectiveFileError(`invalid objective: ${parsed.errors.map(formatValidationError).join('; ')}`);
+    return parsed.value;
+  }
+
+  /**
+   * Reruns a run (docs/operations.md#rerun-fork-and-replay): `of` is the original's root id, read
+   * with this client's connection, or an exported run. Writes the rerun's records in its new
+   * root's cell, then submits the root linked to the original (`rerun_of`), then links the
+   * original to it (in the original's cell, unless it came from a file). Returns the new root id
+   * and what the caller should know.
+   *
+   * @throws TierflowError: `root_not_found` for an original that is not retained; `invalid_argument`
+   *   for an edit that is not one, a `from` that is no node of it, or a fork missing an outcome to
+   *   reuse; `invalid_objective` or `input_too_large` for edits that leave the objective unfit.
+   */
+  async rerun(of: string | RunExport, request: RerunRequest = {}): Promise<{ readonly rootId: string; readonly notes: readonly string[] }> {
+    const source = typeof of === 'string' ? await readRerunSource(this.redis, this.cellOf(of).runtime.prefix, of, this.runtime.signing) : exportSource(of);
+    const prepared = prepareRerun(source, request);
+    this.checkedObjective(prepared.objective);
+    const rootId = newRootId();
+    const ttlMs = rerunTtlMs(this.runtime);
+    await writeRerunRecords(this.redis, this.cellOf(rootId).runtime.prefix, rootId, prepared, ttlMs);
+    await this.enqueue(prepared.objective, { rootId, rerunOf: source.rootId });
+    if (typeof of === 'string') await linkRerun(this.redis, this.cellOf(of).runtime.prefix, of, rootId, ttlMs);
+    return { rootId, notes: prepared.notes };
+  }
+
+  /** A run in the exported format (`tierflow runs export`): its root record, its recording and its nodes' outcomes. @throws TierflowError (code `root_not_found`) when its root is not retained. */
+  async exportRun(rootId: string): Promise<RunExport> {
+    return exportRun(this.redis, this.cellOf(rootId).runtime.prefix, rootId, this.runtime.signing, await this.now());
+  }
+
+  /** What links a run to others: the run it reruns (from its root record; null when none, or past retention) and the runs that rerun it. */
+  async rerunLinks(rootId: string): Promise<{ readonly rerun_of: string | null; readonly reruns: readonly string[] }> {
+    const { runtime, monitor } = this.cellOf(rootId);
+    const [data, reruns] = await Promise.all([this.redis.hget(monitor.toKey(rootId), 'data').catch(() => null), readReruns(this.redis, runtime.prefix, rootId)]);
+    const root = data === null ? null : readStoredRecord(data, rootObjectiveSchema, { what: 'a root record' });
+    return { rerun_of: root?.ok ? (root.value.rerun_of ?? null) : null, reruns };
   }
 
   /**

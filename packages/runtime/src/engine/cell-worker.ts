@@ -164,21 +164,25 @@ export class CellWorker {
         const aloneDeaths = await crashEvidence.runAlone(job.id!, aloneMark);
         if (facts.stop === null && crashVerdict(crashes, aloneDeaths, maxCrashes) === 'answer-crashed') poison = crashes;
       }
+      const rerun = facts.rerun ? nodeRerun(facts.rerun, job.id!, assignment.rootId) : null;
+      // A fork's node takes its rerun's edits, as it takes what the receive interceptors make of it.
+      const edits = rerun?.forkNode ? rerun.spec.edits : [];
       // Poison work is not handed to the receive interceptors either: what killed its workers may be one of them.
       const received =
-        poison === null && (engine.handoffs.receive || facts.state?.received) ? await receivedAssignment(engine, assignment, facts, controller.signal) : { assignment, changed: false, refused: null };
+        poison === null && (engine.handoffs.receive || facts.state?.received || edits.length > 0)
+          ? await receivedAssignment(engine, assignment, facts, controller.signal, edits)
+          : { assignment, changed: false, refused: null };
       const span = processSpan(engine.tier, engine.role, job, assignment, facts.state);
       if (received.refused) reportRefusal(span, log, received.refused);
-      const rerun = facts.rerun ? nodeRerun(facts.rerun, job.id!, assignment.rootId) : null;
       // A fork's node outside the fork's subtree answers with its original's outcome, on its first pass.
       const reused =
         rerun?.role === 'reuse' && facts.state === null && poison === null
           ? await readReused(this.redis, engine.keys.rerun(assignment.rootId).reuse, rerun, engine.tier, engine.runtime.signing, this.clock.now())
           : null;
-      const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt, receipt: firstStart || facts.state === null };
+      const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt, receipt: firstStart || facts.state === null, rerun, reused };
       let end: Terminal;
       try {
-        end = await this.runPass(delivery, facts, controller, span, received.refused, poison, rerun, reused);
+        end = await this.runPass(delivery, facts, controller, span, received.refused, poison);
       } catch (error) {
         recordPassEnd(engine, delivery, 'errored', error);
         endForRetry(span, error, job.attemptsMade + 1);
@@ -220,16 +224,7 @@ export class CellWorker {
   }
 
   /** Runs one pass of a job through the engine (pass-machine.ts), from what the job knows of itself. */
-  private async runPass(
-    delivery: Delivery,
-    facts: JobFacts,
-    controller: AbortController,
-    span: Span,
-    refused: HandoffRefusedError | null,
-    poison: number | null,
-    rerun: NodeRerun | null,
-    reused: Reused | null,
-  ): Promise<Terminal> {
+  private async runPass(delivery: Delivery, facts: JobFacts, controller: AbortController, span: Span, refused: HandoffRefusedError | null, poison: number | null): Promise<Terminal> {
     const { engine } = this.parts;
     const { job, assignment } = delivery;
     const waitedMs = pausedMs(facts.state, this.clock.now());
@@ -239,8 +234,8 @@ export class CellWorker {
     // never calls; cancellation and deadlines come through `controller`.
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
     try {
-      const pass = openPass(engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race, rerun, reused });
-      if (delivery.receipt) recordReceipt(engine, pass, rerun?.forkNode ? rerun.spec.edits : []);
+      const pass = openPass(engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race });
+      if (delivery.receipt) recordReceipt(engine, pass, delivery.rerun?.forkNode ? delivery.rerun.spec.edits : []);
       const stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
       return await runPass(engine, pass, openingPhase({ state: facts.state, corrupt: facts.corrupt, stop, refused, poison }));
     } finally {
@@ -259,6 +254,10 @@ interface Delivery {
   readonly startedAt: number;
   /** A delivery of the work (not a parent resuming): its delegation goes on the node's record. */
   readonly receipt: boolean;
+  /** Its part in a rerun, when its run reruns another (rerun/node-rerun.ts). */
+  readonly rerun: NodeRerun | null;
+  /** In a fork, the outcome it answers with instead of running (rerun/reuse.ts). */
+  readonly reused: Reused | null;
 }
 
 /**

@@ -1,10 +1,21 @@
-import { ERROR_TYPES, tierBelow, type DelegationMessage, type DelegationPayload, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import {
+  delegationPayloadSchema,
+  ERROR_TYPES,
+  formatValidationError,
+  tierBelow,
+  validateWith,
+  type DelegationMessage,
+  type DelegationPayload,
+  type OutcomeMessage,
+  type TierName,
+} from '@tierflow/protocol';
 import type { Span } from '@opentelemetry/api';
 import { HandoffRefusedError, type HandoffChain } from '../handoff/chain.js';
 import { buildDelegation, refusedChildOutcome } from '../messages/messages.js';
 import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js';
 import type { JobFacts } from './job-facts.js';
 import type { Engine, Pass } from './pass.js';
+import { applyEdits } from '../rerun/edits.js';
 
 /**
  * A round's delegations as the send chain leaves them, one after another in the round's order;
@@ -61,12 +72,14 @@ export async function receivedAssignment(
   assignment: Assignment,
   facts: Pick<JobFacts, 'state' | 'stop' | 'corrupt'>,
   signal: AbortSignal,
+  edits: readonly string[] = [],
 ): Promise<ReceivedAssignment> {
   if (facts.state?.received) return { assignment: { ...assignment, payload: facts.state.received }, changed: true, refused: null };
   // Work that will not run (stopped, or its state unreadable) is not handed to the interceptors.
   if (facts.state !== null || facts.stop !== null || facts.corrupt !== null) return { assignment, changed: false, refused: null };
   try {
-    const received = await receiveDelegation(engine, assignment, signal);
+    const edited = edits.length > 0 ? editedAssignment(engine.tier, assignment, edits) : assignment;
+    const received = await receiveDelegation(engine, edited, signal);
     return { assignment: received, changed: received !== assignment, refused: null };
   } catch (error) {
     if (error instanceof HandoffRefusedError) return { assignment, changed: false, refused: error };
@@ -81,6 +94,28 @@ export interface ReceivedAssignment {
   readonly changed: boolean;
   /** Why they refused it, for the job to answer with; null when taken. */
   readonly refused: HandoffRefusedError | null;
+}
+
+/** What refuses a fork's edits that leave no delegation (docs/operations.md#rerun-fork-and-replay). */
+const EDITS = 'tierflow rerun --set';
+
+/**
+ * A fork's node with its rerun's edits made to its delegation (`tierflow rerun --from … --set …`),
+ * before the interceptors read it; the step state keeps it for later passes, as it keeps what they change.
+ *
+ * @throws HandoffRefusedError when the edits do not apply, or leave no valid delegation: the job answers so.
+ */
+function editedAssignment(tier: TierName, assignment: Assignment, edits: readonly string[]): Assignment {
+  const handoff = { kind: 'delegation', id: assignment.id, from: assignment.message?.source_tier ?? 'client', to: tier } as const;
+  let edited: unknown;
+  try {
+    edited = applyEdits(assignment.payload, edits);
+  } catch (error) {
+    throw new HandoffRefusedError(EDITS, handoff, error instanceof Error ? error.message : 'the edits do not apply');
+  }
+  const parsed = validateWith(delegationPayloadSchema, edited);
+  if (!parsed.ok) throw new HandoffRefusedError(EDITS, handoff, `the edited delegation is not one: ${parsed.errors.map(formatValidationError).join('; ')}`);
+  return { ...assignment, payload: parsed.value };
 }
 
 /**

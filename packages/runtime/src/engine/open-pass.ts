@@ -17,7 +17,6 @@ import type { PassLock } from './pass-writer.js';
 import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
 import { nodeCalls } from '../recording/node-calls.js';
-import { rerunKeys } from '../redis/keys.js';
 import type { NodeRerun } from '../rerun/node-rerun.js';
 import type { Reused } from '../rerun/reuse.js';
 
@@ -80,7 +79,13 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
     now: () => engine.clock.now(),
     usage: hop.meter,
-    calls: nodeCalls({ recorder: engine.recorder, redis: engine.redis, replayKey: rerunKeys(prefix, assignment.rootId).replay }, assignment.rootId, assignment.id, input.rerun?.replay ?? 'off'),
+    calls: nodeCalls(
+      { recorder: engine.recorder, redis: engine.redis, replayKey: engine.keys.rerun(assignment.rootId).replay },
+      assignment.rootId,
+      assignment.id,
+      input.rerun?.replay ?? 'off',
+      input.rerun?.spec.of ?? null,
+    ),
     progress: progressReporter({
       redis: engine.redis,
       key: engine.keys.progress(engine.party, assignment.rootId),

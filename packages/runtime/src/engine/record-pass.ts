@@ -19,7 +19,8 @@ export function recordReceipt(engine: Recording, pass: Pass, edits: readonly str
   if (!recorder.on) return;
   const { assignment, job } = pass;
   const refs = recorder.mode === 'full' ? assignment.payload.context_refs : [];
-  const message = assignment.message ?? { root_id: assignment.rootId, payload: assignment.payload };
+  // The message as the node took it up: its payload as the interceptors and a fork's edits left it.
+  const message = assignment.message ? { ...assignment.message, payload: assignment.payload } : { root_id: assignment.rootId, payload: assignment.payload };
   const at = engine.clock.now();
   const values = refs.length === 0 ? Promise.resolve([]) : pass.beads.getMany(refs).catch(() => refs.map(() => null));
   void values.then((read) => {

@@ -65,6 +65,8 @@ export const rootObjectiveSchema = z.strictObject({
   root_id: z.string().min(1),
   submitted_at: z.iso.datetime({ offset: true }),
   objective: objectiveFileSchema,
+  /** The run this one reruns (`tierflow rerun`, docs/operations.md#rerun-fork-and-replay); covered by the signature like the rest. */
+  rerun_of: z.string().min(1).optional(),
   /** Set by a client of a deployment that signs: an Ed25519 signature over this record without it, like a message's (docs/protocol.md#message-signatures). */
   signature: messageSignatureSchema.optional(),
 });

@@ -1,7 +1,7 @@
 import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import { z } from 'zod';
-import type { ModelAnswer, ModelCalls } from '../policy/model-calls.js';
+import type { ModelAnswer, ModelCalls, ModelRequest } from '../policy/model-calls.js';
 import { readStoredRecord } from '../redis/stored-record.js';
 import type { ReplayMode } from '../rerun/rerun-spec.js';
 import { requestHash, type RunRecorder } from './run-recorder.js';
@@ -18,15 +18,27 @@ export interface NodeCallsDeps {
 }
 
 /**
- * One node's {@link ModelCalls}: each call recorded in its run's recording, and under a replay
- * answered from the rerun's replay hash, by the hash of its model, messages and parameters. A
- * recorded answer that does not parse is no answer.
+ * A rerun's request as the original run made it: a prompt may name its own run (a Beads key of
+ * the run's shared context holds the root id), which the original named by its own id. Root ids
+ * are UUIDs, so no other text is taken for one.
  */
-export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, replay: ReplayMode): ModelCalls {
+export function rebased(request: ModelRequest, rootId: string, original: string): ModelRequest {
+  if (rootId === original) return request;
+  const swap = (value: unknown): unknown => JSON.parse(JSON.stringify(value).replaceAll(rootId, original)) as unknown;
+  return { ...request, messages: swap(request.messages) as unknown[], params: swap(request.params) as Record<string, unknown> };
+}
+
+/**
+ * One node's {@link ModelCalls}: each call recorded in its run's recording, and under a replay
+ * answered from the rerun's replay hash, by the hash of its model, messages and parameters, with
+ * the run's root id in them read as `original`'s (see {@link rebased}). A recorded answer that does
+ * not parse is no answer.
+ */
+export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, replay: ReplayMode, original: string | null = null): ModelCalls {
   return {
     replay: async (request) => {
       if (replay === 'off') return null;
-      const text = await deps.redis.hget(deps.replayKey, requestHash(request));
+      const text = await deps.redis.hget(deps.replayKey, requestHash(original === null ? request : rebased(request, rootId, original)));
       const read = text === null ? null : readStoredRecord(text, replayAnswerSchema, { what: 'a recorded answer' });
       if (read?.ok) return read.value satisfies ModelAnswer;
       if (replay === 'strict') {

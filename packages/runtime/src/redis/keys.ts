@@ -94,4 +94,6 @@ export const rerunKeys = (prefix: string, rootId: string) => ({
   spec: `${prefix}:rerun:${rootId}`,
   replay: `${prefix}:replay:${rootId}`,
   reuse: `${prefix}:reuse:${rootId}`,
+  /** The runs that rerun this one (a set of root ids, written by their clients, in this run's cell), for `tierflow status`. */
+  reruns: `${prefix}:reruns:${rootId}`,
 });

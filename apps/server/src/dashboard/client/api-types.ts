@@ -14,6 +14,8 @@ export type Progress = NonNullable<RunNode['progress']>;
 export type Run = Schemas['Run'];
 export type Outcome = NonNullable<Run['outcome']>;
 export type AuditEntry = Schemas['AuditEntry'];
+export type Rerun = Schemas['Rerun'];
+export type RerunRequest = Schemas['RerunRequest'];
 
 /** A `node` event of a run's stream (not in the description, which has the stream as text): the fields of a node that appeared or changed. */
 export type NodeEvent = Pick<RunNode, 'id' | 'tier' | 'status' | 'queue_state' | 'specialist' | 'attempts' | 'progress' | 'usage' | 'questions'>;

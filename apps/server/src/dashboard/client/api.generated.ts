@@ -386,6 +386,66 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/runs/{id}/rerun": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Run a run again, linked to it: whole, or forked from one node; model calls replayed from its recording on request */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header?: never;
+                readonly path: {
+                    readonly id: string;
+                };
+                readonly cookie?: never;
+            };
+            readonly requestBody?: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["RerunRequest"];
+                };
+            };
+            readonly responses: {
+                /** @description Enqueued: the new run’s root id */
+                readonly 202: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Rerun"];
+                    };
+                };
+                /** @description An edit that is not one, a node that is not the run’s, a fork with an outcome to reuse missing, or an edited objective that is not valid */
+                readonly 400: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such run, or its root is past retention */
+                readonly 404: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/workers": {
         readonly parameters: {
             readonly query?: never;
@@ -729,6 +789,10 @@ export interface components {
             readonly trace_url: string | null;
             /** @description A line for each tier the run waits on that no live worker serves, from the heartbeats ("no monitor worker is running: …"); empty otherwise. */
             readonly unserved: readonly string[];
+            /** @description The run this one reruns (docs/operations.md#rerun-fork-and-replay); null when it reruns none. */
+            readonly rerun_of: string | null;
+            /** @description The runs that rerun this one. */
+            readonly reruns: readonly string[];
         };
         readonly RunNode: {
             readonly id: string;
@@ -814,6 +878,27 @@ export interface components {
             readonly text: string;
             /** @description One question (its id); every open one when left out. */
             readonly to?: string;
+        };
+        readonly Rerun: {
+            readonly root_id: string;
+            /** @description What the caller should know: recorded calls that cannot be replayed, say. */
+            readonly notes: readonly string[];
+        };
+        readonly RerunRequest: {
+            /** @description A node of the run to fork from: it and its subtree run again, the recorded outcomes of the others are reused. The whole run when left out. */
+            readonly from?: string;
+            /**
+             * @description Answer model calls from the recording: `loose` (a call that matches nothing goes to the model) or `strict` (it fails, `replay_miss`); `off` by default.
+             * @enum {string}
+             */
+            readonly replay?: "off" | "loose" | "strict";
+            /**
+             * @description `path=value` edits, as `tierflow rerun --set` takes them: to the objective, or with `from` to that node’s delegation.
+             * @example [
+             *       "objective=\"write it again\""
+             *     ]
+             */
+            readonly set?: readonly string[];
         };
         readonly Workers: {
             readonly workers: readonly {

@@ -3,6 +3,7 @@ import type { AuditEntry, NodeEvent, Outcome, Run, RunNode } from './api-types.j
 import { fill, h, statusBadge } from './dom.js';
 import { auditTable } from './run-audit.js';
 import { questionsPanel } from './run-questions.js';
+import { rerunControls, rerunLinks } from './run-rerun.js';
 import { patchNode, treeTable } from './run-tree.js';
 import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from './page.js';
 
@@ -19,6 +20,8 @@ export function showRun(context: PageContext, rootId: string): StopPage {
   const status = h('span', { id: 'run-status' });
   const cancel = h('button', { type: 'button', id: 'cancel', class: 'danger', hidden: true }, 'Cancel run');
   const links = h('span', { class: 'links' }, h('a', { href: runPath(rootId) }, 'JSON'));
+  const rerun = rerunControls(context, banner, rootId);
+  const rerunLinksSlot = h('div');
   const outcomeSlot = h('div', { id: 'outcome' });
   const questionsSlot = h('div');
   const treeSlot = h('div', { id: 'tree', class: 'scroll' });
@@ -29,7 +32,8 @@ export function showRun(context: PageContext, rootId: string): StopPage {
       'section',
       { class: 'panel' },
       h('div', { class: 'heading' }, h('h1', {}, 'Run ', h('code', {}, rootId)), status),
-      h('div', { class: 'actions' }, cancel, links),
+      h('div', { class: 'actions' }, cancel, rerun, links),
+      rerunLinksSlot,
       notice,
       unserved,
       banner,
@@ -84,6 +88,7 @@ export function showRun(context: PageContext, rootId: string): StopPage {
     cancel.hidden = done || run.outcome !== null;
     const trace = traceLink(run.trace_url);
     fill(links, trace, h('a', { href: runPath(rootId) }, 'JSON'));
+    fill(rerunLinksSlot, rerunLinks(run.rerun_of, run.reruns));
     fill(unserved, ...run.unserved.flatMap((note, index) => (index === 0 ? [note] : [h('br', {}), note])));
     unserved.hidden = run.unserved.length === 0;
     if (run.outcome) fill(outcomeSlot, outcomePanel(run.outcome));
