@@ -33,7 +33,11 @@ return 1`,
 };
 
 /** Indexes a root as the client enqueues it, trimming roots past retention as it writes. */
-export async function indexRoot(redis: RedisClient, keys: ControlKeys, root: { readonly rootId: string; readonly objective: string; readonly submittedAt: number; readonly ttlMs: number }): Promise<void> {
+export async function indexRoot(
+  redis: RedisClient,
+  keys: ControlKeys,
+  root: { readonly rootId: string; readonly objective: string; readonly submittedAt: number; readonly ttlMs: number },
+): Promise<void> {
   const facts = clientFacts(root.objective, root.submittedAt);
   await runScript(redis, INDEX_ROOT, [keys.runIndex, keys.runFacts('client', root.rootId)], [root.rootId, root.submittedAt, root.ttlMs, root.submittedAt - root.ttlMs, ...facts]);
 }
