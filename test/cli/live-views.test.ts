@@ -59,7 +59,7 @@ const LEAF_PROGRESSING = /fleet\s+\S+\s+general\s+sim\s+running\s+[\d.]+ s\s+\d+
 async function runs(args: readonly string[]): Promise<RunSummary[]> {
   const result = await tierflow(['runs', '--json', ...args], env());
   expect(result, result.stderr).toMatchObject({ code: 0 });
-  return JSON.parse(result.stdout) as RunSummary[];
+  return (JSON.parse(result.stdout) as { runs: RunSummary[] }).runs;
 }
 
 async function workers(): Promise<WorkerBeat[]> {
@@ -90,7 +90,7 @@ describe('tierflow runs', () => {
     expect((await runs(['--status', 'waiting for children'])).map((run) => run.root_id)).toEqual([running]);
     expect((await runs(['--limit', '1'])).map((run) => run.root_id)).toEqual([running]);
     const text = await tierflow(['runs'], env());
-    expect(text.stdout).toMatch(new RegExp(`^${running}\\s+waiting_for_children\\s+\\d+ s\\s+[\\d.]+ s\\s+a long one$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^${running}\\s+waiting_for_children\\s+\\d+ s\\s+[\\d.]+ s\\s+-\\s+-\\s+a long one$`, 'm'));
     expect(text.stdout).not.toContain('waiting-children');
     expect((await tierflow(['runs', '--debug'], env())).stdout).toMatch(new RegExp(`^${running}\\s+waiting_for_children\\s+waiting-children\\s`, 'm'));
     const refused = await tierflow(['runs', '--status', 'prioritized'], env());

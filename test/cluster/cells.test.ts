@@ -1,6 +1,6 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
 import { cellOfRoot, cellPrefixes, DEFAULT_CONCURRENCY } from '@tierflow/runtime/admin';
-import { type ObjectiveFile } from '@tierflow/runtime';
+import { type ObjectiveFile, type RunPage } from '@tierflow/runtime';
 import { scanKeys } from '@tierflow/beads';
 import { waitFor } from '@tierflow/testing';
 import { Redis } from 'ioredis';
@@ -95,9 +95,17 @@ describe('cells on a Redis Cluster of three masters', () => {
     const { id } = await run(simPlan('all_success', [ok]));
     const status = await tierflow(['status', id, '--json'], deployment.env);
     expect(JSON.parse(status.stdout)).toMatchObject({ id, status: 'success' });
-    const runs = JSON.parse((await tierflow(['runs', '--json', '--limit', '100'], deployment.env)).stdout) as { root_id: string }[];
+    const { runs } = JSON.parse((await tierflow(['runs', '--json', '--limit', '100'], deployment.env)).stdout) as { runs: { root_id: string }[] };
     expect(runs.map((listed) => listed.root_id)).toContain(id);
     expect(new Set(runs.map((listed) => cellOfRoot(listed.root_id, CELLS))).size).toBeGreaterThan(1);
+    // Pages of two, one cursor going on in every cell, list the same runs in the same order.
+    const paged: string[] = [];
+    for (let cursor: string | null = null, pages = 0; pages === 0 || cursor !== null; pages++) {
+      const page: RunPage = await deployment.client.findRuns({ limit: 2, ...(cursor === null ? {} : { cursor }) });
+      paged.push(...page.runs.map((listed) => listed.root_id));
+      cursor = page.next_cursor;
+    }
+    expect(paged).toEqual(runs.map((listed) => listed.root_id));
     const workers = JSON.parse((await tierflow(['workers', '--json'], deployment.env)).stdout) as { tier: string; concurrency: number }[];
     // One line per process, its concurrency summed over the six cells it serves.
     expect(workers.map((worker) => [worker.tier, worker.concurrency])).toEqual([

@@ -79,6 +79,9 @@ describe('four tiers, four Redis users', () => {
     // Each tier keeps its registry of workers among its own keys, and the client reads them all.
     const listed = await waitFor(async () => ((await client.workers()).length === 4 ? client.workers() : null), { description: 'four workers listed' });
     expect(new Set(listed.map((worker) => worker.tier))).toEqual(new Set(['PROGRESS_MONITOR', 'ABSTRACT_ARCHITECT', 'ROUTING_DISPATCHER', 'SPECIALIZED_FLEET']));
+    // The client indexed the root, each tier added what its nodes saw, and the client reads it all back.
+    const found = await client.findRuns({ specialist: 'sim', taskType: 'general', status: 'success' });
+    expect(found.runs.map((summary) => summary.root_id)).toEqual([id]);
   });
 
   it('races, timeouts, cancellations, questions and dead letters work within the ACL', async () => {
@@ -153,6 +156,11 @@ describe('what Redis itself refuses', () => {
     for (const key of [keys.step('fleet', 'acl-x'), keys.cancel('fleet', 'acl-x'), keys.timeout('fleet', 'acl-x'), keys.crashes('fleet', 'acl-x')]) expect(await fleet.set(key, '1')).toBe('OK');
     expect(await fleet.mget(keys.cancel('dispatcher', 'x'), keys.timeout('dispatcher', 'x'), keys.race('dispatcher', 'x'))).toEqual([null, null, null]);
     expect(await refusal(fleet.get(keys.step('dispatcher', 'x')))).toMatch(/^NOPERM/);
+    // Each party writes its own part of the run index, and only the client enters roots.
+    expect(await refusal(fleet.hset(keys.runFacts('monitor', 'x'), 'status', 'success'))).toMatch(/^NOPERM/);
+    expect(await refusal(fleet.zadd(keys.runIndex, 0, 'forged'))).toMatch(/^NOPERM/);
+    expect(await fleet.hset(keys.runFacts('fleet', 'acl-x'), 's:sim', '1')).toBe(1);
+    expect(await refusal(as('client').hset(keys.runFacts('monitor', 'x'), 'status', 'success'))).toMatch(/^NOPERM/);
     // The client writes its own marks only.
     expect(await refusal(as('client').set(keys.cancel('monitor', 'x'), 'forged'))).toMatch(/^NOPERM/);
     expect(await as('client').set(keys.cancel('client', 'acl-x'), '1')).toBe('OK');

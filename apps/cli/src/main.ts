@@ -7,6 +7,8 @@ import type { AclOptions } from './commands/acl.js';
 import type { AuditOptions } from './commands/audit.js';
 import { arrangeHelp, cliVersion } from './help.js';
 import type { KeysOptions } from './commands/keys.js';
+import type { RunsOptions } from './commands/runs.js';
+import { pastTime, usdAmount } from './run-query.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { exitCodeOf } from './exit-codes.js';
 import { EXIT, processIo, terminalConfirm, type CliIo } from './io.js';
@@ -142,12 +144,22 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('runs')
-    .description('list recent and active runs, latest first')
+    .description('list runs, latest first, filtered, a page at a time')
     .option('--status <status>', 'only runs of this status: queued, running, waiting_for_children, input_required, retrying, or an outcome status (success, failed, …)', statusWord)
+    .option('--text <text>', 'only runs whose objective holds this text, in any case')
+    .option('--task-type <type>', 'only runs with a delegation of this task type')
+    .option('--specialist <name>', 'only runs with an outcome from this specialist')
+    .option('--model <name>', 'only runs with an outcome from this model')
+    .option('--error <type>', 'only runs with an outcome of this error type (timeout, format_mismatch, …)')
+    .option('--since <time>', 'only runs submitted since: an ISO time, or how long ago (2h, 3d)', (value: string) => pastTime(value, Date.now()))
+    .option('--until <time>', 'only runs submitted until: an ISO time, or how long ago', (value: string) => pastTime(value, Date.now()))
+    .option('--min-cost <usd>', 'only runs whose model calls cost at least this many USD', usdAmount)
+    .option('--max-cost <usd>', 'only runs whose model calls cost at most this many USD', usdAmount)
     .option('--limit <n>', 'at most this many (default 20)', positiveInt)
-    .option('--json', 'print them as JSON')
+    .option('--cursor <cursor>', 'the page after the one that printed this cursor')
+    .option('--json', 'print the page as JSON: its runs and next_cursor')
     .option('--debug', "show each run's BullMQ state beside its status")
-    .action(async (options: { status?: RunStatus; limit?: number; json?: boolean; debug?: boolean }) => {
+    .action(async (options: RunsOptions) => {
       const { runsCommand } = await import('./commands/runs.js');
       exit.code = await runsCommand(options, io);
     });

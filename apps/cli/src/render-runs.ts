@@ -4,19 +4,22 @@ import type { RenderOptions } from './render-tree.js';
 import { textTable } from './text-table.js';
 
 /**
- * Runs as a table, latest first; `no runs` when there are none. The statuses are the words of
- * docs/statuses.md; with `debug`, a QUEUE column shows each root job's BullMQ state.
+ * Runs as a table, latest first, with what each spent on model calls; `no runs` when there are
+ * none. The statuses are the words of docs/statuses.md; with `debug`, a QUEUE column shows each
+ * root job's BullMQ state.
  */
-export function renderRuns(runs: readonly RunSummary[], now: number, { debug = false }: RenderOptions = {}): string {
-  if (runs.length === 0) return 'no runs (none running, and none finished within retention)\n';
+export function renderRuns(runs: readonly RunSummary[], now: number, { debug = false, filtered = false }: RenderOptions & { readonly filtered?: boolean } = {}): string {
+  if (runs.length === 0) return filtered ? 'no runs match\n' : 'no runs (none running, and none finished within retention)\n';
   return textTable(
-    ['ROOT', 'STATUS', ...(debug ? ['QUEUE'] : []), 'AGE', 'DURATION', 'OBJECTIVE'],
+    ['ROOT', 'STATUS', ...(debug ? ['QUEUE'] : []), 'AGE', 'DURATION', 'TOKENS', 'COST', 'OBJECTIVE'],
     runs.map((run) => [
       run.root_id,
       run.status,
       ...(debug ? [run.queue_state] : []),
       age(now - Date.parse(run.submitted_at)),
       run.duration_ms === null ? '-' : duration(run.duration_ms),
+      run.tokens > 0 ? run.tokens.toLocaleString('en-US') : '-',
+      run.cost_usd > 0 ? `$${Number(run.cost_usd.toFixed(6)).toString()}` : '-',
       run.objective,
     ]),
   );

@@ -16,7 +16,18 @@ describe('THROWN_ERRORS', () => {
     const outcomeCodes: readonly string[] = Object.values(ERROR_TYPES);
     const shared = Object.keys(THROWN_ERRORS).filter((code) => outcomeCodes.includes(code));
     expect(shared.sort()).toEqual(
-      ['boundary_violation', 'budget_exceeded', 'corrupt_record', 'handoff_refused', 'input_too_large', 'invalid_output_schema', 'model_unreachable', 'replay_miss', 'specialist_unavailable', 'throttled'].sort(),
+      [
+        'boundary_violation',
+        'budget_exceeded',
+        'corrupt_record',
+        'handoff_refused',
+        'input_too_large',
+        'invalid_output_schema',
+        'model_unreachable',
+        'replay_miss',
+        'specialist_unavailable',
+        'throttled',
+      ].sort(),
     );
   });
 });

@@ -77,6 +77,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.worker(slug, '*')}`,
     `~${keys.children(slug, '*')}`,
     `~${keys.crashes(slug, '*')}`,
+    // What its nodes add to the run index, with their answers (run-index/).
+    `~${keys.runFacts(slug, '*')}`,
     // Everyone's marks, timeout records and races, to read; and which children each parent sent,
     // which a child's completion reads to move its parent on (redis/foreign-children.ts).
     `%R~${keys.children(anyone, '*')}`,
@@ -119,6 +121,11 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `~${keys.answers('*')}`,
       `%R~${keys.questions('*')}`,
       `%R~${p}:beads:*`,
+      // The run index: the client enters each root it enqueues, and reads what every party added, and what each run spent.
+      `~${keys.runIndex}`,
+      `~${keys.runFacts('client', '*')}`,
+      `%R~${keys.runFacts(anyone, '*')}`,
+      `%R~${keys.budget('*')}`,
       // Reads runs' recordings (tierflow inspect, runs export); writes a rerun's records before it submits the rerun.
       `%R~${recordKey(p, '*')}`,
       `~${rerun.spec}`,

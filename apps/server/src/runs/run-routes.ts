@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { unservedNotice, type RedisClient } from '@tierflow/runtime/admin';
-import { type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
+import { type RunListOptions, type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
 import {
   answerBody,
   answerReportSchema,
@@ -13,11 +13,11 @@ import {
   rerunSchema,
   rootIdParams,
   runListQuery,
+  runPageSchema,
   runSchema,
-  runSummarySchema,
   workersSchema,
 } from './run-schemas.js';
-import { z } from '@hono/zod-openapi';
+import { type z } from '@hono/zod-openapi';
 
 /** What the run routes work with: one client for the deployment, and Redis for the audit trail. */
 export interface RunRouteDeps {
@@ -52,14 +52,12 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
     createRoute({
       method: 'get',
       path: '/api/runs',
-      summary: 'Recent and active runs, latest first',
+      summary: 'Runs, latest first, filtered, a page at a time (docs/operations.md#finding-runs)',
       request: { query: runListQuery },
-      responses: { 200: json(z.object({ runs: z.array(runSummarySchema) }), 'The runs') },
+      responses: { 200: json(runPageSchema, 'A page of runs, and where the next starts'), 400: failure('A filter or cursor it cannot take') },
     }),
-    async (c) => {
-      const { status, limit } = c.req.valid('query');
-      return c.json({ runs: await client.runs({ ...(status ? { status } : {}), ...(limit ? { limit } : {}) }) }, 200);
-    },
+    // A cursor no listing gave is refused (invalid_argument: 400) from onError.
+    async (c) => c.json(await client.findRuns(runFilterOf(c.req.valid('query'))), 200),
   );
 
   app.openapi(
@@ -145,4 +143,23 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
   app.openapi(createRoute({ method: 'get', path: '/api/workers', summary: 'The live worker processes, from their heartbeats', responses: { 200: json(workersSchema, 'The workers') } }), async (c) =>
     c.json({ workers: await client.workers() }, 200),
   );
+}
+
+/** The query's fields as the client's filter: only those given. */
+export function runFilterOf(query: z.infer<typeof runListQuery>): RunListOptions {
+  const filter = {
+    status: query.status,
+    text: query.text,
+    taskType: query.task_type,
+    specialist: query.specialist,
+    model: query.model,
+    errorType: query.error_type,
+    since: query.since === undefined ? undefined : Date.parse(query.since),
+    until: query.until === undefined ? undefined : Date.parse(query.until),
+    minCostUsd: query.min_cost_usd,
+    maxCostUsd: query.max_cost_usd,
+    limit: query.limit,
+    cursor: query.cursor,
+  };
+  return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
 }

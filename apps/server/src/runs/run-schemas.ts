@@ -28,19 +28,59 @@ export const runSummarySchema = z
     submitted_at: z.string(),
     finished_at: z.string().nullable(),
     duration_ms: z.number().nullable(),
+    tokens: z.number().openapi({ description: "Tokens in and out of every model call of the run so far, from its budget's count; 0 for a run that made none." }),
+    cost_usd: z.number().openapi({ description: 'What those calls cost, in USD.' }),
   })
   .openapi('RunSummary');
 
+const query = (name: string, description: string, example?: string | number) => ({ param: { name, in: 'query' as const }, description, ...(example === undefined ? {} : { example }) });
+const name = (param: string, what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi(query(param, `Only runs with ${what} anywhere in their tree.`));
+const time = (param: string, what: string) =>
+  z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi(query(param, `Only runs submitted ${what} this time (ISO 8601).`, '2026-01-31T09:00:00Z'));
+const usd = (param: string, what: string) =>
+  z.coerce
+    .number()
+    .min(0)
+    .optional()
+    .openapi(query(param, `Only runs whose model calls cost ${what} this many USD.`, 0.05));
+
+/** GET /api/runs's filters, page size and cursor (docs/operations.md#finding-runs). */
 export const runListQuery = z.object({
   status: runStatusSchema.optional(),
+  text: z.string().min(1).max(200).optional().openapi(query('text', 'Only runs whose objective holds this text, in any case.')),
+  task_type: name('task_type', 'a delegation of this task type'),
+  specialist: name('specialist', 'an outcome from this specialist'),
+  model: name('model', 'an outcome from this model'),
+  error_type: name('error_type', 'an outcome of this error type'),
+  since: time('since', 'at or after'),
+  until: time('until', 'at or before'),
+  min_cost_usd: usd('min_cost_usd', 'at least'),
+  max_cost_usd: usd('max_cost_usd', 'at most'),
   limit: z.coerce
     .number()
     .int()
     .min(1)
     .max(1_000)
     .optional()
-    .openapi({ param: { name: 'limit', in: 'query' }, example: 20 }),
+    .openapi(query('limit', 'At most this many runs (20 unless told).', 20)),
+  cursor: z.string().min(1).max(400).optional().openapi(query('cursor', 'The `next_cursor` of the page before: this page starts after it.')),
 });
+
+export const runPageSchema = z
+  .object({
+    runs: z.array(runSummarySchema),
+    next_cursor: z.string().nullable().openapi({ description: 'Where the next page starts (pass it as `cursor`); null when no run further back matches.' }),
+  })
+  .openapi('RunPage');
 
 const questionSchema = z.object({ id: z.string(), question: z.string(), tier: z.string(), answer: z.string().nullable() }).openapi('Question');
 

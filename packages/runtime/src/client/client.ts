@@ -28,7 +28,9 @@ import { ResultWaits } from './result-waits.js';
 import { asRootOutcome } from './root-outcome.js';
 import { listWorkers, type WorkerBeat } from '../workers/heartbeat.js';
 import { unservedTiers, waitingTiers } from '../workers/unserved.js';
-import { latestRuns, listRuns, type RunListOptions, type RunSummary } from './run-list.js';
+import type { RunListOptions, RunPage, RunSummary } from './run-list.js';
+import { findRuns } from './run-find.js';
+import { indexRoot, unindexRoot } from '../run-index/run-index.js';
 import { cellOfMessage, cellPrefixes, inCell } from '../cells/cells.js';
 import { readRunTree } from '../audit/run-tree.js';
 import type { RunNode } from '../audit/run-tree-merge.js';
@@ -121,6 +123,17 @@ export class TierflowClient {
     return this.reached;
   }
 
+  private indexWarned = false;
+
+  /** Says once that a root could not be indexed, and why. */
+  private indexFailed(reason: unknown): void {
+    if (this.indexWarned) return;
+    this.indexWarned = true;
+    consoleLogger('client').warn('a root was enqueued but not indexed: filters of `tierflow runs` will not find it (are the Redis users up to date? `tierflow acl apply`)', {
+      error: reason instanceof Error ? reason.message : String(reason),
+    });
+  }
+
   /** The cell a message's run lives in. */
   private cellOf(messageId: string): ClientCell {
     return this.cells[cellOfMessage(messageId, this.runtime.cells)]!;
@@ -149,7 +162,17 @@ export class TierflowClient {
     span.end();
     const cell = this.cellOf(rootId);
     const listening = cell.waits?.listening === true;
-    await cell.monitor.add('objective', root, { ...jobOptions(rootId, checked.priority ?? 2, this.runtime, now), ...(metadata ? { telemetry: { metadata } } : {}) });
+    // The run index's entry goes out beside the job (one connection, so no round trip of its own), and out again if the job does not.
+    const keys = controlKeys(cell.runtime.prefix);
+    const indexed = indexRoot(this.redis, keys, { rootId, objective: checked.objective, submittedAt: now, ttlMs: this.runtime.auditTtlMs });
+    const added = cell.monitor.add('objective', root, { ...jobOptions(rootId, checked.priority ?? 2, this.runtime, now), ...(metadata ? { telemetry: { metadata } } : {}) });
+    const [index, job] = await Promise.allSettled([indexed, added]);
+    if (job.status === 'rejected') {
+      await unindexRoot(this.redis, keys, rootId).catch(() => undefined);
+      throw job.reason;
+    }
+    // The run is under way all the same: only `tierflow runs` filters miss it (a Redis user without the index's keys, say).
+    if (index.status === 'rejected') this.indexFailed(index.reason);
     if (listening) cell.waits?.announce(rootId);
     return rootId;
   }
@@ -300,21 +323,25 @@ export class TierflowClient {
     return readRunTree(this.redis, this.cellOf(rootId).runtime.prefix, rootId, this.runtime.signing);
   }
 
-  /** The most recent runs (of every cell), latest first: running, waiting, and finished ones still retained; `status` keeps those of one status. */
+  /** The most recent runs (of every cell), latest first: running, waiting, and finished ones within retention, that pass the filter. */
   async runs(options: RunListOptions = {}): Promise<RunSummary[]> {
-    const now = await this.now();
-    const found = await Promise.all(
-      this.cells.map(({ runtime, monitor }) => {
-        const keys = controlKeys(runtime.prefix);
-        const waitingForAnswers = async (ids: readonly string[]): Promise<ReadonlySet<string>> => {
-          if (ids.length === 0) return new Set();
-          const views = await this.redis.mget(...ids.map((id) => keys.questions(id)));
-          return new Set(ids.filter((_, index) => views[index] !== null));
-        };
-        return listRuns(monitor, { options, now, waitingForAnswers, signing: runtime.signing });
-      }),
-    );
-    return latestRuns(found.flat(), options);
+    return (await this.findRuns(options)).runs;
+  }
+
+  /**
+   * A page of runs (of every cell), latest first, that pass the filter (docs/operations.md#finding-runs),
+   * and the cursor of the next page.
+   *
+   * @throws TierflowError (code `invalid_argument`) for a cursor no listing gave.
+   */
+  async findRuns(options: RunListOptions = {}): Promise<RunPage> {
+    const waitingForAnswers = async (prefix: string, ids: readonly string[]): Promise<ReadonlySet<string>> => {
+      if (ids.length === 0) return new Set();
+      const keys = controlKeys(prefix);
+      const views = await this.redis.mget(...ids.map((id) => keys.questions(id)));
+      return new Set(ids.filter((_, index) => views[index] !== null));
+    };
+    return findRuns(this.cells, options, { redis: this.redis, now: await this.now(), waitingForAnswers });
   }
 
   /**

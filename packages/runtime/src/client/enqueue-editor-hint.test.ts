@@ -13,7 +13,8 @@ describe('TierflowClient.enqueue, given an objective file that names its JSON Sc
     const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: db.server.url, prefix }));
     try {
       const rootId = await client.enqueue({ $schema: './objective.schema.json', objective: 'Say hello', priority: 1 });
-      const keys = (await db.redis.keys(`${prefix}*${rootId}`)).filter((key) => !key.includes(':', key.lastIndexOf(rootId)));
+      // The job's hash (not the run index's record of the root).
+      const keys = (await db.redis.keys(`${prefix}*${rootId}`)).filter((key) => !key.includes(':', key.lastIndexOf(rootId)) && !key.includes(':run-facts:'));
       expect(keys).toHaveLength(1);
       const root = rootObjectiveSchema.parse(JSON.parse((await db.redis.hget(keys[0]!, 'data'))!));
       expect(root.objective).toEqual({ objective: 'Say hello', priority: 1 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { queueStatesOf, runStatus, UNFINISHED_STATUSES, type RunStatus } from '../status/run-status.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { asRootOutcome } from './root-outcome.js';
+import type { RunFilter } from '../run-index/run-filter.js';
 
 /** One root in `tierflow runs`: where it is, and how long it has taken. */
 export interface RunSummary {
@@ -21,13 +22,24 @@ export interface RunSummary {
   readonly finished_at: string | null;
   /** Finished: how long it took from its submission; running: how long so far. */
   readonly duration_ms: number | null;
+  /** Tokens in and out of every model call of the run so far (its budget's count); 0 for a run without any. */
+  readonly tokens: number;
+  /** What those calls cost, in USD. */
+  readonly cost_usd: number;
 }
 
-/** What `runs` can be asked for: a word of the status vocabulary. */
-export interface RunListOptions {
-  readonly status?: RunStatus;
+/** What `runs` can be asked for: a filter (docs/operations.md#finding-runs), how many, and where to go on from. */
+export interface RunListOptions extends RunFilter {
   /** 20 unless told; 1,000 at most. */
   readonly limit?: number;
+  /** The `next_cursor` of the page before. */
+  readonly cursor?: string;
+}
+
+/** A page of runs, and the cursor of the next one (null when nothing further matches). */
+export interface RunPage {
+  readonly runs: RunSummary[];
+  readonly next_cursor: string | null;
 }
 
 /** The Monitor queue's states a run can be listed from. */
@@ -47,7 +59,7 @@ const rootDataSchema = z.looseObject({ objective: z.looseObject({ objective: z.s
  * with what can be read, and a finished run's status is its own outcome's (readRootOutcome: that
  * run's, signed by the Monitor where the deployment signs), else `failed`. Pure.
  */
-export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue'>, state: JobType, now: number, signing: SigningConfig | null = null): RunSummary {
+export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue'>, state: JobType, now: number, signing: SigningConfig | null = null): QueuedRun {
   const data = rootDataSchema.safeParse(job.data);
   const objective = data.success ? data.data.objective.objective : '(unreadable)';
   const returned = state === 'completed' ? asRootOutcome(job.returnvalue, job.id ?? '', signing) : null;
@@ -59,11 +71,19 @@ export function runSummary(job: Pick<Job, 'id' | 'data' | 'timestamp' | 'process
     root_id: job.id ?? '',
     status,
     queue_state: state,
-    objective: objective.length > 80 ? `${objective.slice(0, 79)}…` : objective,
+    objective: shortObjective(objective),
     submitted_at: new Date(job.timestamp).toISOString(),
     finished_at: finished === null ? null : new Date(finished).toISOString(),
     duration_ms: started === null ? null : (finished ?? now) - started,
   };
+}
+
+/** A run as its root job tells it: all but what its budget counts. */
+export type QueuedRun = Omit<RunSummary, 'tokens' | 'cost_usd'>;
+
+/** An objective as a listing shows it: cut to 80 characters. Pure. */
+export function shortObjective(objective: string): string {
+  return objective.length > 80 ? `${objective.slice(0, 79)}…` : objective;
 }
 
 /** What listing a cell's runs needs besides its Monitor queue. */
@@ -80,7 +100,7 @@ export interface RunListing {
  * The most recent runs (latest first) from the Monitor's queue: those running or waiting, and
  * the finished ones still retained (TIERFLOW_KEEP_FINISHED_MS).
  */
-export async function listRuns(monitor: Queue, { options, now, waitingForAnswers, signing }: RunListing): Promise<RunSummary[]> {
+export async function listRuns(monitor: Queue, { options, now, waitingForAnswers, signing }: RunListing): Promise<QueuedRun[]> {
   const limit = runLimit(options);
   // With a status to match among finished runs, look further back than the limit.
   const reach = options.status === undefined || UNFINISHED_STATUSES.has(options.status) ? limit : limit * 10;
@@ -96,13 +116,38 @@ export async function listRuns(monitor: Queue, { options, now, waitingForAnswers
 }
 
 /** The runs of `options.status` (all without one), latest first, at most `options.limit`: from one cell's list or several. Pure. */
-export function latestRuns(runs: readonly RunSummary[], options: RunListOptions): RunSummary[] {
+export function latestRuns<T extends Pick<RunSummary, 'status' | 'submitted_at'>>(runs: readonly T[], options: RunListOptions): T[] {
   return runs
     .filter((run) => options.status === undefined || run.status === options.status)
     .sort((a, b) => b.submitted_at.localeCompare(a.submitted_at))
     .slice(0, runLimit(options));
 }
 
-function runLimit(options: RunListOptions): number {
+/**
+ * The status of roots that have not answered, from their jobs (a root with no job is left out):
+ * what the run index cannot know until the Monitor answers.
+ */
+export async function liveStatuses(
+  monitor: Queue,
+  rootIds: readonly string[],
+  { now, waitingForAnswers, signing }: Omit<RunListing, 'options'>,
+): Promise<Map<string, { status: RunStatus; queueState: string }>> {
+  const read = await Promise.all(
+    rootIds.map(async (id) => {
+      const state = await monitor.getJobState(id);
+      if (state === 'unknown') return null;
+      // A finished root without an outcome in the index: its job says whether it has one (an older Monitor's), else it failed.
+      const job = state === 'completed' ? await monitor.getJob(id) : null;
+      const status = job ? runSummary(job, state, now, signing).status : runStatus({ queueState: state, outcome: null });
+      return { id, state, status };
+    }),
+  );
+  const known = read.filter((entry) => entry !== null);
+  const asking = await waitingForAnswers(known.filter((entry) => entry.state === 'delayed').map((entry) => entry.id));
+  return new Map(known.map(({ id, state, status }) => [id, { status: asking.has(id) ? 'input_required' : status, queueState: state }]));
+}
+
+/** How many runs a page holds: 20 unless told, 1 to 1,000. */
+export function runLimit(options: RunListOptions): number {
   return Math.min(Math.max(1, options.limit ?? 20), 1_000);
 }

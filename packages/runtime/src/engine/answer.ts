@@ -15,6 +15,8 @@ import { subtasksBelow, usageBelow, withHopUsage, withSubtasksBelow, withUsageBe
 import { HandoffRefusedError } from '../handoff/chain.js';
 import { failureDraft } from './failures.js';
 import { reportRefusal, sendOutcome } from './handoffs.js';
+import { indexAnswer } from '../run-index/run-index.js';
+import { inFlightTtlMs } from '../config/retention.js';
 import { recordPassEnd } from './record-pass.js';
 
 type Answering = PhaseOf<'answering'>;
@@ -66,6 +68,15 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
   // The cancellation this answers, for the audit: the mark that stopped the job, else (stopped another way) one read now.
   const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.marks([assignment.id])).get(assignment.id) ?? null);
   engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
+  indexAnswer(batch, engine.keys, engine.party, {
+    rootId: assignment.rootId,
+    taskType: assignment.payload.task_type,
+    outcome: outcome.payload,
+    final: assignment.message === null,
+    now,
+    ttlMs: engine.runtime.auditTtlMs,
+    budgetTtlMs: Math.max(engine.runtime.auditTtlMs, inFlightTtlMs(engine.runtime)),
+  });
   engine.recorder.outcome(batch, assignment.rootId, assignment.id, outcome, now);
   recordPassEnd(engine, pass, 'answered', null, batch);
   if (pass.reused) engine.recorder.reused(batch, assignment.rootId, assignment.id, pass.reused.from, now);

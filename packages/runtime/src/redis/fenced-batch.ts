@@ -136,6 +136,10 @@ export class FencedBatch implements RedisWrites {
     return this.add([], 'PEXPIRE', key, milliseconds, ...options);
   }
 
+  hset(key: string, ...fieldValues: string[]): this {
+    return this.add([key], 'HSET', key, ...fieldValues);
+  }
+
   hsetnx(key: string, field: string, value: string | number): this {
     return this.add([key], 'HSETNX', key, field, value);
   }

@@ -49,6 +49,18 @@ export const controlKeys = (prefix: string) => ({
   questions: (rootId: string) => `${prefix}:questions:${rootId}`,
   /** A person's answers to a run's questions (a hash by question id, written by clients). */
   answers: (rootId: string) => `${prefix}:answers:${rootId}`,
+  /**
+   * The cell's runs by when they were submitted (a sorted set of root ids scored by milliseconds),
+   * written by the client that enqueues each root and trimmed to the audit trail's retention as it
+   * writes: `tierflow runs` pages through it (run-index/).
+   */
+  runIndex: `${prefix}:runs`,
+  /**
+   * What one party saw of a run, for finding it (a hash, written by that party, kept as long as the
+   * audit trail): the client's objective and submission, each tier's task types, specialists,
+   * models and error types, the Monitor's final status (run-index/run-facts.ts).
+   */
+  runFacts: (writer: Party, rootId: string) => `${prefix}:run-facts:${writer}:${rootId}`,
   /** A rerun's records (rerunKeys), read by every tier of its run. */
   rerun: (rootId: string) => rerunKeys(prefix, rootId),
   /** Sharded pub/sub channel (SPUBLISH, SSUBSCRIBE: it lives with the cell's slot) every worker of the cell listens on, to abort running handlers. */

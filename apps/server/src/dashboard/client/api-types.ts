@@ -6,6 +6,7 @@ import type { components } from './api.generated.js';
 type Schemas = components['schemas'];
 
 export type RunSummary = Schemas['RunSummary'];
+export type RunPage = Schemas['RunPage'];
 export type RunNode = Schemas['RunNode'];
 export type Question = Schemas['Question'];
 export type Usage = NonNullable<RunNode['usage']>;

@@ -9,13 +9,34 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Recent and active runs, latest first */
+        /** Runs, latest first, filtered, a page at a time (docs/operations.md#finding-runs) */
         readonly get: {
             readonly parameters: {
                 readonly query?: {
                     /** @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits out a back-off before its next attempt; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse. */
                     readonly status?: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
+                    /** @description Only runs whose objective holds this text, in any case. */
+                    readonly text?: string;
+                    /** @description Only runs with a delegation of this task type anywhere in their tree. */
+                    readonly task_type?: string;
+                    /** @description Only runs with an outcome from this specialist anywhere in their tree. */
+                    readonly specialist?: string;
+                    /** @description Only runs with an outcome from this model anywhere in their tree. */
+                    readonly model?: string;
+                    /** @description Only runs with an outcome of this error type anywhere in their tree. */
+                    readonly error_type?: string;
+                    /** @description Only runs submitted at or after this time (ISO 8601). */
+                    readonly since?: string;
+                    /** @description Only runs submitted at or before this time (ISO 8601). */
+                    readonly until?: string;
+                    /** @description Only runs whose model calls cost at least this many USD. */
+                    readonly min_cost_usd?: number | null;
+                    /** @description Only runs whose model calls cost at most this many USD. */
+                    readonly max_cost_usd?: number | null;
+                    /** @description At most this many runs (20 unless told). */
                     readonly limit?: number;
+                    /** @description The `next_cursor` of the page before: this page starts after it. */
+                    readonly cursor?: string;
                 };
                 readonly header?: never;
                 readonly path?: never;
@@ -23,15 +44,22 @@ export interface paths {
             };
             readonly requestBody?: never;
             readonly responses: {
-                /** @description The runs */
+                /** @description A page of runs, and where the next starts */
                 readonly 200: {
                     headers: {
                         readonly [name: string]: unknown;
                     };
                     content: {
-                        readonly "application/json": {
-                            readonly runs: readonly components["schemas"]["RunSummary"][];
-                        };
+                        readonly "application/json": components["schemas"]["RunPage"];
+                    };
+                };
+                /** @description A filter or cursor it cannot take */
+                readonly 400: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -681,6 +709,11 @@ export interface components {
                 readonly problems?: readonly string[];
             };
         };
+        readonly RunPage: {
+            readonly runs: readonly components["schemas"]["RunSummary"][];
+            /** @description Where the next page starts (pass it as `cursor`); null when no run further back matches. */
+            readonly next_cursor: string | null;
+        };
         readonly RunSummary: {
             readonly root_id: string;
             /**
@@ -694,6 +727,10 @@ export interface components {
             readonly submitted_at: string;
             readonly finished_at: string | null;
             readonly duration_ms: number | null;
+            /** @description Tokens in and out of every model call of the run so far, from its budget's count; 0 for a run that made none. */
+            readonly tokens: number;
+            /** @description What those calls cost, in USD. */
+            readonly cost_usd: number;
         };
         readonly Run: {
             readonly run: components["schemas"]["RunNode"];

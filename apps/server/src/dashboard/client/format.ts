@@ -26,7 +26,12 @@ export function tokenCount(usage: Usage): string {
 
 /** `$0.0042`: costs are kept to a millionth of a dollar, shown without trailing zeros; empty when free. */
 export function cost(usage: Usage): string {
-  return usage.cost_usd > 0 ? `$${Number(usage.cost_usd.toFixed(6)).toString()}` : '';
+  return usd(usage.cost_usd);
+}
+
+/** An amount of USD as {@link cost} shows it. */
+export function usd(amount: number): string {
+  return amount > 0 ? `$${Number(amount.toFixed(6)).toString()}` : '';
 }
 
 /** A node's id, short: the root's first eight characters, and below it only what the node adds to the root's id. */

@@ -1,8 +1,9 @@
 import { age } from './age.js';
 import { getJson, postJson } from './api.js';
-import type { RunSummary } from './api-types.js';
+import type { RunPage, RunSummary } from './api-types.js';
 import { fill, h, statusBadge } from './dom.js';
-import { clock, duration } from './format.js';
+import { clock, duration, usd } from './format.js';
+import { filtersOf, RUNS_PAGE, runsApiPath, runsPagePath, type RunFilterName, type RunsAddress } from './runs-query.js';
 import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from './page.js';
 
 const EXAMPLE = `{
@@ -10,15 +11,26 @@ const EXAMPLE = `{
   "task_data": { "plan": { "strategy": "all_success", "subtasks": [{ "objective": "Write the function" }] } }
 }`;
 
-/** `/`: the recent and active runs, read again every two seconds, and a form to enqueue one. */
+/** `/`: the runs that pass the filters in the page's address, read again every two seconds, a link to older ones, and a form to enqueue one. */
 export function showRuns(context: PageContext): StopPage {
+  const address = filtersOf(location.search);
+  const { filters, cursor } = address;
   const banner = errorBanner();
   const rows = h('tbody');
   const updated = h('span', { class: 'muted' });
-  const head = h('tr', {}, ...['Run', 'Status', 'Objective', 'Age', 'Duration'].map((title) => h('th', { scope: 'col' }, title)));
+  const paging = h('nav', { class: 'paging', 'aria-label': 'Pages of runs' });
+  const head = h('tr', {}, ...['Run', 'Status', 'Objective', 'Age', 'Duration', 'Tokens', 'Cost'].map((title) => h('th', { scope: 'col' }, title)));
   fill(
     context.main,
-    h('section', { class: 'panel' }, h('div', { class: 'heading' }, h('h1', {}, 'Runs'), updated), banner, h('table', { class: 'runs', id: 'runs' }, h('thead', {}, head), rows)),
+    h(
+      'section',
+      { class: 'panel' },
+      h('div', { class: 'heading' }, h('h1', {}, 'Runs'), updated),
+      filterForm(address),
+      banner,
+      h('table', { class: 'runs', id: 'runs' }, h('thead', {}, head), rows),
+      paging,
+    ),
     enqueueForm(context),
   );
 
@@ -26,9 +38,14 @@ export function showRuns(context: PageContext): StopPage {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const refresh = async (): Promise<void> => {
     try {
-      const { runs } = await getJson<{ runs: RunSummary[] }>('/api/runs?limit=50');
+      const page = await getJson<RunPage>(runsApiPath(address));
       if (stopped) return;
-      fill(rows, ...runRows(runs, Date.now()));
+      fill(rows, ...runRows(page.runs, Date.now(), filters.size > 0 || cursor !== null));
+      fill(
+        paging,
+        cursor !== null && h('a', { href: runsPagePath(address, null), id: 'runs-latest' }, 'Latest'),
+        page.next_cursor !== null && h('a', { href: runsPagePath(address, page.next_cursor), id: 'runs-older', rel: 'next' }, 'Older →'),
+      );
       banner.hidden = true;
       fill(updated, `updated ${clock(new Date().toISOString())}`);
     } catch (error) {
@@ -43,8 +60,59 @@ export function showRuns(context: PageContext): StopPage {
   };
 }
 
-function runRows(runs: readonly RunSummary[], now: number): HTMLTableRowElement[] {
-  if (runs.length === 0) return [h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'No runs: none running, and none finished within retention.'))];
+/** Every status a run can have, for the filter's choice; the compiler holds it to the API's. */
+const STATUSES = Object.keys({
+  queued: true,
+  running: true,
+  waiting_for_children: true,
+  input_required: true,
+  retrying: true,
+  success: true,
+  partial: true,
+  failed: true,
+  blocked: true,
+  needs_clarification: true,
+  timeout: true,
+  cancelled: true,
+  throttled: true,
+  missing: true,
+  unreadable: true,
+} satisfies Record<RunSummary['status'], true>);
+
+/** The filters, as a form that loads the page again with them in its address (GET), so it works as a link does. */
+function filterForm({ filters, limit }: RunsAddress): HTMLFormElement {
+  const value = (name: RunFilterName): string | null => filters.get(name) ?? null;
+  const field = (name: RunFilterName, label: string, attributes: Record<string, string | number> = {}) => h('label', {}, label, h('input', { name, value: value(name), ...attributes }));
+  const status = h(
+    'select',
+    { name: 'status' },
+    h('option', { value: '' }, 'any'),
+    ...STATUSES.map((word) => h('option', { value: word, selected: value('status') === word }, word.replaceAll('_', ' '))),
+  );
+  const cost = { type: 'number', min: 0, step: 'any', class: 'cost' };
+  return h(
+    'form',
+    { id: 'run-filters', method: 'get', action: '/', class: 'filters' },
+    h('label', {}, 'Status', status),
+    field('text', 'Objective', { type: 'search', placeholder: 'text in it' }),
+    field('task_type', 'Task type'),
+    field('specialist', 'Specialist'),
+    field('model', 'Model'),
+    field('error_type', 'Error type'),
+    field('since', 'Since', { type: 'datetime-local' }),
+    field('until', 'Until', { type: 'datetime-local' }),
+    field('min_cost_usd', 'Cost from $', cost),
+    field('max_cost_usd', 'to $', cost),
+    limit !== RUNS_PAGE && h('input', { type: 'hidden', name: 'limit', value: limit }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter'), filters.size > 0 && h('a', { href: '/' }, 'Clear')),
+  );
+}
+
+function runRows(runs: readonly RunSummary[], now: number, filtered: boolean): HTMLTableRowElement[] {
+  if (runs.length === 0) {
+    const none = filtered ? 'No runs match.' : 'No runs: none running, and none finished within retention.';
+    return [h('tr', {}, h('td', { colspan: 7, class: 'muted' }, none))];
+  }
   return runs.map((run) =>
     h(
       'tr',
@@ -54,6 +122,8 @@ function runRows(runs: readonly RunSummary[], now: number): HTMLTableRowElement[
       h('td', { class: 'objective' }, run.objective),
       h('td', { class: 'number' }, age(now - Date.parse(run.submitted_at))),
       h('td', { class: 'number' }, run.duration_ms === null ? '–' : duration(run.duration_ms)),
+      h('td', { class: 'number' }, run.tokens > 0 ? run.tokens.toLocaleString('en-US') : '–'),
+      h('td', { class: 'number' }, usd(run.cost_usd) || '–'),
     ),
   );
 }
