@@ -17,7 +17,8 @@ import { failureDraft } from './failures.js';
 import { reportRefusal, sendOutcome } from './handoffs.js';
 import { indexAnswer } from '../run-index/run-index.js';
 import { inFlightTtlMs } from '../config/retention.js';
-import { recordPassEnd } from './record-pass.js';
+import { passEndEntries } from './record-pass.js';
+import type { RecordEntryInput } from '../recording/record-entry.js';
 
 type Answering = PhaseOf<'answering'>;
 
@@ -77,9 +78,12 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
     ttlMs: engine.runtime.auditTtlMs,
     budgetTtlMs: Math.max(engine.runtime.auditTtlMs, inFlightTtlMs(engine.runtime)),
   });
-  engine.recorder.outcome(batch, assignment.rootId, assignment.id, outcome, now);
-  recordPassEnd(engine, pass, 'answered', null, batch);
-  if (pass.reused) engine.recorder.reused(batch, assignment.rootId, assignment.id, pass.reused.from, now);
+  if (engine.recorder.on) {
+    const { tier } = engine.recorder;
+    const answered: RecordEntryInput[] = [{ kind: 'outcome', node: assignment.id, tier, at: now, message: outcome }];
+    if (pass.reused) answered.push({ kind: 'reused', node: assignment.id, tier, at: now, from: pass.reused.from });
+    engine.recorder.write(batch, assignment.rootId, await passEndEntries(engine, pass, 'answered', null, answered));
+  }
   batch.del(...(engine.reader.keepsSteps ? [engine.steps.key(job.id!)] : []), ...settledRecords(engine.keys, engine.party, job.id!, state));
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);

@@ -20,7 +20,8 @@ import type { JobFacts } from './job-facts.js';
 import { answerByOf, openPass, processSpan } from './open-pass.js';
 import { openingPhase, type Terminal } from './pass-machine.js';
 import { runPass } from './run-pass.js';
-import { recordPassEnd, recordReceipt } from './record-pass.js';
+import { recordPassEnd } from './record-pass.js';
+import type { PassEnd } from '../recording/record-entry.js';
 import { nodeRerun, type NodeRerun } from '../rerun/node-rerun.js';
 import { readReused, type Reused } from '../rerun/reuse.js';
 
@@ -184,7 +185,6 @@ export class CellWorker {
       try {
         end = await this.runPass(delivery, facts, controller, span, received.refused, poison);
       } catch (error) {
-        recordPassEnd(engine, delivery, 'errored', error);
         endForRetry(span, error, job.attemptsMade + 1);
         throw error;
       }
@@ -193,17 +193,14 @@ export class CellWorker {
           endWithOutcome(span, end.outcome, facts.state?.strategy ?? null);
           return end.outcome;
         case 'parked':
-          recordPassEnd(engine, delivery, 'parked', null);
           parked = true;
           span.end();
           throw PARKED;
         case 'delayed':
-          recordPassEnd(engine, delivery, 'asked', null);
           // Waiting for a person's answers: the next pass reads its state again.
           span.end();
           throw DELAYED;
         case 'retrying':
-          recordPassEnd(engine, delivery, 'retrying', end.error);
           endForRetry(span, end.error, job.attemptsMade + 1);
           throw end.error;
         default:
@@ -235,9 +232,17 @@ export class CellWorker {
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
     try {
       const pass = openPass(engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race });
-      if (delivery.receipt) recordReceipt(engine, pass, delivery.rerun?.forkNode ? delivery.rerun.spec.edits : []);
       const stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
-      return await runPass(engine, pass, openingPhase({ state: facts.state, corrupt: facts.corrupt, stop, refused, poison }));
+      let end: Terminal;
+      try {
+        end = await runPass(engine, pass, openingPhase({ state: facts.state, corrupt: facts.corrupt, stop, refused, poison }));
+      } catch (error) {
+        recordPassEnd(engine, pass, 'errored', error);
+        throw error;
+      }
+      // An answer is recorded with its writes (answer.ts); any other end, now.
+      if (end.kind !== 'answered') recordPassEnd(engine, pass, PASS_END[end.kind], end.kind === 'retrying' ? end.error : null);
+      return end;
     } finally {
       clearTimeout(timer);
     }
@@ -259,6 +264,9 @@ interface Delivery {
   /** In a fork, the outcome it answers with instead of running (rerun/reuse.ts). */
   readonly reused: Reused | null;
 }
+
+/** How each end of a pass but an answer is recorded. */
+const PASS_END: Record<Exclude<Terminal['kind'], 'answered'>, PassEnd> = { parked: 'parked', delayed: 'asked', retrying: 'retrying' };
 
 /**
  * What a parked pass throws: BullMQ only checks its type, so one instance serves every pass and

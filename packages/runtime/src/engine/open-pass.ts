@@ -17,6 +17,7 @@ import type { PassLock } from './pass-writer.js';
 import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
 import { nodeCalls } from '../recording/node-calls.js';
+import { openReceipt } from './record-pass.js';
 import type { NodeRerun } from '../rerun/node-rerun.js';
 import type { Reused } from '../rerun/reuse.js';
 
@@ -40,6 +41,8 @@ export interface PassInput {
   readonly rerun: NodeRerun | null;
   /** In a fork, the outcome it answers with instead of running. */
   readonly reused: Reused | null;
+  /** A delivery of the work (not a parent resuming): its delegation goes on the node's record. */
+  readonly receipt: boolean;
 }
 
 /**
@@ -125,6 +128,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
     startedAt,
     race: input.race,
     reused: input.reused,
+    receipt: input.receipt ? openReceipt(engine.recorder, engine.clock.now(), job, assignment, beads, input.rerun?.forkNode ? input.rerun.spec.edits : []) : null,
     answerBy,
     spent: () => hop.spent(),
     childValues,

@@ -22,6 +22,7 @@ import type { RunTraces } from './run-traces.js';
 import type { PassLock, PassWriter } from './pass-writer.js';
 import type { RunRecorder } from '../recording/run-recorder.js';
 import type { Reused } from '../rerun/reuse.js';
+import type { Receipt } from './record-pass.js';
 
 /**
  * Which tier a worker's passes run at, and by what rules: its policy, the deployment's settings
@@ -99,6 +100,8 @@ export interface Pass {
   readonly answerBy: number | null;
   /** In a fork, the outcome this node answers with instead of running (rerun/reuse.ts); null otherwise. */
   readonly reused: Reused | null;
+  /** On a delivery (not a parent resuming), the delegation as taken up, for the node's recording; null otherwise, or with recording off. */
+  readonly receipt: Receipt | null;
   /** What this pass's own model calls were charged so far (its policy's, through context.usage). */
   spent(): Usage;
   /** The children's answers: those read with the job's facts the first time, read afresh after. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { RecordMode } from '../config/record-mode.js';
 
-/** What a recorded value may take: each text at most `maxText` bytes, the whole at most `maxBytes` of JSON. */
+/** What a recorded entry may take: each text at most `maxText` bytes, the whole entry at most `maxBytes` of JSON. */
 export interface RecordBounds {
   readonly maxText: number;
   readonly maxBytes: number;
@@ -9,12 +10,12 @@ export interface RecordBounds {
 /** A node's record stays small enough to read in one go: 16 KiB a text, 256 KiB an entry. */
 export const DEFAULT_RECORD_BOUNDS: RecordBounds = { maxText: 16 * 1024, maxBytes: 256 * 1024 };
 
-/** A value recorded by its size and hash only (`TIERFLOW_RECORD=metadata`), or cut because it was too large. */
+/** A value recorded by its size and hash only (`TIERFLOW_RECORD=metadata`), or because it was too large. */
 export interface Digest {
   readonly $digest: { readonly bytes: number; readonly sha256: string };
 }
 
-/** Names of fields whose values are never recorded, whatever their place: credentials. */
+/** Names of fields whose values are never recorded, wherever they are: credentials. */
 const SECRET_NAME = /(^|_|-)(api[-_]?key|apikey|authorization|password|passwd|secret|token|access[-_]?key|private[-_]?key|cookie)$/i;
 export const REDACTED = '[redacted]';
 
@@ -27,33 +28,10 @@ export function isDigest(value: unknown): value is Digest {
   return typeof value === 'object' && value !== null && '$digest' in value;
 }
 
-/**
- * `value` made fit to record (pure): fields named like credentials redacted, each text longer
- * than `maxText` bytes cut with a note of its full size, and a whole still over `maxBytes`
- * replaced by its digest. JSON in, JSON out.
- */
-export function bounded(value: unknown, bounds: RecordBounds = DEFAULT_RECORD_BOUNDS): unknown {
-  const fitted = fit(value, bounds.maxText, 0);
-  const text = JSON.stringify(fitted) ?? 'null';
-  return Buffer.byteLength(text) > bounds.maxBytes ? digestOf(value) : fitted;
-}
-
-function fit(value: unknown, maxText: number, depth: number): unknown {
-  if (typeof value === 'string') return cutText(value, maxText);
-  if (typeof value !== 'object' || value === null) return typeof value === 'number' && !Number.isFinite(value) ? null : value;
-  // Deeper than any message goes: recorded as its digest rather than walked.
-  if (depth > 64) return digestOf(value);
-  if (Array.isArray(value)) return value.map((item) => fit(item, maxText, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(value)) {
-    if (item === undefined) continue;
-    out[name] = SECRET_NAME.test(name) && item !== null ? REDACTED : fit(item, maxText, depth + 1);
-  }
-  return out;
-}
-
 /** A text cut to `maxText` bytes (on a character boundary), with a note of its full size. */
 export function cutText(text: string, maxText: number): string {
+  // A UTF-8 character takes at most 3 bytes per UTF-16 unit: most texts are known to fit without counting.
+  if (text.length * 3 <= maxText) return text;
   const bytes = Buffer.byteLength(text);
   if (bytes <= maxText) return text;
   const head = Buffer.from(text)
@@ -61,4 +39,24 @@ export function cutText(text: string, maxText: number): string {
     .toString('utf8')
     .replace(/\uFFFD$/, '');
   return `${head}… [cut: ${bytes} bytes in all]`;
+}
+
+/**
+ * An entry as the JSON text it is recorded as, made in one walk (JSON.stringify's replacer), pure:
+ * fields named like credentials redacted, each text over `maxText` bytes cut with a note of its
+ * full size. Its `heavy` fields (messages, prompts, answers) are recorded as their digests under
+ * `metadata`, and also under `full` when the entry would pass `maxBytes` otherwise.
+ */
+export function recordText(entry: Readonly<Record<string, unknown>>, heavy: readonly string[], mode: Exclude<RecordMode, 'none'>, bounds: RecordBounds = DEFAULT_RECORD_BOUNDS): string {
+  const replacer = (key: string, value: unknown): unknown => {
+    if (key !== '' && value !== null && value !== undefined && SECRET_NAME.test(key)) return REDACTED;
+    return typeof value === 'string' ? cutText(value, bounds.maxText) : value;
+  };
+  if (mode === 'full') {
+    const text = JSON.stringify(entry, replacer);
+    if (Buffer.byteLength(text) <= bounds.maxBytes) return text;
+  }
+  const digested = { ...entry };
+  for (const field of heavy) if (digested[field] !== undefined && digested[field] !== null) digested[field] = digestOf(entry[field]);
+  return JSON.stringify(digested, replacer);
 }

@@ -31,7 +31,7 @@ export interface RunRecording {
   readonly skipped: number;
 }
 
-/** Stream entries (as XRANGE gives them) parsed: what does not parse is counted, not trusted. Pure. */
+/** Stream entries (as XRANGE gives them) parsed: each holds one entry or several (a pass's end); what does not parse is counted, not trusted. Pure. */
 export function parseRecordEntries(raw: readonly (readonly [string, readonly string[]])[]): { entries: RecordEntry[]; skipped: number } {
   const entries: RecordEntry[] = [];
   let skipped = 0;
@@ -44,9 +44,11 @@ export function parseRecordEntries(raw: readonly (readonly [string, readonly str
     } catch {
       value = undefined;
     }
-    const parsed = recordEntrySchema.safeParse(value);
-    if (parsed.success) entries.push(parsed.data);
-    else skipped++;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const parsed = recordEntrySchema.safeParse(item);
+      if (parsed.success) entries.push(parsed.data);
+      else skipped++;
+    }
   }
   return { entries, skipped };
 }

@@ -33,10 +33,13 @@ describe('readNodeView', () => {
     const leaf = 'r.0-0.0-0.0-0';
     const recorder = new RunRecorder({ redis, prefix, tier: 'SPECIALIZED_FLEET', mode: 'full', ttlMs: 60_000, log: quiet, worker: 'h:1' });
     const delegation = buildDelegation('ROUTING_DISPATCHER', leaf, 'r.0-0.0-0', { task_type: 'execute', objective: 'Add two numbers' }, 1_000);
-    recorder.delegation('r', leaf, delegation, 1, 1_100, {});
-    recorder.pass(null, 'r', { node: leaf, started_at: 1_100, ended_at: 1_300, attempt: 1, end: 'answered', error: null, queued_at: 1_000 });
+    const tier = 'SPECIALIZED_FLEET';
     const writes = redis.multi();
-    recorder.outcome(writes, 'r', leaf, buildOutcome('SPECIALIZED_FLEET', leaf, { status: 'success', summary: '4', confidence: 1 }, 200, 1_300), 1_300);
+    recorder.write(writes, 'r', [
+      { kind: 'delegation', node: leaf, tier, at: 1_100, attempt: 1, message: delegation },
+      { kind: 'pass', node: leaf, tier, worker: 'h:1', started_at: 1_100, ended_at: 1_300, attempt: 1, end: 'answered', error: null, queued_at: 1_000 },
+      { kind: 'outcome', node: leaf, tier, at: 1_300, message: buildOutcome('SPECIALIZED_FLEET', leaf, { status: 'success', summary: '4', confidence: 1 }, 200, 1_300) },
+    ]);
     await writes.exec();
     for (const [id, to] of [
       ['r.0-0', 'ABSTRACT_ARCHITECT'],

@@ -91,5 +91,5 @@ export type ReusedEntry = z.output<typeof reusedEntrySchema>;
 /** An entry as a writer builds it: defaults may be left out. */
 export type RecordEntryInput = z.input<typeof recordEntrySchema>;
 
-/** The one stream field an entry is written under. */
+/** The one stream field of a stream entry: a JSON array of record entries (a pass's end writes its delegation, pass and outcome together). */
 export const RECORD_FIELD = 'r';

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '@tierflow/beads';
-import type { DelegationMessage, OutcomeMessage, TierName } from '@tierflow/protocol';
+import type { TierName } from '@tierflow/protocol';
 import type { ModelCall, ModelRequest } from '../policy/model-calls.js';
 import type { TierLogger } from '../policy/handler.js';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { recordKey } from '../redis/keys.js';
-import { bounded, DEFAULT_RECORD_BOUNDS, digestOf, type RecordBounds } from './bounded.js';
-import { RECORD_FIELD, type PassEntry, type RecordEntryInput } from './record-entry.js';
+import { DEFAULT_RECORD_BOUNDS, recordText, type RecordBounds } from './bounded.js';
+import { RECORD_FIELD, type RecordEntryInput } from './record-entry.js';
 import type { RecordMode } from '../config/record-mode.js';
 
 /** What identifies a model request for replay: the sha256 of its model, messages and parameters (not its endpoint, which a replay may move). */
@@ -41,11 +41,15 @@ export interface RunRecorderOptions {
   readonly bounds?: RecordBounds;
 }
 
+/** The fields of each kind of entry that hold messages, prompts and answers: cut, or recorded as digests. */
+const HEAVY: Record<RecordEntryInput['kind'], readonly string[]> = { delegation: ['message', 'context'], outcome: ['message'], call: ['request', 'answer'], pass: [], reused: [] };
+
 /**
  * What one tier worker records of the nodes it runs (docs/operations.md#recording), into the run's
- * stream. Entries that end a pass ride the pass's own fenced batch; the rest (a delegation taken
- * up, a model call) are sent at once without waiting, like the audit trail's receipts. Each write
- * renews the stream's TTL, whichever tier writes first. With `none` nothing is written.
+ * stream: the entries of a pass's end together, as one stream entry, on the pass's own fenced
+ * batch when it has one (an answer's); the rest (a pass that parks or retries, a model call) sent
+ * at once without waiting, like the audit trail's receipts. Each write renews the stream's TTL,
+ * whichever tier writes first. With `none` nothing is made or written.
  */
 export class RunRecorder {
   private readonly bounds: RecordBounds;
@@ -63,75 +67,29 @@ export class RunRecorder {
     return this.options.mode !== 'none';
   }
 
-  /** A message, prompt or answer as this deployment records it: bounded, or only its digest under `metadata`. */
-  value(value: unknown): unknown {
-    return this.options.mode === 'metadata' ? digestOf(value) : bounded(value, this.bounds);
+  get tier(): TierName {
+    return this.options.tier;
   }
 
-  /** The delegation a node took up, with its context references' values (read by the caller only when {@link on}). */
-  delegation(rootId: string, node: string, message: DelegationMessage | Record<string, unknown>, attempt: number, at: number, context: Record<string, unknown>, edits: readonly string[] = []): void {
-    if (!this.on) return;
-    const values = Object.fromEntries(Object.entries(context).map(([ref, value]) => [ref, this.value(value)]));
-    this.now(rootId, { kind: 'delegation', node, tier: this.options.tier, at, attempt, message: this.value(message), context: values, edits: [...edits] });
+  get worker(): string {
+    return this.options.worker;
   }
 
-  /** The outcome a node sent, on the batch that sends it. */
-  outcome(writes: RedisWrites, rootId: string, node: string, message: OutcomeMessage, at: number): void {
-    if (!this.on) return;
-    this.onto(writes, rootId, { kind: 'outcome', node, tier: this.options.tier, at, message: this.value(message) });
-  }
-
-  /** A pass that ended, on its batch when it has one, else at once (a pass that parks or retries has no batch of its own to ride). */
-  pass(writes: RedisWrites | null, rootId: string, entry: Omit<PassEntry, 'kind' | 'tier' | 'worker'>): void {
-    if (!this.on) return;
-    const full: RecordEntryInput = { kind: 'pass', tier: this.options.tier, worker: this.options.worker, ...entry };
-    if (writes) this.onto(writes, rootId, full);
-    else this.now(rootId, full);
-  }
-
-  /** A node's model call, once it has ended. */
-  call(rootId: string, node: string, call: ModelCall): void {
-    if (!this.on) return;
-    const { request, answer } = call;
-    this.now(rootId, {
-      kind: 'call',
-      node,
-      tier: this.options.tier,
-      purpose: call.purpose,
-      endpoint: request.endpoint,
-      model: request.model,
-      request: this.value({ messages: request.messages, params: request.params }),
-      request_hash: requestHash(request),
-      answer: answer === null ? null : this.value(answer),
-      error: call.error,
-      usage: { tokens_in: call.usage.tokens_in, tokens_out: call.usage.tokens_out, cost_usd: call.usage.cost_usd, llm_calls: call.usage.llm_calls },
-      estimated: call.estimated,
-      started_at: call.started_at,
-      latency_ms: call.latency_ms,
-      tries: call.tries,
-      waits_ms: [...call.waits_ms],
-      replayed: call.replayed,
-    });
-  }
-
-  /** A fork's node that answered with the outcome recorded for `from`, on the batch of its answer. */
-  reused(writes: RedisWrites, rootId: string, node: string, from: string, at: number): void {
-    if (!this.on) return;
-    this.onto(writes, rootId, { kind: 'reused', node, tier: this.options.tier, at, from });
-  }
-
-  private onto(writes: RedisWrites, rootId: string, entry: RecordEntryInput): void {
+  /** Entries of one node, on `writes` when given, else at once. */
+  write(writes: RedisWrites | null, rootId: string, entries: readonly RecordEntryInput[]): void {
+    const { mode } = this.options;
+    if (mode === 'none' || entries.length === 0) return;
+    const text = `[${entries.map((entry) => recordText(entry, HEAVY[entry.kind], mode, this.bounds)).join(',')}]`;
     const key = recordKey(this.options.prefix, rootId);
-    writes.xadd(key, '*', RECORD_FIELD, JSON.stringify(entry));
-    writes.pexpire(key, this.options.ttlMs);
-  }
-
-  /** Sent at once, not awaited: commands on one connection keep their order, and a lost entry is logged, never fatal. */
-  private now(rootId: string, entry: RecordEntryInput): void {
-    const key = recordKey(this.options.prefix, rootId);
+    if (writes) {
+      writes.xadd(key, '*', RECORD_FIELD, text);
+      writes.pexpire(key, this.options.ttlMs);
+      return;
+    }
+    // Not awaited: commands on one connection keep their order, and a lost entry is logged, never fatal.
     this.options.redis
       .multi()
-      .xadd(key, '*', RECORD_FIELD, JSON.stringify(entry))
+      .xadd(key, '*', RECORD_FIELD, text)
       .pexpire(key, this.options.ttlMs)
       .exec()
       .catch((error: unknown) => {
@@ -139,5 +97,32 @@ export class RunRecorder {
         this.warned = true;
         this.options.log.warn('could not record what a node did (the run goes on; its recording has a gap)', { key, error: String(error) });
       });
+  }
+
+  /** A node's model call, once it has ended. */
+  call(rootId: string, node: string, call: ModelCall): void {
+    if (!this.on) return;
+    const { request, answer } = call;
+    this.write(null, rootId, [
+      {
+        kind: 'call',
+        node,
+        tier: this.options.tier,
+        purpose: call.purpose,
+        endpoint: request.endpoint,
+        model: request.model,
+        request: { messages: request.messages, params: request.params },
+        request_hash: requestHash(request),
+        answer,
+        error: call.error,
+        usage: { tokens_in: call.usage.tokens_in, tokens_out: call.usage.tokens_out, cost_usd: call.usage.cost_usd, llm_calls: call.usage.llm_calls },
+        estimated: call.estimated,
+        started_at: call.started_at,
+        latency_ms: call.latency_ms,
+        tries: call.tries,
+        waits_ms: [...call.waits_ms],
+        replayed: call.replayed,
+      },
+    ]);
   }
 }
