@@ -1,6 +1,6 @@
 import { formatValidationError, isTierflowError, validateWith } from '@tierflow/protocol';
 import { checkObjectiveSize, CLIENT, signerOf } from '@tierflow/runtime/admin';
-import { objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient, type RunNode } from '@tierflow/runtime';
+import { objectiveFileSchema, runtimeOptionsFromEnv, TierflowClient, type RunNode, type RuntimeOptions } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
@@ -58,8 +58,22 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     io.stderr(`${source}: not a valid objective file:\n${objective.errors.map((error) => `  ${formatValidationError(error)}\n`).join('')}`);
     return EXIT.unusable;
   }
+  return withSubmittingClient(runtime, io, async (client) => {
+    const rootId = await client.enqueue(objective.value);
+    if (!options.wait) {
+      io.stdout(`${rootId}\n`);
+      return EXIT.ok;
+    }
+    return await waitAndPrint(client, rootId, options, io);
+  });
+}
+
+/**
+ * Runs `work` with a client that submits roots, closed after it. A deployment that signs refuses
+ * unsigned roots: a process without the client's key learns so before it connects (exit 2).
+ */
+export async function withSubmittingClient(runtime: RuntimeOptions, io: CliIo, work: (client: TierflowClient) => Promise<number>): Promise<number> {
   try {
-    // A deployment that signs refuses unsigned roots: a client without its key learns so before it connects.
     signerOf(runtime.signing, CLIENT);
   } catch (error) {
     if (!isTierflowError(error)) throw error;
@@ -75,12 +89,7 @@ export async function enqueueCommand(source: string, options: EnqueueOptions, io
     throw error;
   }
   try {
-    const rootId = await client.enqueue(objective.value);
-    if (!options.wait) {
-      io.stdout(`${rootId}\n`);
-      return EXIT.ok;
-    }
-    return await waitAndPrint(client, rootId, options, io);
+    return await work(client);
   } finally {
     await client.close();
     await telemetry.shutdown();

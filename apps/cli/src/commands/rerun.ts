@@ -1,9 +1,8 @@
 import { isTierflowError } from '@tierflow/protocol';
-import { CLIENT, signerOf, type ReplayMode } from '@tierflow/runtime/admin';
+import type { ReplayMode } from '@tierflow/runtime/admin';
 import { readRunExport, runtimeOptionsFromEnv, TierflowClient, type RunExport } from '@tierflow/runtime';
-import { startTelemetry } from '@tierflow/telemetry';
 import { EXIT, parseJsonText, readInput, type CliIo } from '../io.js';
-import { waitAndPrint, type EnqueueOptions } from './enqueue.js';
+import { waitAndPrint, withSubmittingClient, type EnqueueOptions } from './enqueue.js';
 
 export interface RerunOptions extends EnqueueOptions {
   /** A node of the run to fork from: it and its subtree run again, the rest is reused. */
@@ -33,38 +32,22 @@ export async function rerunCommand(rootId: string | undefined, options: RerunOpt
     if (read === null) return EXIT.unusable;
     source = read;
   }
-  try {
-    signerOf(runtime.signing, CLIENT);
-  } catch (error) {
-    if (!isTierflowError(error)) throw error;
-    io.stderr(`${error.message}\n`);
-    return EXIT.unusable;
-  }
-  const telemetry = await startTelemetry({ serviceName: 'tierflow-cli' });
-  let client: TierflowClient;
-  try {
-    client = await TierflowClient.connect(runtime);
-  } catch (error) {
-    await telemetry.shutdown();
-    throw error;
-  }
-  try {
-    const rerun = await client.rerun(source, { from: options.from ?? null, replay: options.replay ?? 'off', set: options.set ?? [] });
-    for (const note of rerun.notes) io.stderr(`note: ${note}\n`);
-    if (!options.wait) {
-      io.stdout(`${rerun.rootId}\n`);
-      return EXIT.ok;
+  return withSubmittingClient(runtime, io, async (client) => {
+    try {
+      const rerun = await client.rerun(source, { from: options.from ?? null, replay: options.replay ?? 'off', set: options.set ?? [] });
+      for (const note of rerun.notes) io.stderr(`note: ${note}\n`);
+      if (!options.wait) {
+        io.stdout(`${rerun.rootId}\n`);
+        return EXIT.ok;
+      }
+      return await waitAndPrint(client, rerun.rootId, options, io);
+    } catch (error) {
+      // What cannot be rerun as asked says why, with its code: a bad edit or node (2), an unknown run (1).
+      if (!isTierflowError(error) || (error.kind !== 'invalid_input' && error.kind !== 'not_found')) throw error;
+      io.stderr(`tierflow rerun: ${error.message} [${error.code}]\n`);
+      return error.kind === 'invalid_input' ? EXIT.unusable : EXIT.invalid;
     }
-    return await waitAndPrint(client, rerun.rootId, options, io);
-  } catch (error) {
-    // What cannot be rerun as asked says why, with its code: a bad edit or node (2), an unknown run (1).
-    if (!isTierflowError(error) || (error.kind !== 'invalid_input' && error.kind !== 'not_found')) throw error;
-    io.stderr(`tierflow rerun: ${error.message} [${error.code}]\n`);
-    return error.kind === 'invalid_input' ? EXIT.unusable : EXIT.invalid;
-  } finally {
-    await client.close();
-    await telemetry.shutdown();
-  }
+  });
 }
 
 async function readExport(file: string, io: CliIo): Promise<RunExport | null> {
