@@ -153,6 +153,13 @@ describe('the dashboard', () => {
       { timeoutMs: SEEN_MS, description: 'only outcomes on the audit trail' },
     );
     expect(await page.locator('#audit-older').isDisabled()).toBe(true);
+
+    // Rerun, replaying strictly: the page goes to the new run, which says what it reruns.
+    await page.locator('select.rerun-replay').first().selectOption('strict');
+    await page.locator('button.rerun', { hasText: /^Rerun$/ }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(rootId), { timeout: SEEN_MS });
+    await runStatus(page, 'success').waitFor({ timeout: SEEN_MS });
+    await page.locator('#rerun-links a', { hasText: rootId }).waitFor({ timeout: SEEN_MS });
     expect(problems).toEqual([]);
     await page.context().close();
   }, 40_000);
