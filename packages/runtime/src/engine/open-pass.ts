@@ -17,7 +17,7 @@ import type { PassLock } from './pass-writer.js';
 import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
 import { nodeCalls } from '../recording/node-calls.js';
-import { openReceipt } from './record-pass.js';
+import { openReceipt } from '../recording/receipt.js';
 import type { NodeRerun } from '../rerun/node-rerun.js';
 import type { Reused } from '../rerun/reuse.js';
 

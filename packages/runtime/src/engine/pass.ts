@@ -22,7 +22,7 @@ import type { RunTraces } from './run-traces.js';
 import type { PassLock, PassWriter } from './pass-writer.js';
 import type { RunRecorder } from '../recording/run-recorder.js';
 import type { Reused } from '../rerun/reuse.js';
-import type { Receipt } from './record-pass.js';
+import type { Receipt } from '../recording/receipt.js';
 
 /**
  * Which tier a worker's passes run at, and by what rules: its policy, the deployment's settings

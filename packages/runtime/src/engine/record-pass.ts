@@ -1,8 +1,4 @@
-import type { Beads } from '@tierflow/beads';
-import type { Job } from 'bullmq';
-import type { Assignment } from '../policy/handler.js';
 import type { PassEnd, RecordEntryInput } from '../recording/record-entry.js';
-import type { RunRecorder } from '../recording/run-recorder.js';
 import type { Engine, Pass } from './pass.js';
 
 /**
@@ -12,33 +8,6 @@ import type { Engine, Pass } from './pass.js';
  * for a person or is retried. With recording off (`none`) nothing is made.
  */
 type Recording = Pick<Engine, 'recorder' | 'clock'>;
-
-/** The delegation a node took up, held from its pass's opening to its end. */
-export interface Receipt {
-  readonly at: number;
-  readonly attempt: number;
-  readonly message: unknown;
-  /** A fork's edits made to it (`tierflow rerun --from … --set …`). */
-  readonly edits: readonly string[];
-  /** Its context references' values, read as the pass opens (under `full` only). */
-  readonly context: Promise<Record<string, unknown>>;
-}
-
-/** A delivery's receipt, its context references read now without waiting (null with recording off). */
-export function openReceipt(recorder: RunRecorder, now: number, job: Job, assignment: Assignment, beads: Pick<Beads, 'getMany'>, edits: readonly string[]): Receipt | null {
-  if (!recorder.on) return null;
-  const refs = recorder.mode === 'full' ? assignment.payload.context_refs : [];
-  const context =
-    refs.length === 0
-      ? Promise.resolve({})
-      : beads.getMany(refs).then(
-          (values) => Object.fromEntries(refs.map((ref, index) => [ref, values[index] ?? null])),
-          () => Object.fromEntries(refs.map((ref) => [ref, null])),
-        );
-  // The message as the node took it up: its payload as the interceptors and a fork's edits left it.
-  const message = assignment.message ? { ...assignment.message, payload: assignment.payload } : { root_id: assignment.rootId, payload: assignment.payload };
-  return { at: now, attempt: job.attemptsMade + 1, message, edits, context };
-}
 
 /** The entries of a pass's end: its receipt if it had one, the pass, then `extra` (an answer's outcome). */
 export async function passEndEntries(
