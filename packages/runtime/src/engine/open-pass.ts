@@ -67,6 +67,14 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
   });
   // The policy's calls go through the run's meter; the pass keeps what they settled for its answer.
   const hop = hopUsage(engine.meters.for(assignment.rootId, signal));
+  // Its calls are recorded, and replayed in a rerun that asks for it.
+  const calls = nodeCalls(
+    { recorder: engine.recorder, redis: engine.redis, replayKey: engine.keys.rerun(assignment.rootId).replay },
+    assignment.rootId,
+    assignment.id,
+    input.rerun?.replay ?? 'off',
+    input.rerun?.spec.of ?? null,
+  );
   const context: TierContext = {
     tier: engine.tier,
     assignment,
@@ -82,13 +90,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
     traceContext: trace.setSpan(ROOT_CONTEXT, span),
     now: () => engine.clock.now(),
     usage: hop.meter,
-    calls: nodeCalls(
-      { recorder: engine.recorder, redis: engine.redis, replayKey: engine.keys.rerun(assignment.rootId).replay },
-      assignment.rootId,
-      assignment.id,
-      input.rerun?.replay ?? 'off',
-      input.rerun?.spec.of ?? null,
-    ),
+    calls,
     progress: progressReporter({
       redis: engine.redis,
       key: engine.keys.progress(engine.party, assignment.rootId),
@@ -131,6 +133,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
     receipt: input.receipt ? openReceipt(engine.recorder, engine.clock.now(), job, assignment, beads, input.rerun?.forkNode ? input.rerun.spec.edits : []) : null,
     answerBy,
     spent: () => hop.spent(),
+    unrecordedCalls: () => calls.unrecorded(),
     childValues,
   };
 }

@@ -102,6 +102,8 @@ export interface Pass {
   readonly reused: Reused | null;
   /** On a delivery (not a parent resuming), the delegation as taken up, for the node's recording; null otherwise, or with recording off. */
   readonly receipt: Receipt | null;
+  /** How many of this pass's model calls went unrecorded, past the most a pass records. */
+  unrecordedCalls(): number;
   /** What this pass's own model calls were charged so far (its policy's, through context.usage). */
   spent(): Usage;
   /** The children's answers: those read with the job's facts the first time, read afresh after. */

@@ -12,7 +12,7 @@ type Recording = Pick<Engine, 'recorder' | 'clock'>;
 /** The entries of a pass's end: its receipt if it had one, the pass, then `extra` (an answer's outcome). */
 export async function passEndEntries(
   engine: Recording,
-  pass: Pick<Pass, 'job' | 'assignment' | 'startedAt' | 'receipt'>,
+  pass: Pick<Pass, 'job' | 'assignment' | 'startedAt' | 'receipt' | 'unrecordedCalls'>,
   end: PassEnd,
   error: unknown,
   extra: readonly RecordEntryInput[] = [],
@@ -34,12 +34,13 @@ export async function passEndEntries(
     end,
     error: error === null || error === undefined ? null : error instanceof Error ? error.message : JSON.stringify(error),
     queued_at: Number.isFinite(job.timestamp) ? job.timestamp : null,
+    calls_unrecorded: pass.unrecordedCalls(),
   });
   return [...entries, ...extra];
 }
 
 /** A pass that ended without answering, recorded at once (not awaited; a failure is logged by the recorder). */
-export function recordPassEnd(engine: Recording, pass: Pick<Pass, 'job' | 'assignment' | 'startedAt' | 'receipt'>, end: PassEnd, error: unknown): void {
+export function recordPassEnd(engine: Recording, pass: Pick<Pass, 'job' | 'assignment' | 'startedAt' | 'receipt' | 'unrecordedCalls'>, end: PassEnd, error: unknown): void {
   if (!engine.recorder.on) return;
   void passEndEntries(engine, pass, end, error).then((entries) => engine.recorder.write(null, pass.assignment.rootId, entries));
 }

@@ -28,13 +28,24 @@ export function rebased(request: ModelRequest, rootId: string, original: string)
   return { ...request, messages: swap(request.messages) as unknown[], params: swap(request.params) as Record<string, unknown> };
 }
 
+/** The most model calls one pass records: a node's recording stays bounded however many calls its work makes (a tool loop, say). */
+export const MAX_RECORDED_CALLS = 100;
+
+/** A pass's {@link ModelCalls}, which also tells how many of its calls went unrecorded past {@link MAX_RECORDED_CALLS}. */
+export interface NodeCalls extends ModelCalls {
+  unrecorded(): number;
+}
+
 /**
- * One node's {@link ModelCalls}: each call recorded in its run's recording, and under a replay
- * answered from the rerun's replay hash, by the hash of its model, messages and parameters, with
- * the run's root id in them read as `original`'s (see {@link rebased}). A recorded answer that does
- * not parse is no answer.
+ * One node's {@link ModelCalls} for one pass: each call recorded in its run's recording (the first
+ * {@link MAX_RECORDED_CALLS}; the rest counted, for the pass's entry), and under a replay answered
+ * from the rerun's replay hash, by the hash of its model, messages and parameters, with the run's
+ * root id in them read as `original`'s (see {@link rebased}). A recorded answer that does not
+ * parse is no answer.
  */
-export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, replay: ReplayMode, original: string | null = null): ModelCalls {
+export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, replay: ReplayMode, original: string | null = null): NodeCalls {
+  let recorded = 0;
+  let dropped = 0;
   return {
     replay: async (request) => {
       if (replay === 'off') return null;
@@ -46,6 +57,14 @@ export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, rep
       }
       return null;
     },
-    record: (call) => deps.recorder.call(rootId, node, call),
+    record: (call) => {
+      if (recorded >= MAX_RECORDED_CALLS) {
+        dropped++;
+        return;
+      }
+      recorded++;
+      deps.recorder.call(rootId, node, call);
+    },
+    unrecorded: () => dropped,
   };
 }

@@ -13,6 +13,7 @@ const pass = (started_at: number, ended_at: number, end: PassEntry['end'], queue
   end,
   error: null,
   queued_at,
+  calls_unrecorded: 0,
 });
 
 const raw = (entries: readonly unknown[]): [string, string[]][] => entries.map((entry, index) => [`${index}-0`, [RECORD_FIELD, typeof entry === 'string' ? entry : JSON.stringify(entry)]]);

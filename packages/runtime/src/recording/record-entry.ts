@@ -49,6 +49,8 @@ export const passEntrySchema = z.object({
   error: z.string().nullable().default(null),
   /** When the job was added to its queue (the delegation's timestamp), on the first pass: queued time is from then. */
   queued_at: at.nullable().default(null),
+  /** Model calls of the pass past the most one pass records (recording/node-calls.ts): counted, not recorded. */
+  calls_unrecorded: z.int().nonnegative().default(0),
 });
 
 const usage = z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number(), llm_calls: z.number() });

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOutcome } from '../messages/messages.js';
 import type { ModelRequest } from '../policy/model-calls.js';
-import { nodeCalls } from '../recording/node-calls.js';
+import { MAX_RECORDED_CALLS, nodeCalls } from '../recording/node-calls.js';
 import { readRecording } from '../recording/read-recording.js';
 import { requestHash, RunRecorder } from '../recording/run-recorder.js';
 import { rerunKeys } from '../redis/keys.js';
@@ -81,6 +81,28 @@ describe('replaying recorded model calls and reusing recorded outcomes, against 
     const recorded = (await readRecording(redis, prefix, 'run')).nodes.get('run.0-0');
     expect(recorded?.calls).toEqual([expect.objectContaining({ model: 'm', request_hash: requestHash(request), answer, request: { messages: request.messages, params: request.params } })]);
     expect(await redis.keys(`${prefix}:record:quiet*`)).toEqual([]);
+  });
+
+  it('records the first calls of a pass, and counts those past the most a pass records', async () => {
+    const prefix = uniquePrefix('many-calls');
+    const call = {
+      purpose: 'specialist',
+      request,
+      answer,
+      error: null,
+      usage: { tokens_in: 1, tokens_out: 1, cost_usd: 0, llm_calls: 1 },
+      estimated: false,
+      started_at: 1,
+      latency_ms: 1,
+      tries: 1,
+      waits_ms: [],
+      replayed: false,
+    } as const;
+    const calls = nodeCalls({ recorder: recorder(prefix), redis, replayKey: 'unused' }, 'run', 'run.0-0', 'off');
+    for (let index = 0; index < MAX_RECORDED_CALLS + 5; index++) calls.record(call);
+    expect(calls.unrecorded()).toBe(5);
+    await redis.ping();
+    expect((await readRecording(redis, prefix, 'run')).nodes.get('run.0-0')?.calls).toHaveLength(MAX_RECORDED_CALLS);
   });
 
   it('reuses the original node’s outcome, charging nothing, and only an outcome of that node by its tier, signed where the deployment signs', async () => {
