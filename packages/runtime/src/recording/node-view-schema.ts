@@ -1,3 +1,4 @@
+import { usageSchema } from '@tierflow/protocol';
 import { z } from 'zod';
 import { RECORD_MODES } from '../config/record-mode.js';
 import { PASS_ENDS } from './record-entry.js';
@@ -11,7 +12,6 @@ import type { Wait } from './node-record.js';
  */
 
 const digestSchema = z.object({ bytes: z.number(), sha256: z.string() }).meta({ description: 'A value kept by its size and hash only.' });
-const usageSchema = z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number(), llm_calls: z.number() });
 const at = z.number().nullable().meta({ description: 'ms since the epoch' });
 
 export const nodeInputSchema = z

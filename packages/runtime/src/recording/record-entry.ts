@@ -1,3 +1,4 @@
+import { usageSchema } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /**
@@ -53,8 +54,6 @@ export const passEntrySchema = z.object({
   calls_unrecorded: z.int().nonnegative().default(0),
 });
 
-const usage = z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number(), llm_calls: z.number() });
-
 /** One model call of the node (a specialist's or a planner's). */
 export const callEntrySchema = z.object({
   kind: z.literal('call'),
@@ -70,7 +69,7 @@ export const callEntrySchema = z.object({
   /** The answer `{ content, model, finish_reason }`, or its digest; null when the call failed. */
   answer: recorded.nullable(),
   error: z.string().nullable(),
-  usage,
+  usage: usageSchema,
   estimated: z.boolean().default(false),
   started_at: at,
   latency_ms: z.number().nonnegative(),

@@ -1071,12 +1071,19 @@ export interface components {
                         readonly [key: string]: unknown;
                     };
                 }[];
-                readonly usage: {
+                /** @description Usage of a hop and everything below it: resources_used.usage of an outcome. */
+                readonly usage: ({
+                    /** @description Prompt tokens, as the model endpoint counted them (estimated when it reported none). */
                     readonly tokens_in: number;
+                    /** @description Completion tokens, as the model endpoint counted them (estimated when it reported none). */
                     readonly tokens_out: number;
+                    /** @description Those tokens at the configured prices, in US dollars; 0 without prices. */
                     readonly cost_usd: number;
+                    /** @description Model calls made. */
                     readonly llm_calls: number;
-                } | null;
+                } & {
+                    readonly [key: string]: unknown;
+                }) | null;
                 readonly execution_time_ms: number | null;
                 /** @description ms since the epoch */
                 readonly at: number | null;
@@ -1114,11 +1121,18 @@ export interface components {
                 readonly replayed: boolean;
                 readonly estimated: boolean;
                 readonly error: string | null;
+                /** @description Usage of a hop and everything below it: resources_used.usage of an outcome. */
                 readonly usage: {
+                    /** @description Prompt tokens, as the model endpoint counted them (estimated when it reported none). */
                     readonly tokens_in: number;
+                    /** @description Completion tokens, as the model endpoint counted them (estimated when it reported none). */
                     readonly tokens_out: number;
+                    /** @description Those tokens at the configured prices, in US dollars; 0 without prices. */
                     readonly cost_usd: number;
+                    /** @description Model calls made. */
                     readonly llm_calls: number;
+                } & {
+                    readonly [key: string]: unknown;
                 };
                 readonly request_hash: string;
                 /** @description The prompt: the request’s messages, each content as text; null when not recorded. */
