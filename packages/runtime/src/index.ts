@@ -37,6 +37,7 @@ export { resolveRuntimeOptions, runtimeOptionsFromEnv } from './config/options.j
 export { ConfigError } from './config/read-env.js';
 export { InputTooLargeError } from './messages/input-limits.js';
 export type { RuntimeOptions, RuntimeOptionsInput } from './config/options.js';
+export type { GenAiOptions } from './observability/gen-ai/conventions.js';
 export type { RunNode, RunNodeSource, RunQuestion } from './audit/run-tree-merge.js';
 export { RUN_STATUSES } from './status/run-status.js';
 export type { RunStatus } from './status/run-status.js';

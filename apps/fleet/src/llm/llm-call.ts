@@ -1,7 +1,7 @@
 import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type CallEnd, type ModelPrice } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime/admin';
-import type { ModelAnswer, ModelCall, ModelCalls, ModelRequest } from '@tierflow/runtime/policy';
+import type { ModelAnswer, ModelCall, ModelCallObservation, ModelCalls, ModelRequest } from '@tierflow/runtime/policy';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { abortableDelay, abortError } from '../abortable-delay.js';
@@ -15,6 +15,12 @@ export interface LlmEndpoint {
   readonly baseURL?: string;
   /** OPENAI_API_KEY when left out; a local server that checks none takes any. */
   readonly apiKey?: string;
+  /**
+   * Who serves the model, as the GenAI conventions name providers (`openai`, `azure.ai.openai`,
+   * `groq`, …), for the calls' spans and metrics; left out, it is told from the endpoint's host,
+   * and any OpenAI-compatible server (vLLM, llama.cpp, Ollama) is `openai`.
+   */
+  readonly provider?: string;
 }
 
 /** An `openai` client for the endpoint, with the client's own retries off: the caller knows the deadline, the client does not. */
@@ -36,6 +42,8 @@ export interface CallLimits {
   readonly calls: ModelCalls;
   /** What makes the call: a specialist, or a planner. */
   readonly purpose: ModelCall['purpose'];
+  /** The endpoint's provider for the call's span and metrics (see {@link LlmEndpoint.provider}). */
+  readonly provider?: string | undefined;
 }
 
 /** What a call came back with, streamed or not, and how many requests it took (a busy endpoint's refusals included). */
@@ -72,6 +80,8 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
   const recorded = modelRequest(client, request);
   const startedAt = Date.now();
   const replayed = await limits.calls.replay(recorded);
+  // A span under the hop's, and the model-call metrics: a replayed call is marked so, and not measured.
+  const observed = limits.calls.observe({ purpose: limits.purpose, request: recorded, replayed: replayed !== null, ...(limits.provider ? { provider: limits.provider } : {}) });
   if (replayed) {
     limits.calls.record({
       purpose: limits.purpose,
@@ -86,9 +96,10 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
       waits_ms: [],
       replayed: true,
     });
+    observed.answered({ answer: replayed, id: null, tokens: null, costUsd: 0 });
     return { content: replayed.content, model: replayed.model, usage: ZERO_USAGE, estimated: false, tries: 0, replayed: true };
   }
-  const tried: Tried = { waits: 0, unreached: 0, waitsMs: [], tries: 0, charged: ZERO_USAGE };
+  const tried: Tried = { waits: 0, unreached: 0, waitsMs: [], tries: 0, charged: ZERO_USAGE, observed };
   const end = (answer: ModelAnswer | null, error: unknown, usage: Usage, estimated: boolean) =>
     limits.calls.record({
       purpose: limits.purpose,
@@ -105,10 +116,13 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
     });
   try {
     const result = await callModel(client, request, limits, tried, stream);
-    end({ content: result.content, model: result.model, finish_reason: result.finishReason }, null, result.usage, result.estimated);
+    const answer = { content: result.content, model: result.model, finish_reason: result.finishReason };
+    end(answer, null, result.usage, result.estimated);
+    observed.answered({ answer, id: result.id, tokens: result.reported === null ? null : { input: result.reported.tokensIn, output: result.reported.tokensOut }, costUsd: result.usage.cost_usd });
     return { content: result.content, model: result.model, usage: result.usage, estimated: result.estimated, tries: result.tries, replayed: false };
   } catch (error) {
     end(null, error, tried.charged, false);
+    observed.failed(error, tried.charged.cost_usd);
     throw error;
   }
 }
@@ -119,13 +133,14 @@ function modelRequest(client: OpenAI, request: ChatCompletionCreateParamsNonStre
   return { endpoint: endpointName(client.baseURL), model, messages, params };
 }
 
-/** How a call has gone so far: Retry-After waits, unreachable tries, requests sent, what its failed requests were charged. */
+/** How a call has gone so far: Retry-After waits, unreachable tries, requests sent, what its failed requests were charged; and its observation, told of each wait. */
 interface Tried {
   waits: number;
   unreached: number;
   readonly waitsMs: number[];
   tries: number;
   charged: Usage;
+  readonly observed: ModelCallObservation;
 }
 
 async function callModel(
@@ -134,7 +149,7 @@ async function callModel(
   limits: CallLimits,
   tried: Tried,
   stream: boolean,
-): Promise<Omit<Answer, 'usage'> & { usage: Usage; estimated: boolean; tries: number }> {
+): Promise<Omit<Answer, 'usage'> & { usage: Usage; estimated: boolean; tries: number; reported: Answer['usage'] }> {
   // The most one request may use: its prompt estimated, its output at max_tokens (or the default reservation).
   const estimate = callEstimate(promptText(request), request.max_tokens, limits.price);
   for (let tries = 1; ; tries++) {
@@ -160,7 +175,16 @@ async function callModel(
       continue;
     }
     const charge = await settle(answer.usage ? { kind: 'answered', ...answer.usage } : { kind: 'unreported', content: answer.content });
-    return { content: answer.content, model: answer.model, finishReason: answer.finishReason, usage: addUsage(charge.usage, tried.charged), estimated: charge.estimated, tries };
+    return {
+      content: answer.content,
+      model: answer.model,
+      id: answer.id,
+      finishReason: answer.finishReason,
+      usage: addUsage(charge.usage, tried.charged),
+      estimated: charge.estimated,
+      tries,
+      reported: answer.usage,
+    };
   }
 }
 
@@ -189,7 +213,10 @@ async function failed(
     tried.unreached++;
     const waitMs = unreachableDelayMs(tried.unreached);
     const fits = limits.deadline === null || Date.now() + waitMs < limits.deadline;
-    if (tried.unreached < UNREACHABLE_TRIES && fits) return { waitMs, charged };
+    if (tried.unreached < UNREACHABLE_TRIES && fits) {
+      tried.observed.waited({ ms: waitMs, reason: 'unreachable', status: null, attempt: tried.tries });
+      return { waitMs, charged };
+    }
     const tries = `${tried.unreached} ${tried.unreached === 1 ? 'try' : 'tries'}`;
     throw TierflowError.permanent(`model endpoint ${endpoint} unreachable (${unreached}) after ${tries}, for ${request.model}`, {
       code: ERROR_TYPES.modelUnreachable,
@@ -205,6 +232,7 @@ async function failed(
   switch (failure.kind) {
     case 'wait':
       tried.waits++;
+      tried.observed.waited({ ms: failure.ms, reason: 'retry_after', status: status ?? null, attempt: tried.tries });
       return { waitMs: failure.ms, charged };
     case 'throttled':
       throw new SpecialistThrottledError(detail, { cause: error });
@@ -221,6 +249,8 @@ async function failed(
 interface Answer {
   readonly content: string;
   readonly model: string;
+  /** The response's id (`chatcmpl-…`), or null when the endpoint gave none. */
+  readonly id: string | null;
   readonly finishReason: string | null;
   readonly usage: { readonly tokensIn: number; readonly tokensOut: number } | null;
 }
@@ -231,6 +261,7 @@ function whole(completion: ChatCompletion): Answer {
   return {
     content: choice?.message.content ?? '',
     model: completion.model,
+    id: completion.id || null,
     finishReason: choice?.finish_reason ?? null,
     usage: usage ? { tokensIn: usage.prompt_tokens, tokensOut: usage.completion_tokens } : null,
   };
@@ -241,15 +272,17 @@ async function streamed(client: OpenAI, request: ChatCompletionCreateParamsNonSt
   const chunks = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal });
   let content = '';
   let model = request.model;
+  let id: string | null = null;
   let usage: Answer['usage'] = null;
   let finishReason: string | null = null;
   for await (const chunk of chunks) {
     model = chunk.model || model;
+    id = chunk.id || id;
     content += chunk.choices[0]?.delta.content ?? '';
     finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
     if (chunk.usage) usage = { tokensIn: chunk.usage.prompt_tokens, tokensOut: chunk.usage.completion_tokens };
   }
   // The client ends an aborted stream quietly, as if it were complete: it was not.
   if (signal.aborted) throw abortError(signal);
-  return { content, model, finishReason, usage };
+  return { content, model, id, finishReason, usage };
 }

@@ -55,7 +55,15 @@ export function llmPlanner(options: LlmPlannerOptions): Planner {
 
 async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCompletionMessageParam[], request: PlanRequest): Promise<string> {
   // Planning calls are reserved and settled against the run's budget like any model call.
-  const limits = { signal: request.signal, deadline: request.deadline, usage: request.usage, price: options.price ?? null, calls: request.calls, purpose: 'planner' } as const;
+  const limits = {
+    signal: request.signal,
+    deadline: request.deadline,
+    usage: request.usage,
+    price: options.price ?? null,
+    calls: request.calls,
+    purpose: 'planner',
+    provider: options.provider,
+  } as const;
   const maxTokens = options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens };
   const reply = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists), ...maxTokens }, limits);
   return reply.content;

@@ -69,7 +69,8 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
     // A repair pass tells the model what its answer got wrong (llm-prompt.ts).
     repairs: true,
-    run: (input) => complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens }, input),
+    run: (input) =>
+      complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens, provider: options.provider }, input),
   });
 }
 
@@ -84,6 +85,7 @@ interface CallSettings {
   readonly price: ModelPrice | null;
   readonly stream: boolean;
   readonly maxTokens: number | undefined;
+  readonly provider: string | undefined;
 }
 
 async function complete(client: OpenAI, settings: CallSettings, input: SpecialistInput): Promise<SpecialistResult> {
@@ -96,7 +98,12 @@ async function complete(client: OpenAI, settings: CallSettings, input: Specialis
   };
   // Each request is reserved first (a spent budget, or one this call would pass, sends none:
   // budget_exceeded) and settled after; requests a busy endpoint refused count as calls but cost no tokens.
-  const reply = await chatCompletion(client, request, { signal: input.signal, deadline: input.deadline, usage: input.usage, price, calls: input.calls, purpose: 'specialist' }, settings.stream);
+  const reply = await chatCompletion(
+    client,
+    request,
+    { signal: input.signal, deadline: input.deadline, usage: input.usage, price, calls: input.calls, purpose: 'specialist', provider: settings.provider },
+    settings.stream,
+  );
   const answer = readAnswer(reply.content, defaultConfidence);
   return {
     summary: answer.summary,

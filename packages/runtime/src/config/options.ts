@@ -14,6 +14,7 @@ import { isTlsUrl, redactUrl, redisUrlProblem } from '../redis/redis-url.js';
 import { parseClusterSeeds } from '../redis/cluster.js';
 import { signingFromEnv, type SigningConfig } from '../security/signing-keys.js';
 import { interceptorProblems, type HandoffInterceptor } from '../policy/handoff.js';
+import { DEFAULT_GEN_AI_OPTIONS, GEN_AI_CONVENTIONS, resolveGenAiOptions, type GenAiOptions } from '../observability/gen-ai/conventions.js';
 
 /** Where and how a Tierflow deployment keeps its queues. */
 export interface RuntimeOptions {
@@ -81,6 +82,12 @@ export interface RuntimeOptions {
    * only) or `none`. Default `full`.
    */
   readonly record: RecordMode;
+  /**
+   * The GenAI semantic conventions of the spans and model-call metrics (docs/operations.md#traces-in-the-genai-conventions):
+   * which version (OTEL_SEMCONV_STABILITY_OPT_IN) and whether model calls' spans carry prompts and answers
+   * (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT). Default v1.41, without content.
+   */
+  readonly genAi: GenAiOptions;
 }
 
 export interface RuntimeOptionsInput {
@@ -106,6 +113,7 @@ export interface RuntimeOptionsInput {
   readonly answerWaitMs?: number;
   readonly connectTimeoutMs?: number;
   readonly record?: RecordMode;
+  readonly genAi?: Partial<GenAiOptions>;
 }
 
 const R = RUNTIME_RANGES;
@@ -124,6 +132,7 @@ const runtimeNumbersSchema = z.looseObject({
   connectTimeoutMs: wholeNumber(R.connectTimeoutMs).optional(),
   cells: wholeNumber(R.cells).optional(),
   record: z.enum(RECORD_MODES).optional(),
+  genAi: z.strictObject({ conventions: z.enum(GEN_AI_CONVENTIONS).optional(), captureContent: z.boolean().optional() }).optional(),
   limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
 });
 
@@ -166,6 +175,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     answerWaitMs: input.answerWaitMs ?? RUNTIME_DEFAULTS.answerWaitMs,
     connectTimeoutMs: input.connectTimeoutMs ?? RUNTIME_DEFAULTS.connectTimeoutMs,
     record: input.record ?? DEFAULT_RECORD_MODE,
+    genAi: { ...DEFAULT_GEN_AI_OPTIONS, ...input.genAi },
   };
 }
 
@@ -202,6 +212,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     answerWaitMs: config.TIERFLOW_ANSWER_WAIT_MS,
     connectTimeoutMs: config.TIERFLOW_CONNECT_TIMEOUT_MS,
     record: config.TIERFLOW_RECORD,
+    genAi: resolveGenAiOptions({ semconvOptIn: config.OTEL_SEMCONV_STABILITY_OPT_IN, captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT }),
   });
 }
 

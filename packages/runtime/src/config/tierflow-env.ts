@@ -81,6 +81,12 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_MAX_OBJECTIVE_BYTES: envWhole(R.maxObjectiveBytes).default(DEFAULT_INPUT_LIMITS.maxObjectiveBytes),
   TIERFLOW_MAX_SUBTASKS: envWhole(R.maxSubtasks).default(DEFAULT_INPUT_LIMITS.maxSubtasks),
 
+  // OpenTelemetry's GenAI instrumentation settings, by their standard names (see resolveGenAiOptions).
+  /** Comma-separated opt-ins; `gen_ai_latest_experimental` gives the newest GenAI conventions instead of v1.41's. */
+  OTEL_SEMCONV_STABILITY_OPT_IN: envText().optional(),
+  /** `true` (any case): model calls' spans carry prompts and answers; anything else, as OpenTelemetry reads its booleans, leaves them off. */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: envText().optional(),
+
   /** `silent` mutes the runtime's log lines on stderr. */
   TIERFLOW_LOG: envChoice(['info', 'silent']).default('info'),
 

@@ -173,7 +173,7 @@ export class CellWorker {
         poison === null && (engine.handoffs.receive || facts.state?.received || edits.length > 0)
           ? await receivedAssignment(engine, assignment, facts, controller.signal, edits)
           : { assignment, changed: false, refused: null };
-      const span = processSpan(engine.tier, engine.role, job, assignment, facts.state);
+      const span = processSpan(engine.tier, engine.role, job, assignment, facts.state, engine.runtime.genAi.conventions);
       if (received.refused) reportRefusal(span, log, received.refused);
       // A fork's node outside the fork's subtree answers with its original's outcome, on its first pass.
       const reused =

@@ -6,6 +6,7 @@ import { deadlineOf, receiverMarginMs } from '../deadlines/timing.js';
 import { QUEUE_OF } from '../messages/queues.js';
 import { deserialiseContext, linkTo, startProcessSpan, trace } from '../observability/tracing.js';
 import type { Assignment, TierContext } from '../policy/handler.js';
+import type { GenAiConventions } from '../observability/gen-ai/conventions.js';
 import { lockKey } from '../redis/bullmq-keys.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
 import { inFlightTtlMs } from '../config/retention.js';
@@ -67,9 +68,10 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
   });
   // The policy's calls go through the run's meter; the pass keeps what they settled for its answer.
   const hop = hopUsage(engine.meters.for(assignment.rootId, signal));
-  // Its calls are recorded, and replayed in a rerun that asks for it.
+  // Its calls are recorded, replayed in a rerun that asks for it, and traced under the pass's span.
+  const traceContext = trace.setSpan(ROOT_CONTEXT, span);
   const calls = nodeCalls(
-    { recorder: engine.recorder, redis: engine.redis, replayKey: engine.keys.rerun(assignment.rootId).replay },
+    { recorder: engine.recorder, redis: engine.redis, replayKey: engine.keys.rerun(assignment.rootId).replay, trace: { parent: traceContext, genAi: engine.runtime.genAi } },
     assignment.rootId,
     assignment.id,
     input.rerun?.replay ?? 'off',
@@ -87,7 +89,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
     errorPolicy,
     beads: beadsHandle(beads),
     log: engine.log,
-    traceContext: trace.setSpan(ROOT_CONTEXT, span),
+    traceContext,
     now: () => engine.clock.now(),
     usage: hop.meter,
     calls,
@@ -139,7 +141,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
 }
 
 /** A CONSUMER span per processing pass, child of the pass that sent its delegation; a resumed parent's pass links the pass that sent its round. */
-export function processSpan(tier: TierName, role: TierRole, job: Job, assignment: Assignment, state: StepState | null): Span {
+export function processSpan(tier: TierName, role: TierRole, job: Job, assignment: Assignment, state: StepState | null, conventions: GenAiConventions = 'v1.41'): Span {
   // A round's children carry the context of the pass that sent them: one link for each round.
   const links = state ? [...new Set(state.children.map((child) => child.trace))].map(linkTo).filter((link): link is Link => link !== null) : null;
   // A root sent without an SDK carries no context: its first pass started the trace, and later passes join it.
@@ -152,10 +154,12 @@ export function processSpan(tier: TierName, role: TierRole, job: Job, assignment
       tier,
       queue: QUEUE_OF[tier],
       taskType: assignment.payload.task_type,
-      specialist: role.namesSpecialist ? assignment.payload.specialist_hint : null,
+      // The agent the Fleet runs: the one the delegation pins, else the one it names.
+      specialist: role.namesSpecialist ? (assignment.payload.target_agent?.agent_id ?? assignment.payload.specialist_hint) : null,
       attempt: job.attemptsMade + 1,
     },
     links,
+    conventions,
   );
 }
 

@@ -1,5 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
 import type { DelegationMessage, OutcomeMessage, OutcomeStatus, TierName } from '@tierflow/protocol';
+import { agentAttributes } from './gen-ai/attributes.js';
+import type { GenAiConventions } from './gen-ai/conventions.js';
 
 /**
  * Spans for every hop, through `@opentelemetry/api` only: a process without the SDK records
@@ -61,10 +63,16 @@ export function hopAttributes(facts: HopFacts, operation: 'send' | 'process'): A
   return attributes;
 }
 
-/** The CONSUMER span of one processing pass (an attempt, or a parent's aggregate step, linked to the pass that sent the round). */
-export function startProcessSpan(parent: Context, facts: HopFacts, aggregate: readonly Link[] | null): Span {
+/**
+ * The CONSUMER span of one processing pass (an attempt, or a parent's aggregate step, linked to
+ * the pass that sent the round). A pass is also the tier's agent at work on the delegation, so it
+ * carries the GenAI conventions' `invoke_agent` attributes beside the messaging ones; it keeps the
+ * messaging name (`fleet process`), which says which queue's pass it is (docs/operations.md#traces-in-the-genai-conventions).
+ */
+export function startProcessSpan(parent: Context, facts: HopFacts, aggregate: readonly Link[] | null, conventions: GenAiConventions = 'v1.41'): Span {
   const name = aggregate ? `${facts.queue} aggregate` : `${facts.queue} process`;
-  return tracer.startSpan(name, { kind: aggregate ? SpanKind.INTERNAL : SpanKind.CONSUMER, attributes: hopAttributes(facts, 'process'), links: [...(aggregate ?? [])] }, parent);
+  const attributes = { ...hopAttributes(facts, 'process'), ...agentAttributes({ tier: facts.tier, rootId: facts.rootId, specialist: facts.specialist }, conventions) };
+  return tracer.startSpan(name, { kind: aggregate ? SpanKind.INTERNAL : SpanKind.CONSUMER, attributes, links: [...(aggregate ?? [])] }, parent);
 }
 
 /**

@@ -57,10 +57,65 @@ export interface ModelCalls {
   replay(request: ModelRequest): Promise<ModelAnswer | null>;
   /** Records a call once it has ended, however it ended. Never throws, never waits. */
   record(call: ModelCall): void;
+  /**
+   * Observes a call as it is made (docs/operations.md#traces-in-the-genai-conventions): a `chat
+   * {model}` span under the hop's, and the model-call metrics. Start it once the call is known to be
+   * replayed or sent, and tell it each wait and then how the call ended. Never throws.
+   */
+  observe(start: ModelCallStart): ModelCallObservation;
 }
 
-/** Records nothing and replays nothing: for work outside a tier worker (a test, a script). */
+/** A model call as its observation starts. */
+export interface ModelCallStart {
+  readonly purpose: ModelCall['purpose'];
+  readonly request: ModelRequest;
+  /** Answered from a recording: no request reaches the model, and the call is not measured as one. */
+  readonly replayed: boolean;
+  /** The provider as the GenAI conventions name it (`openai`, `azure.ai.openai`, …); derived from the endpoint when left out. */
+  readonly provider?: string;
+}
+
+/** A wait between two requests of a call. */
+export interface ModelCallWait {
+  readonly ms: number;
+  /** The endpoint asked for it (Retry-After), or could not be reached. */
+  readonly reason: 'retry_after' | 'unreachable';
+  /** The HTTP status of the refusal that asked for it; null for an endpoint not reached. */
+  readonly status: number | null;
+  /** The request it follows: 1 for the first. */
+  readonly attempt: number;
+}
+
+/** How a call answered, as its observation is told. */
+export interface ModelCallReply {
+  readonly answer: ModelAnswer;
+  /** The response's id, as the endpoint gave it; null when it gave none. */
+  readonly id: string | null;
+  /** The tokens the endpoint reported for the request that answered; null when it reported none. */
+  readonly tokens: { readonly input: number; readonly output: number } | null;
+  /** What the whole call was charged, in US dollars. */
+  readonly costUsd: number;
+}
+
+/** One call's observation. Never throws. */
+export interface ModelCallObservation {
+  waited(wait: ModelCallWait): void;
+  /** The call answered: once, and last. */
+  answered(reply: ModelCallReply): void;
+  /** The call failed with `error` after it was charged `costUsd`: once, and last. */
+  failed(error: unknown, costUsd: number): void;
+}
+
+/** Observes nothing. */
+export const UNOBSERVED_CALL: ModelCallObservation = {
+  waited: () => undefined,
+  answered: () => undefined,
+  failed: () => undefined,
+};
+
+/** Records, replays and observes nothing: for work outside a tier worker (a test, a script). */
 export const UNRECORDED_CALLS: ModelCalls = {
   replay: () => Promise.resolve(null),
   record: () => undefined,
+  observe: () => UNOBSERVED_CALL,
 };

@@ -1,7 +1,10 @@
 import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import { z } from 'zod';
-import type { ModelAnswer, ModelCalls, ModelRequest } from '../policy/model-calls.js';
+import type { Context } from '@opentelemetry/api';
+import { UNOBSERVED_CALL, type ModelAnswer, type ModelCalls, type ModelRequest } from '../policy/model-calls.js';
+import type { GenAiOptions } from '../observability/gen-ai/conventions.js';
+import { observeModelCall } from '../observability/gen-ai/model-call-span.js';
 import { readStoredRecord } from '../redis/stored-record.js';
 import type { ReplayMode } from '../rerun/rerun-spec.js';
 import { requestHash, type RunRecorder } from './run-recorder.js';
@@ -15,6 +18,8 @@ export interface NodeCallsDeps {
   readonly redis: RedisClient;
   /** The rerun's replay hash (`rerunKeys(…).replay`): recorded answers by request hash. */
   readonly replayKey: string;
+  /** The pass's span context, the parent of each call's span, and the GenAI conventions they follow; left out, calls are not observed. */
+  readonly trace?: { readonly parent: Context; readonly genAi: GenAiOptions };
 }
 
 /**
@@ -65,6 +70,7 @@ export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, rep
       recorded++;
       deps.recorder.call(rootId, node, call);
     },
+    observe: (start) => (deps.trace ? observeModelCall(deps.trace.parent, deps.trace.genAi, start) : UNOBSERVED_CALL),
     unrecorded: () => dropped,
   };
 }
