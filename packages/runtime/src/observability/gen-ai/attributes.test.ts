@@ -68,7 +68,10 @@ describe('chatRequestAttributes', () => {
   });
 
   it('marks a replayed call', () => {
-    expect(chatRequestAttributes({ endpoint: 'http://h/v1', model: 'm', params: {}, purpose: 'planner', replayed: true })).toMatchObject({ 'tierflow.replayed': true, 'tierflow.model_call.purpose': 'planner' });
+    expect(chatRequestAttributes({ endpoint: 'http://h/v1', model: 'm', params: {}, purpose: 'planner', replayed: true })).toMatchObject({
+      'tierflow.replayed': true,
+      'tierflow.model_call.purpose': 'planner',
+    });
   });
 });
 

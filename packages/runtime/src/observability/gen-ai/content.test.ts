@@ -8,7 +8,13 @@ describe('content in the GenAI conventions’ form', () => {
       { role: 'user', content: 'About queues.' },
       { role: 'assistant', content: 'Jobs wait in a line' },
       { role: 'developer', content: [{ type: 'text', text: 'Be brief.' }] },
-      { role: 'user', content: [{ type: 'text', text: 'Again.' }, { type: 'image_url', image_url: { url: 'x' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Again.' },
+          { type: 'image_url', image_url: { url: 'x' } },
+        ],
+      },
       'not a message',
       { content: 'no role' },
     ];
