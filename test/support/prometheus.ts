@@ -155,7 +155,7 @@ export async function startPrometheus(targets: readonly ScrapeTarget[], options:
     const outcome = await Promise.race([ready.then(() => 'ready' as const), exited]).catch(async (error: unknown) => {
       await terminate(child, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`${error instanceof Error ? error.message : String(error)}; its output:\n${output.join('')}`);
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; its output:\n${output.join('')}`, { cause: error });
     });
     if (outcome === 'exited') {
       ready.catch(() => undefined);
@@ -183,7 +183,7 @@ function server(child: ChildProcess, url: string, dir: string, output: readonly 
           { timeoutMs: options.timeoutMs ?? 20_000, intervalMs: 250, description: options.description ?? promql },
         );
       } catch (error) {
-        throw new Error(`${error instanceof Error ? error.message : String(error)}; last samples of ${promql}: ${JSON.stringify(last)}`);
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; last samples of ${promql}: ${JSON.stringify(last)}`, { cause: error });
       }
     },
     async waitForTargetsUp(options = {}) {
@@ -196,7 +196,7 @@ function server(child: ChildProcess, url: string, dir: string, output: readonly 
         },
         { timeoutMs: options.timeoutMs ?? 20_000, intervalMs: 100, description: 'every target up' },
       ).catch((error: unknown) => {
-        throw new Error(`${error instanceof Error ? error.message : String(error)}; targets: ${seen}; Prometheus said:\n${output.join('')}`);
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; targets: ${seen}; Prometheus said:\n${output.join('')}`, { cause: error });
       });
     },
     async stop() {
