@@ -100,7 +100,10 @@ describe("each worker's own Prometheus endpoint", () => {
       // Only its own tier's figures on a worker's endpoint.
       expect(new Set(passes.map((sample) => sample.labels.tierflow_tier))).toEqual(new Set([tier]));
       const answered = passes.filter((sample) => !['parked', 'asked', 'retrying', 'errored'].includes(sample.labels.tierflow_status!));
-      expect(answered.reduce((sum, sample) => sum + sample.value, 0), tier).toBe(3);
+      expect(
+        answered.reduce((sum, sample) => sum + sample.value, 0),
+        tier,
+      ).toBe(3);
       expect(total(figures, 'tierflow_hop_queued_count', { tierflow_tier: tier }), tier).toBeGreaterThanOrEqual(3);
       expect(figures.some((sample) => sample.name === 'tierflow_worker_jobs_running' && sample.labels.tierflow_tier === tier)).toBe(true);
     }

@@ -61,7 +61,7 @@ describe("a worker's passes in its metrics", () => {
         ['m-1', 'fine'],
         ['m-2', 'flaky'],
         ['m-3', 'broken'],
-      ])
+      ] as const)
         await harness.send(buildDelegation('ROUTING_DISPATCHER', id, null, { task_type: 'general', objective }, Date.now()));
       expect(await figures(reader, 'tierflow.hop.duration')).toEqual([
         [{ 'tierflow.tier': 'fleet', 'tierflow.status': 'success' }, 2],

@@ -44,7 +44,7 @@ describe('the tier metrics, recorded into an in-memory reader', () => {
     hopEnded('SPECIALIZED_FLEET', { status: 'failed', errorType: 'my_own_code' }, 1);
     hopEnded('ROUTING_DISPATCHER', 'parked', -0.001);
     expect(await points(reader, 'tierflow.hop.duration')).toEqual([
-      { attributes: { 'tierflow.tier': 'fleet', 'tierflow.status': 'success' }, value: { count: 2, sum: expect.closeTo(0.6) } },
+      { attributes: { 'tierflow.tier': 'fleet', 'tierflow.status': 'success' }, value: { count: 2, sum: expect.closeTo(0.6) as number } },
       { attributes: { 'tierflow.tier': 'fleet', 'tierflow.status': 'failed', 'error.type': 'retries_exhausted' }, value: { count: 1, sum: 1 } },
       { attributes: { 'tierflow.tier': 'fleet', 'tierflow.status': 'failed', 'error.type': '_OTHER' }, value: { count: 1, sum: 1 } },
       // A clock a little behind another host's: no time, not a negative one.
