@@ -1,6 +1,6 @@
 import { beadsRef } from '@tierflow/beads';
 import { TierflowError, type JsonObject } from '@tierflow/protocol';
-import { passUp, planWith, type OutcomeFields } from '@tierflow/runtime/policy';
+import { passUp, planWith, recordEscalations, recordRevision, type OutcomeFields } from '@tierflow/runtime/policy';
 import { startPolicyWorker, type Plan, type PolicyWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { initialMemo, readMemo, type ArchitectMemo } from './architect-memo.js';
 import { childOutcomesOf, workArtifactsOfEntries } from './child-outcomes.js';
@@ -61,6 +61,8 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       return report(context, passUp(outcome), memo.revisions);
     case 'revise': {
       context.log.info('revising the strategy', { subtasks: decision.subtasks, revision: memo.revisions + 1, status: outcome.status });
+      recordRevision();
+      recordEscalations('ABSTRACT_ARCHITECT');
       // Only the kept children's work: a succeeded subtask sent again for its dependents brings its work anew.
       const keptIds = new Set(decision.kept.map((kept) => kept.message_id));
       const next: ArchitectMemo = {

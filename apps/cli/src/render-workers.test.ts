@@ -25,6 +25,15 @@ describe('renderWorkers', () => {
     ]);
   });
 
+  it('says where each serves its metrics, when any does', () => {
+    expect(renderWorkers([beat({ specialists: null, metrics_url: 'http://localhost:9464/metrics' }), beat({ pid: 4243, metrics_url: null })], NOW).split('\n')).toEqual([
+      'TIER   HOST    PID   UP      RUNNING  CONCURRENCY  LAST BEAT  METRICS                        SPECIALISTS',
+      'fleet  node-1  4242  60 min  3        8            2 s ago    http://localhost:9464/metrics',
+      'fleet  node-1  4243  60 min  3        8            2 s ago                                   python-lora, sim',
+      '',
+    ]);
+  });
+
   it('says so when no worker beats', () => {
     expect(renderWorkers([], NOW)).toBe('no workers: none has written a heartbeat lately\n');
   });

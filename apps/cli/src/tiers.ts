@@ -13,7 +13,7 @@ export function isTierSlug(value: string): value is TierSlug {
 
 /** What a tier is started with: the runtime's options, the environment's settings, and the project's configuration. */
 export interface TierStart {
-  readonly options: { readonly runtime: RuntimeOptions; readonly concurrency?: number; readonly cells?: readonly number[] };
+  readonly options: { readonly runtime: RuntimeOptions; readonly concurrency?: number; readonly cells?: readonly number[]; readonly metricsUrl?: string | null };
   readonly env: TierflowEnv;
   readonly project: LoadedConfig;
   readonly setup: TierSetup;

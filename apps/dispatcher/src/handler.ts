@@ -1,6 +1,6 @@
 import { beadsRef } from '@tierflow/beads';
 import type { AgentIdentity } from '@tierflow/protocol';
-import { planWith } from '@tierflow/runtime/policy';
+import { planWith, recordEscalations } from '@tierflow/runtime/policy';
 import { startPolicyWorker, type DelegationDraft, type Plan, type PolicyWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
 import { decideNext } from './decide-next.js';
@@ -85,8 +85,10 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
   if (released.blocked.length > 0) context.log.info('not running subtasks whose dependencies failed', { subtasks: released.blocked });
   const sending = [...again.subtasks, ...released.ready].sort((a, b) => a - b);
   if (sending.length > 0) {
-    if (again.subtasks.length > 0)
+    if (again.subtasks.length > 0) {
       context.log.info('sending subtasks again (unavailable, throttled or of low confidence)', { subtasks: again.subtasks, round: round.round + 1, delay_ms: again.delayMs });
+      recordEscalations('ROUTING_DISPATCHER', again.subtasks.length);
+    }
     if (released.ready.length > 0) context.log.info('sending subtasks whose dependencies succeeded', { subtasks: released.ready, round: round.round + 1 });
     const [registered] = await Promise.all([
       registeredAgents(

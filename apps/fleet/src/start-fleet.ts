@@ -38,6 +38,7 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
     specialists: registry.names(),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.cells === undefined ? {} : { cells: options.cells }),
+    ...(options.metricsUrl === undefined ? {} : { metricsUrl: options.metricsUrl }),
   });
   log.info('fleet worker started', { specialists: registry.names(), prefix: options.runtime.prefix });
   return worker;

@@ -1,5 +1,5 @@
 import { fastSafeParse, isTierflowError, type OutcomePayload, TierflowError } from '@tierflow/protocol';
-import { passUp } from '@tierflow/runtime/policy';
+import { passUp, recordEscalations } from '@tierflow/runtime/policy';
 import { startPolicyWorker, type RootWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { architectDraft } from './architect-draft.js';
 import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
@@ -58,6 +58,7 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       return { kind: 'outcome', outcome: passUp(outcome) };
     case 'reset':
       context.log.warn('resetting after a recoverable failure', { reset: memo.resets + 1, error_type: outcome.error_type });
+      recordEscalations('PROGRESS_MONITOR');
       return delegate(context, options, { ...memo, resets: memo.resets + 1, attempt_started_at: context.now() });
     case 'evaluate':
       return evaluate(context, outcome, memo, options);

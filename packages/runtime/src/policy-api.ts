@@ -22,6 +22,7 @@ export { UNMETERED } from './budget/usage-meter.js';
 export { UNOBSERVED_CALL, UNRECORDED_CALLS } from './policy/model-calls.js';
 export type { ModelAnswer, ModelCall, ModelCallObservation, ModelCallReply, ModelCalls, ModelCallStart, ModelCallWait, ModelRequest } from './policy/model-calls.js';
 export { receiverMarginMs } from './deadlines/timing.js';
+export { recordEscalations, recordRevision } from './observability/tier-metrics.js';
 export { callWithRetry } from './policy/call-with-retry.js';
 export type { CallWithRetryOptions } from './policy/call-with-retry.js';
 export { buildOutcome } from './messages/messages.js';

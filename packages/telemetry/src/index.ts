@@ -10,7 +10,10 @@
  * process.once('SIGTERM', async () => { await worker.close(); await telemetry.shutdown(); });
  * ```
  */
-export { DEFAULT_OTLP_ENDPOINT, otlpCollector, startTelemetry } from './start-telemetry.js';
+export { SHUTDOWN_TIMEOUT_MS, startTelemetry } from './start-telemetry.js';
+export { DEFAULT_OTLP_ENDPOINT, otlpCollector } from './start-traces.js';
+export { DEFAULT_PROMETHEUS_PORT, PROMETHEUS_PORT_RANGE, resolveMetrics } from './metrics-config.js';
+export type { MetricExporterName, MetricsConfig, OtlpMetricsProtocol, PrometheusSettings } from './metrics-config.js';
 export { SyncContextManager } from './sync-context-manager.js';
 export type { ExportedTracesListener } from './exported-traces.js';
 export type { Telemetry, TelemetryOptions } from './start-telemetry.js';

@@ -2,7 +2,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { otlpCollector, otlpHttpProtocol, SHUTDOWN_TIMEOUT_MS, startTelemetry, type Telemetry } from './start-telemetry.js';
+import { SHUTDOWN_TIMEOUT_MS, startTelemetry, type Telemetry } from './start-telemetry.js';
+import { otlpCollector, otlpHttpProtocol } from './start-traces.js';
 
 const key = createContextKey('test');
 const hop = ROOT_CONTEXT.setValue(key, 'hop');

@@ -1,13 +1,14 @@
-import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
+import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import type { ExportedTracesListener } from './exported-traces.js';
-import type { OtlpHttpProtocol } from './otlp-http-span-exporter.js';
-import { SyncContextManager } from './sync-context-manager.js';
+import { resolveMetrics } from './metrics-config.js';
+import { startMetrics, type StartedMetrics } from './start-metrics.js';
+import { startTraces, tracesOn, type StartedTraces } from './start-traces.js';
 
 export interface TelemetryOptions {
   /** `tierflow-monitor`, …; OTEL_SERVICE_NAME wins when set. */
   readonly serviceName: string;
   readonly env?: NodeJS.ProcessEnv;
-  /** Where the one warning goes when spans cannot be exported; stderr by default. */
+  /** Where the one warning of each signal goes when it cannot be exported; stderr by default. */
   readonly warn?: (message: string) => void;
   /**
    * Carry the active context across `await` (AsyncLocalStorage), so spans that code started
@@ -16,14 +17,25 @@ export interface TelemetryOptions {
    * which costs a quarter of a busy worker's throughput. TIERFLOW_OTEL_ASYNC_CONTEXT=true turns it on.
    */
   readonly asyncContext?: boolean;
+  /**
+   * Whether the process records metrics (TIERFLOW_METRICS as the runtime's settings read it);
+   * when left out, on unless TIERFLOW_METRICS=off. OTEL_SDK_DISABLED=true turns them off whatever this says.
+   */
+  readonly metrics?: boolean;
+  /** Readers of the process's metrics besides the exporters OTEL_METRICS_EXPORTER names (a deployment's own store, say). */
+  readonly metricReaders?: readonly MetricReader[];
 }
 
 export interface Telemetry {
-  /** False when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none: nothing is recorded or sent. */
+  /** False when OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none: no span is recorded or sent. */
   readonly enabled: boolean;
+  /** True when a meter provider records this process's metrics (metrics on, and something reads them). */
+  readonly metricsOn: boolean;
+  /** Where this process's Prometheus endpoint is scraped (OTEL_METRICS_EXPORTER=prometheus); null without one. */
+  readonly metricsUrl: string | null;
   /**
-   * Sends the spans still buffered, then stops; gives up on a collector that has not taken them
-   * within {@link SHUTDOWN_TIMEOUT_MS}, so a process never waits on telemetry. Never throws.
+   * Sends the spans and the metrics still buffered, then stops; gives up on a collector that has
+   * not taken them within {@link SHUTDOWN_TIMEOUT_MS}, so a process never waits on telemetry. Never throws.
    */
   shutdown(): Promise<void>;
   /** Spans the OTLP exporter could not deliver (refused, failed, or dropped while the collector was down). */
@@ -36,133 +48,57 @@ export interface Telemetry {
   onExported(listener: ExportedTracesListener): void;
 }
 
-export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
-const DEFAULT_OTLP_GRPC_ENDPOINT = 'http://localhost:4317';
-
-/** Spans per export and the longest a span waits to be sent, unless OTEL_BSP_* say otherwise. */
-export const EXPORT_BATCH_SIZE = 512;
-export const EXPORT_DELAY_MS = 1000;
-
 /**
- * The longest shutdown waits for the last spans to be taken. A listening collector takes them in
- * milliseconds; this only cuts short one that is hanging. No standard OTEL_* variable bounds it.
+ * The longest shutdown waits for the last spans and metrics to be taken. A listening collector
+ * takes them in milliseconds; this only cuts short one that is hanging. No standard OTEL_*
+ * variable bounds it.
  */
 export const SHUTDOWN_TIMEOUT_MS = 500;
 
 /**
- * Starts the OpenTelemetry Node SDK for a Tierflow process: traces over OTLP/HTTP (protobuf,
- * or JSON with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json) to OTEL_EXPORTER_OTLP_ENDPOINT
- * (default http://localhost:4318, Jaeger's OTLP port), batched; resource attributes for the
- * service, host and process. Every standard OTEL_* variable works, since the SDK reads them.
- * When no collector listens, nothing breaks: export errors become one warning, not one per span,
- * a refused connection is not retried (spans are dropped until a cool-down has passed), and
- * shutdown does not wait.
- *
- * The SDK and the exporter are loaded here, only when tracing is on: they are about a third of
- * a worker's start-up, and a process that does not trace never pays for them.
+ * Starts OpenTelemetry for a Tierflow process: its traces (start-traces.ts) unless
+ * OTEL_TRACES_EXPORTER=none, and its metrics (start-metrics.ts) unless TIERFLOW_METRICS=off,
+ * each without the other; OTEL_SDK_DISABLED=true turns both off. Each signal warns at most once
+ * when it cannot be exported, and nothing else breaks. What each needs is loaded only when it is on.
  */
 export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   const env = options.env ?? process.env;
-  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') {
-    return { enabled: false, shutdown: () => Promise.resolve(), unexportedSpans: 0, onExported: () => undefined };
-  }
-  const [{ setGlobalErrorHandler }, { NodeSDK }] = await Promise.all([import('@opentelemetry/core'), import('@opentelemetry/sdk-node')]);
-  env.OTEL_TRACES_EXPORTER ??= 'otlp';
-  const grpc = isOtlpGrpc(env);
-  // gRPC's exporter has a default of its own (localhost:4317).
-  if (!grpc) env.OTEL_EXPORTER_OTLP_ENDPOINT ??= DEFAULT_OTLP_ENDPOINT;
-  // The SDK's batches of 512, sent at least every second rather than every 5 s, so a trace shows
-  // up in a second. A busy worker's warm code encodes a batch in a few milliseconds; batches of
-  // 64 made eight times the requests for the same spans, which cost the workers and the collector
-  // more than the encoding (test/bench/RESULTS.md, 2026-11-28, night).
-  env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ??= String(EXPORT_BATCH_SIZE);
-  env.OTEL_BSP_SCHEDULE_DELAY ??= String(EXPORT_DELAY_MS);
-  // Only traces: metrics and logs are not ours to export.
-  env.OTEL_METRICS_EXPORTER ??= 'none';
-  env.OTEL_LOGS_EXPORTER ??= 'none';
   const warn = options.warn ?? ((message: string) => process.stderr.write(`${message}\n`));
-  let warned = false;
-  const warnOnce = (message: string): void => {
-    if (warned) return;
-    warned = true;
-    warn(`telemetry: ${message}`);
-  };
-  diag.disable();
-  diag.setLogger({ error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.NONE);
-  const asyncContext = options.asyncContext ?? env.TIERFLOW_OTEL_ASYNC_CONTEXT === 'true';
-  // Left undefined, the SDK registers its AsyncLocalStorage manager.
-  const contextManager = asyncContext ? undefined : new SyncContextManager();
-  // Other exporters (console, zipkin) are the SDK's own, chosen from the environment.
-  const exporter = await otlpExporter(env);
-  const collector = exporter?.url ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  setGlobalErrorHandler((error) => warnOnce(`spans could not be exported to ${collector} (${errorText(error)}); carrying on without them`));
-  const sdk = new NodeSDK({
-    serviceName: env.OTEL_SERVICE_NAME ?? options.serviceName,
-    instrumentations: [],
-    ...(contextManager ? { contextManager } : {}),
-    ...(exporter ? { traceExporter: exporter } : {}),
-  });
-  sdk.start();
+  const warnOnce = oneWarning(warn);
+  const serviceName = env.OTEL_SERVICE_NAME ?? options.serviceName;
+  const config = resolveMetrics(env, options.metrics);
+  const metricsWarning = warnOnce();
+  if (config.unknown.length > 0) metricsWarning(`OTEL_METRICS_EXPORTER names ${config.unknown.join(', ')}, not one of otlp, prometheus, console, none: left out`);
+  const [traces, metrics]: [StartedTraces | null, StartedMetrics | null] = await Promise.all([
+    tracesOn(env) ? startTraces({ serviceName, env, asyncContext: options.asyncContext ?? env.TIERFLOW_OTEL_ASYNC_CONTEXT === 'true', warnOnce: warnOnce() }) : null,
+    startMetrics(config, { serviceName, extra: options.metricReaders ?? [], warnOnce: metricsWarning }),
+  ]);
   return {
-    enabled: true,
+    enabled: traces !== null,
+    metricsOn: metrics !== null,
+    metricsUrl: metrics?.url ?? null,
     get unexportedSpans() {
-      return exporter?.unexported ?? 0;
+      return traces?.unexportedSpans ?? 0;
     },
-    onExported: (listener) => exporter?.onExported(listener),
+    onExported: (listener) => traces?.onExported(listener),
     shutdown: async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SHUTDOWN_TIMEOUT_MS)));
-      const done = sdk.shutdown().then(
-        () => null,
-        (error: unknown) => error,
-      );
-      try {
-        const result = await Promise.race([done, late]);
-        if (result === 'late') warnOnce(`the collector at ${collector} did not take the last spans within ${SHUTDOWN_TIMEOUT_MS} ms; exiting without them`);
-        else if (result !== null) warnOnce(`spans could not be exported to ${collector} (${errorText(result)})`);
-      } finally {
-        clearTimeout(timer);
-        // Ends what is still in flight (a hanging request), so nothing keeps the process alive.
-        exporter?.abort();
-        // Unregistered, so that the process can start telemetry again.
-        trace.disable();
-        propagation.disable();
-        context.disable();
-      }
+      const closing = metrics?.shutdown(SHUTDOWN_TIMEOUT_MS).then((result) => {
+        if (result === 'late') metricsWarning(`the last metrics were not taken within ${SHUTDOWN_TIMEOUT_MS} ms; exiting without them`);
+        else if (result instanceof Error) metricsWarning(`the last metrics could not be exported (${result.message})`);
+      });
+      await Promise.all([traces?.shutdown(SHUTDOWN_TIMEOUT_MS), closing]);
     },
   };
 }
 
-/** The OTLP exporter, over HTTP (ours) or gRPC (the SDK's, told of), or undefined for another the SDK picks. */
-async function otlpExporter(env: NodeJS.ProcessEnv) {
-  const protocol = otlpHttpProtocol(env);
-  if (protocol) return new (await import('./otlp-http-span-exporter.js')).OtlpHttpSpanExporter(protocol);
-  if (!isOtlpGrpc(env)) return undefined;
-  const [{ OTLPTraceExporter }, { ConfirmingSpanExporter }] = await Promise.all([import('@opentelemetry/exporter-trace-otlp-grpc'), import('./confirming-exporter.js')]);
-  return new ConfirmingSpanExporter(new OTLPTraceExporter(), otlpCollector(env)!);
-}
-
-function isOtlpGrpc(env: NodeJS.ProcessEnv): boolean {
-  return (env.OTEL_TRACES_EXPORTER?.trim() || 'otlp') === 'otlp' && (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim() === 'grpc';
-}
-
-/**
- * Where a process with this environment sends its spans over OTLP: the traces endpoint, else the
- * OTLP endpoint, else the default of its protocol (4317 for gRPC, 4318 over HTTP); null when
- * another exporter (console, zipkin, none) is chosen.
- */
-export function otlpCollector(env: NodeJS.ProcessEnv): string | null {
-  if ((env.OTEL_TRACES_EXPORTER?.trim() || 'otlp') !== 'otlp') return null;
-  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? (isOtlpGrpc(env) ? DEFAULT_OTLP_GRPC_ENDPOINT : DEFAULT_OTLP_ENDPOINT);
-}
-
-/** The OTLP/HTTP encoding to export with, or undefined when the SDK should pick the exporter itself. */
-export function otlpHttpProtocol(env: NodeJS.ProcessEnv): OtlpHttpProtocol | undefined {
-  if (env.OTEL_TRACES_EXPORTER?.trim() !== 'otlp') return undefined;
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
-  return protocol === 'http/protobuf' || protocol === 'http/json' ? protocol : undefined;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** A maker of one-warning functions, each `telemetry: `-prefixed, each saying its first message only. */
+function oneWarning(warn: (message: string) => void): () => (message: string) => void {
+  return () => {
+    let warned = false;
+    return (message) => {
+      if (warned) return;
+      warned = true;
+      warn(`telemetry: ${message}`);
+    };
+  };
 }

@@ -71,11 +71,12 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     process.exit(EXIT.ok);
   });
   const concurrency = options.concurrency ?? env.TIERFLOW_CONCURRENCY;
-  // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`.
-  const telemetry = await startTelemetry({ serviceName: `tierflow-${tier}` });
+  // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`;
+  // metrics to the exporters OTEL_METRICS_EXPORTER names (docs/operations.md#metrics).
+  const telemetry = await startTelemetry({ serviceName: `tierflow-${tier}`, metrics: env.TIERFLOW_METRICS === 'on' });
   let worker: TierWorker;
   try {
-    worker = await START_TIER[tier]({ options: { runtime, cells, ...(concurrency ? { concurrency } : {}) }, env, project, setup });
+    worker = await START_TIER[tier]({ options: { runtime, cells, metricsUrl: telemetry.metricsUrl, ...(concurrency ? { concurrency } : {}) }, env, project, setup });
   } catch (error) {
     // Failed to start: a signal must end the process again, and nothing may keep it alive.
     process.off('SIGINT', onSignal);
@@ -87,7 +88,9 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   // The Monitor marks a run's trace exported once the collector took its spans (`tierflow trace`).
   telemetry.onExported((traceIds) => void worker.tracesExported(traceIds));
   if (project.file) io.stderr(`${tier} worker configured by ${project.file}\n`);
-  io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}${runtime.cells > 1 ? `, cells ${cells.join(',')} of ${runtime.cells}` : ''} (pid ${process.pid})\n`);
+  const cellsServed = runtime.cells > 1 ? `, cells ${cells.join(',')} of ${runtime.cells}` : '';
+  const metricsServed = telemetry.metricsUrl ? `, metrics on ${telemetry.metricsUrl}` : '';
+  io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}${cellsServed}${metricsServed} (pid ${process.pid})\n`);
   const reason = await stop;
   io.stderr(`${tier} worker stopping (${reason}): finishing running jobs\n`);
   // An operator whose worker takes long to stop is told what it still waits for.

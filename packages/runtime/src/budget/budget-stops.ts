@@ -6,6 +6,7 @@ import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import { rootObjectiveSchema, type RootObjective } from '../model/objective.js';
 import { WatchdogSweeper } from '../deadlines/watchdog-sweeper.js';
 import { throttledWarning } from '../observability/logger.js';
+import { budgetStopped } from '../observability/tier-metrics.js';
 import type { TierLogger } from '../policy/handler.js';
 import { readStoredRecord, readStoredValue } from '../redis/stored-record.js';
 import { CLIENT } from '../security/party.js';
@@ -111,6 +112,7 @@ export async function stopOverBudget(deps: BudgetStopDeps, rootId: string): Prom
     return null;
   }
   await deps.canceller.cancelWith(rootId, check.reason, ERROR_TYPES.budgetExceeded);
+  budgetStopped(check.limit);
   return null;
 }
 

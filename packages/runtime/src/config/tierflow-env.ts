@@ -89,6 +89,8 @@ export const tierflowEnvSchema = z.object({
 
   /** `silent` mutes the runtime's log lines on stderr. */
   TIERFLOW_LOG: envChoice(['info', 'silent']).default('info'),
+  /** Whether each worker records metrics (docs/operations.md#metrics); the telemetry package reads it as given here. */
+  TIERFLOW_METRICS: envChoice(['on', 'off']).default('on'),
 
   // The `tierflow` command.
   /** `tierflow acl apply`'s admin connection, unless --admin-url names one. */

@@ -10,6 +10,7 @@ import { usageBelow } from './usage-rollup.js';
 import { completeAnswers, questionsBehind } from '../questions/questions.js';
 import type { Awaiting } from '../questions/awaiting.js';
 import { readAnswers, type WaitingRun } from '../questions/question-records.js';
+import { questionsAsked, questionWaited } from '../observability/tier-metrics.js';
 
 /** What reads a run's answers: Redis, where they are kept, and the deployment's signing settings to check them. */
 type AnswerReads = Pick<Engine, 'redis' | 'keys' | 'runtime' | 'log'>;
@@ -46,6 +47,7 @@ export async function askPeople(
   // The round settled: its watchdog has nothing left to watch.
   if (state.watchdog) batch.zrem(keys.watchdogs(party), state.watchdog);
   await engine.writer.commit(batch, pass.lock);
+  questionsAsked(engine.tier, questions.length);
   pass.span.addEvent('waiting for answers', { questions: questions.length, until: new Date(awaiting.until).toISOString() });
   engine.log.info('waiting for answers', { root: assignment.rootId, questions: questions.length });
   await waitForAnswers(engine, pass, awaiting);
@@ -57,13 +59,18 @@ export type WaitRead = { readonly kind: 'complete'; readonly answers: readonly C
  * A waiting job, woken: its answers if every question has one, else whether its wait is over;
  * woken early (a partial answer, a promotion by hand), it goes back to waiting until the end.
  */
-export async function readWait(engine: AnswerReads & Pick<Engine, 'clock'>, pass: Pass, awaiting: Awaiting): Promise<WaitRead> {
+export async function readWait(engine: AnswerReads & Pick<Engine, 'clock' | 'tier'>, pass: Pass, awaiting: Awaiting): Promise<WaitRead> {
   const answers = await answersFor(engine, pass.assignment.rootId, awaiting);
+  const now = engine.clock.now();
   if (answers) {
     pass.span.addEvent('answers received', { questions: answers.length });
+    questionWaited(engine.tier, (now - awaiting.asked_at) / 1000);
     return { kind: 'complete', answers };
   }
-  if (engine.clock.now() >= awaiting.until) return { kind: 'expired' };
+  if (now >= awaiting.until) {
+    questionWaited(engine.tier, (now - awaiting.asked_at) / 1000);
+    return { kind: 'expired' };
+  }
   await waitForAnswers(engine, pass, awaiting);
   return { kind: 'pending' };
 }

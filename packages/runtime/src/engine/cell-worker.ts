@@ -1,4 +1,4 @@
-import type { OutcomeMessage, TierName } from '@tierflow/protocol';
+import { TIER_SLUGS, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import { DelayedError, UnrecoverableError, WaitingChildrenError, type Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { Span } from '@opentelemetry/api';
@@ -8,6 +8,8 @@ import { RedisClock } from '../deadlines/clock.js';
 import type { HandoffRefusedError } from '../handoff/chain.js';
 import { InvalidJobError } from '../messages/assignment.js';
 import { endForRetry, endWithOutcome } from '../observability/tracing.js';
+import { watchRunning } from '../observability/tier-instruments.js';
+import { deadLettered, hopEnded, hopQueued, retried, runFinished } from '../observability/tier-metrics.js';
 import type { Assignment } from '../policy/handler.js';
 import { pausedMs } from '../questions/questions.js';
 import { connect } from '../redis/connection.js';
@@ -36,6 +38,8 @@ export class CellWorker {
   private readonly parts: CellParts;
   /** The steps of a close under way that have not finished (see {@link stillClosing}). */
   private readonly closing = new Set<string>();
+  /** Takes this worker's running jobs out of the process's running-jobs gauge. */
+  private unwatchRunning: () => void = () => undefined;
 
   private constructor(
     options: CellWorkerOptions,
@@ -76,6 +80,7 @@ export class CellWorker {
     watchdogs.start();
     budgetStops?.start();
     heartbeat.start();
+    cellWorker.unwatchRunning = watchRunning(TIER_SLUGS[cellWorker.tier], () => running.size);
     return cellWorker;
   }
 
@@ -111,6 +116,7 @@ export class CellWorker {
   /** Drops every connection and timer, without waiting for anything. */
   private disconnect(): void {
     const { running, engine, connections } = this.parts;
+    this.unwatchRunning();
     running.close();
     engine.audit.gaps.stop();
     this.clock.stop();
@@ -132,6 +138,7 @@ export class CellWorker {
       if (!(error instanceof InvalidJobError)) throw error;
       // Refused for good: kept in the dead-letter queue first, then failed without a retry.
       const letter = await deadLetters.keep(job, error.message);
+      deadLettered(this.tier, error.message);
       log.warn('rejected a job', { queue: job.queueName, id: job.id, reason: error.message, dead_letter: letter });
       throw new UnrecoverableError(error.message);
     }
@@ -153,7 +160,11 @@ export class CellWorker {
       // A delivery's receipt: a first start is surely one, and its receipt goes out in the same
       // write as the read below; a later start is one only if it has no step state (not a parent resuming).
       const firstStart = job.attemptsMade === 0 && (job.attemptsStarted ?? 1) <= 1;
-      if (firstStart) engine.audit.received(assignment, 1);
+      if (firstStart) {
+        engine.audit.received(assignment, 1);
+        // Queued from when the job was added until this worker took it: once per delivery of the work.
+        if (Number.isFinite(job.timestamp)) hopQueued(this.tier, (startedAt - job.timestamp) / 1000);
+      }
       // A parent's first start has no children yet to read the answers of.
       const facts = await engine.reader.read(job, engine.lowerQueue !== null && !firstStart);
       if (!firstStart && facts.state === null) engine.audit.received(assignment, job.attemptsMade + 1);
@@ -186,22 +197,33 @@ export class CellWorker {
         end = await this.runPass(delivery, facts, controller, span, received.refused, poison);
       } catch (error) {
         endForRetry(span, error, job.attemptsMade + 1);
+        hopEnded(this.tier, 'errored', (this.clock.now() - startedAt) / 1000);
         throw error;
       }
+      const now = this.clock.now();
       switch (end.kind) {
-        case 'answered':
+        case 'answered': {
           endWithOutcome(span, end.outcome, facts.state?.strategy ?? null);
+          const { status, error_type } = end.outcome.payload;
+          hopEnded(this.tier, { status, errorType: error_type ?? null }, (now - startedAt) / 1000);
+          // The root's answer is its run's final outcome; a run is timed from its root's enqueueing.
+          if (delivery.assignment.message === null) runFinished(status, Number.isFinite(job.timestamp) ? (now - job.timestamp) / 1000 : 0);
           return end.outcome;
+        }
         case 'parked':
           parked = true;
           span.end();
+          hopEnded(this.tier, 'parked', (now - startedAt) / 1000);
           throw PARKED;
         case 'delayed':
           // Waiting for a person's answers: the next pass reads its state again.
           span.end();
+          hopEnded(this.tier, 'asked', (now - startedAt) / 1000);
           throw DELAYED;
         case 'retrying':
           endForRetry(span, end.error, job.attemptsMade + 1);
+          hopEnded(this.tier, 'retrying', (now - startedAt) / 1000);
+          retried(this.tier);
           throw end.error;
         default:
           return end satisfies never;

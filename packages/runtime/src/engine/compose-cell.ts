@@ -58,6 +58,8 @@ export interface CellWorkerOptions {
   readonly budget?: Budget;
   /** What the worker serves, for its heartbeat (`tierflow workers`): the Fleet's specialists. */
   readonly specialists?: readonly string[];
+  /** Where the process's own metrics are scraped (its Prometheus endpoint), for its heartbeat; none when left out. */
+  readonly metricsUrl?: string | null;
   /** Lets a job suspected of killing its worker run alone; shared by a process's workers of the tier on every cell (one of its own when left out). */
   readonly gate?: AloneGate;
 }
@@ -191,6 +193,7 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     tier,
     concurrency,
     specialists: options.specialists ?? null,
+    metricsUrl: options.metricsUrl ?? null,
     running: () => running.size,
     intervalMs: runtime.heartbeatMs,
     now: () => clock.now(),

@@ -25,9 +25,10 @@ describe('a tier app worker', () => {
   it("hands the host's options to the worker and the rest, alone, to the policy", () => {
     const { given, make } = recording();
     const log: TierLogger = { info: () => {}, warn: () => {} };
-    const options = policyWorkerOptions(make, { runtime, concurrency: 3, cells: [0], log, budget: { max_cost_usd: 2 }, maxRevisions: 1 });
+    const metricsUrl = 'http://localhost:9464/metrics';
+    const options = policyWorkerOptions(make, { runtime, concurrency: 3, cells: [0], log, budget: { max_cost_usd: 2 }, metricsUrl, maxRevisions: 1 });
     expect(given).toEqual([{ maxRevisions: 1 }]);
-    expect(options).toEqual({ handler: expect.objectContaining({ tier: 'ABSTRACT_ARCHITECT' }) as unknown, runtime, concurrency: 3, cells: [0], log, budget: { max_cost_usd: 2 } });
+    expect(options).toEqual({ handler: expect.objectContaining({ tier: 'ABSTRACT_ARCHITECT' }) as unknown, runtime, concurrency: 3, cells: [0], log, budget: { max_cost_usd: 2 }, metricsUrl });
   });
 
   it("leaves out the host options left out, so the runtime's defaults apply", () => {

@@ -11,6 +11,8 @@ export interface PolicyWorkerOptions {
   /** The cells this process serves (`--cells`); every cell when left out. */
   readonly cells?: readonly number[];
   readonly log?: TierLogger;
+  /** Where the process's own metrics are scraped, for its heartbeat (`tierflow workers`); none when left out. */
+  readonly metricsUrl?: string | null;
 }
 
 /** The root tier's host options: a run's budget belongs to the root, so only the Monitor's worker is given one. */
@@ -25,7 +27,7 @@ export interface RootWorkerOptions extends PolicyWorkerOptions {
  * runtime's defaults apply. Pure.
  */
 export function policyWorkerOptions<Policy extends object>(makeHandler: (policy: Policy) => TierHandler, options: RootWorkerOptions & Policy): TierWorkerOptions {
-  const { runtime, concurrency, cells, log, budget, ...policy } = options;
+  const { runtime, concurrency, cells, log, budget, metricsUrl, ...policy } = options;
   return {
     // What is left once the host's keys are taken is the policy's own.
     handler: makeHandler(policy as unknown as Policy),
@@ -34,6 +36,7 @@ export function policyWorkerOptions<Policy extends object>(makeHandler: (policy:
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(cells === undefined ? {} : { cells }),
     ...(log === undefined ? {} : { log }),
+    ...(metricsUrl === undefined ? {} : { metricsUrl }),
   };
 }
 

@@ -23,6 +23,17 @@ describe('readBeats', () => {
   });
 });
 
+describe('a beat and its metrics endpoint', () => {
+  it('reads a beat of an earlier version, without one, as it is', () => {
+    expect(readBeats([JSON.stringify(beat('SPECIALIZED_FLEET', 1))])[0]).not.toHaveProperty('metrics_url');
+  });
+
+  it('keeps where a worker serves its metrics, or null', () => {
+    const texts = [JSON.stringify({ ...beat('SPECIALIZED_FLEET', 1), metrics_url: 'http://localhost:9465/metrics' }), JSON.stringify({ ...beat('SPECIALIZED_FLEET', 2), metrics_url: null })];
+    expect(readBeats(texts).map((record) => record.metrics_url)).toEqual(['http://localhost:9465/metrics', null]);
+  });
+});
+
 describe('mergeBeats', () => {
   it('reads a process that beats once per cell as one worker, its jobs summed, its oldest start and latest beat kept', () => {
     const cell0 = { ...beat('ROUTING_DISPATCHER', 7), running: 2 };

@@ -22,6 +22,8 @@ export const workerBeatSchema = z.object({
   running: z.int().nonnegative(),
   /** What it serves, when its tier has a say: the Fleet's specialists. */
   specialists: z.array(z.string()).nullable(),
+  /** Where its own metrics are scraped (OTEL_METRICS_EXPORTER=prometheus); null without an endpoint, absent from a worker of an earlier version. */
+  metrics_url: z.string().max(2048).nullable().optional(),
 });
 export type WorkerBeat = z.infer<typeof workerBeatSchema>;
 
@@ -36,6 +38,8 @@ export interface HeartbeatOptions {
   readonly tier: TierName;
   readonly concurrency: number;
   readonly specialists: readonly string[] | null;
+  /** Where the process's /metrics endpoint is scraped, if it has one. */
+  readonly metricsUrl?: string | null;
   /** Jobs running now. */
   readonly running: () => number;
   readonly intervalMs: number;
@@ -110,7 +114,7 @@ export class Heartbeat {
 
   /** The record of a beat at `now`. */
   record(now: number): WorkerBeat {
-    const { tier, concurrency, specialists, running } = this.options;
+    const { tier, concurrency, specialists, running, metricsUrl } = this.options;
     return {
       tier,
       host: hostname(),
@@ -120,6 +124,7 @@ export class Heartbeat {
       concurrency,
       running: running(),
       specialists: specialists ? [...specialists] : null,
+      metrics_url: metricsUrl ?? null,
     };
   }
 

@@ -988,6 +988,7 @@ export interface components {
                 readonly concurrency: number;
                 readonly running: number;
                 readonly specialists: readonly string[] | null;
+                readonly metrics_url?: string | null;
             }[];
         };
         /** @description One node of a run, as `tierflow inspect --json` prints it (docs/operations.md#inspecting-a-node). */
