@@ -70,7 +70,7 @@ export { METRIC_STORE_INTERVAL_MS, metricStoreReader, RedisMetricExporter } from
 export type { MetricStoreReaderOptions, RedisMetricExporterOptions } from './metrics-store/redis-exporter.js';
 export { METRIC_STORE_DEFAULTS, METRIC_WRITERS, minuteOf, readStoreMinutes, readStoreTotals, writeToStore } from './metrics-store/metric-store.js';
 export type { MetricStoreLimits, MetricWriter, StoredMinute } from './metrics-store/metric-store.js';
-export { cumulativeBuckets, seriesOf } from './metrics-store/store-read.js';
+export { addHash, cumulativeBuckets, emptyMetrics, seriesOf } from './metrics-store/store-read.js';
 export type { StoredMetrics, StoredSeries } from './metrics-store/store-read.js';
 export { gaugeGroups } from './metrics-store/store-write.js';
 export type { GaugeSample } from './metrics-store/store-write.js';
