@@ -1,3 +1,6 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { resolveRuntimeOptions, type RuntimeOptions } from '@tierflow/runtime';
 import { metricStoreReader } from '@tierflow/runtime/admin';
@@ -14,6 +17,7 @@ import { serveDeployment, type Served } from '../support/served.js';
 // store's exporter, served by `tierflow serve` as Prometheus text (/metrics, behind the token),
 // as JSON series (/api/metrics), and drawn by the dashboard's Metrics page in a real browser.
 
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const TOKEN = 'a-token-of-sixteen-chars-or-more';
 const SEEN_MS = 20_000;
 
@@ -72,7 +76,7 @@ describe('tierflow serve’s /metrics', () => {
     const text = await answer.text();
     const scope = 'otel_scope_name="@tierflow/runtime"';
     expect(text).toContain(`tierflow_runs_finished_total{tierflow_status="success",${scope}} 3`);
-    expect(text).toContain(`tierflow_hop_duration_bucket{tierflow_tier="fleet",tierflow_status="success",${scope},le="0.5"} 3`);
+    expect(text).toContain(`tierflow_hop_duration_bucket{tierflow_status="success",tierflow_tier="fleet",${scope},le="0.5"} 3`);
     expect(text).toContain(`gen_ai_client_token_usage_sum{gen_ai_provider_name="openai",gen_ai_request_model="tiny-model",gen_ai_token_type="input",${scope}} 120`);
     expect(text).toContain(`tierflow_queue_depth{tierflow_tier="fleet",tierflow_queue_state="waiting",${scope}} 3`);
     expect(text).toContain(`tierflow_workers_alive{tierflow_tier="fleet",${scope}} 0`);
@@ -125,6 +129,8 @@ describe('the dashboard’s Metrics page', () => {
     await expect(page.locator('#chart-hop .u-legend').textContent()).resolves.toContain('fleet p95');
     await expect(page.locator('#chart-runs .u-legend').textContent()).resolves.toContain('success');
     await expect(page.locator('#chart-errors .u-legend').textContent()).resolves.toContain('timeout');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'metrics-page.png'), fullPage: true });
     // Another window is a link away.
     await page.locator('.windows a[data-window="24h"]').click();
     await page.waitForURL(/window=24h/);

@@ -23,6 +23,8 @@ interface ChartSpec {
   readonly title: string;
   readonly unit: string;
   readonly empty: string;
+  /** Samples with gaps between them (gauges, quantiles): each drawn as a point too, so a lone one shows. */
+  readonly samples?: boolean;
   readonly data: (metrics: Metrics) => Aligned;
 }
 
@@ -50,6 +52,7 @@ const CHARTS: readonly ChartSpec[] = [
     title: 'Pass duration by tier, p50 and p95 (s)',
     unit: 's',
     empty: `No tier finished a pass in this window. ${START}`,
+    samples: true,
     data: (m) =>
       joinAligned(
         align(
@@ -73,6 +76,7 @@ const CHARTS: readonly ChartSpec[] = [
     title: 'Queue depth by tier (jobs waiting for a worker)',
     unit: 'jobs',
     empty: 'No sample of the queues in this window: tierflow serve samples them every 15 s while it runs.',
+    samples: true,
     data: (m) =>
       align(
         m.series.queue_depth,
@@ -190,7 +194,10 @@ function draw(UPlot: UPlotClass, spec: ChartSpec, data: Aligned, body: HTMLEleme
   const options: uPlot.Options = {
     width: Math.max(320, body.clientWidth || 560),
     height: 220,
-    series: [{}, ...data.series.map((series, index) => ({ label: series.label, stroke: COLOURS[index % COLOURS.length]!, width: 2, spanGaps: false }))],
+    series: [
+      {},
+      ...data.series.map((series, index) => ({ label: series.label, stroke: COLOURS[index % COLOURS.length]!, width: 2, spanGaps: false, points: { show: spec.samples === true, size: 5 } })),
+    ],
     axes: [{}, { label: spec.unit, size: 60 }],
     scales: { x: { time: true } },
   };
