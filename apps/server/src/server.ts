@@ -28,6 +28,8 @@ import { runStream } from './runs/run-stream.js';
 export interface TierflowServer {
   readonly app: OpenAPIHono;
   readonly client: TierflowClient;
+  /** Starts what a server that serves does in the background: sampling the queue depth into the metric store ({@link listen} calls it). */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -74,9 +76,7 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   runStream(app, client);
   a2aRoutes(app, { client, options, runtime, log, proxies });
   const queues: Queue[] = queueBoard(app, redis, cellPrefixes(runtime), options.queueActions);
-  // Queue depth sampled into the metric store while the server runs: the Metrics page's history of it.
   const depths = new QueueDepths(redis, runtime, log);
-  depths.start();
   metricsRoutes(app, { client, redis, runtime, depths });
   dashboard(app, options.token);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Tierflow', version: '1.0.0', description: 'Runs of a Tierflow deployment: enqueue, watch, cancel, answer.' } });
@@ -93,6 +93,8 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   return {
     app,
     client,
+    // Queue depth sampled into the metric store while the server serves: the Metrics page's history of it.
+    start: () => depths.start(),
     close: async () => {
       await Promise.all([...queues.map((queue) => queue.close()), depths.close()]);
       await client.close();
@@ -101,11 +103,12 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   };
 }
 
-/** Listens on the options' host and port; resolves once listening, with the address. */
+/** Listens on the options' host and port, and starts the server's background work; resolves once listening, with the address. */
 export function listen(server: TierflowServer, options: Pick<ServerOptions, 'host' | 'port'>): Promise<{ readonly http: ServerType; readonly url: string }> {
   return new Promise((resolve, reject) => {
     const http = serve({ fetch: server.app.fetch, hostname: options.host, port: options.port }, (info) => {
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      server.start();
       resolve({ http, url: `http://${host}:${info.port}` });
     });
     http.once('error', reject);

@@ -92,7 +92,9 @@ export class QueueDepths {
     }
   }
 
+  /** Samples now and every `intervalMs` after, until closed; a second call does nothing. */
   start(intervalMs = DEPTH_SAMPLE_MS): void {
+    if (this.timer) return;
     void this.sample();
     this.timer = setInterval(() => void this.sample(), intervalMs);
     this.timer.unref();

@@ -5,6 +5,17 @@ import { histogramQuantile } from './quantile.js';
 
 type Series = MetricsAnswer['series'];
 
+/** The metrics the series are made of: all a reader of the store needs to decode. */
+export const SERIES_METRICS: ReadonlySet<string> = new Set([
+  'tierflow.runs.finished',
+  'tierflow.hop.duration',
+  QUEUE_DEPTH,
+  'gen_ai.client.token.usage',
+  'gen_ai.client.inference.tokens',
+  'tierflow.model.cost',
+  'tierflow.dead_letters',
+]);
+
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 

@@ -4,7 +4,7 @@ import type { RuntimeOptions, TierflowClient } from '@tierflow/runtime';
 import { errorSchema } from '../runs/run-schemas.js';
 import { workerGauges, sumSamples, type QueueDepths } from './deployment-gauges.js';
 import { deploymentResourceMetrics, prometheusText } from './exposition.js';
-import { metricSeries } from './metric-series.js';
+import { metricSeries, SERIES_METRICS } from './metric-series.js';
 import { METRIC_WINDOWS, metricsQuery, metricsSchema } from './metrics-schemas.js';
 
 /** Where Prometheus scrapes the deployment's figures. */
@@ -59,7 +59,7 @@ export function metricsRoutes(app: OpenAPIHono, deps: MetricsRouteDeps): void {
     async (c) => {
       const { window } = c.req.valid('query');
       const to = minuteOf(now());
-      const minutes = await readStoreMinutes(deps.redis, deps.runtime, to - METRIC_WINDOWS[window] + 1, to);
+      const minutes = await readStoreMinutes(deps.redis, deps.runtime, to - METRIC_WINDOWS[window] + 1, to, SERIES_METRICS);
       return c.json(metricSeries(window, minutes), 200);
     },
   );

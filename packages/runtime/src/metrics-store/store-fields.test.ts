@@ -85,6 +85,13 @@ describe('addHash', () => {
     expect(metrics.dropped).toBe(0);
   });
 
+  it('reads only the metrics asked for, and the dropped count', () => {
+    const metrics = addHash(emptyMetrics(), { 'c|a|v|[]': '1', 'c|b|v|[]': '2', 'h|a.b|n|[]': '3', 'm|b': '{"kind":"counter","unit":"","description":""}', '!dropped': '4' }, new Set(['a', 'a.b']));
+    expect([...metrics.series.values()].map((series) => series.name)).toEqual(['a', 'a.b']);
+    expect(metrics.meta.size).toBe(0);
+    expect(metrics.dropped).toBe(4);
+  });
+
   it('keeps the kind first read when a name comes back as another', () => {
     const metrics = addHash(emptyMetrics(), { 'c|x|v|[]': '2', 'g|x|v|[]': '5' });
     expect(seriesOf(metrics, 'x')).toMatchObject([{ kind: 'counter', value: 2 }]);

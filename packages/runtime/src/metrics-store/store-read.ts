@@ -28,11 +28,14 @@ export function emptyMetrics(): StoredMetrics {
 }
 
 /**
- * Adds a hash's fields (as HGETALL gives them) to `into`. Leniently: a field or value that does not
+ * Adds a hash's fields (as HGETALL gives them) to `into`, those of the metrics `names` lists when
+ * it is given. Leniently: a field or value that does not
  * decode is left out, so nothing another version or a person wrote stops a reader. Pure but for `into`.
  */
-export function addHash(into: StoredMetrics, hash: Readonly<Record<string, string>>): StoredMetrics {
+export function addHash(into: StoredMetrics, hash: Readonly<Record<string, string>>, names?: ReadonlySet<string>): StoredMetrics {
   for (const [field, text] of Object.entries(hash)) {
+    // Only the metrics asked for: a field's name is between its first two `|`, read before any decoding.
+    if (names && field !== DROPPED_FIELD && !names.has(field.slice(field.indexOf('|') + 1, field.indexOf('|', field.indexOf('|') + 1)))) continue;
     if (field === DROPPED_FIELD) {
       const dropped = storedNumberSchema.safeParse(text);
       if (dropped.success) into.dropped += dropped.data;
