@@ -17,6 +17,8 @@ import type { ServerOptions } from './config/server-options.js';
 import { dashboard } from './dashboard/dashboard.js';
 import { httpStatusOf } from './errors/http-status.js';
 import { readiness, redisDeadline, type RedisHealth } from './health/redis-deadline.js';
+import { QueueDepths } from './metrics/deployment-gauges.js';
+import { METRICS_PATH, metricsRoutes } from './metrics/metrics-routes.js';
 import { queueBoard } from './queues/queue-board.js';
 import { nodeRoutes } from './runs/node-routes.js';
 import { runRoutes } from './runs/run-routes.js';
@@ -26,13 +28,15 @@ import { runStream } from './runs/run-stream.js';
 export interface TierflowServer {
   readonly app: OpenAPIHono;
   readonly client: TierflowClient;
+  /** Starts what a server that serves does in the background: sampling the queue depth into the metric store ({@link listen} calls it). */
+  start(): void;
   close(): Promise<void>;
 }
 
 /**
  * The HTTP server of `tierflow serve`: the runs API under /api with its OpenAPI description at
  * /openapi.json, the A2A endpoint at /a2a (its agent card at /.well-known/agent-card.json), Bull
- * Board at /queues, the web dashboard at /. In front: the Host check (DNS rebinding), the
+ * Board at /queues, the deployment's figures for Prometheus at /metrics, the web dashboard at /. In front: the Host check (DNS rebinding), the
  * cross-site check (other sites' pages), body limits, and the token check. It keeps nothing but
  * Redis connections (and each process's count of wrong tokens), so any number can serve one
  * deployment behind a load balancer.
@@ -49,7 +53,7 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
     },
   });
   const proxies = trustedProxies(options.trustedProxies);
-  const guard = { token: options.token, throttle: new FailureThrottle(SIGN_IN_LIMITS), proxies, log };
+  const guard = { token: options.token, throttle: new FailureThrottle(SIGN_IN_LIMITS), proxies, log, metricsPublic: options.metricsPublic };
   // In this order: a request that names another host, or may come from another site's page, is
   // refused before anything else looks at it; a body is bounded before anything reads it.
   app.use('*', hostCheck(hostPolicy(options)));
@@ -60,6 +64,7 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   const health: RedisHealth = { redis, where: redisWhere(runtime), tls: isTlsUrl(runtime.redisUrl), timeoutMs: runtime.connectTimeoutMs };
   // A Redis that is away makes API requests answer 503 in seconds, not wait with it.
   app.use('/api/*', redisDeadline(health));
+  app.use(METRICS_PATH, redisDeadline(health));
   app.get('/healthz', (c) => c.json({ ok: true }));
   const ready = readiness(health);
   app.get('/readyz', async (c) => {
@@ -71,6 +76,8 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   runStream(app, client);
   a2aRoutes(app, { client, options, runtime, log, proxies });
   const queues: Queue[] = queueBoard(app, redis, cellPrefixes(runtime), options.queueActions);
+  const depths = new QueueDepths(redis, runtime, log);
+  metricsRoutes(app, { client, redis, runtime, depths });
   dashboard(app, options.token);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Tierflow', version: '1.0.0', description: 'Runs of a Tierflow deployment: enqueue, watch, cancel, answer.' } });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
@@ -86,19 +93,22 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   return {
     app,
     client,
+    // Queue depth sampled into the metric store while the server serves: the Metrics page's history of it.
+    start: () => depths.start(),
     close: async () => {
-      await Promise.all(queues.map((queue) => queue.close()));
+      await Promise.all([...queues.map((queue) => queue.close()), depths.close()]);
       await client.close();
       redis.disconnect();
     },
   };
 }
 
-/** Listens on the options' host and port; resolves once listening, with the address. */
+/** Listens on the options' host and port, and starts the server's background work; resolves once listening, with the address. */
 export function listen(server: TierflowServer, options: Pick<ServerOptions, 'host' | 'port'>): Promise<{ readonly http: ServerType; readonly url: string }> {
   return new Promise((resolve, reject) => {
     const http = serve({ fetch: server.app.fetch, hostname: options.host, port: options.port }, (info) => {
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      server.start();
       resolve({ http, url: `http://${host}:${info.port}` });
     });
     http.once('error', reject);

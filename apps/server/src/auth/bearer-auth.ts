@@ -12,11 +12,13 @@ export const TOKEN_COOKIE = 'tierflow_token';
 export const SESSION_PATH = '/api/session';
 
 /**
- * What needs the token: the API, the A2A endpoint and the raw queues. Pages, assets, the agent
- * card, the API description and the sign-in do not: they hold nothing of any run.
+ * What needs the token: the API, the A2A endpoint, the raw queues, and /metrics unless it is made
+ * public (a Prometheus sends the token as a bearer, `authorization` in its scrape config). Pages,
+ * assets, the agent card, the API description and the sign-in do not: they hold nothing of any run.
  */
-export function isProtected(path: string): boolean {
+export function isProtected(path: string, metricsPublic = false): boolean {
   if (path === SESSION_PATH) return false;
+  if (path === '/metrics') return !metricsPublic;
   return path.startsWith('/api/') || path === '/a2a' || path.startsWith('/a2a/') || path === '/queues' || path.startsWith('/queues/');
 }
 
@@ -39,6 +41,8 @@ export interface TokenGuard {
   readonly proxies: TrustedProxies;
   readonly log: TierLogger;
   readonly now?: () => number;
+  /** Whether /metrics is let in without the token. */
+  readonly metricsPublic?: boolean;
 }
 
 /** A client that failed too often: 429, with when to try again, and the token not looked at. */
@@ -58,7 +62,7 @@ export function bearerAuth(guard: TokenGuard): MiddlewareHandler {
   const { token, throttle, proxies, log } = guard;
   const now = guard.now ?? Date.now;
   return async (c, next) => {
-    if (token === null || !isProtected(c.req.path)) return next();
+    if (token === null || !isProtected(c.req.path, guard.metricsPublic)) return next();
     const from = clientAddressOf(c, proxies);
     const waitMs = throttle.waitMs(from, now());
     if (waitMs > 0) return throttled(c, waitMs);

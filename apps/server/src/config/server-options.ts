@@ -23,6 +23,8 @@ export interface ServerOptions {
   readonly trustedProxies: readonly string[];
   /** Whether Bull Board may change the queues (retry, add, clean, pause…); read-only when false (`TIERFLOW_SERVE_QUEUE_ACTIONS`). */
   readonly queueActions: boolean;
+  /** Whether /metrics answers without the token (`TIERFLOW_SERVE_METRICS_PUBLIC`); it asks for it otherwise, whenever there is one. */
+  readonly metricsPublic: boolean;
 }
 
 export interface ServerOptionsInput {
@@ -33,9 +35,10 @@ export interface ServerOptionsInput {
   readonly allowedHosts?: readonly string[];
   readonly trustedProxies?: readonly string[];
   readonly queueActions?: boolean;
+  readonly metricsPublic?: boolean;
 }
 
-export const SERVER_DEFAULTS = { host: '127.0.0.1', port: 8080, jaegerUrl: 'http://localhost:16686', queueActions: false } as const;
+export const SERVER_DEFAULTS = { host: '127.0.0.1', port: 8080, jaegerUrl: 'http://localhost:16686', queueActions: false, metricsPublic: false } as const;
 
 /** A DNS name (letters, digits, `-`, dots between labels) or an IP address, as a Host header names one. */
 const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -67,6 +70,7 @@ const inputSchema = z.object({
   allowedHosts: z.array(hostNameSchema).optional(),
   trustedProxies: z.array(z.string().trim().refine(isAddressOrRange, { message: 'must be an IP address or a range such as 10.0.0.0/8' })).optional(),
   queueActions: z.boolean().optional(),
+  metricsPublic: z.boolean().optional(),
 });
 
 /**
@@ -112,6 +116,7 @@ export function resolveServerOptions(input: ServerOptionsInput = {}): ServerOpti
     allowedHosts: [...new Set(parsed.data.allowedHosts ?? [])],
     trustedProxies: parsed.data.trustedProxies ?? [],
     queueActions: parsed.data.queueActions ?? SERVER_DEFAULTS.queueActions,
+    metricsPublic: parsed.data.metricsPublic ?? SERVER_DEFAULTS.metricsPublic,
   };
 }
 
@@ -126,10 +131,17 @@ const listOf = (text: string | undefined): string[] | undefined =>
 
 /**
  * The options from the environment (TIERFLOW_API_TOKEN, JAEGER_URL, TIERFLOW_SERVE_ALLOWED_HOSTS,
- * TIERFLOW_SERVE_TRUSTED_PROXIES, TIERFLOW_SERVE_QUEUE_ACTIONS), with the command's flags over them.
+ * TIERFLOW_SERVE_TRUSTED_PROXIES, TIERFLOW_SERVE_QUEUE_ACTIONS, TIERFLOW_SERVE_METRICS_PUBLIC), with the command's flags over them.
  */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv, flags: { readonly host?: string; readonly port?: number } = {}): ServerOptions {
-  const vars = readTierflowVars(env, ['TIERFLOW_API_TOKEN', 'JAEGER_URL', 'TIERFLOW_SERVE_ALLOWED_HOSTS', 'TIERFLOW_SERVE_TRUSTED_PROXIES', 'TIERFLOW_SERVE_QUEUE_ACTIONS']);
+  const vars = readTierflowVars(env, [
+    'TIERFLOW_API_TOKEN',
+    'JAEGER_URL',
+    'TIERFLOW_SERVE_ALLOWED_HOSTS',
+    'TIERFLOW_SERVE_TRUSTED_PROXIES',
+    'TIERFLOW_SERVE_QUEUE_ACTIONS',
+    'TIERFLOW_SERVE_METRICS_PUBLIC',
+  ]);
   const allowedHosts = listOf(vars.TIERFLOW_SERVE_ALLOWED_HOSTS);
   const trustedProxies = listOf(vars.TIERFLOW_SERVE_TRUSTED_PROXIES);
   try {
@@ -140,6 +152,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv, flags: { readonly h
       ...(allowedHosts ? { allowedHosts } : {}),
       ...(trustedProxies ? { trustedProxies } : {}),
       queueActions: vars.TIERFLOW_SERVE_QUEUE_ACTIONS,
+      metricsPublic: vars.TIERFLOW_SERVE_METRICS_PUBLIC,
     });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
@@ -11,14 +13,29 @@ import { DASHBOARD_CSP, pageShell, type DashboardPage } from './page-shell.js';
  */
 const CLIENT_DIR = new URL('../../dist/dashboard/client/', import.meta.url);
 
+/** The Metrics page: not `/metrics`, which answers Prometheus. */
+export const METRICS_PAGE_PATH = '/charts';
+
 const CONTENT_TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml' } as const;
+
+/**
+ * Assets served from a package rather than the client's folder: the chart library the Metrics page
+ * draws with, from this server's own copy in node_modules (the page's policy allows nothing else).
+ */
+const VENDORED: Readonly<Record<string, URL>> = (() => {
+  const require = createRequire(import.meta.url);
+  return {
+    'uplot.js': pathToFileURL(require.resolve('uplot/dist/uPlot.esm.js')),
+    'uplot.css': pathToFileURL(require.resolve('uplot/dist/uPlot.min.css')),
+  };
+})();
 
 /** An asset's name: one plain file name of the client, so no request can reach beyond its folder. */
 const ASSET_NAME = /^[a-z][a-z0-9-]*\.(js|css|svg)$/;
 
 /**
- * The web dashboard: the runs at `/`, a run at `/runs/:id`, and the client's module, styles and
- * icon under `/assets/`. Pages and assets hold nothing of any run (the page's module reads the API
+ * The web dashboard: the runs at `/`, a run at `/runs/:id`, the deployment's metrics at `/charts`
+ * (`/metrics` is Prometheus's), and the client's module, styles and icon under `/assets/`. Pages and assets hold nothing of any run (the page's module reads the API
  * with the browser's credentials), so they are open; a page tells its module whether to start at
  * the sign-in form.
  */
@@ -34,6 +51,7 @@ export function dashboard(app: OpenAPIHono, token: string | null, clientDir: URL
   };
   app.get('/', (c) => page(c, { kind: 'runs' }));
   app.get('/runs/:id', (c) => page(c, { kind: 'run', runId: c.req.param('id') }));
+  app.get(METRICS_PAGE_PATH, (c) => page(c, { kind: 'metrics' }));
 
   const assets = new Map<string, Promise<Buffer | null>>();
   app.get('/assets/:name', async (c) => {
@@ -43,7 +61,7 @@ export function dashboard(app: OpenAPIHono, token: string | null, clientDir: URL
     // Read once: the files change only with a new build, and a new build means a new process.
     let body = assets.get(name);
     if (!body) {
-      body = readFile(new URL(name, clientDir)).catch(() => null);
+      body = readFile(VENDORED[name] ?? new URL(name, clientDir)).catch(() => null);
       assets.set(name, body);
     }
     const content = await body;

@@ -1,5 +1,5 @@
-/** Which page a shell starts: the list of runs, or one run. */
-export type DashboardPage = { readonly kind: 'runs' } | { readonly kind: 'run'; readonly runId: string };
+/** Which page a shell starts: the list of runs, one run, or the deployment's metrics. */
+export type DashboardPage = { readonly kind: 'runs' } | { readonly kind: 'run'; readonly runId: string } | { readonly kind: 'metrics' };
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -29,7 +29,9 @@ export const DASHBOARD_CSP = [
  * matches) starts at the sign-in form, so the page makes no request bound to be refused.
  */
 export function pageShell(page: DashboardPage, signedIn: boolean): string {
-  const title = page.kind === 'run' ? `Run ${page.runId} · Tierflow` : 'Runs · Tierflow';
+  const title = page.kind === 'run' ? `Run ${page.runId} · Tierflow` : page.kind === 'metrics' ? 'Metrics · Tierflow' : 'Runs · Tierflow';
+  // The chart library's styles, served from this server's own copy, on the page that draws charts.
+  const charts = page.kind === 'metrics' ? '\n    <link rel="stylesheet" href="/assets/uplot.css">' : '';
   const runId = page.kind === 'run' ? ` data-run-id="${escapeHtml(page.runId)}"` : '';
   return `<!doctype html>
 <html lang="en">
@@ -38,7 +40,7 @@ export function pageShell(page: DashboardPage, signedIn: boolean): string {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${escapeHtml(title)}</title>
     <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
-    <link rel="stylesheet" href="/assets/dashboard.css">
+    <link rel="stylesheet" href="/assets/dashboard.css">${charts}
     <script type="module" src="/assets/dashboard.js"></script>
   </head>
   <body data-page="${page.kind}"${runId} data-signed-in="${signedIn}">
@@ -46,6 +48,7 @@ export function pageShell(page: DashboardPage, signedIn: boolean): string {
       <a class="brand" href="/">Tierflow</a>
       <nav>
         <a href="/">Runs</a>
+        <a href="/charts">Metrics</a>
         <a href="/queues">Queues</a>
         <a href="/openapi.json">API</a>
       </nav>

@@ -110,6 +110,10 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_SERVE_QUEUE_ACTIONS: envChoice(['0', '1'])
     .default('0')
     .transform((flag) => flag === '1'),
+  /** 1: `tierflow serve`'s /metrics answers without the token (for a Prometheus that cannot send one); it asks for the token otherwise. */
+  TIERFLOW_SERVE_METRICS_PUBLIC: envChoice(['0', '1'])
+    .default('0')
+    .transform((flag) => flag === '1'),
 
   // Model endpoints (LLM specialists), by the names OpenAI's clients use.
   /** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1`. */

@@ -24,3 +24,4 @@ export type NodeCall = NodeView['calls'][number];
 export type Artifact = NonNullable<NodeView['outcome']>['artifacts'][number];
 export type RunTimeline = Schemas['RunTimeline'];
 export type AuditTrail = Schemas['AuditTrail'];
+export type Metrics = Schemas['Metrics'];

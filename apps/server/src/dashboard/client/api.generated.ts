@@ -695,6 +695,54 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/metrics": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The deployment’s figures over a window, a minute (or an hour) at a time, for the dashboard’s Metrics page */
+        readonly get: {
+            readonly parameters: {
+                readonly query?: {
+                    /** @description How far back: 1h, 6h or 24h (1h when left out). */
+                    readonly window?: "1h" | "6h" | "24h";
+                };
+                readonly header?: never;
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody?: never;
+            readonly responses: {
+                /** @description The series */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Metrics"];
+                    };
+                };
+                /** @description A window it does not know */
+                readonly 400: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1213,6 +1261,62 @@ export interface components {
             readonly attempt: number | null;
             /** @description A delegation's task type, an outcome's error type, a cancellation's reason. */
             readonly detail: string;
+        };
+        readonly Metrics: {
+            /** @enum {string} */
+            readonly window: "1h" | "6h" | "24h";
+            /** @description The length of a step of the per-minute series, in seconds (hourly series are by the hour). */
+            readonly step_s: number;
+            readonly from: string;
+            readonly to: string;
+            readonly series: {
+                /** @description Runs finished in each minute, by final status (tierflow.runs.finished). */
+                readonly runs_per_minute: readonly {
+                    /** @description When the step starts (ISO 8601). */
+                    readonly t: string;
+                    readonly status: string;
+                    readonly value: number;
+                }[];
+                /** @description The median and 95th percentile of a tier’s passes in each minute, in seconds, from the buckets of tierflow.hop.duration. */
+                readonly hop_duration: readonly {
+                    /** @description When the step starts (ISO 8601). */
+                    readonly t: string;
+                    readonly tier: string;
+                    readonly p50: number;
+                    readonly p95: number;
+                }[];
+                /** @description Jobs waiting for a worker (waiting, prioritized, delayed) by tier, as serve sampled them in each minute. */
+                readonly queue_depth: readonly {
+                    /** @description When the step starts (ISO 8601). */
+                    readonly t: string;
+                    readonly tier: string;
+                    readonly value: number;
+                }[];
+                /** @description Tokens by requested model and type (input, output) in each hour. */
+                readonly tokens_per_hour: readonly {
+                    /** @description When the step starts (ISO 8601). */
+                    readonly t: string;
+                    readonly model: string;
+                    readonly type: string;
+                    readonly value: number;
+                }[];
+                /** @description What model calls cost in each hour, in USD, by requested model (tierflow.model.cost). */
+                readonly cost_per_hour: readonly {
+                    /** @description When the step starts (ISO 8601). */
+                    readonly t: string;
+                    readonly model: string;
+                    readonly value: number;
+                }[];
+                /** @description Failed passes and dead letters in each minute, by error type. */
+                readonly errors: readonly {
+                    /** @description When the step starts (ISO 8601). */
+                    readonly t: string;
+                    readonly error_type: string;
+                    readonly value: number;
+                }[];
+            };
+            /** @description Points the store turned away over the window because a hash was full (a label set grown past its bound). */
+            readonly dropped: number;
         };
     };
     responses: never;

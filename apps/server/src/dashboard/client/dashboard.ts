@@ -1,4 +1,5 @@
 import { fill, h } from './dom.js';
+import { showMetrics } from './metrics-page.js';
 import type { PageContext, StopPage } from './page.js';
 import { showRun } from './run-page.js';
 import { showRuns } from './runs-page.js';
@@ -22,6 +23,7 @@ function start(): void {
   };
   if (page === 'run' && runId !== undefined) stopPage = showRun(context, runId);
   else if (page === 'runs') stopPage = showRuns(context);
+  else if (page === 'metrics') stopPage = showMetrics(context);
   else fill(main, h('p', {}, 'No such page.'));
 }
 
