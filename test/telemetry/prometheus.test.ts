@@ -12,7 +12,7 @@ import { serveDeployment, type Served } from '../support/served.js';
 // processes run roots whose leaves call an LLM specialist behind a fake OpenAI-compatible server;
 // the figures are read back through Prometheus's query API (docs/operations.md#prometheus-and-grafana).
 // The workers export their metrics to Redis as deltas (the deployment metric store), every
-// OTEL_METRIC_EXPORT_INTERVAL; serve reads them there at each scrape.
+// TIERFLOW_METRICS_INTERVAL_MS; serve reads them there at each scrape.
 
 const TOKEN = 'prometheus-e2e-token-0123456789';
 const PRICE = { input_usd_per_mtok: 2.5, output_usd_per_mtok: 10 };
@@ -25,7 +25,7 @@ const plan = (objective: string, specialist: string, subtasks: number): Objectiv
 
 /** `samples` as `label values → value`, e.g. `{ 'llm-writer input': 36 }`. */
 const byLabels = (samples: readonly Sample[], labels: readonly string[]): Record<string, number> =>
-  Object.fromEntries(samples.map((sample) => [labels.map((label) => sample.metric[label] ?? '').join(' '), sample.value]));
+  Object.fromEntries(samples.map((sample) => [labels.map((label) => sample.metric[label] ?? '').join(' '), sample.value] as const).sort(([a], [b]) => a.localeCompare(b)));
 
 let project: string;
 let models: FakeOpenAiServer;
@@ -47,11 +47,10 @@ beforeAll(async () => {
     TIERFLOW_CONFIG: config,
     OPENAI_API_KEY: 'sk-test',
     TIERFLOW_METRICS: 'on',
-    // Deltas to the deployment's store every second, not the SDK's default minute.
-    OTEL_METRIC_EXPORT_INTERVAL: '1000',
+    // Deltas to the deployment's store every second, not every 10 s.
+    TIERFLOW_METRICS_INTERVAL_MS: '1000',
   });
   served = await serveDeployment(deployment.runtime, { token: TOKEN });
-  // Without the metrics routes (before issue 41's serve part) nothing below can pass: say so plainly.
   const metrics = await fetch(`${served.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
   if (!metrics.ok) throw new Error(`tierflow serve answers GET /metrics with ${metrics.status}: it exports no metrics`);
   await metrics.arrayBuffer();

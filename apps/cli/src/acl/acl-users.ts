@@ -1,6 +1,6 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { beadsAclKeyRules } from '@tierflow/beads';
-import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
+import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, metricStoreKeys, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
 import { resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
@@ -100,6 +100,9 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `%R~${rerun.spec}`,
     `%R~${rerun.replay}`,
     `%R~${rerun.reuse}`,
+    // The tier's own part of the deployment metric store (docs/operations.md#the-deployment-metric-store).
+    `~${metricStoreKeys(p, slug).totals}`,
+    `~${metricStoreKeys(p, slug).minute('*')}`,
     channel,
     // Append-only: the audit streams are reachable through this selector alone.
     auditAclSelector(p),
@@ -133,6 +136,10 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `~${rerun.reuse}`,
       // …and the original's set of reruns, in its cell.
       `~${rerun.reruns}`,
+      // tierflow serve: reads every writer's part of the metric store, and writes the queue depths it samples.
+      `%R~${p}:metrics:*`,
+      `~${metricStoreKeys(p, 'serve').totals}`,
+      `~${metricStoreKeys(p, 'serve').minute('*')}`,
       channel,
       auditAclSelector(p),
     ],

@@ -1,4 +1,4 @@
-import { readTierflowEnv, servedCells } from '@tierflow/runtime/admin';
+import { cellPrefixes, connect, metricStoreReader, readTierflowEnv, servedCells } from '@tierflow/runtime/admin';
 import { runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { findConfigFile, loadConfig, shownPath } from '../config/config-file.js';
@@ -73,7 +73,14 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   const concurrency = options.concurrency ?? env.TIERFLOW_CONCURRENCY;
   // Spans go to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318) as `tierflow-<tier>`;
   // metrics to the exporters OTEL_METRICS_EXPORTER names (docs/operations.md#metrics).
-  const telemetry = await startTelemetry({ serviceName: `tierflow-${tier}`, metrics: env.TIERFLOW_METRICS === 'on' });
+  // …and, whatever they name, into the deployment metric store that `tierflow serve` reads, by a
+  // connection of their own: the SDK takes its readers before the worker has any.
+  const metricsOn = env.TIERFLOW_METRICS === 'on';
+  const storeRedis = metricsOn ? connect(runtime, (message) => io.stderr(`${tier} worker metrics: ${message}\n`)) : null;
+  const storeReader = storeRedis
+    ? [metricStoreReader({ redis: storeRedis, prefix: cellPrefixes(runtime)[cells[0]!]!, writer: tier, intervalMs: env.TIERFLOW_METRICS_INTERVAL_MS })]
+    : [];
+  const telemetry = await startTelemetry({ serviceName: `tierflow-${tier}`, metrics: metricsOn, metricReaders: storeReader });
   let worker: TierWorker;
   try {
     worker = await START_TIER[tier]({ options: { runtime, cells, metricsUrl: telemetry.metricsUrl, ...(concurrency ? { concurrency } : {}) }, env, project, setup });
@@ -82,6 +89,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await telemetry.shutdown();
+    storeRedis?.disconnect();
     throw error;
   }
   started = true;
@@ -100,7 +108,9 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   } finally {
     clearInterval(slow);
   }
+  // Shut down first, so the last figures reach the store before its connection goes.
   await telemetry.shutdown();
+  storeRedis?.disconnect();
   const unexported = telemetry.unexportedSpans;
   io.stderr(`${tier} worker stopped${unexported > 0 ? ` (${unexported} spans not exported)` : ''}\n`);
   return EXIT.ok;

@@ -79,3 +79,6 @@ export const RUNTIME_RANGES = {
 export function prefixProblem(prefix: string): string | null {
   return /^[^:{}]*\{[^{}:]+\}[^:{}]*$/.test(prefix) ? null : 'must be a key prefix with one {hash tag} and no ":", e.g. "{tierflow}"';
 }
+
+/** How often a worker adds what it recorded to the deployment metric store, ms (TIERFLOW_METRICS_INTERVAL_MS). */
+export const METRIC_STORE_INTERVAL_MS = 10_000;

@@ -2,7 +2,7 @@ import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/cor
 import { DEFAULT_ERROR_POLICY, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES, TIMEOUT_POLICIES } from '@tierflow/protocol';
 import { z } from 'zod';
 import { DEFAULT_RECORD_MODE, RECORD_MODES } from './record-mode.js';
-import { DEFAULT_AUDIT_TTL_MS } from './runtime-settings.js';
+import { DEFAULT_AUDIT_TTL_MS, METRIC_STORE_INTERVAL_MS } from './runtime-settings.js';
 import { DEFAULT_INPUT_LIMITS } from '../messages/input-limits.js';
 import { envChoice, envHttpUrl, envProbability, envRedisUrl, envText, envWhole, MAX_TIMER_MS } from './env-values.js';
 import { readEnv, type EnvProblem } from './read-env.js';
@@ -91,6 +91,8 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_LOG: envChoice(['info', 'silent']).default('info'),
   /** Whether each worker records metrics (docs/operations.md#metrics); the telemetry package reads it as given here. */
   TIERFLOW_METRICS: envChoice(['on', 'off']).default('on'),
+  /** How often each worker adds what it recorded to the deployment metric store (docs/operations.md#the-deployment-metric-store), ms. */
+  TIERFLOW_METRICS_INTERVAL_MS: envWhole({ unit: 'milliseconds', min: 1_000, max: 300_000 }).default(METRIC_STORE_INTERVAL_MS),
 
   // The `tierflow` command.
   /** `tierflow acl apply`'s admin connection, unless --admin-url names one. */

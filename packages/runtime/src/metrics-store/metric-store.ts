@@ -23,7 +23,7 @@ export const metricStoreKeys = (prefix: string, writer: MetricWriter) => ({
   /** Totals since the deployment began (a hash). */
   totals: `${prefix}:metrics:${writer}:totals`,
   /** What the minute starting at `minute` (minutes since the epoch) added (a hash that expires). */
-  minute: (minute: number) => `${prefix}:metrics:${writer}:minute:${minute}`,
+  minute: (minute: number | '*') => `${prefix}:metrics:${writer}:minute:${minute}`,
 });
 
 /** The minute (since the epoch) a time in ms falls in. */

@@ -3,6 +3,7 @@ import { AggregationTemporality, PeriodicExportingMetricReader, type MetricReade
 import type { RedisClient } from '@tierflow/beads';
 import { z } from 'zod';
 import { ConfigError } from '../config/read-env.js';
+import { METRIC_STORE_INTERVAL_MS } from '../config/runtime-settings.js';
 import { METRIC_STORE_DEFAULTS, writeToStore, type MetricStoreLimits, type MetricWriter } from './metric-store.js';
 import { writeGroups } from './store-write.js';
 
@@ -64,8 +65,7 @@ export class RedisMetricExporter implements PushMetricExporter {
   }
 }
 
-/** How often a worker's store reader exports, ms. */
-export const METRIC_STORE_INTERVAL_MS = 10_000;
+export { METRIC_STORE_INTERVAL_MS };
 
 const intervalSchema = z.int().min(1_000).max(300_000);
 
