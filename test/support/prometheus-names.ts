@@ -53,6 +53,7 @@ export const TIERFLOW_INSTRUMENTS: readonly TierflowInstrument[] = [
   { name: 'tierflow.worker.jobs.running', kind: 'gauge', unit: '', attributes: ['tierflow.tier', 'service.instance.id'], source: 'serve' },
   { name: 'tierflow.queue.depth', kind: 'gauge', unit: '', attributes: ['tierflow.tier', 'tierflow.queue.state'], source: 'serve' },
   { name: 'tierflow.workers.alive', kind: 'gauge', unit: '', attributes: ['tierflow.tier'], source: 'serve' },
+  { name: 'tierflow.metrics.dropped', kind: 'gauge', unit: '', attributes: [], source: 'serve' },
 ];
 
 /** PrometheusSerializer's name for an OTel metric or attribute name (0.223.0's sanitising). */

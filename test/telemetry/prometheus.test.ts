@@ -5,6 +5,8 @@ import type { ObjectiveFile } from '@tierflow/runtime';
 import { FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import { exposedSamples } from '../support/prometheus-exposition.js';
+import { PROMETHEUS_SERIES } from '../support/prometheus-names.js';
 import { startPrometheus, type PrometheusServer, type Sample } from '../support/prometheus.js';
 import { serveDeployment, type Served } from '../support/served.js';
 
@@ -132,5 +134,17 @@ describe('a real Prometheus scraping tierflow serve’s /metrics', () => {
     expect(series.length).toBeGreaterThan(0);
     const labels = new Set(series.flatMap((sample) => Object.keys(sample.metric)));
     for (const label of labels) expect(label).not.toMatch(/root|message|conversation|run_id|node_id/);
+  });
+
+  it('exposes only series the names table knows, so the Grafana dashboard checked against it asks for real ones', async () => {
+    const response = await fetch(`${served.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    const samples = exposedSamples(await response.text()).filter((sample) => sample.metric !== 'target_info');
+    expect(samples.length).toBeGreaterThan(0);
+    for (const sample of samples) {
+      const known = PROMETHEUS_SERIES.get(sample.metric);
+      expect(known, sample.metric).toBeDefined();
+      for (const label of sample.labels.filter((name) => !name.startsWith('otel_scope_') && name !== 'le')) expect(known!.labels, `${sample.metric} ${label}`).toContain(label);
+    }
   });
 });
