@@ -77,9 +77,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   // connection of their own: the SDK takes its readers before the worker has any.
   const metricsOn = env.TIERFLOW_METRICS === 'on';
   const storeRedis = metricsOn ? connect(runtime, (message) => io.stderr(`${tier} worker metrics: ${message}\n`)) : null;
-  const storeReader = storeRedis
-    ? [metricStoreReader({ redis: storeRedis, prefix: cellPrefixes(runtime)[cells[0]!]!, writer: tier, intervalMs: env.TIERFLOW_METRICS_INTERVAL_MS })]
-    : [];
+  const storeReader = storeRedis ? [metricStoreReader({ redis: storeRedis, prefix: cellPrefixes(runtime)[cells[0]!]!, writer: tier, intervalMs: env.TIERFLOW_METRICS_INTERVAL_MS })] : [];
   const telemetry = await startTelemetry({ serviceName: `tierflow-${tier}`, metrics: metricsOn, metricReaders: storeReader });
   let worker: TierWorker;
   try {
