@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addHash, emptyMetrics } from '@tierflow/runtime/admin';
 import { deploymentResourceMetrics, prometheusText } from './exposition.js';
 
@@ -25,7 +25,10 @@ const depth = {
 };
 
 describe('prometheusText', () => {
-  const text = prometheusText(deploymentResourceMetrics(totals, [depth], Date.UTC(2030, 0, 1)));
+  let text = '';
+  beforeAll(async () => {
+    text = await prometheusText(deploymentResourceMetrics(totals, [depth], Date.UTC(2030, 0, 1)));
+  });
 
   it('writes counters as counters, with _total', () => {
     expect(text).toContain('# HELP tierflow_runs_finished_total Runs finished');
@@ -50,7 +53,7 @@ describe('prometheusText', () => {
     expect(text).toContain('target_info{service_name="tierflow-serve"} 1');
   });
 
-  it('says there is nothing when there is nothing', () => {
-    expect(prometheusText(deploymentResourceMetrics(emptyMetrics(), [], 0))).toContain('# no registered metrics');
+  it('says there is nothing when there is nothing', async () => {
+    expect(await prometheusText(deploymentResourceMetrics(emptyMetrics(), [], 0))).toContain('# no registered metrics');
   });
 });

@@ -1,5 +1,5 @@
 import { ValueType, type Attributes, type HrTime } from '@opentelemetry/api';
-import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import type { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AggregationTemporality, DataPointType, type MetricData, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { cumulativeBuckets, type GaugeSample, type StoredMetrics, type StoredSeries } from '@tierflow/runtime/admin';
@@ -86,9 +86,13 @@ export function deploymentResourceMetrics(totals: StoredMetrics, gauges: readonl
   };
 }
 
-const serializer = new PrometheusSerializer();
+let serializer: Promise<PrometheusSerializer> | null = null;
 
-/** The Prometheus text exposition of a deployment's metrics, as the OTel Prometheus exporter writes it. Pure. */
-export function prometheusText(metrics: ResourceMetrics): string {
-  return serializer.serialize(metrics);
+/**
+ * The Prometheus text exposition of a deployment's metrics, as the OTel Prometheus exporter writes
+ * it. The exporter's package is loaded on the first scrape: a server nobody scrapes never pays for it.
+ */
+export async function prometheusText(metrics: ResourceMetrics): Promise<string> {
+  serializer ??= import('@opentelemetry/exporter-prometheus').then(({ PrometheusSerializer }) => new PrometheusSerializer());
+  return (await serializer).serialize(metrics);
 }

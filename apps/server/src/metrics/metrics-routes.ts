@@ -42,7 +42,7 @@ export function metricsRoutes(app: OpenAPIHono, deps: MetricsRouteDeps): void {
         samples: [{ name: 'tierflow.metrics.dropped', attributes: {}, value: totals.dropped }],
       },
     ];
-    return c.body(prometheusText(deploymentResourceMetrics(totals, gauges, now())), 200, { 'content-type': EXPOSITION_TYPE, 'cache-control': 'no-store' });
+    return c.body(await prometheusText(deploymentResourceMetrics(totals, gauges, now())), 200, { 'content-type': EXPOSITION_TYPE, 'cache-control': 'no-store' });
   });
 
   app.openapi(
