@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../support/chromium.js';
+import { findChromium, watchedPage } from '../support/chromium.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { startOtlpReceiver, tracingTo, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { simPlan } from '../support/runs.js';
@@ -49,21 +49,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** A fresh page (its own cookies), and every console error, page error and request elsewhere it makes. */
-async function newPage(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  // Everything a page needs comes from the server it was served by.
-  page.on('request', (request) => {
-    if (new URL(request.url()).hostname !== '127.0.0.1') problems.push(`request beyond the server: ${request.url()}`);
-  });
-  return { page, problems };
-}
+const newPage = (): Promise<{ page: Page; problems: string[] }> => watchedPage(browser);
 
 /** An attribute of every element a locator finds, in order. */
 const attributes = async (locator: Locator, name: string): Promise<(string | null)[]> => Promise.all((await locator.all()).map((element) => element.getAttribute(name)));

@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../support/chromium.js';
+import { findChromium, watchedPage } from '../support/chromium.js';
 import { serveDeployment, type Served } from '../support/served.js';
 
 // The deployment metric store end to end: figures recorded by a real MeterProvider through the
@@ -110,16 +110,7 @@ describe('tierflow serve’s /metrics', () => {
 
 describe('the dashboard’s Metrics page', () => {
   it('draws the recorded figures with the chart library served here, naming models and tiers, without a console error', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1600 } });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('request', (request) => {
-      if (new URL(request.url()).hostname !== '127.0.0.1') problems.push(`request beyond the server: ${request.url()}`);
-    });
+    const { page, problems } = await watchedPage(browser, { width: 1280, height: 1600 });
     await page.goto(`${open.url}/`);
     await page.locator('header nav a', { hasText: 'Metrics' }).click();
     await page.waitForURL(/\/charts$/);
@@ -137,7 +128,7 @@ describe('the dashboard’s Metrics page', () => {
     await page.locator('#chart-runs canvas').waitFor({ timeout: SEEN_MS });
     expect(await page.locator('.windows a[aria-current="page"]').textContent()).toBe('24h');
     expect(problems).toEqual([]);
-    await context.close();
+    await page.context().close();
   }, 60_000);
 
   it('says what to do while there is nothing to draw', async () => {

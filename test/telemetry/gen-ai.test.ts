@@ -43,7 +43,8 @@ beforeAll(async () => {
     config,
     JSON.stringify({
       specialists: [{ kind: 'llm', name: 'llm-writer', baseURL: models.baseURL, maxTokens: 200 }],
-      architect: { planner: { kind: 'llm', model: 'planner', baseURL: models.baseURL } },
+      // The planner names its provider (a vLLM server here); the specialist's is told from the host.
+      architect: { planner: { kind: 'llm', model: 'planner', baseURL: models.baseURL, provider: 'vllm' } },
     }),
   );
   receiver = await startOtlpReceiver();
@@ -112,7 +113,7 @@ describe('spans in the GenAI conventions, over OTLP/JSON and OTLP/protobuf', () 
       expect(span.kind).toBe('CLIENT');
       expect(span.attributes).toMatchObject({
         'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': 'openai',
+        'gen_ai.provider.name': model === 'planner' ? 'vllm' : 'openai',
         'gen_ai.request.model': model,
         'gen_ai.response.model': model,
         'gen_ai.response.id': id,

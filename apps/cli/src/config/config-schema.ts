@@ -11,7 +11,15 @@ const moduleRef = { module: z.string().min(1), export: z.string().min(1).optiona
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be the name of an environment variable' });
 
 /** Where models are served; each field falls back to `models`' own, then to OPENAI_BASE_URL / OPENAI_API_KEY. */
-const endpointFields = { baseURL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(), apiKeyEnv: envName.optional() };
+const endpointFields = {
+  baseURL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  apiKeyEnv: envName.optional(),
+  /** Who serves the models, as the GenAI conventions name providers (`openai`, `azure.ai.openai`, `aws.bedrock`…): for spans and metrics; told from the host when left out. */
+  provider: z
+    .string()
+    .regex(/^[a-z][a-z0-9_.]{0,63}$/, { message: 'must be a provider name such as openai or azure.ai.openai' })
+    .optional(),
+};
 
 /** What a model's tokens cost, in US dollars per million tokens. */
 export const priceSchema = z.strictObject({ input_usd_per_mtok: z.number().nonnegative(), output_usd_per_mtok: z.number().nonnegative() });

@@ -111,8 +111,8 @@ function checkedOf(entry: Extract<DeclaredSpecialist, { kind: 'checked' }>, byNa
 async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>, config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, where: string): Promise<Specialist[]> {
   switch (entry.kind) {
     case 'llm': {
-      const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
-      const endpoint = endpointOf({ baseURL, apiKeyEnv }, config, env, where);
+      const { kind: _kind, apiKeyEnv, baseURL, provider, ...rest } = entry;
+      const endpoint = endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where);
       return [checked(() => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config), ...priceOf(rest.model ?? rest.name, config) }), where)];
     }
     case 'code-runner': {
@@ -137,8 +137,8 @@ async function plannerOf(entry: PlannerEntry, config: ProjectConfig, base: strin
   if (typeof entry === 'function') return entry;
   switch (entry.kind) {
     case 'llm': {
-      const { kind: _kind, apiKeyEnv, baseURL, ...rest } = entry;
-      return llmPlanner({ ...defined(rest), ...endpointOf({ baseURL, apiKeyEnv }, config, env, where), specialists, ...priceOf(rest.model, config) });
+      const { kind: _kind, apiKeyEnv, baseURL, provider, ...rest } = entry;
+      return llmPlanner({ ...defined(rest), ...endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where), specialists, ...priceOf(rest.model, config) });
     }
     case 'module': {
       const value = await loaded(resolve(base, entry.module), entry.export, where);
@@ -149,12 +149,18 @@ async function plannerOf(entry: PlannerEntry, config: ProjectConfig, base: strin
 }
 
 /** The endpoint of an entry: its own fields, else the `models` section's; a key named by variable read now. */
-function endpointOf(own: { baseURL?: string | undefined; apiKeyEnv?: string | undefined }, config: ProjectConfig, env: NodeJS.ProcessEnv, where: string): { baseURL?: string; apiKey?: string } {
+function endpointOf(
+  own: { baseURL?: string | undefined; apiKeyEnv?: string | undefined; provider?: string | undefined },
+  config: ProjectConfig,
+  env: NodeJS.ProcessEnv,
+  where: string,
+): { baseURL?: string; apiKey?: string; provider?: string } {
   const baseURL = own.baseURL ?? config.models?.baseURL;
+  const provider = own.provider ?? config.models?.provider;
   const keyVar = own.apiKeyEnv ?? config.models?.apiKeyEnv;
   const apiKey = keyVar === undefined ? undefined : env[keyVar];
   if (keyVar !== undefined && !apiKey) throw new ConfigError([`${where}.apiKeyEnv: ${keyVar} is not set`]);
-  return { ...(baseURL === undefined ? {} : { baseURL }), ...(apiKey === undefined ? {} : { apiKey }) };
+  return { ...(baseURL === undefined ? {} : { baseURL }), ...(apiKey === undefined ? {} : { apiKey }), ...(provider === undefined ? {} : { provider }) };
 }
 
 function confidenceOf(entry: { defaultConfidence?: number | undefined }, config: ProjectConfig): { defaultConfidence?: number } {
