@@ -81,7 +81,7 @@ describe('poison work', () => {
     const { client } = deployment;
     const rootId = await client.enqueue(crashingRun('crash'));
 
-    const outcome = await client.waitForResult(rootId, { timeoutMs: 90_000 });
+    const outcome = await client.waitForResult(rootId, { timeoutMs: 180_000 });
     expect(outcome.payload).toMatchObject({ status: 'failed', recoverable: false });
     expect(outcome.payload.error_detail).toContain('worker died 3 times');
 
@@ -92,14 +92,14 @@ describe('poison work', () => {
     const leafOutcome = await leafOutcomeOf(deployment, leaf!.id);
     expect(leafOutcome.payload).toMatchObject({ status: 'failed', error_type: ERROR_TYPES.workerCrashed, recoverable: false });
     expect(leafOutcome.payload.error_detail).toMatch(/worker died 3 times/);
-  }, 120_000);
+  }, 210_000);
 
   it('a job whose worker died after its run was recorded answers from the record, not as poison, however often it died', async () => {
     const { deployment, fleet } = await startPoisonDeployment('poison-recorded');
     const { client } = deployment;
     const rootId = await client.enqueue(crashingRun('finish-then-crash'));
 
-    const outcome = await client.waitForResult(rootId, { timeoutMs: 90_000 });
+    const outcome = await client.waitForResult(rootId, { timeoutMs: 180_000 });
     expect(outcome.payload.status).toBe('success');
     expect(fleet.deaths()).toBe(3);
     // The specialist ran to completion once: later tries answered from its record.
@@ -111,7 +111,7 @@ describe('poison work', () => {
     } finally {
       redis.disconnect();
     }
-  }, 120_000);
+  }, 210_000);
 });
 
 describe('poison work beside innocent work', () => {

@@ -61,7 +61,10 @@ describe('request bodies', () => {
       streamUpload(`${url}/api/runs`, declared(bearer), size),
       streamUpload(`${url}/api/runs`, bearer, size),
     ]);
-    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 413));
+    // Each is refused: 413, or, where the client was still writing when the server closed the
+    // connection, cut off before its end; at least one reads its 413.
+    for (const answer of answers) expect(answer.status === 413 || (answer.status === 0 && answer.sentBytes < size), JSON.stringify(answer)).toBe(true);
+    expect(answers.filter((answer) => answer.status === 413).length).toBeGreaterThan(0);
     // The chunked ones were cut off well before their end.
     expect(answers[4].sentBytes).toBeLessThan(size / 2);
     expect(answers[8]!.sentBytes).toBeLessThan(size / 2);

@@ -61,7 +61,15 @@ export function streamUpload(url: string, headers: Record<string, string>, total
         resolve({ status: res.statusCode ?? 0, sentBytes });
       });
     });
-    req.on('error', (error) => (answered ? undefined : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      // The server stopped taking the body and closed the connection before this client read its
+      // answer (a refusal it races with): status 0, and how much went out before it.
+      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') {
+        answered = true;
+        resolve({ status: 0, sentBytes });
+      } else reject(error);
+    });
     const chunk = Buffer.alloc(64 * 1024, 'a');
     const pump = (): void => {
       while (!answered && sentBytes < totalBytes) {
