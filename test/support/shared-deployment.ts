@@ -23,7 +23,8 @@ export function useDeployment(label: string, env: NodeJS.ProcessEnv = {}): Share
     await current?.fleet.close();
     current?.redis.disconnect();
     await current?.deployment.stop();
-  });
+    // Four workers finishing and Redis stopping: seconds alone, longer beside the rest of the suite.
+  }, 120_000);
   const started = (): SharedDeployment => {
     if (!current) throw new Error(`the ${label} deployment is not running: use it inside a test`);
     return current;
