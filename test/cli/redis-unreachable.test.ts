@@ -92,6 +92,7 @@ const COMMANDS: readonly (readonly string[])[] = [
   ['status', 'r-1'],
   ['runs'],
   ['workers'],
+  ['stats'],
   ['watch', 'r-1'],
   ['cancel', 'r-1'],
   ['answer', 'r-1', 'yes'],

@@ -48,8 +48,12 @@ describe('the audit trail of a run', () => {
     expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
     const records = await audit(rootId);
 
-    // Two Fleet children: 10 + 4 × 2 entries, each handoff sent then received.
-    expect(records).toHaveLength(18);
+    // Two Fleet children: 10 + 5 × 2 entries, each handoff sent then received, and the routing decision of each leaf.
+    expect(records).toHaveLength(20);
+    expect(records.filter((record) => record.kind === 'decision').map((record) => [hop(record), record.detail, record.data?.chosen])).toEqual([
+      ['decision sent ROUTING_DISPATCHER→SPECIALIZED_FLEET', 'fixed: sim (only_candidate)', 'sim'],
+      ['decision sent ROUTING_DISPATCHER→SPECIALIZED_FLEET', 'fixed: sim (only_candidate)', 'sim'],
+    ]);
     expect(records.map((record) => record.stream_id)).toEqual([...records.map((record) => record.stream_id)].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })));
     expect(records[0]).toMatchObject({ from: 'client', to: 'PROGRESS_MONITOR', kind: 'delegation', direction: 'received', id: rootId, attempt: 1, detail: 'objective' });
     expect(records.at(-1)).toMatchObject({ from: 'PROGRESS_MONITOR', to: 'client', kind: 'outcome', direction: 'sent', id: `${rootId}.out`, status: 'success' });
@@ -86,7 +90,7 @@ describe('the audit trail of a run', () => {
 
     const text = await tierflow(['audit', rootId], env());
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(19);
+    expect(lines).toHaveLength(21);
     expect(lines[0]).toMatch(/^TIME\s+FROM\s+TO\s+KIND\s+DIRECTION\s+ID\s+STATUS\s+CONFIDENCE\s+DETAIL$/);
     expect(lines[1]).toMatch(new RegExp(`client\\s+monitor\\s+delegation\\s+received\\s+${rootId}\\s+-\\s+-\\s+objective$`));
     expect(lines.at(-1)).toMatch(new RegExp(`monitor\\s+client\\s+outcome\\s+sent\\s+${rootId}\\.out\\s+success\\s+0\\.88`));
@@ -98,6 +102,7 @@ describe('the audit trail of a run', () => {
     const fleet = (await audit(rootId)).filter((record) => record.to === 'SPECIALIZED_FLEET' || record.from === 'SPECIALIZED_FLEET');
     expect(fleet.map((record) => `${hop(record)} ${record.attempt ?? ''}`)).toEqual([
       'delegation sent ROUTING_DISPATCHER→SPECIALIZED_FLEET ',
+      'decision sent ROUTING_DISPATCHER→SPECIALIZED_FLEET ',
       'delegation received ROUTING_DISPATCHER→SPECIALIZED_FLEET 1',
       'delegation received ROUTING_DISPATCHER→SPECIALIZED_FLEET 2',
       'outcome sent SPECIALIZED_FLEET→ROUTING_DISPATCHER ',

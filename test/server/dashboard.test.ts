@@ -110,6 +110,8 @@ describe('the dashboard', () => {
     expect(await panel.locator('img, script').count()).toBe(0);
     expect(await page.evaluate<unknown>('window.pwned')).toBeUndefined();
     await panel.locator('.artifact').first().waitFor({ timeout: SEEN_MS });
+    // How the Dispatcher chose its specialist: the fixed table's only candidate.
+    await panel.locator('#node-routing', { hasText: 'fixed: sim (only_candidate)' }).waitFor({ timeout: SEEN_MS });
     // Recorded: its pass and its waits.
     await panel.locator('h3', { hasText: 'Passes' }).waitFor({ timeout: SEEN_MS });
     await panel.locator('h3', { hasText: 'Waits' }).waitFor({ timeout: SEEN_MS });

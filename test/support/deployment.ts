@@ -73,8 +73,10 @@ async function startTiers(label: string, env: NodeJS.ProcessEnv, options: Deploy
   const runtime = build.runtimeOptionsFromEnv({ ...process.env, ...env, TIERFLOW_PREFIX: prefix });
   const logs: string[] = [];
   const ready = new Set<TierSlug>();
-  // No spans unless a test asks for them: nothing listens on the default OTLP port here.
-  const base = { ...process.env, OTEL_TRACES_EXPORTER: 'none', TIERFLOW_PREFIX: prefix, ...env };
+  // No spans unless a test asks for them: nothing listens on the default OTLP port here. No
+  // calibration unless a test asks for it: a file's scenarios share one history, and one scenario's
+  // deliberate failures would otherwise lower the next one's confidence.
+  const base = { ...process.env, OTEL_TRACES_EXPORTER: 'none', TIERFLOW_CALIBRATION: 'off', TIERFLOW_PREFIX: prefix, ...env };
   const onLine = (tier: TierSlug, line: string): void => {
     logs.push(`${tier} | ${line}`);
     if (line.includes('worker ready')) ready.add(tier);

@@ -1,15 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { TierSlug } from '@tierflow/protocol';
 import type { ObjectiveFile } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tierflow } from '../security/tier-processes.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { startOtlpGrpcReceiver } from '../support/otlp-grpc-receiver.js';
 import { startOtlpReceiver, tracingTo, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { serveDeployment } from '../support/served.js';
-
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'apps', 'cli', 'bin', 'tierflow.js');
 
 // Two subtasks; the second fails once and succeeds on its retry.
 const objective: ObjectiveFile = {
@@ -45,7 +42,7 @@ const tracedRun: ObjectiveFile = {
 // Fleet attempts (3). A round sent is an event on the span of the pass that sent it.
 const SPANS_PER_ROOT = 9;
 
-function tracedEnv(receiver: OtlpReceiver, protocol: 'http/protobuf' | 'http/json'): NodeJS.ProcessEnv {
+function tracedEnv(receiver: Pick<OtlpReceiver, 'url'>, protocol: 'http/protobuf' | 'http/json'): NodeJS.ProcessEnv {
   return {
     TIERFLOW_LOG: 'silent',
     ...tracingTo(receiver, protocol),
@@ -53,10 +50,18 @@ function tracedEnv(receiver: OtlpReceiver, protocol: 'http/protobuf' | 'http/jso
   };
 }
 
-describe.each([
-  ['http/json', 'json'],
-  ['http/protobuf', 'protobuf'],
-] as const)('traces of a run across four worker processes, over OTLP %s', (protocol, encoding) => {
+/** Waits until the run's Monitor has marked its trace exported (what `tierflow trace` reads), then runs `tierflow trace`. */
+async function traceCommand(deployment: Deployment, rootId: string, env: NodeJS.ProcessEnv = {}) {
+  await waitFor(async () => (await deployment.client.runTrace(rootId))?.exported === true, { timeoutMs: 10_000, description: 'the run’s trace marked exported' });
+  return tierflow(['trace', rootId], { REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, ...env });
+}
+
+// Over OTLP/HTTP, half the tiers encode JSON and half protobuf, so that one run's spans check both
+// encodings (and that each process speaks the protocol it was told). gRPC has its own test below:
+// its exporter is another one, and the Monitor's says when a trace was exported.
+const ENCODINGS: Readonly<Record<TierSlug, 'http/json' | 'http/protobuf'>> = { monitor: 'http/json', architect: 'http/protobuf', dispatcher: 'http/json', fleet: 'http/protobuf' };
+
+describe('traces of a run across four worker processes, over OTLP/HTTP in JSON and protobuf', () => {
   let receiver: OtlpReceiver;
   let deployment: Deployment;
   let spans: ReceivedSpan[];
@@ -64,7 +69,8 @@ describe.each([
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    deployment = await startDeployment(`traces-${encoding}`, tracedEnv(receiver, protocol));
+    const tierEnv = Object.fromEntries(Object.entries(ENCODINGS).map(([tier, protocol]) => [tier, tracedEnv(receiver, protocol)]));
+    deployment = await startDeployment('traces', tracedEnv(receiver, 'http/protobuf'), { tierEnv });
     rootId = await deployment.client.enqueue(tracedRun);
     await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
     spans = await waitFor(
@@ -88,9 +94,9 @@ describe.each([
   /** The span of the pass that sent a message. */
   const senderOf = (messageId: unknown): ReceivedSpan | undefined => spans.find((span) => sendsOf(span).some((send) => send.ids.includes(String(messageId))));
 
-  it(`arrive ${encoding}-encoded, one trace for the whole run, from the four services`, () => {
+  it('arrive each in the encoding its process was told, one trace for the whole run, from the four services', () => {
     expect(spans).toHaveLength(SPANS_PER_ROOT);
-    expect(new Set(spans.map((span) => span.encoding))).toEqual(new Set([encoding]));
+    for (const span of spans) expect(`http/${span.encoding}`, span.serviceName).toBe(ENCODINGS[span.serviceName.replace('tierflow-', '') as TierSlug]);
     expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
     expect(new Set(spans.map((span) => span.serviceName))).toEqual(new Set(['tierflow-monitor', 'tierflow-architect', 'tierflow-dispatcher', 'tierflow-fleet']));
     for (const span of spans) expect(Object.keys(span.resource)).toEqual(expect.arrayContaining(['host.name', 'process.pid']));
@@ -159,7 +165,7 @@ describe.each([
     expect(spans.filter((span) => span.events.some((event) => event.name === 'progress'))).toEqual([first]);
   });
 
-  it.runIf(encoding === 'json')('a run that waits for a person and goes on with the answer is one trace', async () => {
+  it('a run that waits for a person and goes on with the answer is one trace', async () => {
     const { client } = deployment;
     const asking = await client.enqueue({ objective: 'ask first', task_data: { plan: { strategy: 'all_success', subtasks: [{ objective: 'ask', task_data: { sim: { ask: 'Which region?' } } }] } } });
     await waitFor(async () => (await client.tree(asking))?.status === 'input_required', { description: 'the run to ask' });
@@ -181,20 +187,9 @@ describe.each([
 
   it('tierflow trace finds the run by its root id and prints its Jaeger URL, once its spans were exported', async () => {
     expect(await deployment.client.traceId(rootId)).toBe(spans[0]!.traceId);
-    const trace = () =>
-      spawnSync(process.execPath, [BIN, 'trace', rootId], {
-        env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, JAEGER_URL: 'http://jaeger.example:16686/' },
-        encoding: 'utf8',
-      });
     // The Monitor marks the trace once the collector took its spans, just after they arrived here.
-    const cli = await waitFor(
-      () => {
-        const run = trace();
-        return run.status === 0 ? run : null;
-      },
-      { timeoutMs: 10_000, description: 'tierflow trace to find the exported trace' },
-    );
-    expect(cli.stdout).toBe(`${spans[0]!.traceId}\nhttp://jaeger.example:16686/trace/${spans[0]!.traceId}\n`);
+    const cli = await traceCommand(deployment, rootId, { JAEGER_URL: 'http://jaeger.example:16686/' });
+    expect(cli).toMatchObject({ code: 0, stdout: `${spans[0]!.traceId}\nhttp://jaeger.example:16686/trace/${spans[0]!.traceId}\n` });
     // The API gives the dashboard the same link.
     const served = await serveDeployment(deployment.runtime, { jaegerUrl: 'http://jaeger.example:16686' });
     try {
@@ -224,17 +219,8 @@ describe('over OTLP/gRPC', () => {
         timeoutMs: 15_000,
         description: 'spans of the run from the four services',
       });
-      const cli = await waitFor(
-        () => {
-          const run = spawnSync(process.execPath, [BIN, 'trace', rootId], {
-            env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, JAEGER_URL: 'http://jaeger.example:16686/' },
-            encoding: 'utf8',
-          });
-          return run.status === 0 ? run : null;
-        },
-        { timeoutMs: 10_000, description: 'tierflow trace to find the exported trace' },
-      );
-      expect(cli.stdout).toBe(`${traceId}\nhttp://jaeger.example:16686/trace/${traceId}\n`);
+      const cli = await traceCommand(deployment, rootId, { JAEGER_URL: 'http://jaeger.example:16686/' });
+      expect(cli).toMatchObject({ code: 0, stdout: `${traceId}\nhttp://jaeger.example:16686/trace/${traceId}\n` });
     } finally {
       await deployment.stop();
       await receiver.close();
@@ -242,12 +228,17 @@ describe('over OTLP/gRPC', () => {
   }, 60_000);
 });
 
-describe('with no collector listening', () => {
-  it('the run completes and each process warns once, not once per span', async () => {
+describe('with no collector listening, or no exporter', () => {
+  it('the run completes; a process whose collector is gone warns once, not once per span; one told OTEL_TRACES_EXPORTER=none sends nothing, even as it flushes on shutdown', async () => {
+    const gone = await startOtlpReceiver();
+    const closed = gone.url;
+    await gone.close(); // nothing listens there any more
     const receiver = await startOtlpReceiver();
-    const closed = receiver.url;
-    await receiver.close(); // nothing listens there any more
-    const deployment = await startDeployment('traces-nobody', { ...tracedEnv(receiver, 'http/protobuf'), OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_TIMEOUT: '1000' });
+    const nobody = { ...tracedEnv(gone, 'http/protobuf'), OTEL_EXPORTER_OTLP_TIMEOUT: '1000' };
+    const none = { ...tracedEnv(receiver, 'http/json'), OTEL_TRACES_EXPORTER: 'none' };
+    // The Monitor (whose export `tierflow trace` reads) and the Architect send to the closed port;
+    // the Dispatcher and the Fleet are pointed at a live receiver, but export nothing.
+    const deployment = await startDeployment('traces-nobody', nobody, { tierEnv: { dispatcher: none, fleet: none } });
     const served = await serveDeployment(deployment.runtime);
     let rootId = '';
     try {
@@ -258,38 +249,21 @@ describe('with no collector listening', () => {
       // The Monitor recorded the run's trace, but none of its spans reached a collector: no link leads anywhere.
       const traceId = await deployment.client.traceId(rootId);
       expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-      const cli = spawnSync(process.execPath, [BIN, 'trace', rootId], {
-        env: { ...process.env, REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, OTEL_EXPORTER_OTLP_ENDPOINT: closed },
-        encoding: 'utf8',
-      });
-      expect(cli.stdout).toBe('');
-      expect(cli.stderr).toBe(`no spans of run ${rootId} were exported (trace ${traceId}): the collector at ${closed} did not receive them, or not yet\n`);
-      expect(cli.status).toBe(1);
+      const cli = await tierflow(['trace', rootId], { REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: closed });
+      expect(cli).toEqual({ code: 1, stdout: '', stderr: `no spans of run ${rootId} were exported (trace ${traceId}): the collector at ${closed} did not receive them, or not yet\n` });
       const run = (await (await fetch(`${served.url}/api/runs/${rootId}`)).json()) as { trace_url: string | null };
       expect(run.trace_url).toBeNull();
     } finally {
       await served.close();
       await deployment.stop();
+      await receiver.close();
     }
     const warnings = deployment.logs.filter((line) => line.includes('telemetry:'));
     const perTier = new Map<string, number>();
     for (const line of warnings) perTier.set(line.split(' |')[0]!, (perTier.get(line.split(' |')[0]!) ?? 0) + 1);
     expect(Math.max(0, ...perTier.values())).toBeLessThanOrEqual(1);
     expect(warnings.length).toBeGreaterThan(0);
-  }, 60_000);
-});
-
-describe('with OTEL_TRACES_EXPORTER=none', () => {
-  it('sends nothing, even when the workers flush on shutdown', async () => {
-    const receiver = await startOtlpReceiver();
-    const deployment = await startDeployment('traces-none', { ...tracedEnv(receiver, 'http/json'), OTEL_TRACES_EXPORTER: 'none' });
-    try {
-      const rootId = await deployment.client.enqueue(objective);
-      expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
-    } finally {
-      await deployment.stop();
-      await receiver.close();
-    }
+    expect([...perTier.keys()].filter((tier) => tier !== 'monitor' && tier !== 'architect')).toEqual([]);
     expect(receiver.requests).toBe(0);
   }, 60_000);
 });

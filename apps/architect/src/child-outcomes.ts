@@ -12,6 +12,12 @@ export const childOutcomeEntrySchema = z.looseObject({
   subtask_index: z.int().positive(),
   /** How many of the work artifacts after the summary are this child's, in entry order; absent from older Dispatchers. */
   artifact_count: z.int().nonnegative().optional(),
+  /** What a revision's planner is told (absent from older Dispatchers): the error, the outcome's words, how often it was sent and to whom. */
+  // Each read on its own: one that does not parse is left out, not the whole summary.
+  error_type: z.string().nullable().optional().catch(undefined),
+  summary: z.string().optional().catch(undefined),
+  attempts: z.int().nonnegative().optional().catch(undefined),
+  tried: z.array(z.string()).optional().catch(undefined),
 });
 export type ChildOutcomeEntry = z.infer<typeof childOutcomeEntrySchema>;
 

@@ -60,7 +60,7 @@ export function decideArchitect(verdict: DispatcherVerdict, memo: Pick<Architect
     subtasks,
     kept: mapped
       .filter((entry) => entry.status === 'success' && !subtasks.includes(entry.subtask_index))
-      .map(({ id, specialist, status, confidence, subtask_index }) => ({ message_id: id, specialist, status, confidence, subtask_index })),
+      .map(({ id, specialist, status, confidence, subtask_index, summary }) => ({ message_id: id, specialist, status, confidence, subtask_index, ...(summary === undefined ? {} : { summary }) })),
   };
 }
 

@@ -15,6 +15,7 @@ export function dispatcherReply(strategy: AggregationStrategy, rows: readonly Ro
     specialist: specialist ?? `s${i + 1}`,
     status,
     confidence,
+    error_type: status === 'success' ? null : 'execution_error',
     error_detail: status === 'success' ? null : `subtask ${i + 1} broke`,
   }));
   const aggregation = aggregate(strategy, children);
@@ -30,6 +31,10 @@ export function dispatcherReply(strategy: AggregationStrategy, rows: readonly Ro
         confidence: child.confidence,
         subtask_index: i + 1,
         artifact_count: child.status === 'success' ? 1 : 0,
+        error_type: child.error_type,
+        summary: child.error_detail ?? 'done',
+        attempts: 1,
+        tried: [child.specialist],
       })),
       revise: aggregation.revise,
     },

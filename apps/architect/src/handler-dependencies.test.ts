@@ -33,7 +33,11 @@ describe('a revision over dependencies', () => {
     );
     const second = delegated(await handler.resume!(context, round0));
     expect(second.children[0]?.task_data).toEqual({
-      plan: { strategy: 'all_success', subtasks: [{ objective: 'draft' }, { objective: 'review', depends_on: [1] }, { objective: 'summarise', depends_on: [2] }] },
+      // The failed ones avoid the specialists that failed them; the draft, sent again for its work, does not.
+      plan: {
+        strategy: 'all_success',
+        subtasks: [{ objective: 'draft' }, { objective: 'review', depends_on: [1], avoid_specialists: ['s2'] }, { objective: 'summarise', depends_on: [2], avoid_specialists: ['s3'] }],
+      },
     });
     expect(second.memo).toMatchObject({
       revisions: 1,

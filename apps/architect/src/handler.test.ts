@@ -1,3 +1,4 @@
+import { learningRecordsOf } from '@tierflow/core';
 import { outcomePayloadSchema, type DelegationPayloadInput } from '@tierflow/protocol';
 import type { Plan } from '@tierflow/runtime';
 import type { PlanRequest, Planner } from '@tierflow/runtime/policy';
@@ -42,7 +43,7 @@ describe('architectHandler.start', () => {
         task_data: { plan, language: 'python' },
       },
     ]);
-    expect(step.memo).toEqual({ revisions: 0, plan, delegated: [1, 2, 3], kept: [], kept_artifacts: [] });
+    expect(step.memo).toEqual({ revisions: 0, plan, delegated: [1, 2, 3], kept: [], kept_artifacts: [], outer: [], learning: [], learning_dropped: 0, surprises: [] });
     expect(beads.writes).toEqual([
       [
         { key: 'task/r1/current-objective', value: { objective: 'binary search', task_type: 'solve' } },
@@ -100,7 +101,17 @@ describe('architectHandler.resume', () => {
       ),
     );
     expect(second.children).toHaveLength(1);
-    expect(second.children[0]?.task_data).toEqual({ language: 'python', plan: { strategy: 'all_success', subtasks: [plan.subtasks[0], plan.subtasks[2]] } });
+    // Each goes to another specialist than the one that failed it.
+    expect(second.children[0]?.task_data).toEqual({
+      language: 'python',
+      plan: {
+        strategy: 'all_success',
+        subtasks: [
+          { ...plan.subtasks[0], avoid_specialists: ['s1'] },
+          { ...plan.subtasks[2], avoid_specialists: ['s3'] },
+        ],
+      },
+    });
     expect(second.memo).toMatchObject({
       revisions: 1,
       delegated: [1, 3],
@@ -133,6 +144,58 @@ describe('architectHandler.resume', () => {
     const outcome = reported(await handler.resume!(context, round1));
     expect(outcome).toMatchObject({ status: 'partial', error_type: 'majority_failed', recoverable: true, resources_used: { revisions: 1 } });
     expect(beads.writes.at(-1)).toEqual([{ key: 'task/r1/progress-summary', value: { status: 'partial', summary: outcome.summary, revisions: 1 } }]);
+  });
+
+  it('carries every round’s learning records and surprise up through a revision', async () => {
+    const { assignment, context, handler } = setup();
+    const record = (specialist: string, status: string) => ({
+      task_type: 'write',
+      specialist,
+      model: null,
+      status,
+      confidence: 0.7,
+      latency_ms: 5,
+      tokens_in: 0,
+      tokens_out: 0,
+      cost_usd: 0,
+      surprise: false,
+      routing: null,
+    });
+    const withLearning = (reply: OutcomeReply, learning: unknown[], surprise: string | null): OutcomeReply => ({
+      ...reply,
+      ...(surprise ? { surprise_flag: true, surprise_reason: surprise } : {}),
+      artifacts: reply.artifacts!.map((artifact, i) => (i === 0 ? { ...artifact, metadata: { ...artifact.metadata, learning } } : artifact)),
+    });
+    const first = delegated(await handler.start(context));
+    const round0 = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () =>
+      withLearning(
+        dispatcherReply('all_success', [
+          ['failed', 0.2],
+          ['success', 0.9],
+          ['failed', 0.1],
+        ]),
+        [record('a', 'failed'), record('b', 'success'), record('a', 'failed')],
+        'subtask 1 (a): failed where a succeeds 100 % of the time',
+      ),
+    );
+    const second = delegated(await handler.resume!(context, round0));
+    const round1 = settle(assignment, 'ABSTRACT_ARCHITECT', second, 1, () =>
+      withLearning(
+        dispatcherReply(
+          'all_success',
+          [
+            ['success', 0.8],
+            ['success', 0.7],
+          ],
+          'd.1',
+        ),
+        [record('b', 'success'), record('c', 'success')],
+        null,
+      ),
+    );
+    const outcome = outcomePayloadSchema.parse({ ...reported(await handler.resume!(context, round1)), execution_time_ms: 3 });
+    expect(learningRecordsOf(outcome).records.map((entry) => `${entry.specialist} ${entry.status}`)).toEqual(['a failed', 'b success', 'a failed', 'b success', 'c success']);
+    expect(outcome).toMatchObject({ status: 'success', surprise_flag: true, surprise_reason: 'subtask 1 (a): failed where a succeeds 100 % of the time' });
   });
 
   it('a revision that succeeds makes the whole objective a success', async () => {
@@ -197,14 +260,34 @@ describe('architectHandler.resume', () => {
     expect(outcome).toEqual({ ...sent, resources_used: { ...sent.resources_used, revisions: 0 } });
   });
 
-  it('without a plan, a recoverable failure sends the same objective again', async () => {
-    const { assignment, context, handler } = setup({ language: 'python' });
+  it('without a plan, a recoverable failure sends the same objective again, as its one subtask avoiding the specialist that failed it', async () => {
+    const { assignment, context, handler } = setup({ language: 'python', task_type: 'execute_code' }, { maxRevisions: 2 });
     const first = delegated(await handler.start(context));
     expect(first.memo).toMatchObject({ plan: null, delegated: [1] });
-    const round = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => dispatcherReply('all_success', [['failed', 0.1]]));
+    const round = settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => dispatcherReply('all_success', [['failed', 0.1, 'python-lora']]));
     const second = delegated(await handler.resume!(context, round));
+    const whole = { objective: 'binary search', task_type: 'execute_code', task_data: { language: 'python', task_type: 'execute_code' } };
+    const revised = { strategy: 'all_success', subtasks: [{ ...whole, avoid_specialists: ['python-lora'] }] };
+    expect(second.children).toEqual([{ ...first.children[0], task_data: { language: 'python', task_type: 'execute_code', plan: revised } }]);
+    expect(second.memo).toMatchObject({ revisions: 1, kept: [], plan: revised, delegated: [1] });
+    // A second revision avoids both.
+    const again = settle(assignment, 'ABSTRACT_ARCHITECT', second, 1, () => dispatcherReply('all_success', [['failed', 0.1, 'sim']], 'd.1'));
+    const third = delegated(await handler.resume!(context, again));
+    expect(third.children[0]?.task_data?.plan).toEqual({ strategy: 'all_success', subtasks: [{ ...whole, avoid_specialists: ['python-lora', 'sim'] }] });
+  });
+
+  it('without a plan, a failure of no known specialist sends the objective again as it was', async () => {
+    const { assignment, context, handler } = setup({ language: 'python' });
+    const first = delegated(await handler.start(context));
+    const reply: OutcomeReply = { status: 'failed', summary: 'lost', confidence: 0, error_type: 'worker_lost', error_detail: 'gone', recoverable: true };
+    const second = delegated(
+      await handler.resume!(
+        context,
+        settle(assignment, 'ABSTRACT_ARCHITECT', first, 0, () => reply),
+      ),
+    );
     expect(second.children).toEqual(first.children);
-    expect(second.memo).toMatchObject({ revisions: 1, kept: [] });
+    expect(second.memo).toMatchObject({ revisions: 1, kept: [], plan: null });
   });
 
   it('reports an unrecoverable failure at once', async () => {

@@ -15,6 +15,10 @@ const memo: ArchitectMemo = {
   delegated: [1, 3],
   kept: [{ message_id: 'd.0-1', specialist: 's2', status: 'success', confidence: 0.9, subtask_index: 2 }],
   kept_artifacts: [{ artifact_type: 'code', content_ref: null, inline_content: 'by d.0-1', metadata: {} }],
+  outer: [],
+  learning: [],
+  learning_dropped: 0,
+  surprises: [],
 };
 
 describe('passUp and forwardReport', () => {
@@ -103,5 +107,60 @@ describe('reaggregatedReport', () => {
     const { outcome: report, aggregation } = reaggregatedReport({ outcome, current: null, memo, dispatcherId: 'a.1-0' });
     expect(aggregation.counts).toMatchObject({ succeeded: 1, failed: 2 });
     expect(report).toMatchObject({ status: 'partial', error_type: 'majority_failed', error_detail: 'after 60000ms' });
+  });
+});
+
+describe('reaggregatedReport after a planner’s new plan', () => {
+  // The first plan, all_success over a, b, c: b succeeded and is kept; a planner's plan of two
+  // alternatives (first_success) replaced a and c.
+  const replaced: ArchitectMemo = {
+    ...memo,
+    revisions: 1,
+    plan: { strategy: 'first_success', subtasks: [{ objective: 'a and c, one way' }, { objective: 'a and c, another way' }] },
+    delegated: [1, 2],
+    kept: [],
+    kept_artifacts: [{ artifact_type: 'code', content_ref: null, inline_content: 'by d.0-1', metadata: {} }],
+    outer: [{ plan: memo.plan, kept: memo.kept, replaced: [1, 3] }],
+  };
+  const reportOf = (rows: Row[], subject: ArchitectMemo = replaced) => {
+    const outcome = outcomeOf(dispatcherReply('first_success', rows, 'd.1'));
+    return reaggregatedReport({ outcome, current: mapToPlan(childOutcomesOf(outcome.artifacts), subject.delegated), memo: subject, dispatcherId: 'a.1-0' });
+  };
+
+  it('lets the new plan’s aggregate stand for each subtask it replaced, under the first plan’s strategy', () => {
+    const { outcome, aggregation } = reportOf([
+      ['failed', 0.2],
+      ['success', 0.6],
+    ]);
+    expect(aggregation).toMatchObject({ status: 'success', counts: { succeeded: 3 } });
+    expect(outcome.artifacts?.[0]?.metadata).toMatchObject({
+      child_outcomes: [
+        { id: 'd.0-1', status: 'success', subtask_index: 2 },
+        { id: 'a.1-0', specialist: '', status: 'success', confidence: 0.6, subtask_index: 1 },
+        { id: 'a.1-0', specialist: '', status: 'success', confidence: 0.6, subtask_index: 3 },
+      ],
+      replans: 1,
+    });
+    expect((outcome.artifacts ?? []).slice(1).map((artifact) => artifact.inline_content)).toEqual(['by d.0-1', 'by d.1-1']);
+  });
+
+  it('counts a new plan that failed as a failure of every subtask it replaced: one of the first plan’s three succeeded', () => {
+    const { outcome } = reportOf([
+      ['failed', 0.2],
+      ['failed', 0.1],
+    ]);
+    expect(outcome).toMatchObject({ status: 'partial', error_type: 'majority_failed', resources_used: { revisions: 1 } });
+  });
+
+  it('nests: a plan that replaced part of a plan that replaced part of the first', () => {
+    const deeper: ArchitectMemo = {
+      ...replaced,
+      revisions: 2,
+      plan: { strategy: 'all_success', subtasks: [{ objective: 'a and c, split' }] },
+      delegated: [1],
+      outer: [...replaced.outer, { plan: replaced.plan, kept: [], replaced: [1, 2] }],
+    };
+    expect(reportOf([['success', 0.9]], deeper).aggregation).toMatchObject({ status: 'success', counts: { succeeded: 3 } });
+    expect(reportOf([['failed', 0.9]], deeper).outcome).toMatchObject({ status: 'partial', error_type: 'majority_failed' });
   });
 });

@@ -12,7 +12,8 @@ describe('tierflow completion bash', () => {
   it('completes the commands, then each command’s options', async () => {
     const { code, out } = await runMain(['completion', 'bash']);
     expect(code).toBe(0);
-    expect(bashCompletes(out, ['tierflow', 'st'])).toEqual(['status']);
+    expect(bashCompletes(out, ['tierflow', 'st'])).toEqual(['status', 'stats']);
+    expect(bashCompletes(out, ['tierflow', 'stats', '--'])).toEqual(['--task-type', '--json', '--help']);
     expect(bashCompletes(out, ['tierflow', ''])).toEqual(expect.arrayContaining(['enqueue', 'watch', 'dlq', 'keys', 'completion', '--version', '--help']));
     expect(bashCompletes(out, ['tierflow', 'enqueue', 'x.json', '--'])).toEqual(expect.arrayContaining(['--wait', '--timeout-ms', '--help']));
     expect(bashCompletes(out, ['tierflow', 'runs', '--st'])).toEqual(['--status']);

@@ -37,7 +37,7 @@ describe('an unknown command', () => {
     const { code, out, err } = await runMain(['stauts']);
     expect(code).toBe(2);
     expect(out).toBe('');
-    expect(err).toBe("error: unknown command 'stauts'\n(Did you mean status?)\ntierflow --help lists the commands\n");
+    expect(err).toBe("error: unknown command 'stauts'\n(Did you mean one of stats, status?)\ntierflow --help lists the commands\n");
   });
 
   it('gets no suggestion when nothing is close', async () => {

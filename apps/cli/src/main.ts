@@ -8,6 +8,7 @@ import type { AuditOptions } from './commands/audit.js';
 import { arrangeHelp, cliVersion } from './help.js';
 import type { KeysOptions } from './commands/keys.js';
 import type { RunsOptions } from './commands/runs.js';
+import type { StatsOptions } from './commands/stats.js';
 import { pastTime, usdAmount } from './run-query.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { exitCodeOf } from './exit-codes.js';
@@ -175,6 +176,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('stats')
+    .description('what the Monitor learned of each specialist, per task type: success, calibration, latency, tokens, cost, surprises; routing and bottlenecks')
+    .option('--task-type <type>', 'only this task type')
+    .option('--json', 'print the history report as JSON')
+    .action(async (options: StatsOptions) => {
+      const { statsCommand } = await import('./commands/stats.js');
+      exit.code = await statsCommand(options, io);
+    });
+
+  cli
     .command('workers')
     .description('list the live worker processes of each tier, from their heartbeats')
     .option('--json', 'print them as JSON')
@@ -187,7 +198,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('audit')
     .description("print a run's audit trail: every message its tiers sent and received, in order")
     .argument('<root-id>', 'the id printed by enqueue')
-    .option('--kind <kind>', 'only entries of this kind (repeat it, or separate kinds by commas): delegation, outcome, cancellation, progress, question, answer, gap', auditKindsOf)
+    .option('--kind <kind>', 'only entries of this kind (repeat it, or separate kinds by commas): delegation, outcome, cancellation, progress, question, answer, decision, gap', auditKindsOf)
     .option('--progress', 'show the progress notes too (the table leaves them out unless asked)')
     .option('--json', 'print the entries as JSON (progress notes included unless --kind narrows them)')
     .action(async (rootId: string, options: AuditOptions) => {

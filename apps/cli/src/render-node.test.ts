@@ -32,6 +32,7 @@ const view: NodeView = {
     timeout_ms: 30_000,
     deadline_hint: null,
     specialist_hint: 'coder',
+    routing: null,
     priority: 2,
     edits: ['payload.objective="x"'],
     attempt: 1,
@@ -112,6 +113,30 @@ describe('renderNode', () => {
     const text = renderNode(view, { calls: true });
     expect(text).toContain(LONG);
     expect(text).toContain('     answer (stop)  def f():\n                      pass\\u001b[2J');
+  });
+
+  it('shows how the specialist was chosen, with the scores the Dispatcher saw', () => {
+    const routing = {
+      mode: 'learned',
+      task_type: 'execute',
+      chosen: 'coder',
+      reason: 'sampled',
+      fixed: 'writer',
+      learned: 'coder',
+      expected_gain: 0.125,
+      scores: [
+        { specialist: 'writer', samples: 12, success_mean: 0.5, sampled: 0.41, cost_usd: null, latency_ms: null, score: 0.41 },
+        { specialist: 'coder\u001b[2J', samples: 30.25, success_mean: 0.875, sampled: 0.9, cost_usd: 0.002, latency_ms: 820, score: 0.9 },
+      ],
+    };
+    const text = renderNode({ ...view, input: { ...view.input!, routing } });
+    expect(text).toContain('  routing      learned: coder (sampled); fixed pick writer; expected gain +0.125\n');
+    expect(text).toContain('               SPECIALIST      SAMPLES  SUCCESS  SAMPLED  COST $  LATENCY MS  SCORE\n');
+    expect(text).toContain('               writer          12.0     0.500    0.410    -       -           0.410\n');
+    expect(text).toContain('               coder\\u001b[2J  30.3     0.875    0.900    0.0020  820         0.900');
+    expect(renderNode({ ...view, input: { ...view.input!, routing: { mode: 'fixed', chosen: 'writer', reason: 'fixed', fixed: 'writer', learned: null, scores: [] } } })).toContain(
+      '  routing      fixed: writer (fixed)\n',
+    );
   });
 
   it('says when recording was off, and shows what the tree and job know', () => {

@@ -1,5 +1,6 @@
 import type { NodeCall, NodeInput, NodeOutcome, NodeView } from '@tierflow/runtime/admin';
 import { textTable } from './text-table.js';
+import { routingLines } from './render-routing.js';
 import { usageText } from './render-tree.js';
 
 /** What `tierflow inspect` may be asked to add. */
@@ -59,6 +60,7 @@ function inputLines(input: NodeInput): string[] {
   const deadline = [input.timeout_ms !== null ? `timeout ${input.timeout_ms} ms` : '', input.deadline_hint ? `hint ${clean(input.deadline_hint)}` : ''].filter(Boolean).join('; ');
   if (deadline) lines.push(row('  deadline', deadline));
   if (input.specialist_hint) lines.push(row('  specialist', `hint ${clean(input.specialist_hint)}`));
+  if (input.routing) for (const [index, line] of routingLines(input.routing, clean).entries()) lines.push(row(index === 0 ? '  routing' : '', line));
   if (input.priority !== null) lines.push(row('  priority', String(input.priority)));
   for (const [index, edit] of input.edits.entries()) lines.push(row(index === 0 ? '  edits' : '', clean(edit)));
   return lines;

@@ -31,7 +31,12 @@ type Starter = (start: TierStart) => Promise<TierWorker>;
 export const START_TIER: Readonly<Record<TierSlug, Starter>> = {
   monitor: async ({ options, env, setup }) => {
     const { startMonitorWorker } = await import('@tierflow/monitor');
-    return startMonitorWorker({ ...options, ...setup.monitor, ...opt('architectTimeoutMs', env.TIERFLOW_ARCHITECT_TIMEOUT_MS) });
+    return startMonitorWorker({
+      ...options,
+      ...setup.monitor,
+      ...opt('architectTimeoutMs', env.TIERFLOW_ARCHITECT_TIMEOUT_MS),
+      ...opt('historyHalfLifeMs', env.TIERFLOW_HISTORY_HALF_LIFE_MS),
+    });
   },
   architect: async ({ options, env, setup }) => {
     const { startArchitectWorker } = await import('@tierflow/architect');

@@ -15,13 +15,23 @@ function result(status: SubtaskResult['status'], errorType: string | null = null
     artifacts: [],
     summary: status,
     evidence_grade: null,
+    surprise: null,
   };
 }
 const unavailable = result('failed', 'specialist_unavailable');
 
 function memo(strategy: AggregationStrategy, ...subtasks: [SubtaskResult, string[]][]): DispatchMemo {
-  const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({ index: i + 1, specialist: `s${i + 1}`, alternates, result: res, throttles: 0, deadline: null, concern: null }));
-  return { strategy, subtasks: states, completion: states.map((state) => state.index), plan: null };
+  const states: SubtaskState[] = subtasks.map(([res, alternates], i) => ({
+    index: i + 1,
+    specialist: `s${i + 1}`,
+    alternates,
+    result: res,
+    throttles: 0,
+    deadline: null,
+    concern: null,
+    routing: null,
+  }));
+  return { strategy, subtasks: states, completion: states.map((state) => state.index), plan: null, learning: [], surprises: [] };
 }
 
 describe('decideNext', () => {

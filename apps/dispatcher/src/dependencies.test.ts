@@ -31,6 +31,7 @@ function result(index: number, status: OutcomeStatus, recoverable: boolean | nul
     artifacts: status === 'success' ? [draft] : [],
     summary: `did ${index}`,
     evidence_grade: status === 'success' ? 'PP' : null,
+    surprise: null,
   };
 }
 
@@ -209,6 +210,7 @@ describe('releaseDependents', () => {
       artifacts: [],
       summary: 'not run: subtask 1, which it depends on, ended failed',
       evidence_grade: null,
+      surprise: null,
     });
     // Transitively: subtask 3 names its own dependency, 2, which never ran.
     expect(released.memo.subtasks[2]?.result).toMatchObject({ error_type: 'dependency_failed', error_detail: 'subtask 2, which it depends on, ended failed (dependency_failed)', recoverable: false });

@@ -97,6 +97,7 @@ export function dependencyFailure(dependency: number, result: SubtaskResult, spe
     artifacts: [],
     summary: `not run: ${ended}`,
     evidence_grade: null,
+    surprise: null,
   };
 }
 

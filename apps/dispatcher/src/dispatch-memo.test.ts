@@ -41,6 +41,13 @@ describe('recordRound', () => {
     expect(second.completion).toEqual([3, 1, 2]);
     expect(second.subtasks[1]?.result).toMatchObject({ message_id: 'r.1-0', specialist: 'sim', status: 'success', confidence: 0.8, error_type: null });
     expect(second.subtasks[0]?.result?.message_id).toBe('r.0-0');
+    // Counted for a revision: subtask 2 went to gpu, then to sim.
+    expect(second.subtasks.map(({ attempts, tried }) => ({ attempts, tried }))).toEqual([
+      { attempts: 1, tried: ['a'] },
+      { attempts: 2, tried: ['gpu', 'sim'] },
+      { attempts: 1, tried: ['c'] },
+    ]);
+    expect(recordRound(second, [child('r.2-0', 2, 'sim', ok(0.8))]).subtasks[1]).toMatchObject({ attempts: 3, tried: ['gpu', 'sim'] });
   });
 
   it.each<[string, SettledChild, string]>([

@@ -1,4 +1,5 @@
 import { aggregationStrategySchema, artifactSchema, evidenceGradeSchema, fastSafeParse, type JsonObject, outcomeStatusSchema, TierflowError } from '@tierflow/protocol';
+import { learningRecordSchema, routingDecisionSchema, type RoutingDecision } from '@tierflow/core';
 import { planSchema } from '@tierflow/runtime/policy';
 import { type Plan, type SettledChild } from '@tierflow/runtime';
 import { z } from 'zod';
@@ -17,6 +18,8 @@ export const subtaskResultSchema = z.object({
   /** The outcome's own words, handed to the subtasks that depend on this one (defaults: memos written before dependencies). */
   summary: z.string().default(''),
   evidence_grade: evidenceGradeSchema.nullable().default(null),
+  /** Why the child flagged its outcome a surprise (`surprise_reason`, or a word when it gave none); null when it did not. */
+  surprise: z.string().nullable().default(null),
 });
 export type SubtaskResult = z.infer<typeof subtaskResultSchema>;
 
@@ -34,6 +37,12 @@ export const subtaskStateSchema = z.object({
   deadline: z.number().nullable().default(null),
   /** Why it was sent again for low confidence (`on_low_confidence: retry`), once: null until then. */
   concern: z.string().nullable().default(null),
+  /** How many of its children have settled (re-routes and retries included); absent from memos written before it was counted. */
+  attempts: z.int().nonnegative().optional(),
+  /** The specialists those children went to, each once, in order: what a revision avoids (docs/protocol.md#revisions). */
+  tried: z.array(z.string()).optional(),
+  /** How `specialist` was chosen (docs/operations.md#routing-modes); null in memos written before routing decisions. */
+  routing: routingDecisionSchema.nullable().default(null),
 });
 export type SubtaskState = z.infer<typeof subtaskStateSchema>;
 
@@ -45,11 +54,21 @@ export const dispatchMemoSchema = z.object({
   completion: z.array(z.int().positive()),
   /** The plan a decomposer made; null when the delegation's own `task_data` gives it (derived again, not stored twice). */
   plan: planSchema.nullable().default(null),
+  /** A learning record per leaf attempt so far, re-routes and retries included, in the order they settled. */
+  learning: z.array(learningRecordSchema).default([]),
+  /** Why attempts so far surprised against their specialists' history, one line each. */
+  surprises: z.array(z.string()).default([]),
 });
 export type DispatchMemo = z.infer<typeof dispatchMemoSchema>;
 
 /** The memo of a fresh dispatch: one entry per routed subtask, no results yet. */
-export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly Route[], deadlines: readonly (number | null)[] = [], plan: Plan | null = null): DispatchMemo {
+export function initialMemo(
+  strategy: DispatchMemo['strategy'],
+  routes: readonly Route[],
+  deadlines: readonly (number | null)[] = [],
+  plan: Plan | null = null,
+  decisions: readonly (RoutingDecision | null)[] = [],
+): DispatchMemo {
   return {
     strategy,
     subtasks: routes.map((route, i) => ({
@@ -60,9 +79,12 @@ export function initialMemo(strategy: DispatchMemo['strategy'], routes: readonly
       throttles: 0,
       deadline: deadlines[i] ?? null,
       concern: null,
+      routing: decisions[i] ?? null,
     })),
     completion: [],
     plan,
+    learning: [],
+    surprises: [],
   };
 }
 
@@ -86,7 +108,7 @@ export function subtaskIndexOf(child: Pick<SettledChild, 'id' | 'request'>): num
 
 /** A settled child's outcome as a subtask result; its specialist is the one the request named. */
 export function resultOf(child: Pick<SettledChild, 'id' | 'request' | 'outcome'>): SubtaskResult {
-  const { status, summary, confidence, error_type, error_detail, recoverable, artifacts, evidence_grade } = child.outcome.payload;
+  const { status, summary, confidence, error_type, error_detail, recoverable, artifacts, evidence_grade, surprise_flag, surprise_reason } = child.outcome.payload;
   return {
     message_id: child.id,
     specialist: child.request.specialist_hint ?? '',
@@ -98,7 +120,14 @@ export function resultOf(child: Pick<SettledChild, 'id' | 'request' | 'outcome'>
     artifacts,
     summary,
     evidence_grade: evidence_grade ?? null,
+    surprise: surprise_flag ? (surprise_reason ?? 'flagged a surprise') : null,
   };
+}
+
+/** A subtask's counts once one more of its children has settled, sent to `specialist`. */
+function attempted(subtask: SubtaskState, specialist: string): Pick<SubtaskState, 'attempts' | 'tried'> {
+  const tried = subtask.tried ?? [];
+  return { attempts: (subtask.attempts ?? 0) + 1, tried: specialist === '' || tried.includes(specialist) ? tried : [...tried, specialist] };
 }
 
 /**
@@ -116,7 +145,7 @@ export function recordRound(memo: DispatchMemo, children: readonly Pick<SettledC
       throw TierflowError.permanent(`child ${child.id} names subtask ${index}, which this plan does not have`, { code: 'invalid_round' });
     }
     const result = resultOf(child);
-    subtasks = subtasks.map((subtask) => (subtask.index === index ? { ...subtask, result } : subtask));
+    subtasks = subtasks.map((subtask) => (subtask.index === index ? { ...subtask, result, ...attempted(subtask, result.specialist) } : subtask));
     completion = [...completion.filter((done) => done !== index), index];
   }
   return { ...memo, subtasks, completion };

@@ -25,7 +25,7 @@ describe('fleetDraft', () => {
         timeout_ms: 30_000,
         specialist_hint: 'python-lora',
         context_refs: ['beads:routing/r1/task-graph'],
-        task_data: { language: 'python', subtask_index: 1, subtask_total: 3 },
+        task_data: { language: 'python', task_type: 'execute_code', subtask_index: 1, subtask_total: 3 },
       },
     ],
     ['own constraints and timeout win', { subtask: { objective: 'o', constraints: ['fast'], timeout_ms: 5 } }, { constraints: ['fast'], timeout_ms: 5 }],
@@ -49,6 +49,6 @@ describe('fleetDraft', () => {
   });
 
   it('adds no upstream field for a subtask that depends on nothing', () => {
-    expect(fleetDraft({ ...base, upstream: [] }).task_data).toEqual({ language: 'python', subtask_index: 1, subtask_total: 3 });
+    expect(fleetDraft({ ...base, upstream: [] }).task_data).toEqual({ language: 'python', task_type: 'execute_code', subtask_index: 1, subtask_total: 3 });
   });
 });

@@ -1,3 +1,4 @@
+import type { RoutingDecision } from '@tierflow/core';
 import type { AgentIdentity, DelegationPayload, ErrorPolicy, UpstreamWork } from '@tierflow/protocol';
 import type { DelegationDraft, Subtask } from '@tierflow/runtime';
 import { DEFAULT_TASK_TYPE } from './plan-of.js';
@@ -22,6 +23,8 @@ export interface FleetDraftInput {
   readonly concern?: string | null | undefined;
   /** The work of the subtasks this one depends on (docs/protocol.md#subtask-dependencies): `task_data.upstream` when there is any. */
   readonly upstream?: readonly UpstreamWork[] | undefined;
+  /** How `specialist` was chosen: the delegation's `routing`, for its span, `tierflow inspect` and the dashboard. */
+  readonly routing?: RoutingDecision | null | undefined;
 }
 
 /**
@@ -29,10 +32,11 @@ export interface FleetDraftInput {
  * without its own constraints inherits the parent's. Pure.
  */
 export function fleetDraft(input: FleetDraftInput): DelegationDraft {
-  const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef, targetAgent, planPolicy, concern, upstream } = input;
+  const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef, targetAgent, planPolicy, concern, upstream, routing } = input;
   const policy = { ...planPolicy, ...subtask.error_policy };
+  const taskType = subtask.task_type ?? DEFAULT_TASK_TYPE;
   return {
-    task_type: subtask.task_type ?? DEFAULT_TASK_TYPE,
+    task_type: taskType,
     objective: subtask.objective,
     constraints: [...(subtask.constraints ?? parent.constraints)],
     priority: parent.priority,
@@ -41,6 +45,8 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
     context_refs: [taskGraphRef],
     task_data: {
       ...subtask.task_data,
+      // The task type the leaf is learned under, where the runtime looks for it (docs/operations.md#routing-modes).
+      task_type: taskType,
       subtask_index: index,
       subtask_total: total,
       ...(concern ? { concern } : {}),
@@ -52,5 +58,6 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
     ...(targetAgent ? { target_agent: targetAgent } : {}),
     // docs/protocol.md#error-policies: what the Fleet, and this Dispatcher reading its outcome, do when it goes wrong.
     ...(Object.keys(policy).length > 0 ? { error_policy: policy } : {}),
+    ...(routing ? { routing } : {}),
   };
 }

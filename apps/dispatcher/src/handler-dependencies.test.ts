@@ -68,6 +68,7 @@ describe('a plan with dependencies', () => {
         objective: 'review the draft',
         timeout_ms: DEFAULT_FLEET_TIMEOUT_MS,
         task_data: {
+          task_type: 'analyse',
           subtask_index: 2,
           subtask_total: 4,
           upstream: [
@@ -112,8 +113,31 @@ describe('a plan with dependencies', () => {
     expect(outcome.artifacts[0]?.metadata.child_outcomes).toEqual([
       expect.objectContaining({ id: 'r1.0-0.0-0.0-0', status: 'failed', subtask_index: 1 }),
       expect.objectContaining({ id: 'r1.0-0.0-0.0-1', status: 'success', subtask_index: 4 }),
-      { id: ID, status: 'failed', specialist: 'sim', confidence: 0, subtask_index: 2, artifact_count: 0 },
-      { id: ID, status: 'failed', specialist: 'sim', confidence: 0, subtask_index: 3, artifact_count: 0 },
+      // Never sent: no attempts, no specialist tried.
+      {
+        id: ID,
+        status: 'failed',
+        specialist: 'sim',
+        confidence: 0,
+        subtask_index: 2,
+        artifact_count: 0,
+        error_type: 'dependency_failed',
+        summary: expect.stringContaining('subtask 1') as unknown,
+        attempts: 0,
+        tried: [],
+      },
+      {
+        id: ID,
+        status: 'failed',
+        specialist: 'sim',
+        confidence: 0,
+        subtask_index: 3,
+        artifact_count: 0,
+        error_type: 'dependency_failed',
+        summary: expect.stringContaining('subtask 2') as unknown,
+        attempts: 0,
+        tried: [],
+      },
     ]);
     expect(beads.writes.at(-1)?.[0]?.value).toMatchObject({ nodes: [{ status: 'failed' }, { status: 'failed' }, { status: 'failed' }, { status: 'success' }] });
   });

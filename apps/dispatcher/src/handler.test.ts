@@ -55,10 +55,16 @@ describe('dispatcherHandler.start', () => {
         timeout_ms: DEFAULT_FLEET_TIMEOUT_MS,
         specialist_hint: 'python-lora',
         context_refs: ['beads:routing/r1/task-graph'],
-        task_data: { language: 'python', subtask_index: 1, subtask_total: 3 },
+        task_data: { language: 'python', task_type: 'execute_code', subtask_index: 1, subtask_total: 3 },
+        routing: { mode: 'fixed', task_type: 'execute_code', chosen: 'python-lora', reason: 'fixed', fixed: 'python-lora', learned: null, expected_gain: null, scores: [] },
       },
-      expect.objectContaining({ specialist_hint: 'test-lora', timeout_ms: 5_000, task_data: { subtask_index: 2, subtask_total: 3 } }),
-      expect.objectContaining({ specialist_hint: 'sim', constraints: ['be brief'], task_data: { subtask_index: 3, subtask_total: 3 } }),
+      expect.objectContaining({
+        specialist_hint: 'test-lora',
+        timeout_ms: 5_000,
+        task_data: { task_type: 'test', subtask_index: 2, subtask_total: 3 },
+        routing: expect.objectContaining({ reason: 'hint' }) as unknown,
+      }),
+      expect.objectContaining({ specialist_hint: 'sim', constraints: ['be brief'], task_data: { task_type: 'review', subtask_index: 3, subtask_total: 3 } }),
     ]);
     expect(step.memo).toMatchObject({
       subtasks: [
@@ -144,7 +150,9 @@ describe('dispatcherHandler.resume', () => {
     const round0 = settle(assignment, 'ROUTING_DISPATCHER', first, 0, (_request, i) => (i === 0 ? unavailable : success(0.8)), [1, 0, 2]);
 
     const second = delegated(await handler.resume!(context, round0));
-    expect(second.children).toEqual([expect.objectContaining({ objective: 'write binary search', specialist_hint: 'sim', task_data: { language: 'python', subtask_index: 1, subtask_total: 3 } })]);
+    expect(second.children).toEqual([
+      expect.objectContaining({ objective: 'write binary search', specialist_hint: 'sim', task_data: { language: 'python', task_type: 'execute_code', subtask_index: 1, subtask_total: 3 } }),
+    ]);
     expect(second.memo).toMatchObject({ subtasks: [{ index: 1, specialist: 'sim', alternates: [] }, { index: 2 }, { index: 3 }] });
     expect(beads.writes.at(-1)).toEqual([{ key: 'routing/r1/assignments', value: { 1: 'sim', 2: 'test-lora', 3: 'sim' } }]);
 
@@ -157,10 +165,12 @@ describe('dispatcherHandler.resume', () => {
       resources_used: { parallel_tasks: 3, specialists_used: ['test-lora', 'sim'], rounds: 2 },
     });
     const [summary] = outcome.artifacts as Artifact[];
+    const done = (attempts: number, tried: string[]) => ({ error_type: null, summary: 'done', attempts, tried });
     expect(summary?.metadata.child_outcomes).toEqual([
-      { id: 'r1.0-0.0-0.0-1', status: 'success', specialist: 'test-lora', confidence: 0.8, subtask_index: 2, artifact_count: 1 },
-      { id: 'r1.0-0.0-0.0-2', status: 'success', specialist: 'sim', confidence: 0.8, subtask_index: 3, artifact_count: 1 },
-      { id: 'r1.0-0.0-0.1-0', status: 'success', specialist: 'sim', confidence: 1, subtask_index: 1, artifact_count: 1 },
+      { id: 'r1.0-0.0-0.0-1', status: 'success', specialist: 'test-lora', confidence: 0.8, subtask_index: 2, artifact_count: 1, ...done(1, ['test-lora']) },
+      { id: 'r1.0-0.0-0.0-2', status: 'success', specialist: 'sim', confidence: 0.8, subtask_index: 3, artifact_count: 1, ...done(1, ['sim']) },
+      // Re-routed: its attempts and the specialists tried are what a revision would avoid.
+      { id: 'r1.0-0.0-0.1-0', status: 'success', specialist: 'sim', confidence: 1, subtask_index: 1, artifact_count: 1, ...done(2, ['python-lora', 'sim']) },
     ]);
     expect(outcomePayloadSchema.safeParse({ ...outcome, execution_time_ms: 12 }).success).toBe(true);
     const graphWrite = beads.writes.at(-1);

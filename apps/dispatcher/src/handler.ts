@@ -2,11 +2,14 @@ import { beadsRef } from '@tierflow/beads';
 import type { AgentIdentity } from '@tierflow/protocol';
 import { planWith, recordEscalations } from '@tierflow/runtime/policy';
 import { startPolicyWorker, type DelegationDraft, type Plan, type PolicyWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
-import { pinFor, registeredAgents, routeOf } from './agent-pins.js';
+import { pinFor, registeredAgents } from './agent-pins.js';
+import { historyWanted, routeWithHistory, taskTypeOf, type RoutingSettings } from './choose-route.js';
 import { decideNext } from './decide-next.js';
 import { releaseDependents, startingSubtasks, upstreamFor } from './dependencies.js';
 import { initialMemo, readMemo, recordRound, type DispatchMemo } from './dispatch-memo.js';
 import { fleetDraft } from './fleet-draft.js';
+import { readHistory } from './history.js';
+import { learnFromRound, reroutedIn, reroutePairs, rerouteRound, routingDecisions, settledPairs } from './learning-round.js';
 import { resolveDispatcherOptions, type DispatcherOptionsInput, type ResolvedDispatcherOptions } from './options.js';
 import { planOf } from './plan-of.js';
 import { dispatchReport } from './report.js';
@@ -24,10 +27,11 @@ import { assignmentsOf, statusesOf, taskGraphOf } from './task-graph.js';
  */
 export function dispatcherHandler(input: DispatcherOptionsInput = {}): TierHandler {
   const options = resolveDispatcherOptions(input);
+  const settings: RoutingSettings = { mode: options.routingMode, objective: options.routingObjective, exploration: options.exploration, random: options.random };
   return {
     tier: 'ROUTING_DISPATCHER',
-    start: (context) => start(context, options),
-    resume: (context, round) => resume(context, round, options),
+    start: (context) => start(context, options, settings),
+    resume: (context, round) => resume(context, round, options, settings),
   };
 }
 
@@ -39,7 +43,7 @@ export function startDispatcherWorker(options: DispatcherWorkerOptions): Promise
   return startPolicyWorker(dispatcherHandler, options);
 }
 
-async function start(context: TierContext, options: ResolvedDispatcherOptions): Promise<Step> {
+async function start(context: TierContext, options: ResolvedDispatcherOptions, settings: RoutingSettings): Promise<Step> {
   const { rootId, payload } = context.assignment;
   const decomposed = payload.task_data.plan === undefined && options.decomposer ? await planWith(options.decomposer, context) : null;
   const plan = decomposed ?? planOf(payload);
@@ -47,11 +51,17 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
   const now = context.now();
   // Only the subtasks that depend on nothing go now; a dependent's deadline is set when it is sent.
   const first = startingSubtasks(plan);
+  // Every subtask is routed now, dependents too, from one read of the history its routing weighs.
+  const table = { routing: options.routing, boundaries: options.boundaries };
+  const wanted = plan.subtasks.flatMap((subtask) => historyWanted(subtask, table, settings.mode).map((specialist) => ({ taskType: taskTypeOf(subtask), specialist })));
+  const history = await readHistory(context, wanted, now);
+  const routed = plan.subtasks.map((subtask) => routeWithHistory(subtask, table, settings, history));
   const memo = initialMemo(
     plan.strategy,
-    plan.subtasks.map((subtask) => routeOf(subtask, options.routing, options.boundaries)),
+    routed.map(({ route }) => route),
     plan.subtasks.map((subtask, i) => (first.includes(i + 1) ? now + (subtask.timeout_ms ?? options.fleetTimeoutMs) : null)),
     decomposed,
+    routed.map(({ decision }) => decision),
   );
   const [registered] = await Promise.all([
     registeredAgents(
@@ -63,17 +73,23 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions): 
       { key: keys.assignments, value: assignmentsOf(memo) },
     ]),
   ]);
-  return { kind: 'delegate', children: drafts(context, plan, memo, options, registered, first), strategy: plan.strategy, memo };
+  const children = drafts(context, plan, memo, options, registered, first);
+  return { kind: 'delegate', children, strategy: plan.strategy, memo, decisions: routingDecisions(memo, children) };
 }
 
-async function resume(context: TierContext, round: SettledRound, options: ResolvedDispatcherOptions): Promise<Step> {
+async function resume(context: TierContext, round: SettledRound, options: ResolvedDispatcherOptions, settings: RoutingSettings): Promise<Step> {
   const { rootId, payload } = context.assignment;
   const keys = routingKeys(rootId);
-  const recorded = recordRound(readMemo(round.memo), round.children);
+  const sentWith = readMemo(round.memo);
+  const recorded = recordRound(sentWith, round.children);
   const plan = planIn(recorded, payload);
   const now = context.now();
   const decision = decideNext(recorded, { retry: options.throttleRetry, now, random: Math.random });
-  const again = decision.kind === 'reroute' ? decision : { subtasks: [], memo: recorded, delayMs: 0, timeouts: {} };
+  const next = decision.kind === 'reroute' ? decision : { subtasks: [], memo: recorded, delayMs: 0, timeouts: {} };
+  // One read of history a round: the settled leaves are judged by it, and the re-routed subtasks choose by it.
+  const rerouted = reroutedIn(recorded, next.memo, next.subtasks);
+  const history = await readHistory(context, [...settledPairs(round.children), ...reroutePairs(plan, next.memo, rerouted, settings)], now);
+  const again = { ...next, memo: rerouteRound(plan, learnFromRound(next.memo, sentWith, round.children, history), rerouted, settings, history) };
   const released = releaseDependents(plan, again.memo, {
     resending: new Set(again.subtasks),
     now,
@@ -97,13 +113,8 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       ),
       decision.kind === 'reroute' ? context.beads.set(keys.assignments, assignmentsOf(memo)) : Promise.resolve(),
     ]);
-    return {
-      kind: 'delegate',
-      children: drafts(context, plan, memo, options, registered, sending, { ...again.timeouts, ...released.timeouts }),
-      strategy: memo.strategy,
-      memo,
-      delayMs: again.delayMs,
-    };
+    const children = drafts(context, plan, memo, options, registered, sending, { ...again.timeouts, ...released.timeouts });
+    return { kind: 'delegate', children, strategy: memo.strategy, memo, delayMs: again.delayMs, decisions: routingDecisions(memo, children) };
   }
   // Every subtask has its result now: sent and answered, or not run for a failed dependency.
   const { outcome } = dispatchReport(memo, { rounds: round.round + 1, taskGraphRef: beadsRef(keys.taskGraph) });
@@ -145,6 +156,7 @@ function drafts(
         planPolicy: plan.error_policy,
         concern: state.concern,
         upstream: upstreamFor(plan, memo, index),
+        routing: state.routing,
       }),
     ];
   });

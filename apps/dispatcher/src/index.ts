@@ -12,6 +12,7 @@
  * const worker = await startDispatcherWorker({
  *   runtime: runtimeOptionsFromEnv(),
  *   routing: { execute_code: ['python-lora', 'sim'], '*': ['sim'] }, // task_type → [primary, ...alternates]
+ *   routingMode: 'learned', // choose among a task type's candidates by their measured results
  *   fleetTimeoutMs: 30_000,
  * });
  * process.on('SIGTERM', () => void worker.close());
@@ -19,5 +20,17 @@
  */
 export { dispatcherHandler, startDispatcherWorker } from './handler.js';
 export type { DispatcherWorkerOptions } from './handler.js';
-export { DEFAULT_FLEET_TIMEOUT_MS, DEFAULT_ROUTING, dispatcherOptionsSchema, FALLBACK_ROUTE, resolveDispatcherOptions } from './options.js';
-export type { DispatcherOptionsInput, ResolvedDispatcherOptions } from './options.js';
+export {
+  DEFAULT_EXPLORATION,
+  DEFAULT_FLEET_TIMEOUT_MS,
+  DEFAULT_OBJECTIVE_WEIGHT,
+  DEFAULT_ROUTING,
+  dispatcherOptionsSchema,
+  explorationSchema,
+  FALLBACK_ROUTE,
+  resolveDispatcherOptions,
+  routingModeOptionSchema,
+  routingObjectiveOf,
+  routingObjectiveOptionSchema,
+} from './options.js';
+export type { DispatcherOptionsInput, ResolvedDispatcherOptions, RoutingObjectiveOption } from './options.js';

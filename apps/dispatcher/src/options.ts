@@ -1,4 +1,4 @@
-import { resolveRetryOptions, type Boundaries, type RetryOptions } from '@tierflow/core';
+import { DEFAULT_ROUTING_OBJECTIVE, resolveRetryOptions, ROUTING_MODES, seededRandom, type Boundaries, type RetryOptions, type RoutingMode, type RoutingObjective } from '@tierflow/core';
 import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
 import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime/policy';
 import { z } from 'zod';
@@ -18,6 +18,40 @@ export const DEFAULT_ROUTING = { [FALLBACK_ROUTE]: ['sim'] } as const satisfies 
 
 const routeListSchema = z.array(z.string().min(1)).min(1, { message: 'a route needs at least one specialist' });
 
+/** How far learned routing explores by default: a fifth of its decisions are Thompson draws, the rest take the best posterior mean. */
+export const DEFAULT_EXPLORATION = 0.2;
+
+/** The weight `routingObjective: 'cost'` or `'latency'` stands for: half a unit of success for the dearest (or slowest) candidate. */
+export const DEFAULT_OBJECTIVE_WEIGHT = 0.5;
+
+const OPTIMIZE = ['success', 'cost', 'latency'] as const;
+
+/** What learned routing maximises: a word (`cost` and `latency` at {@link DEFAULT_OBJECTIVE_WEIGHT}), or `{ optimize, weight }`. */
+export const routingObjectiveOptionSchema = z.union(
+  [
+    z.enum(OPTIMIZE),
+    z.strictObject({
+      optimize: z.enum(OPTIMIZE, { error: 'must be success, cost or latency' }),
+      weight: z.number({ error: 'must be a number from 0 to 1' }).min(0, { message: 'must be from 0 to 1' }).max(1, { message: 'must be from 0 to 1' }),
+    }),
+  ],
+  { error: 'must be success, cost, latency, or { optimize, weight } with a weight from 0 to 1' },
+);
+export type RoutingObjectiveOption = z.input<typeof routingObjectiveOptionSchema>;
+
+/** The objective an option names. Pure. */
+export function routingObjectiveOf(option: RoutingObjectiveOption | undefined): RoutingObjective {
+  if (option === undefined) return DEFAULT_ROUTING_OBJECTIVE;
+  if (typeof option === 'string') return { optimize: option, weight: option === 'success' ? 0 : DEFAULT_OBJECTIVE_WEIGHT };
+  return { optimize: option.optimize, weight: option.weight };
+}
+
+/** How the Dispatcher chooses among a task type's candidates (docs/operations.md#routing-modes). */
+export const routingModeOptionSchema = z.enum(ROUTING_MODES, { error: 'must be fixed, learned or shadow' });
+
+/** What share of learned decisions are Thompson draws. */
+export const explorationSchema = z.number({ error: 'must be a number from 0 to 1' }).min(0, { message: 'must be from 0 to 1' }).max(1, { message: 'must be from 0 to 1' });
+
 /** What a deployment may set; the rest has defaults. */
 export const dispatcherOptionsSchema = z.strictObject({
   /** task_type → [primary, ...alternates]; `'*'` is the fallback. Merged over {@link DEFAULT_ROUTING}. */
@@ -30,6 +64,14 @@ export const dispatcherOptionsSchema = z.strictObject({
   decomposer: z.custom<Planner>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
   /** Who may hand work to whom (docs/protocol.md#collaboration-boundaries): routing picks only specialists within them. */
   boundaries: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
+  /** `fixed` (the table), `learned` (by each candidate's history) or `shadow` (the table, recording what learned would pick). */
+  routingMode: routingModeOptionSchema.optional(),
+  /** What learned routing maximises: success, or success weighed against cost or latency. */
+  routingObjective: routingObjectiveOptionSchema.optional(),
+  /** The share of learned decisions made by a Thompson draw; the rest take the best posterior mean. */
+  exploration: explorationSchema.optional(),
+  /** Seeds the routing draws, so a test can replay them; production leaves it out and draws from Math.random. */
+  routingSeed: z.int().optional(),
 });
 export type DispatcherOptionsInput = z.input<typeof dispatcherOptionsSchema>;
 
@@ -41,6 +83,11 @@ export interface ResolvedDispatcherOptions {
   readonly throttleRetry: RetryOptions;
   readonly decomposer: Planner | null;
   readonly boundaries: Boundaries | null;
+  readonly routingMode: RoutingMode;
+  readonly routingObjective: RoutingObjective;
+  readonly exploration: number;
+  /** Uniform in [0, 1): `Math.random`, or a seeded sequence when `routingSeed` is given. */
+  readonly random: () => number;
 }
 
 /** Throttled subtasks are tried 5 times in all, backing off from 100 ms up to 2 s. */
@@ -63,5 +110,9 @@ export function resolveDispatcherOptions(input: DispatcherOptionsInput = {}): Re
     throttleRetry: resolveRetryOptions({ ...DEFAULT_THROTTLE_RETRY, ...result.value.throttleRetry }),
     decomposer: result.value.decomposer ?? null,
     boundaries: result.value.boundaries ?? null,
+    routingMode: result.value.routingMode ?? 'fixed',
+    routingObjective: routingObjectiveOf(result.value.routingObjective),
+    exploration: result.value.exploration ?? DEFAULT_EXPLORATION,
+    random: result.value.routingSeed === undefined ? Math.random : seededRandom(result.value.routingSeed),
   };
 }

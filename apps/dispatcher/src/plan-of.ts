@@ -1,9 +1,8 @@
-import { checkedPlan } from '@tierflow/runtime/policy';
+import { checkedPlan, DEFAULT_TASK_TYPE, wholeObjectivePlan } from '@tierflow/runtime/policy';
 import { type Plan } from '@tierflow/runtime';
 import type { DelegationPayload } from '@tierflow/protocol';
 
-/** The task_type of the one subtask made from an objective that came without a plan and without a string `task_data.task_type`. */
-export const DEFAULT_TASK_TYPE = 'general';
+export { DEFAULT_TASK_TYPE };
 
 /**
  * The plan a delegation carries in `task_data.plan`, or, without one, a plan of ONE subtask (the
@@ -12,8 +11,6 @@ export const DEFAULT_TASK_TYPE = 'general';
  * @throws TierflowError (permanent, code `invalid_plan`) naming every problem with the plan.
  */
 export function planOf(payload: Pick<DelegationPayload, 'objective' | 'task_data'>): Plan {
-  const { plan, ...rest } = payload.task_data;
-  if (plan !== undefined) return checkedPlan(plan, '$.task_data.plan');
-  const taskType = typeof rest.task_type === 'string' && rest.task_type !== '' ? rest.task_type : DEFAULT_TASK_TYPE;
-  return { strategy: 'all_success', subtasks: [{ objective: payload.objective, task_type: taskType, task_data: rest }] };
+  const { plan } = payload.task_data;
+  return plan === undefined ? wholeObjectivePlan(payload) : checkedPlan(plan, '$.task_data.plan');
 }

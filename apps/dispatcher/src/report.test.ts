@@ -1,7 +1,7 @@
 import { aggregatedOutcomeSchema, outcomePayloadSchema, type AggregationStrategy, type ArtifactInput, type Artifact } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
 import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
-import { dispatchReport } from './report.js';
+import { CHILD_SUMMARY_CHARS, dispatchReport } from './report.js';
 
 const code: Artifact = { artifact_type: 'code', content_ref: null, inline_content: 'def f(): pass', metadata: {} };
 
@@ -17,6 +17,7 @@ function result(index: number, status: SubtaskResult['status'], confidence: numb
     artifacts: status === 'success' ? [{ ...code, metadata: { index } }] : [],
     summary: status,
     evidence_grade: null,
+    surprise: null,
     ...extra,
   };
 }
@@ -25,9 +26,11 @@ function result(index: number, status: SubtaskResult['status'], confidence: numb
 function memo(strategy: AggregationStrategy, ...results: SubtaskResult[]): DispatchMemo {
   return {
     strategy,
-    subtasks: results.map((res, i) => ({ index: i + 1, specialist: res.specialist, alternates: [], result: res, throttles: 0, deadline: null, concern: null })),
+    subtasks: results.map((res, i) => ({ index: i + 1, specialist: res.specialist, alternates: [], result: res, throttles: 0, deadline: null, concern: null, routing: null })),
     completion: results.map((_, i) => i + 1),
     plan: null,
+    learning: [],
+    surprises: [],
   };
 }
 
@@ -83,6 +86,18 @@ describe('dispatchReport: artifacts and resources', () => {
     expect(aggregatedOutcomeSchema.parse(summary!.metadata!.aggregated_outcome)).toMatchObject({ strategy_used: 'all_success', aggregated_status: 'partial' });
     expect(outcome.resources_used).toEqual({ parallel_tasks: 3, specialists_used: ['s2', 's1'], rounds: 2 });
     expect(outcome.result_refs).toEqual(['beads:routing/r/task-graph']);
+  });
+
+  it('tells each child’s error, words (cut short), attempts and specialists tried, for a revision', () => {
+    const long = 'x'.repeat(CHILD_SUMMARY_CHARS + 10);
+    const subject = memo('all_success', result(1, 'success', 0.8), result(2, 'failed', 0.2, { error_detail: long }));
+    const tried: DispatchMemo = { ...subject, subtasks: subject.subtasks.map((state) => (state.index === 2 ? { ...state, attempts: 2, tried: ['a', 's2'] } : state)) };
+    const [summary] = dispatchReport(tried, input).outcome.artifacts as ArtifactInput[];
+    const [first, second] = (summary!.metadata as { child_outcomes: { error_type: unknown; summary: string; attempts: number; tried: string[] }[] }).child_outcomes;
+    expect(first).toMatchObject({ error_type: null, summary: 'success', attempts: 0, tried: [] });
+    expect(second).toMatchObject({ error_type: 'boom', attempts: 2, tried: ['a', 's2'] });
+    expect(second!.summary).toHaveLength(CHILD_SUMMARY_CHARS);
+    expect(second!.summary.endsWith('…')).toBe(true);
   });
 
   it('aggregates in completion order across rounds', () => {

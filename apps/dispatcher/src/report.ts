@@ -1,4 +1,4 @@
-import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
+import { AGGREGATE_ERROR_TYPE, AGGREGATION_SUMMARY, aggregate, learningMetadata, toAggregatedOutcome, type Aggregation, type ChildResult } from '@tierflow/core';
 import { TierflowError, type ArtifactInput } from '@tierflow/protocol';
 import type { OutcomeFields } from '@tierflow/runtime/policy';
 import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
@@ -45,6 +45,22 @@ function childResultOf({ result }: LatestResult): ChildResult {
   return { message_id, specialist, status, confidence, error_type, error_detail, recoverable };
 }
 
+/** A summary kept in the aggregation_summary is cut to this many characters: the work itself travels in the artifacts. */
+export const CHILD_SUMMARY_CHARS = 500;
+
+/** A child's error, words and attempts, for the summary's `child_outcomes`. */
+function attemptsOf(memo: DispatchMemo, index: number, result: SubtaskResult): { error_type: string | null; summary: string; attempts: number; tried: string[] } {
+  const state = memo.subtasks.find((subtask) => subtask.index === index);
+  const words = result.status === 'success' ? result.summary : (result.error_detail ?? result.summary);
+  return {
+    error_type: result.error_type,
+    summary: words.length > CHILD_SUMMARY_CHARS ? `${words.slice(0, CHILD_SUMMARY_CHARS - 1)}…` : words,
+    // A subtask never sent (what it depends on failed) has no count.
+    attempts: state?.attempts ?? 0,
+    tried: state?.tried ?? [],
+  };
+}
+
 /** What a report needs beyond the memo. */
 export interface DispatchReportInput {
   /** Rounds delegated so far: 1 without re-routing. */
@@ -76,12 +92,17 @@ export function dispatchReport(memo: DispatchMemo, input: DispatchReportInput): 
         // How many of the work artifacts after the summary are this child's, in this order: a
         // revision that runs a succeeded subtask again drops its earlier ones by it.
         artifact_count: result.status === 'success' ? result.artifacts.length : 0,
+        // What a revision's planner is told (docs/protocol.md#revisions).
+        ...attemptsOf(memo, index, result),
       })),
       aggregated_outcome: toAggregatedOutcome(aggregation),
       revise: aggregation.revise,
       rounds: input.rounds,
+      // For the Monitor's history (docs/operations.md#routing-modes): every leaf attempt of this dispatch.
+      ...learningMetadata(memo.learning),
     },
   };
+  const surprises = surprisesOf(memo, latest);
   const succeeded = latest.filter(({ result }) => result.status === 'success');
   const specialists = [...new Set(latest.map(({ result }) => result.specialist).filter((name) => name !== ''))];
   return {
@@ -92,8 +113,16 @@ export function dispatchReport(memo: DispatchMemo, input: DispatchReportInput): 
       confidence: aggregation.confidence,
       result_refs: [input.taskGraphRef],
       resources_used: { parallel_tasks: memo.subtasks.length, specialists_used: specialists, rounds: input.rounds },
+      surprise_flag: surprises.length > 0,
+      surprise_reason: surprises.length > 0 ? surprises.join('; ') : null,
       ...errorFieldsOf(aggregation),
       artifacts: [summary, ...succeeded.flatMap(({ result }) => result.artifacts)],
     },
   };
+}
+
+/** What surprised in this dispatch: its own judgements of the leaf attempts, then what the children flagged themselves, by subtask. */
+function surprisesOf(memo: DispatchMemo, latest: readonly LatestResult[]): string[] {
+  const flagged = latest.flatMap(({ index, result }) => (result.surprise === null ? [] : [`subtask ${index}: ${result.surprise}`]));
+  return [...new Set([...memo.surprises, ...flagged])];
 }

@@ -21,16 +21,26 @@ export interface Route {
  * @throws TierflowError (permanent, code `no_route`) when no list applies (options without `'*'`).
  */
 export function routeSubtask(subtask: Pick<Subtask, 'task_type' | 'specialist_hint'>, routing: Readonly<Record<string, readonly string[]>>, boundaries: Boundaries | null = null): Route {
+  const list = routeList(subtask, routing, boundaries);
+  const specialist = subtask.specialist_hint ?? list[0];
+  if (specialist === undefined) throw noRoute(subtask);
+  return { specialist, alternates: list.filter((name) => name !== specialist) };
+}
+
+/**
+ * A subtask's route list, without repeats: its task type's, else the `'*'` list; within
+ * collaboration boundaries only the specialists the Dispatcher may hand work to, unless that
+ * leaves none (the runtime then refuses the list's first, naming the allowed ones). Pure.
+ */
+export function routeList(subtask: Pick<Subtask, 'task_type'>, routing: Readonly<Record<string, readonly string[]>>, boundaries: Boundaries | null = null): readonly string[] {
   // Object.hasOwn: a task_type such as "constructor" must not find Object.prototype's members.
   const own = (key: string): readonly string[] | undefined => (Object.hasOwn(routing, key) ? routing[key] : undefined);
   const listed = (subtask.task_type === undefined ? undefined : own(subtask.task_type)) ?? own(FALLBACK_ROUTE) ?? [];
   const allowed = listed.filter((name) => checkBoundary(boundaries, 'dispatcher', targetParty('fleet', name)).ok);
-  const list = allowed.length > 0 ? allowed : listed;
-  const specialist = subtask.specialist_hint ?? list[0];
-  if (specialist === undefined) {
-    throw TierflowError.permanent(`no route for task_type ${JSON.stringify(subtask.task_type ?? null)} and no "${FALLBACK_ROUTE}" fallback`, {
-      code: 'no_route',
-    });
-  }
-  return { specialist, alternates: [...new Set(list.filter((name) => name !== specialist))] };
+  return [...new Set(allowed.length > 0 ? allowed : listed)];
+}
+
+/** The error for a subtask with nowhere to go (options without `'*'`). */
+export function noRoute(subtask: Pick<Subtask, 'task_type'>): TierflowError {
+  return TierflowError.permanent(`no route for task_type ${JSON.stringify(subtask.task_type ?? null)} and no "${FALLBACK_ROUTE}" fallback`, { code: 'no_route' });
 }

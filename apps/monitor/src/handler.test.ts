@@ -124,7 +124,8 @@ describe('monitorHandler.resume', () => {
           ttlMs: null,
         },
         { key: 'system/runs/r1', value: { status: 'success', confidence: 0.9, duration_ms: 2_000, resets: 0, finished_at: new Date(FIXED_NOW + 2_000).toISOString() } },
-        { key: 'history/runs/r1', value: { status: 'success', confidence: 0.9, task_type: 'execute_code', strategy: 'majority' } },
+        // Kept thirty days, the learned history longer (history-fold.test.ts).
+        { key: 'history/runs/r1', value: { status: 'success', confidence: 0.9, task_type: 'execute_code', strategy: 'majority' }, ttlMs: 30 * 24 * 3600_000 },
       ],
     ]);
   });

@@ -1,14 +1,17 @@
 import { fastSafeParse, isTierflowError, type OutcomePayload, TierflowError } from '@tierflow/protocol';
-import { passUp, recordEscalations } from '@tierflow/runtime/policy';
+import { passUp, recordEscalations, weighRevision, withStopNote } from '@tierflow/runtime/policy';
+import { usageOf } from '@tierflow/core';
 import { startPolicyWorker, type RootWorkerOptions, type SettledRound, type Step, type TierContext, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { architectDraft } from './architect-draft.js';
 import { boundsSchema, updateBounds, type Bounds } from './bounds.js';
 import { decideMonitor } from './decide.js';
 import { loadedLorasKeeper } from './loaded-loras.js';
 import { readMemo, type MonitorMemo } from './monitor-memo.js';
-import { resolveMonitorOptions, type MonitorOptionsInput, type ResolvedMonitorOptions } from './options.js';
+import { HISTORY_RUN_TTL_MS, resolveMonitorOptions, type MonitorOptionsInput, type ResolvedMonitorOptions } from './options.js';
 import { runRecords, strategyOf, taskTypeOf } from './records.js';
 import { evaluatedReport } from './report.js';
+import { foldHistory } from './history-fold.js';
+import { revisionFold, revisionsOf } from './revision-history.js';
 import { checkSurprise } from './surprise.js';
 import { boundsKey, runKeys } from './system-keys.js';
 
@@ -56,11 +59,22 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
   switch (decideMonitor(outcome, memo.resets, options.maxResets)) {
     case 'pass_up':
       return { kind: 'outcome', outcome: passUp(outcome) };
-    case 'reset':
+    case 'reset': {
+      // What the failed attempt's leaves did is history too, before the fresh attempt.
+      await foldHistory(context, outcome, options.historyHalfLifeMs);
+      // Another attempt only when history and the budget left say it is worth one (docs/protocol.md#revisions).
+      const verdict = await weighRevision(context, usageOf(outcome.resources_used));
+      if (!verdict.revise) {
+        context.log.info('not resetting', { reason: verdict.reason, error_type: outcome.error_type });
+        return evaluate(context, withStopNote(outcome, `not reset: ${verdict.reason ?? 'not worth another attempt'}`), memo, options);
+      }
       context.log.warn('resetting after a recoverable failure', { reset: memo.resets + 1, error_type: outcome.error_type });
       recordEscalations('PROGRESS_MONITOR');
-      return delegate(context, options, { ...memo, resets: memo.resets + 1, attempt_started_at: context.now() });
+      const revisions = (memo.revisions ?? 0) + revisionsOf(outcome);
+      return delegate(context, options, { ...memo, resets: memo.resets + 1, attempt_started_at: context.now(), ...(revisions > 0 ? { revisions } : {}) });
+    }
     case 'evaluate':
+      await foldHistory(context, outcome, options.historyHalfLifeMs);
       return evaluate(context, outcome, memo, options);
   }
 }
@@ -84,13 +98,16 @@ async function evaluate(context: TierContext, outcome: OutcomePayload, memo: Mon
     now,
   });
   const keys = runKeys(rootId);
+  // How revising went, when the Architect revised (in this attempt or one reset): one atomic add, with the step.
+  const revised = revisionFold(taskType, (memo.revisions ?? 0) + revisionsOf(outcome), outcome.status);
+  if (revised) await context.beads.addDecayed(revised.key, revised.increments, { halfLifeMs: options.historyHalfLifeMs, now });
   // Read-modify-write without a lock: two roots of one task type finishing together may lose one
   // update. The statistics are approximate, which a surprise heuristic can afford.
   await context.beads.setMany([
     // Learned bounds are the Monitor's memory across runs: they never expire.
     { key, value: updateBounds(bounds, sample), ttlMs: null },
     { key: keys.run, value: records.run },
-    { key: keys.history, value: records.history },
+    { key: keys.history, value: records.history, ttlMs: HISTORY_RUN_TTL_MS },
   ]);
   return { kind: 'outcome', outcome: evaluatedReport(outcome, { surprise, resets: memo.resets, durationMs: records.run.duration_ms }) };
 }

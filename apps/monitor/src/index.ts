@@ -18,5 +18,14 @@
  */
 export { monitorHandler, startMonitorWorker } from './handler.js';
 export type { MonitorWorkerOptions } from './handler.js';
-export { DEFAULT_ARCHITECT_TIMEOUT_MS, DEFAULT_MAX_RESETS, DEFAULT_SURPRISE, monitorOptionsSchema, resolveMonitorOptions, surpriseOptionsSchema } from './options.js';
+export {
+  DEFAULT_ARCHITECT_TIMEOUT_MS,
+  DEFAULT_HISTORY_HALF_LIFE_MS,
+  DEFAULT_MAX_RESETS,
+  HISTORY_RUN_TTL_MS,
+  DEFAULT_SURPRISE,
+  monitorOptionsSchema,
+  resolveMonitorOptions,
+  surpriseOptionsSchema,
+} from './options.js';
 export type { MonitorOptionsInput, ResolvedMonitorOptions, SurpriseOptions } from './options.js';

@@ -8,6 +8,8 @@ export const monitorMemoSchema = z.object({
   started_at: z.number(),
   /** When the current attempt was delegated: the duration sample the bounds learn from. */
   attempt_started_at: z.number(),
+  /** The revisions the Architect made in attempts that were reset, for the record of revisions; absent while none. */
+  revisions: z.int().positive().optional(),
 });
 export type MonitorMemo = z.infer<typeof monitorMemoSchema>;
 

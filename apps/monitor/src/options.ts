@@ -13,6 +13,12 @@ export const DEFAULT_ARCHITECT_TIMEOUT_MS = 1_500_000;
 /** One fresh attempt after a recoverable failure, by default. */
 export const DEFAULT_MAX_RESETS = 1;
 
+/** The history's half-life: what happened a day ago counts half as much as what happens now. */
+export const DEFAULT_HISTORY_HALF_LIFE_MS = 24 * 3600_000;
+
+/** `history/runs/<root>` is kept thirty days (what is learned from it, in decayed sums, longer). */
+export const HISTORY_RUN_TTL_MS = 30 * 24 * 3600_000;
+
 /** Surprise needs some history first, and then a clear outlier. */
 export const DEFAULT_SURPRISE = { minSamples: 5, sigmas: 3 } as const;
 
@@ -33,6 +39,8 @@ export const monitorOptionsSchema = z.strictObject({
   surprise: surpriseOptionsSchema.optional(),
   /** How often at most `system/loaded-loras` is brought up to date, as roots arrive; 0 never. */
   loadedLorasRefreshMs: z.int().nonnegative().optional(),
+  /** The half-life of the history the Monitor keeps (docs/operations.md#history), ms; bounded as TIERFLOW_HISTORY_HALF_LIFE_MS is. */
+  historyHalfLifeMs: wholeNumber(RUNTIME_RANGES.historyHalfLifeMs).optional(),
 });
 export type MonitorOptionsInput = z.input<typeof monitorOptionsSchema>;
 
@@ -48,6 +56,7 @@ export interface ResolvedMonitorOptions {
   readonly architectTimeoutMs: number;
   readonly surprise: SurpriseOptions;
   readonly loadedLorasRefreshMs: number;
+  readonly historyHalfLifeMs: number;
 }
 
 /**
@@ -60,11 +69,12 @@ export function resolveMonitorOptions(input: MonitorOptionsInput = {}): Resolved
   if (!result.ok) {
     throw TierflowError.permanent(`invalid monitor options: ${result.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
   }
-  const { maxResets, architectTimeoutMs, surprise, loadedLorasRefreshMs } = result.value;
+  const { maxResets, architectTimeoutMs, surprise, loadedLorasRefreshMs, historyHalfLifeMs } = result.value;
   return {
     maxResets: maxResets ?? DEFAULT_MAX_RESETS,
     architectTimeoutMs: architectTimeoutMs ?? DEFAULT_ARCHITECT_TIMEOUT_MS,
     surprise: { minSamples: surprise?.minSamples ?? DEFAULT_SURPRISE.minSamples, sigmas: surprise?.sigmas ?? DEFAULT_SURPRISE.sigmas },
     loadedLorasRefreshMs: loadedLorasRefreshMs ?? LOADED_LORAS_REFRESH_MS,
+    historyHalfLifeMs: historyHalfLifeMs ?? DEFAULT_HISTORY_HALF_LIFE_MS,
   };
 }

@@ -1,13 +1,11 @@
 import { fastSafeParse, type AggregationStrategy, type JsonObject, type OutcomeStatus } from '@tierflow/protocol';
-import { planSchema } from '@tierflow/runtime/policy';
+import { DEFAULT_ROOT_TASK_TYPE, planSchema, rootTaskType } from '@tierflow/runtime/policy';
 
 /** The task type bounds are learned for when the root's task_data names none. */
-export const DEFAULT_BOUNDS_TASK_TYPE = 'objective';
+export const DEFAULT_BOUNDS_TASK_TYPE = DEFAULT_ROOT_TASK_TYPE;
 
-/** The root's `task_data.task_type` when it is a non-empty string, else {@link DEFAULT_BOUNDS_TASK_TYPE}. */
-export function taskTypeOf(taskData: JsonObject): string {
-  return typeof taskData.task_type === 'string' && taskData.task_type !== '' ? taskData.task_type : DEFAULT_BOUNDS_TASK_TYPE;
-}
+/** The root's `task_data.task_type` when it is a non-empty string, else {@link DEFAULT_BOUNDS_TASK_TYPE} (the runtime's `rootTaskType`). */
+export const taskTypeOf: (taskData: JsonObject) => string = rootTaskType;
 
 /** The strategy of the root's plan, or null without a (valid) plan. */
 export function strategyOf(taskData: JsonObject): AggregationStrategy | null {

@@ -32,8 +32,10 @@ export { isLoopback, resolveServerOptions, SERVER_DEFAULTS, serverOptionsFromEnv
 export type { ServerOptions, ServerOptionsInput } from './config/server-options.js';
 export { createServer, listen } from './server.js';
 export type { TierflowServer } from './server.js';
-export { METRICS_PAGE_PATH } from './dashboard/dashboard.js';
+export { METRICS_PAGE_PATH, SPECIALISTS_PAGE_PATH } from './dashboard/dashboard.js';
 export { METRICS_PATH, metricsRoutes } from './metrics/metrics-routes.js';
 export type { MetricsRouteDeps } from './metrics/metrics-routes.js';
 export { METRIC_WINDOWS, metricsSchema } from './metrics/metrics-schemas.js';
 export type { MetricsAnswer, MetricWindow } from './metrics/metrics-schemas.js';
+export { statsRoutes } from './stats/stats-routes.js';
+export { statsQuery, statsSchema } from './stats/stats-schemas.js';

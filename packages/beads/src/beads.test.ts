@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { beadsHandle, type Beads } from './beads.js';
 
-const METHODS = ['delete', 'exists', 'get', 'getMany', 'keys', 'ref', 'set', 'setIfAbsent', 'setMany'];
+const METHODS = ['addDecayed', 'delete', 'exists', 'get', 'getMany', 'keys', 'ref', 'set', 'setIfAbsent', 'setMany'];
 
 /** A store that records which method was called, and has more methods than a handle may show. */
 function recordingStore(calls: string[]): Beads & { withTier(): never; redisKey(): string } {

@@ -1,3 +1,4 @@
+import type { AddDecayedOptions } from './decayed-add.js';
 import type { BeadsEntry, BeadsSetOptions } from './store.js';
 import type { BeadsValueSchema } from './value-codec.js';
 
@@ -12,6 +13,8 @@ export interface Beads {
   set(key: string, value: unknown, options?: BeadsSetOptions): Promise<void>;
   setMany(entries: readonly BeadsEntry[]): Promise<void>;
   setIfAbsent(key: string, value: unknown, options?: BeadsSetOptions): Promise<boolean>;
+  /** Adds to the decayed sums at `key` (`@tierflow/core`'s `DecayedSums`) atomically (see `BeadsStore.addDecayed`). */
+  addDecayed(key: string, increments: Readonly<Record<string, number>>, options: AddDecayedOptions): Promise<void>;
   delete(key: string): Promise<boolean>;
   exists(key: string): Promise<boolean>;
   keys(pattern: string): Promise<string[]>;
@@ -30,6 +33,7 @@ export function beadsHandle(store: Beads): Beads {
     set: (key: string, value: unknown, options?: BeadsSetOptions) => store.set(key, value, options),
     setMany: (entries: readonly BeadsEntry[]) => store.setMany(entries),
     setIfAbsent: (key: string, value: unknown, options?: BeadsSetOptions) => store.setIfAbsent(key, value, options),
+    addDecayed: (key: string, increments: Readonly<Record<string, number>>, options: AddDecayedOptions) => store.addDecayed(key, increments, options),
     delete: (key: string) => store.delete(key),
     exists: (key: string) => store.exists(key),
     keys: (pattern: string) => store.keys(pattern),

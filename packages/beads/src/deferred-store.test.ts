@@ -3,7 +3,7 @@ import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { DeferredBeadsStore } from './deferred-store.js';
 import { BeadsPermissionError } from './permissions.js';
-import { BeadsStore } from './store.js';
+import { BeadsStore, multiBatch } from './store.js';
 
 const db = usePrivateRedis();
 
@@ -25,7 +25,7 @@ describe('DeferredBeadsStore', () => {
     expect(await stored.getMany(['execution/outputs/a', 'execution/logs/a', 'execution/outputs/b'])).toEqual([null, null, null]);
 
     const multi = db.redis.multi();
-    deferred.writeInto(multi);
+    deferred.writeInto(multiBatch(multi));
     multi.set(`${stored.prefix}:other`, 'x');
     await multi.exec();
     expect(deferred.pendingWrites).toBe(0);

@@ -1,5 +1,7 @@
-import { type TierName } from '@tierflow/protocol';
+import { TierflowError, type TierName } from '@tierflow/protocol';
+import type { ChainableCommander } from 'ioredis';
 import type { Beads } from './beads.js';
+import { ADD_DECAYED_SCRIPT, decayedAddWords, decayedTtl, runDecayedAdd, type AddDecayedOptions } from './decayed-add.js';
 import { beadsRef, parseBeadsKey } from './beads-key.js';
 import { checkWrite } from './permissions.js';
 import { escapeRedisGlob } from './redis-glob.js';
@@ -92,6 +94,24 @@ export class BeadsStore implements Beads {
   }
 
   /**
+   * Adds `increments` to the decayed sums at `key` (`@tierflow/core`'s `DecayedSums`), in one
+   * script, so adds from many processes at once lose none: the stored sums decay to `now`, then
+   * each increment is added to its field (a new field beyond the core's field cap is not). The
+   * value stays plain JSON, readable with `get`.
+   *
+   * @throws BeadsPermissionError when this tier may not write `key`, before anything is written;
+   *   TierflowError (permanent) with code `invalid_argument` for a bad half-life or clock,
+   *   or `beads_invalid_value` when `key` holds something other than decayed sums
+   *   (left as it is: nothing is added).
+   */
+  async addDecayed(key: string, increments: Readonly<Record<string, number>>, options: AddDecayedOptions): Promise<void> {
+    const add = this.prepareAdd(key, increments, options);
+    if (!(await runDecayedAdd(this.redis, add.redisKey, add.words))) {
+      throw TierflowError.permanent(`beads:${add.key} holds a value that is not decayed sums: nothing was added to it`, { code: 'beads_invalid_value' });
+    }
+  }
+
+  /**
    * Writes every entry in one MULTI/EXEC transaction. Every entry is checked first: if this tier
    * may not write one of them, or one has no JSON form, none is written.
    *
@@ -152,6 +172,21 @@ export class BeadsStore implements Beads {
       ttlMs: resolveTtl(entry.ttlMs, this.defaultTtlMs),
     };
   }
+
+  protected prepareAdd(key: string, increments: Readonly<Record<string, number>>, options: AddDecayedOptions): PreparedAdd {
+    const parsed = checkWrite(this.tier, key);
+    const ttlMs = resolveTtl(decayedTtl(options), null);
+    return { key: parsed.key, redisKey: this.base + parsed.key, words: decayedAddWords(parsed.key, increments, options, ttlMs), increments: { ...increments }, options };
+  }
+}
+
+/** A checked decayed add: the Beads key, the full key, its script words, and what it adds (for reads before it is sent). */
+export interface PreparedAdd {
+  readonly key: string;
+  readonly redisKey: string;
+  readonly words: readonly string[];
+  readonly increments: Readonly<Record<string, number>>;
+  readonly options: AddDecayedOptions;
 }
 
 /** A checked write: the full key, the JSON text, and the expiry (null for none). */
@@ -168,6 +203,24 @@ export interface PreparedWrite {
 export interface BeadsWrites {
   set(key: string, value: string): unknown;
   set(key: string, value: string, px: 'PX', milliseconds: number): unknown;
+}
+
+/**
+ * What a deferred store's waiting writes are queued on: the `SET` forms, and decayed adds, which
+ * a script that runs the batch runs with `ADD_DECAYED_LUA` (the runtime's fenced batch), or
+ * a MULTI as EVALs ({@link multiBatch}).
+ */
+export interface BeadsBatch extends BeadsWrites {
+  /** A decayed add on the full key `key`, with the words of {@link ADD_DECAYED_SCRIPT}'s ARGV. */
+  addDecayed(key: string, words: readonly string[]): unknown;
+}
+
+/** An ioredis MULTI or pipeline as a {@link BeadsBatch}: each decayed add is an EVAL of {@link ADD_DECAYED_SCRIPT} on it. */
+export function multiBatch(pipeline: ChainableCommander): BeadsBatch {
+  return {
+    set: (key: string, value: string, px?: 'PX', milliseconds?: number) => (px === undefined ? pipeline.set(key, value) : pipeline.set(key, value, px, milliseconds!)),
+    addDecayed: (key: string, words: readonly string[]) => pipeline.eval(ADD_DECAYED_SCRIPT, 1, key, ...words),
+  };
 }
 
 /** Queues one `SET … [PX]` per write on a MULTI, pipeline or other batch. */

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aggregate } from './aggregate.js';
 import { toAggregatedOutcome } from './aggregated-outcome.js';
-import type { ChildResult } from './child-result.js';
+import { CHILD_CLASS_OF, type ChildResult } from './child-result.js';
 
 const childArb = fc.record({
   specialist: fc.constantFrom('python-lora', 'test-lora', ''),
@@ -19,13 +19,43 @@ const childrenArb = fc.array(childArb, { minLength: 1, maxLength: 12 }).map((chi
 const strategyArb = fc.constantFrom(...AGGREGATION_STRATEGIES);
 
 describe('aggregate: properties', () => {
-  it('keeps the aggregated confidence within [min, max] of the children', () => {
+  it('keeps the aggregated confidence within [0, max] of the children, and within [min, max] when nothing failed', () => {
     fc.assert(
       fc.property(strategyArb, childrenArb, (strategy, children) => {
         const confidences = children.map((child) => child.confidence);
-        const { confidence } = aggregate(strategy, children);
-        expect(confidence).toBeGreaterThanOrEqual(Math.min(...confidences));
+        const { confidence, counts } = aggregate(strategy, children);
+        expect(confidence).toBeGreaterThanOrEqual(counts.failed > 0 ? 0 : Math.min(...confidences));
         expect(confidence).toBeLessThanOrEqual(Math.max(...confidences));
+      }),
+    );
+  });
+
+  it('gives a failed aggregate confidence 0, and a short-falling one no more than the share that did not fail times their best', () => {
+    fc.assert(
+      fc.property(strategyArb, childrenArb, (strategy, children) => {
+        const { status, confidence, counts } = aggregate(strategy, children);
+        if (status === 'failed') expect(confidence).toBe(0);
+        if (status === 'partial' || status === 'needs_clarification') {
+          const standing = children.filter((child) => child.status !== 'cancelled' && CHILD_CLASS_OF[child.status] !== 'failed');
+          const best = Math.max(0, ...standing.map((child) => child.confidence));
+          const counted = counts.total - counts.cancelled;
+          expect(confidence).toBeLessThanOrEqual((standing.length / counted) * best + 1e-12);
+        }
+      }),
+    );
+  });
+
+  it('never raises the confidence of a result that fell short when one more child fails', () => {
+    fc.assert(
+      fc.property(strategyArb, childrenArb, fc.nat(), (strategy, children, pick) => {
+        const index = pick % children.length;
+        const failing = children.map((child, i) => (i === index ? { ...child, status: 'failed' as const } : child));
+        const before = aggregate(strategy, children);
+        const after = aggregate(strategy, failing);
+        const shortOf = (status: string): boolean => status === 'partial' || status === 'failed' || status === 'needs_clarification';
+        if (shortOf(before.status) && shortOf(after.status) && children[index]?.status !== 'cancelled') {
+          expect(after.confidence).toBeLessThanOrEqual(before.confidence + 1e-12);
+        }
       }),
     );
   });

@@ -23,15 +23,15 @@ describe('aggregate: status, majority, revise and confidence', () => {
   it.each<[string, AggregationStrategy, ChildResult[], Partial<Record<keyof Aggregation, unknown>>]>([
     // all_success
     ['all succeed', 'all_success', kids(['success', 0.9], ['success', 0.7]), { status: 'success', majority: null, revise: false, confidence: close(0.8) }],
-    ['majority succeeded', 'all_success', kids(['success', 0.9], ['success', 0.8], ['timeout', 0.4]), { status: 'partial', majority: 'succeeded', revise: false, confidence: close(0.7) }],
-    ['majority failed', 'all_success', kids(['success', 0.9], ['failed', 0.3], ['failed', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.5) }],
-    ['a tie is no majority', 'all_success', kids(['success', 0.8], ['failed', 0.4]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.6) }],
+    ['majority succeeded', 'all_success', kids(['success', 0.9], ['success', 0.8], ['timeout', 0.4]), { status: 'partial', majority: 'succeeded', revise: false, confidence: close(1.7 / 3) }],
+    ['majority failed', 'all_success', kids(['success', 0.9], ['failed', 0.3], ['failed', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.3) }],
+    ['a tie is no majority', 'all_success', kids(['success', 0.8], ['failed', 0.4]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.4) }],
     ['success and partial tie', 'all_success', kids(['success', 0.8], ['partial', 0.6]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.7) }],
-    ['all failed', 'all_success', kids(['failed', 0.2], ['timeout', 0.1], ['blocked', 0.3]), { status: 'failed', majority: null, revise: false, confidence: close(0.2) }],
+    ['all failed', 'all_success', kids(['failed', 0.2], ['timeout', 0.1], ['blocked', 0.3]), { status: 'failed', majority: null, revise: false, confidence: 0 }],
     ['partial-only children', 'all_success', kids(['partial', 0.6], ['partial', 0.4]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.5) }],
     ['all cancelled', 'all_success', kids(['cancelled', 0.5], ['cancelled', 0.3]), { status: 'cancelled', majority: null, revise: false, confidence: close(0.4) }],
     ['cancelled not counted', 'all_success', kids(['success', 0.9], ['cancelled', 0.1]), { status: 'success', confidence: close(0.9) }],
-    ['throttled counts as failed', 'all_success', kids(['success', 0.9], ['success', 0.9], ['throttled', 0.6]), { status: 'partial', majority: 'succeeded', confidence: close(0.8) }],
+    ['throttled counts as failed', 'all_success', kids(['success', 0.9], ['success', 0.9], ['throttled', 0.6]), { status: 'partial', majority: 'succeeded', confidence: close(0.6) }],
     [
       'clarification beside a success',
       'all_success',
@@ -39,29 +39,29 @@ describe('aggregate: status, majority, revise and confidence', () => {
       { status: 'needs_clarification', majority: null, revise: false, questions: ['Return -1 or raise?'], confidence: close(0.7) },
     ],
     ['single child succeeds', 'all_success', kids(['success', 0.75]), { status: 'success', confidence: 0.75 }],
-    ['single child fails', 'all_success', kids(['failed', 0.25]), { status: 'failed', confidence: 0.25 }],
+    ['single child fails', 'all_success', kids(['failed', 0.25]), { status: 'failed', confidence: 0 }],
     // any_success
     ['all succeed', 'any_success', kids(['success', 0.9], ['success', 0.5]), { status: 'success', confidence: close(0.7) }],
     ['one success among failures', 'any_success', kids(['failed', 0.2], ['success', 0.8], ['timeout', 0.4]), { status: 'success', majority: null, confidence: close(0.8) }],
-    ['all failed', 'any_success', kids(['failed', 0.2], ['throttled', 0.4]), { status: 'failed', confidence: close(0.3) }],
-    ['progress without success', 'any_success', kids(['partial', 0.6], ['failed', 0.2]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.4) }],
+    ['all failed', 'any_success', kids(['failed', 0.2], ['throttled', 0.4]), { status: 'failed', confidence: 0 }],
+    ['progress without success', 'any_success', kids(['partial', 0.6], ['failed', 0.2]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.3) }],
     [
       'clarification without success',
       'any_success',
       kids(['failed', 0.2], ['needs_clarification', 0.6, { error_detail: 'Which file?' }]),
-      { status: 'needs_clarification', questions: ['Which file?'] },
+      { status: 'needs_clarification', questions: ['Which file?'], confidence: close(0.3) },
     ],
     ['clarification beside a success', 'any_success', kids(['needs_clarification', 0.6, { error_detail: 'Which file?' }], ['success', 0.9]), { status: 'success', questions: [], confidence: 0.9 }],
     ['all cancelled', 'any_success', kids(['cancelled', 0.2]), { status: 'cancelled', confidence: 0.2 }],
     ['single child asks', 'any_success', kids(['needs_clarification', 0.4, { error_detail: 'Which one?' }]), { status: 'needs_clarification', questions: ['Which one?'] }],
     // majority
     ['two of three', 'majority', kids(['success', 0.9], ['success', 0.7], ['failed', 0.1]), { status: 'success', majority: null, confidence: close(0.8) }],
-    ['a tie is no majority', 'majority', kids(['success', 0.9], ['success', 0.7], ['failed', 0.1], ['timeout', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.5) }],
-    ['one of three', 'majority', kids(['success', 0.9], ['failed', 0.3], ['blocked', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.5) }],
-    ['progress only', 'majority', kids(['partial', 0.5], ['failed', 0.3], ['failed', 0.1]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.3) }],
-    ['all failed', 'majority', kids(['failed', 0.3], ['timeout', 0.1]), { status: 'failed', confidence: close(0.2) }],
+    ['a tie is no majority', 'majority', kids(['success', 0.9], ['success', 0.7], ['failed', 0.1], ['timeout', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.4) }],
+    ['one of three', 'majority', kids(['success', 0.9], ['failed', 0.3], ['blocked', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.3) }],
+    ['progress only', 'majority', kids(['partial', 0.5], ['failed', 0.3], ['failed', 0.1]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.5 / 3) }],
+    ['all failed', 'majority', kids(['failed', 0.3], ['timeout', 0.1]), { status: 'failed', confidence: 0 }],
     ['cancelled not counted', 'majority', kids(['success', 0.6], ['success', 0.8], ['cancelled', 0], ['cancelled', 0], ['cancelled', 0]), { status: 'success', confidence: close(0.7) }],
-    ['clarification, no majority', 'majority', kids(['success', 0.9], ['needs_clarification', 0.3], ['failed', 0.3]), { status: 'needs_clarification', questions: [], confidence: close(0.5) }],
+    ['clarification, no majority', 'majority', kids(['success', 0.9], ['needs_clarification', 0.3], ['failed', 0.3]), { status: 'needs_clarification', questions: [], confidence: close(0.4) }],
     [
       'clarification, majority',
       'majority',
@@ -72,8 +72,8 @@ describe('aggregate: status, majority, revise and confidence', () => {
     // first_success
     ['winner not first in list', 'first_success', kids(['failed', 0.2], ['success', 0.7], ['success', 0.9], ['cancelled', 0.5]), { status: 'success', winner: 'msg-2', confidence: 0.7 }],
     ['winner first, losers cancelled', 'first_success', kids(['success', 0.6], ['cancelled', 0.1], ['cancelled', 0.2]), { status: 'success', winner: 'msg-1', confidence: 0.6 }],
-    ['no winner, all failed', 'first_success', kids(['failed', 0.2], ['timeout', 0.4]), { status: 'failed', winner: null, confidence: close(0.3) }],
-    ['no winner, progress', 'first_success', kids(['partial', 0.6], ['failed', 0.2]), { status: 'partial', majority: 'failed', revise: true, winner: null }],
+    ['no winner, all failed', 'first_success', kids(['failed', 0.2], ['timeout', 0.4]), { status: 'failed', winner: null, confidence: 0 }],
+    ['no winner, progress', 'first_success', kids(['partial', 0.6], ['failed', 0.2]), { status: 'partial', majority: 'failed', revise: true, winner: null, confidence: close(0.3) }],
     [
       'no winner, clarification',
       'first_success',
@@ -84,6 +84,30 @@ describe('aggregate: status, majority, revise and confidence', () => {
     ['single child', 'first_success', kids(['success', 0.8]), { status: 'success', winner: 'msg-1' }],
   ])('%s (%s)', (_label, strategy, children, expected) => {
     expect(aggregate(strategy, children)).toMatchObject(expected);
+  });
+});
+
+describe('aggregate: confidence counts failed children at 0', () => {
+  it('gives two failures out of three, each reported at 0.90, a third of the success’s confidence', () => {
+    const result = aggregate('all_success', kids(['success', 0.85], ['failed', 0.9], ['failed', 0.9]));
+    expect(result.status).toBe('partial');
+    expect(result.confidence).toBeCloseTo(0.85 / 3, 12);
+  });
+
+  it('gives a failed aggregate 0, however sure its children were', () => {
+    expect(aggregate('any_success', kids(['failed', 1], ['timeout', 1], ['blocked', 1], ['throttled', 1])).confidence).toBe(0);
+  });
+
+  it('takes a question and progress at their own confidence: neither has failed', () => {
+    expect(aggregate('all_success', kids(['partial', 0.6], ['needs_clarification', 0.8], ['failed', 0.9])).confidence).toBeCloseTo(1.4 / 3, 12);
+  });
+
+  it('leaves cancelled children out of the count', () => {
+    expect(aggregate('all_success', kids(['success', 0.9], ['failed', 0.9], ['cancelled', 0.1])).confidence).toBeCloseTo(0.45, 12);
+  });
+
+  it('leaves a success’s confidence to the work it carries', () => {
+    expect(aggregate('majority', kids(['success', 0.9], ['success', 0.7], ['failed', 0.9])).confidence).toBeCloseTo(0.8, 12);
   });
 });
 

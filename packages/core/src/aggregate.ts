@@ -7,7 +7,7 @@ import { strategyVerdict, type Majority } from './strategy-verdict.js';
 /** The combined result of a fan-out: what the parent reports up, and what the runtime must do next. */
 export interface Aggregation {
   readonly status: OutcomeStatus;
-  /** Mean confidence of the children whose output the aggregate carries. */
+  /** How far the aggregate's work can be trusted (docs/protocol.md#aggregated-confidence): see {@link aggregate}. */
   readonly confidence: number;
   readonly strategy: AggregationStrategy;
   readonly counts: AggregationCounts;
@@ -58,14 +58,19 @@ export interface Aggregation {
  * - Any status but `success` with at least one `needs_clarification` child → `needs_clarification`,
  *   with the children's questions: ambiguity flows up, it is never guessed at.
  *
- * Confidence is the mean over the children whose output the aggregate carries, clamped into their [min, max]:
+ * Confidence says how far the aggregate's work can be trusted (docs/protocol.md#aggregated-confidence):
+ * the mean over the children it answers for, a failed child counting 0 (its work cannot be
+ * trusted at all, however sure it was of its failure), every other its own confidence:
  *
- * | Status                                     | Children averaged      |
- * | ------------------------------------------ | ---------------------- |
- * | `success`, first_success                   | the winner alone       |
- * | `success`, all other strategies            | the succeeded children |
- * | `partial`, `failed`, `needs_clarification` | every counted child    |
- * | `cancelled` (every child cancelled)        | every child            |
+ * | Status                                     | Children averaged      | A failed child counts |
+ * | ------------------------------------------ | ---------------------- | --------------------- |
+ * | `success`, first_success                   | the winner alone       | —                     |
+ * | `success`, all other strategies            | the succeeded children | —                     |
+ * | `partial`, `failed`, `needs_clarification` | every counted child    | 0                     |
+ * | `cancelled` (every child cancelled)        | every child            | —                     |
+ *
+ * So a `failed` aggregate is 0, and a `partial` one is at most the share of counted children that
+ * did not fail times their highest confidence.
  *
  * `recoverable` is null on `success` and `cancelled`; on `failed`, true unless every failed child
  * said `recoverable: false` (a throttled child is always recoverable); on `partial` and
@@ -89,7 +94,7 @@ export function aggregate(strategy: AggregationStrategy, children: readonly Chil
   const questions = status === 'needs_clarification' ? questionsOf(children) : [];
   return {
     status,
-    confidence: meanConfidence(carried(status, winnerChild, children).map((child) => child.confidence)),
+    confidence: meanConfidence(carried(status, winnerChild, children).map(trustedConfidence)),
     strategy,
     counts,
     majority,
@@ -119,6 +124,11 @@ function carried(status: OutcomeStatus, winner: ChildResult | null, children: re
   if (status === 'cancelled') return children;
   if (status === 'success') return winner ? [winner] : children.filter((child) => classifyChild(child) === 'succeeded');
   return children.filter((child) => classifyChild(child) !== 'cancelled');
+}
+
+/** What a child's work counts for in its aggregate's confidence: nothing, when it failed. */
+function trustedConfidence(child: ChildResult): number {
+  return classifyChild(child) === 'failed' ? 0 : child.confidence;
 }
 
 function recoverableOf(status: OutcomeStatus, children: readonly ChildResult[]): boolean | null {

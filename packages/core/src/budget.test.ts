@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetExceededReason, recordVerdict, refusalWaits, reservationVerdict, withReservation, withSettlement } from './budget.js';
+import { budgetExceededReason, budgetLeft, recordVerdict, refusalWaits, reservationVerdict, withReservation, withSettlement } from './budget.js';
 
 const spent = (tokens_in: number, tokens_out: number, cost_usd: number, llm_calls: number) => ({ tokens_in, tokens_out, cost_usd, llm_calls });
 
@@ -67,5 +67,19 @@ describe('budget decisions', () => {
     expect(budgetExceededReason('max_tokens', { max_tokens: 600 }, spent(0, 0, 0, 1), pending)).toBe(
       'budget exceeded: max_tokens 600 reached (0 used, 350 held by calls in flight, a call asking 375 refused)',
     );
+  });
+});
+
+describe('budgetLeft', () => {
+  const committed = { tokens_in: 300, tokens_out: 100, cost_usd: 0.25, llm_calls: 3 };
+
+  it('is each limit less what is committed, never below 0, null for a limit the run lacks', () => {
+    expect(budgetLeft({ limits: { max_llm_calls: 5, max_tokens: 1_000, max_cost_usd: 1 }, committed })).toEqual({ llm_calls: 2, tokens: 600, cost_usd: 0.75 });
+    expect(budgetLeft({ limits: { max_llm_calls: 2, max_cost_usd: 0.1 }, committed })).toEqual({ llm_calls: 0, tokens: null, cost_usd: 0 });
+    expect(budgetLeft({ limits: {}, committed })).toEqual({ llm_calls: null, tokens: null, cost_usd: null });
+  });
+
+  it('counts cost in millionths, as Redis does', () => {
+    expect(budgetLeft({ limits: { max_cost_usd: 0.3 }, committed: { ...committed, cost_usd: 0.1 } }).cost_usd).toBe(0.2);
   });
 });

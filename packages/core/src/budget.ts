@@ -127,3 +127,24 @@ export function budgetExceededReason(limit: BudgetLimit, budget: Budget, spent: 
   }
   return `budget exceeded: ${limit} ${String(budget[limit] ?? '?')} reached (${parts.join(', ')})`;
 }
+
+/**
+ * A run's budget as it stands: its limits (none set, an empty object) and what it has committed,
+ * spent and held by calls in flight. What a policy weighs before it starts more work.
+ */
+export interface BudgetStanding {
+  readonly limits: Budget;
+  readonly committed: Usage;
+}
+
+/** What is left of each limit the run has, never below 0; null for a limit it does not have. Pure. */
+export function budgetLeft(standing: BudgetStanding): { readonly llm_calls: number | null; readonly tokens: number | null; readonly cost_usd: number | null } {
+  const { limits, committed } = standing;
+  const left = (max: number | undefined, used: number): number | null => (max === undefined ? null : Math.max(0, max - used));
+  const cost = left(limits.max_cost_usd === undefined ? undefined : microUsd(limits.max_cost_usd), microUsd(committed.cost_usd));
+  return {
+    llm_calls: left(limits.max_llm_calls, committed.llm_calls),
+    tokens: left(limits.max_tokens, committed.tokens_in + committed.tokens_out),
+    cost_usd: cost === null ? null : cost / 1e6,
+  };
+}

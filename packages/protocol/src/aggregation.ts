@@ -39,7 +39,7 @@ export const aggregatedOutcomeSchema = z
     strategy_used: aggregationStrategySchema,
     child_outcomes: z.array(childOutcomeSummarySchema).min(1),
     aggregated_status: outcomeStatusSchema,
-    aggregated_confidence: confidenceSchema.meta({ description: "Weighted average of the children's confidences." }),
+    aggregated_confidence: confidenceSchema.meta({ description: "How far the aggregate's work can be trusted: the mean of the children's confidences, a failed child counting 0." }),
   })
   .meta({ description: 'The result of a fan-out, combined by its strategy.' });
 export type AggregatedOutcome = z.output<typeof aggregatedOutcomeSchema>;

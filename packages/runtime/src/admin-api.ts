@@ -74,3 +74,5 @@ export { addHash, cumulativeBuckets, emptyMetrics, seriesOf } from './metrics-st
 export type { StoredMetrics, StoredSeries } from './metrics-store/store-read.js';
 export { gaugeGroups } from './metrics-store/store-write.js';
 export type { GaugeSample } from './metrics-store/store-write.js';
+export { calibrationBinSchema, historyReportSchema, readHistoryReport, specialistStatsSchema } from './learning/history-report.js';
+export type { HistoryReport, HistoryReportOptions } from './learning/history-report.js';

@@ -29,7 +29,7 @@ export { RootWaitError } from './client/wait-errors.js';
 export type { RootWaitErrorCode } from './client/wait-errors.js';
 export { DEFAULT_WAIT_LIMIT_MS } from './client/wait-limit.js';
 export { RedisUnreachableError } from './redis/reach.js';
-export type { Assignment, DelegationDraft, OutcomeDraft, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './policy/handler.js';
+export type { Assignment, DelegationDraft, OutcomeDraft, PolicyDecision, SettledChild, SettledRound, Step, TierContext, TierHandler, TierLogger } from './policy/handler.js';
 export { consoleLogger } from './observability/logger.js';
 export { objectiveFileSchema } from './model/objective.js';
 export type { ObjectiveFile, Plan, RootObjective, Subtask } from './model/objective.js';

@@ -9,7 +9,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.unstubAllEnvs());
 
 const PROJECT = join(dir, 'tierflow.config.json');
-writeFileSync(PROJECT, JSON.stringify({ specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora' }], models: { baseURL: 'http://models.internal:8000/v1' }, budget: { max_llm_calls: 20 } }));
+writeFileSync(
+  PROJECT,
+  JSON.stringify({
+    specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora' }],
+    models: { baseURL: 'http://models.internal:8000/v1' },
+    budget: { max_llm_calls: 20 },
+    routing: { code: ['writer', 'sim'], mode: 'learned', objective: 'cost' },
+  }),
+);
 
 /** An environment of the test's own: every Tierflow variable the host may have set is cleared first. */
 function environment(vars: Record<string, string>): void {
@@ -32,6 +40,10 @@ describe('tierflow config', () => {
     expect(out).toMatch(/^model endpoint +project file +http:\/\/models\.internal:8000\/v1$/m);
     expect(out).toMatch(/^budget +project file +\{"max_llm_calls":20\}$/m);
     expect(out).toMatch(/^specialists +project file +writer \(llm\), sim \(built in\)$/m);
+    expect(out).toMatch(/^routing +project file +\{"code":\["writer","sim"\]\}$/m);
+    expect(out).toMatch(/^routing\.mode +project file +learned$/m);
+    expect(out).toMatch(/^routing\.objective +project file +cost, weight 0\.5$/m);
+    expect(out).toMatch(/^routing\.exploration +default +0\.2$/m);
     expect(out).not.toContain('s3cret');
   });
 
@@ -46,6 +58,7 @@ describe('tierflow config', () => {
     expect(out).toMatch(/^project file +default +none$/m);
     expect(out).toMatch(/^model endpoint +env \(OPENAI_BASE_URL\) +https:\/\/user:\*\*\*@llm\.example\/v1$/m);
     expect(out).toMatch(/^specialists +default +sim \(built in\)$/m);
+    expect(out).toMatch(/^routing\.mode +default +fixed$/m);
     expect(out).not.toContain('s3cret');
   });
 

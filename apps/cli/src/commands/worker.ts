@@ -2,7 +2,7 @@ import { cellPrefixes, connect, metricStoreReader, readTierflowEnv, servedCells 
 import { runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { findConfigFile, loadConfig, shownPath } from '../config/config-file.js';
-import { tierSetup } from '../config/tier-setup.js';
+import { projectCalibration, tierSetup } from '../config/tier-setup.js';
 import { guardExit } from '../exit-guard.js';
 import { EXIT, type CliIo } from '../io.js';
 import { linkToParent } from '../parent-link.js';
@@ -56,7 +56,13 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     disarm();
   }
   // Every tier refuses a delegation outside the project's collaboration boundaries, and runs the project's handoff interceptors.
-  const runtime = { ...fromEnv, ...(project.config.boundaries ? { boundaries: project.config.boundaries } : {}), interceptors: setup.interceptors };
+  const calibrate = projectCalibration(project.config, env);
+  const runtime = {
+    ...fromEnv,
+    ...(project.config.boundaries ? { boundaries: project.config.boundaries } : {}),
+    ...(calibrate === undefined ? {} : { calibration: calibrate }),
+    interceptors: setup.interceptors,
+  };
   let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
   const stop = new Promise<string>((resolve) => {
     onSignal = resolve;

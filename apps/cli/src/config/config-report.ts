@@ -1,5 +1,7 @@
 import { isSecretName, redactUrl, tierflowEnvSchema, type TierflowEnv } from '@tierflow/runtime/admin';
+import { DEFAULT_EXPLORATION, routingObjectiveOf } from '@tierflow/dispatcher';
 import type { LoadedConfig } from './config-file.js';
+import { routingOptionsOf, type RoutingSection } from './routing-section.js';
 
 /** Where a setting's value came from. */
 export type SettingSource = 'env' | 'project file' | 'default' | 'unset' | '--config' | 'env (TIERFLOW_CONFIG)' | 'env (OPENAI_BASE_URL)' | 'found here';
@@ -44,14 +46,28 @@ function projectRows(loaded: LoadedConfig, resolved: TierflowEnv): SettingRow[] 
     endpoint,
     { name: 'specialists', value: specialists.join(', '), from: config.specialists.length > 0 ? 'project file' : 'default' },
     ...fromFile('models.prices', config.models?.prices),
-    ...fromFile('routing', config.routing),
+    ...routingRows(config.routing),
     ...fromFile('budget', config.budget),
     ...fromFile('boundaries', config.boundaries),
+    ...fromFile('history', config.history),
     ...(config.architect?.planner === undefined ? [] : [{ name: 'architect.planner', value: plannerText(config.architect.planner), from: 'project file' as const }]),
     ...(config.dispatcher?.decomposer === undefined ? [] : [{ name: 'dispatcher.decomposer', value: plannerText(config.dispatcher.decomposer), from: 'project file' as const }]),
     ...(config.interceptors.length === 0
       ? []
       : [{ name: 'interceptors', value: config.interceptors.map((entry) => ('kind' in entry ? entry.kind : entry.name)).join(', '), from: 'project file' as const }]),
+  ];
+}
+
+/** The routes the file gives, then how the Dispatcher chooses among them: each setting the file's, or the default. */
+function routingRows(section: RoutingSection | undefined): SettingRow[] {
+  const options = routingOptionsOf(section ?? {});
+  const objective = routingObjectiveOf(options.routingObjective);
+  const from = (set: boolean): SettingSource => (set ? 'project file' : 'default');
+  return [
+    ...(options.routing === undefined ? [] : [{ name: 'routing', value: JSON.stringify(options.routing), from: 'project file' as const }]),
+    { name: 'routing.mode', value: options.routingMode ?? 'fixed', from: from(options.routingMode !== undefined) },
+    { name: 'routing.objective', value: objective.optimize === 'success' ? 'success' : `${objective.optimize}, weight ${objective.weight}`, from: from(options.routingObjective !== undefined) },
+    { name: 'routing.exploration', value: String(options.exploration ?? DEFAULT_EXPLORATION), from: from(options.exploration !== undefined) },
   ];
 }
 

@@ -1,8 +1,9 @@
 import { codeRunnerOptionsSchema, type Specialist } from '@tierflow/fleet';
 import { budgetSchema, evidenceGradeSchema } from '@tierflow/protocol';
-import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, TONE_ISOLATION_INTERCEPTOR, type Planner } from '@tierflow/runtime/policy';
+import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, RUNTIME_RANGES, TONE_ISOLATION_INTERCEPTOR, type Planner } from '@tierflow/runtime/policy';
 import { type HandoffInterceptor } from '@tierflow/runtime';
 import { z } from 'zod';
+import { routingSectionSchema } from './routing-section.js';
 
 /** A module to load, relative to the configuration file, and which of its exports (`default` when left out). */
 const moduleRef = { module: z.string().min(1), export: z.string().min(1).optional() };
@@ -99,6 +100,31 @@ const declaredInterceptor = z.discriminatedUnion('kind', [
 ]);
 export type DeclaredInterceptor = z.infer<typeof declaredInterceptor>;
 
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A duration: whole milliseconds, or a number and a unit (`ms`, `s`, `m`, `h`, `d`: `"1d"`,
+ * `"12h"`, `"1.5d"`), read as milliseconds and bounded as `range` says.
+ */
+export function durationSchema(range: { readonly min: number; readonly max: number }) {
+  const message = `must be a duration such as "1d", "12h" or "90m", or whole milliseconds, from ${range.min} ms to ${range.max} ms`;
+  return z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(value) : null;
+    const ms = typeof value === 'number' ? value : match ? Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS]) : Number.NaN;
+    if (Number.isSafeInteger(ms) && ms >= range.min && ms <= range.max) return ms;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  });
+}
+
+/** What the tiers learn from their history (docs/operations.md#history). */
+const historySection = z.strictObject({
+  /** The half-life of the Monitor's history: what happened that long ago counts half. A day when left out. */
+  halfLife: durationSchema(RUNTIME_RANGES.historyHalfLifeMs).optional(),
+  /** Whether Dispatchers calibrate their Fleet leaves' confidence against history (on when left out). */
+  calibrate: z.boolean().optional(),
+});
+
 /**
  * The project file, `tierflow.config.{ts,mts,js,mjs,json}`: what `tierflow up`, `tierflow worker`
  * and `tierflow demo` run besides the built-in `sim` specialist. Strict: a misspelt field is an
@@ -119,8 +145,11 @@ export const projectConfigSchema = z.strictObject({
       defaultConfidence: z.number().min(0).max(1).optional(),
     })
     .optional(),
-  /** The Dispatcher's routes: task type → [specialist, ...alternates]; `'*'` for every other type. */
-  routing: z.record(z.string().min(1), z.array(z.string().min(1)).min(1, { message: 'a route needs at least one specialist' })).optional(),
+  /**
+   * The Dispatcher's routes: task type → [specialist, ...alternates]; `'*'` for every other type.
+   * The keys `mode`, `objective` and `exploration` set how it chooses among them (docs/operations.md#routing-modes).
+   */
+  routing: routingSectionSchema.optional(),
   architect: z.strictObject({ planner: plannerEntry.optional(), maxRevisions: z.int().nonnegative().optional() }).optional(),
   dispatcher: z.strictObject({ decomposer: plannerEntry.optional() }).optional(),
   /** The budget of a run whose objective sets none; an objective's own limits take the place of these one by one. */
@@ -130,6 +159,8 @@ export const projectConfigSchema = z.strictObject({
    * may hand to, as tier slugs or `fleet:<specialist>`, `*` for any characters; a sender not named is not bounded.
    */
   boundaries: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
+  /** What the tiers learn from their history: its half-life, and whether confidence is calibrated against it. */
+  history: historySection.optional(),
   /** Middleware on every handoff, in order (docs/protocol.md#handoff-interceptors): every tier runs the same chain. */
   interceptors: z.array(z.union([interceptorObject, declaredInterceptor])).default([]),
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findConfigFile, loadConfig, readConfigFile } from './config-file.js';
 import { projectConfigSchema, type ProjectConfigInput } from './config-schema.js';
-import { discoveredSpecialists, tierSetup } from './tier-setup.js';
+import { discoveredSpecialists, projectCalibration, tierSetup } from './tier-setup.js';
 
 let dir: string;
 let server: FakeOpenAiServer;
@@ -52,6 +52,12 @@ describe('tierSetup', () => {
     expect(typeof setup.dispatcher.decomposer).toBe('function');
   });
 
+  it('hands the Dispatcher the routes apart from the routing settings', async () => {
+    const setup = await setupOf({ routing: { code: ['sim'], mode: 'learned', objective: 'latency', exploration: 0.05 } });
+    expect(setup.dispatcher).toEqual({ routing: { code: ['sim'] }, routingMode: 'learned', routingObjective: 'latency', exploration: 0.05 });
+    expect((await setupOf({ routing: { mode: 'shadow' } })).dispatcher).toEqual({ routingMode: 'shadow' });
+  });
+
   it('prices each model call as models.prices says, and hands the Monitor the default budget', async () => {
     const setup = await setupOf({
       specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL, maxTokens: 50 }],
@@ -90,6 +96,29 @@ describe('tierSetup', () => {
     expect(reserved).toEqual([expect.objectContaining({ tokens_out: 50 })]);
     expect(recorded).toEqual([expect.objectContaining({ cost_usd: 0.022 })]);
     expect(result.resources_used).toMatchObject({ usage: { tokens_in: 12, tokens_out: 5, cost_usd: 0.022, llm_calls: 1 } });
+  });
+
+  it('hands the Monitor the history half-life, in milliseconds or as a duration, and calibration to the runtime unless the environment says', async () => {
+    expect((await setupOf({ history: { halfLife: '12h' } })).monitor).toEqual({ historyHalfLifeMs: 43_200_000 });
+    expect((await setupOf({ history: { halfLife: 90_000, calibrate: false } })).monitor).toEqual({ historyHalfLifeMs: 90_000 });
+    for (const [halfLife, ms] of [
+      ['1d', 86_400_000],
+      ['1.5h', 5_400_000],
+      ['90m', 5_400_000],
+      ['30s', 30_000],
+      ['2500ms', 2_500],
+    ] as const) {
+      expect(projectConfigSchema.parse({ history: { halfLife } }).history?.halfLife).toBe(ms);
+    }
+    for (const halfLife of ['1 day', '1y', '-1d', 'd', 500, 1.5, '0.5s']) {
+      const problem = projectConfigSchema.safeParse({ history: { halfLife } });
+      expect(problem.success ? null : problem.error.issues[0]?.message, String(halfLife)).toMatch(/must be a duration such as "1d"/);
+    }
+    expect(projectConfigSchema.safeParse({ history: { calibrate: 'yes' } }).success).toBe(false);
+    const config = projectConfigSchema.parse({ history: { calibrate: false } });
+    expect(projectCalibration(config, {})).toBe(false);
+    expect(projectCalibration(config, { TIERFLOW_CALIBRATION: 'on' })).toBeUndefined();
+    expect(projectCalibration(projectConfigSchema.parse({}), {})).toBeUndefined();
   });
 
   it('takes a model endpoint only as an http(s) URL', () => {

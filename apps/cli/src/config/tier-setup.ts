@@ -19,12 +19,13 @@ import { readTierflowVars } from '@tierflow/runtime/admin';
 import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
 import type { DeclaredInterceptor, DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';
+import { routingOptionsOf } from './routing-section.js';
 
 /** What each tier's worker is started with, besides the runtime's options, from a configuration. */
 export interface TierSetup {
-  readonly monitor: { readonly budget?: Budget };
+  readonly monitor: { readonly budget?: Budget; readonly historyHalfLifeMs?: number };
   readonly architect: { readonly planner?: Planner; readonly maxRevisions?: number };
-  readonly dispatcher: { readonly decomposer?: Planner; readonly routing?: Record<string, string[]>; readonly boundaries?: Record<string, string[]> };
+  readonly dispatcher: { readonly decomposer?: Planner; readonly boundaries?: Record<string, string[]> } & ReturnType<typeof routingOptionsOf>;
   /** The specialists the Fleet serves besides `sim`: those configured, then the endpoint's models ({@link discoveredSpecialists}). */
   readonly specialists: readonly Specialist[];
   /** Every tier's handoff interceptors, in the file's order. */
@@ -49,12 +50,21 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
   const interceptors = (await Promise.all(config.interceptors.map((entry, i) => interceptorsOf(entry, base, where(`interceptors[${i}]`))))).flat();
   return {
-    monitor: config.budget === undefined ? {} : { budget: config.budget },
+    monitor: { ...(config.budget === undefined ? {} : { budget: config.budget }), ...(config.history?.halfLife === undefined ? {} : { historyHalfLifeMs: config.history.halfLife }) },
     architect: { ...(planner ? { planner } : {}), ...(config.architect?.maxRevisions === undefined ? {} : { maxRevisions: config.architect.maxRevisions }) },
-    dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? { routing: config.routing } : {}), ...(config.boundaries ? { boundaries: config.boundaries } : {}) },
+    dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? routingOptionsOf(config.routing) : {}), ...(config.boundaries ? { boundaries: config.boundaries } : {}) },
     specialists,
     interceptors,
   };
+}
+
+/**
+ * Whether Dispatchers calibrate, when the project file decides it: its `history.calibrate`, unless
+ * TIERFLOW_CALIBRATION is set (the environment wins, as it does for every setting both give).
+ * Undefined leaves the runtime's own (the variable's, else on).
+ */
+export function projectCalibration(config: ProjectConfig, env: { readonly TIERFLOW_CALIBRATION?: 'on' | 'off' | undefined }): boolean | undefined {
+  return env.TIERFLOW_CALIBRATION === undefined ? config.history?.calibrate : undefined;
 }
 
 type InterceptorEntry = ProjectConfig['interceptors'][number];

@@ -1,9 +1,9 @@
 import { BudgetExceededError } from '@tierflow/runtime';
-import { UNMETERED, UNRECORDED_CALLS, type PlanRequest } from '@tierflow/runtime/policy';
+import { UNMETERED, UNRECORDED_CALLS, type PlanRequest, type RevisionContext } from '@tierflow/runtime/policy';
 import { FakeBeads } from '@tierflow/runtime/testing';
 import { completion, FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { llmPlanner, planIn } from './llm-planner.js';
+import { llmPlanner, planIn, planMessages, revisionText } from './llm-planner.js';
 
 let server: FakeOpenAiServer;
 beforeAll(async () => {
@@ -82,6 +82,47 @@ describe('llmPlanner', () => {
     server.replies.push(reply('a plan: do it'), reply({ strategy: 'all_success', subtasks: [{ objective: 'x', specialist_hint: 'nobody' }] }));
     await expect(planner()(request())).rejects.toMatchObject({ code: 'invalid_plan', message: expect.stringContaining('no specialist "nobody"') as unknown });
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('llmPlanner on a revision', () => {
+  const revision: RevisionContext = {
+    round: 1,
+    plan: {
+      strategy: 'all_success',
+      subtasks: [
+        { objective: 'write it', specialist_hint: 'writer' },
+        { objective: 'test it', task_type: 'test' },
+      ],
+    },
+    redo: [2],
+    failed: [{ subtask_index: 2, description: 'test it', task_type: 'test', specialist: 'code-runner', tried: ['code-runner'], error_type: 'execution_error', summary: 'exit code 1', attempts: 1 }],
+    succeeded: [{ subtask_index: 1, specialist: 'writer', summary: 'wrote it' }],
+  };
+
+  it('puts the failure in the prompt (errors, specialists, attempts, what succeeded), not the old plan as task data, and returns the new plan', async () => {
+    const replanned = {
+      strategy: 'first_success',
+      subtasks: [
+        { objective: 'test it with pytest', specialist_hint: 'writer' },
+        { objective: 'test it by hand', specialist_hint: 'writer' },
+      ],
+    };
+    server.replies.push(reply(replanned));
+    await expect(planner()({ ...request(), taskData: { language: 'python', plan: revision.plan }, revision })).resolves.toEqual(replanned);
+    const user = (server.requests[0]?.body as { messages: { content: string }[] }).messages[1]?.content ?? '';
+    expect(user).toContain('This is revision 1');
+    expect(user).toContain('- subtask 2 (task type test): "test it"; by code-runner, 1 attempt; execution_error: exit code 1');
+    expect(user).toContain('- subtask 1 by writer: wrote it');
+    expect(user).toContain('Plan only the work of subtask 2 again.');
+    expect(user).toContain(`The plan that ran (JSON): ${JSON.stringify(revision.plan)}`);
+    expect(user).toContain('Task data (JSON):\n{"language":"python"}');
+  });
+
+  it('says nothing of a revision on a first plan', () => {
+    expect(revisionText(revision)).not.toBe('');
+    const user = planMessages(request(), {})[1]?.content as string;
+    expect(user).not.toContain('revision');
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ModelPrice } from '@tierflow/core';
 import { aggregationStrategySchema, isTierflowError, TierflowError } from '@tierflow/protocol';
-import { checkedPlan, type PlanRequest, type Planner } from '@tierflow/runtime/policy';
+import { checkedPlan, type PlanRequest, type Planner, type RevisionContext } from '@tierflow/runtime/policy';
 import { type Plan } from '@tierflow/runtime';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -69,16 +69,45 @@ async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCom
   return reply.content;
 }
 
-/** The chat messages asking for a plan: the system prompt, then the delegation. */
+/** The chat messages asking for a plan: the system prompt, then the delegation, and on a revision the failure in hand. */
 export function planMessages(request: PlanRequest, options: Pick<LlmPlannerOptions, 'systemPrompt' | 'specialists'>): ChatCompletionMessageParam[] {
   const parts = [`Objective: ${request.objective}`];
   if (request.constraints.length > 0) parts.push(`Constraints:\n${request.constraints.map((constraint) => `- ${constraint}`).join('\n')}`);
-  if (Object.keys(request.taskData).length > 0) parts.push(`Task data (JSON):\n${JSON.stringify(request.taskData)}`);
+  // On a revision the plan that ran is shown with the failure, not as task data to follow again.
+  const { plan: _plan, ...taskData } = request.taskData;
+  const shown = request.revision ? taskData : request.taskData;
+  if (Object.keys(shown).length > 0) parts.push(`Task data (JSON):\n${JSON.stringify(shown)}`);
   if (options.specialists && options.specialists.length > 0) parts.push(`Specialists you may name in specialist_hint: ${options.specialists.join(', ')}`);
+  if (request.revision) parts.push(revisionText(request.revision));
   return [
     { role: 'system', content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
     { role: 'user', content: parts.join('\n\n') },
   ];
+}
+
+/**
+ * The failure in hand, for a revision's prompt: the plan that ran, each failed subtask with its
+ * error, specialists and attempts, what succeeded (kept), and what the new plan is for. Pure.
+ */
+export function revisionText(revision: RevisionContext): string {
+  const lines = [`This is revision ${revision.round}: the last attempt fell short.`];
+  if (revision.plan) lines.push(`The plan that ran (JSON): ${JSON.stringify(revision.plan)}`);
+  lines.push('Failed:');
+  for (const failure of revision.failed) {
+    const type = failure.task_type === null ? '' : ` (task type ${failure.task_type})`;
+    const by = failure.tried.length > 0 ? failure.tried.join(', ') : failure.specialist || 'no specialist';
+    const times = failure.attempts === 1 ? 'attempt' : 'attempts';
+    lines.push(`- subtask ${failure.subtask_index}${type}: ${JSON.stringify(failure.description)}; by ${by}, ${failure.attempts} ${times}; ${failure.error_type ?? 'failed'}: ${failure.summary}`);
+  }
+  if (revision.succeeded.length > 0) {
+    lines.push('Succeeded (their work is kept; do not plan it again):');
+    for (const success of revision.succeeded) lines.push(`- subtask ${success.subtask_index} by ${success.specialist || 'no specialist'}: ${success.summary}`);
+  }
+  lines.push(
+    `Plan only the work of subtask${revision.redo.length === 1 ? '' : 's'} ${revision.redo.join(', ')} again. ` +
+      'You may change the strategy, split or merge the work, and name other specialists: prefer ones that have not failed it.',
+  );
+  return lines.join('\n');
 }
 
 /** Structured output: the part of the plan schema a model writes. */

@@ -30,6 +30,12 @@ describe('the dashboard’s pages', () => {
 
     const run = await (await app(null).request('/runs/9f052f59-5b2f')).text();
     expect(run).toContain('data-page="run" data-run-id="9f052f59-5b2f"');
+
+    const specialists = await (await app(null).request('/specialists?task_type=code')).text();
+    expect(specialists).toContain('data-page="specialists"');
+    expect(specialists).toContain('<title>Specialists · Tierflow</title>');
+    // Every page's header leads to it, beside Metrics.
+    expect(html).toMatch(/<a href="\/charts">Metrics<\/a>\s*<a href="\/specialists">Specialists<\/a>/);
   });
 
   it('escapes the run id it puts in the page', async () => {

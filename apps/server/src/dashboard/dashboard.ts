@@ -16,6 +16,9 @@ const CLIENT_DIR = new URL('../../dist/dashboard/client/', import.meta.url);
 /** The Metrics page: not `/metrics`, which answers Prometheus. */
 export const METRICS_PAGE_PATH = '/charts';
 
+/** The Specialists page: what the Monitor learned of each specialist, per task type. */
+export const SPECIALISTS_PAGE_PATH = '/specialists';
+
 const CONTENT_TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml' } as const;
 
 /**
@@ -35,7 +38,7 @@ const ASSET_NAME = /^[a-z][a-z0-9-]*\.(js|css|svg)$/;
 
 /**
  * The web dashboard: the runs at `/`, a run at `/runs/:id`, the deployment's metrics at `/charts`
- * (`/metrics` is Prometheus's), and the client's module, styles and icon under `/assets/`. Pages and assets hold nothing of any run (the page's module reads the API
+ * (`/metrics` is Prometheus's), its specialists' history at `/specialists`, and the client's module, styles and icon under `/assets/`. Pages and assets hold nothing of any run (the page's module reads the API
  * with the browser's credentials), so they are open; a page tells its module whether to start at
  * the sign-in form.
  */
@@ -52,6 +55,7 @@ export function dashboard(app: OpenAPIHono, token: string | null, clientDir: URL
   app.get('/', (c) => page(c, { kind: 'runs' }));
   app.get('/runs/:id', (c) => page(c, { kind: 'run', runId: c.req.param('id') }));
   app.get(METRICS_PAGE_PATH, (c) => page(c, { kind: 'metrics' }));
+  app.get(SPECIALISTS_PAGE_PATH, (c) => page(c, { kind: 'specialists' }));
 
   const assets = new Map<string, Promise<Buffer | null>>();
   app.get('/assets/:name', async (c) => {

@@ -1,5 +1,7 @@
-/** Which page a shell starts: the list of runs, one run, or the deployment's metrics. */
-export type DashboardPage = { readonly kind: 'runs' } | { readonly kind: 'run'; readonly runId: string } | { readonly kind: 'metrics' };
+/** Which page a shell starts: the list of runs, one run, the deployment's metrics, or what it learned of its specialists. */
+export type DashboardPage = { readonly kind: 'runs' } | { readonly kind: 'run'; readonly runId: string } | { readonly kind: 'metrics' } | { readonly kind: 'specialists' };
+
+const TITLES: Readonly<Record<Exclude<DashboardPage['kind'], 'run'>, string>> = { runs: 'Runs', metrics: 'Metrics', specialists: 'Specialists' };
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -29,7 +31,7 @@ export const DASHBOARD_CSP = [
  * matches) starts at the sign-in form, so the page makes no request bound to be refused.
  */
 export function pageShell(page: DashboardPage, signedIn: boolean): string {
-  const title = page.kind === 'run' ? `Run ${page.runId} · Tierflow` : page.kind === 'metrics' ? 'Metrics · Tierflow' : 'Runs · Tierflow';
+  const title = `${page.kind === 'run' ? `Run ${page.runId}` : TITLES[page.kind]} · Tierflow`;
   // The chart library's styles, served from this server's own copy, on the page that draws charts.
   const charts = page.kind === 'metrics' ? '\n    <link rel="stylesheet" href="/assets/uplot.css">' : '';
   const runId = page.kind === 'run' ? ` data-run-id="${escapeHtml(page.runId)}"` : '';
@@ -49,6 +51,7 @@ export function pageShell(page: DashboardPage, signedIn: boolean): string {
       <nav>
         <a href="/">Runs</a>
         <a href="/charts">Metrics</a>
+        <a href="/specialists">Specialists</a>
         <a href="/queues">Queues</a>
         <a href="/openapi.json">API</a>
       </nav>

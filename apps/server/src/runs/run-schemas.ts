@@ -173,7 +173,11 @@ export const auditEntrySchema = z
     confidence: z.number().nullable(),
     by: z.string(),
     attempt: z.number().nullable().openapi({ description: "A delivery's attempt number, for delegations received." }),
-    detail: z.string().openapi({ description: "A delegation's task type, an outcome's error type, a cancellation's reason." }),
+    detail: z.string().openapi({ description: "A delegation's task type, an outcome's error type, a cancellation's reason, a decision in a line." }),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "A decision's own record (a routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); absent from other entries." }),
   } satisfies Record<keyof AuditRecord, z.ZodType>)
   .openapi('AuditEntry');
 

@@ -29,6 +29,9 @@ export const delegationPayloadSchema = z
     expected_output_schema: jsonObjectSchema.optional().meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not.' }),
     target_agent: agentIdentitySchema.optional().meta({ description: 'The exact agent expected; the receiver refuses the work if it differs.' }),
     error_policy: errorPolicySchema.optional(),
+    routing: jsonObjectSchema.optional().meta({
+      description: 'How the sender chose the receiver named in specialist_hint (mode, chosen, reason, fixed, learned, expected_gain, scores): for people and traces; the receiver does not act on it.',
+    }),
   })
   .meta({ description: 'Delegation (down): a higher tier assigns work to a lower tier.' });
 export type DelegationPayload = z.output<typeof delegationPayloadSchema>;

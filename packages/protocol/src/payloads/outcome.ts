@@ -18,6 +18,7 @@ export const outcomePayloadSchema = z
     summary: z.string().meta({ description: 'Natural language summary.' }),
     result_refs: z.array(beadsRefSchema).default([]).meta({ description: 'Beads keys for outputs.' }),
     confidence: confidenceSchema.meta({ description: 'Self-assessed confidence, 0.0 to 1.0.' }),
+    reported_confidence: confidenceSchema.optional().meta({ description: "What the specialist reported, when the tier above calibrated `confidence` against the specialist's history." }),
     execution_time_ms: z.int().nonnegative().meta({ description: 'How long the work took.' }),
     resources_used: jsonObjectSchema.default({}).meta({ description: 'Specialists loaded, tokens consumed, …' }),
     surprise_flag: z.boolean().default(false).meta({ description: 'Outside expected bounds?' }),

@@ -36,6 +36,14 @@ describe('audit entries', () => {
     expect(parseAuditFields('2-0', auditFields({ ...entry, kind: 'outcome', status: 'success', confidence: 0.92, attempt: null }))).toMatchObject({ confidence: 0.92, attempt: null });
   });
 
+  it("keep a decision's record, and drop one that is not a JSON object", () => {
+    const data = { mode: 'learned', chosen: 'b', scores: [{ specialist: 'b', score: 0.8 }] };
+    const decision: AuditEntry = { ...entry, kind: 'decision', direction: 'sent', by: 'ROUTING_DISPATCHER', attempt: null, detail: 'learned: chose b (sampled)', data };
+    expect(parseAuditFields('3-0', auditFields(decision))).toEqual({ ...decision, stream_id: '3-0' });
+    expect(parseAuditFields('4-0', ['e', JSON.stringify({ ...decision, data: ['b'] })])).not.toHaveProperty('data');
+    expect(parseAuditFields('5-0', auditFields(entry))).not.toHaveProperty('data');
+  });
+
   it('written a field per value, as before, read back the same', () => {
     const legacy = [
       'time',

@@ -1,4 +1,4 @@
-import { isJsonObject } from '@tierflow/protocol';
+import { isJsonObject, type JsonObject } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 
@@ -27,16 +27,19 @@ export interface AuditEntry {
   readonly by: string;
   /** A delivery's attempt number, for delegations received; null otherwise. */
   readonly attempt: number | null;
-  /** A word on what it was: a delegation's task type, an outcome's error type, a cancellation's reason. */
+  /** A word on what it was: a delegation's task type, an outcome's error type, a cancellation's reason, a decision in a line. */
   readonly detail: string;
+  /** A decision's own record, as its policy gave it (a routing decision with its scores); absent from other entries. */
+  readonly data?: JsonObject;
 }
 
 /**
  * `progress` is a note a job made while it worked (docs/operations.md#progress), not a message;
  * `question` is a question the run put to a person, `answer` the answer (docs/protocol.md#clarification);
+ * `decision` is a choice a tier's policy made for a round (the specialist a subtask was routed to, and why);
  * `gap` says how many entries a tier could not append, and why (Redis refused the write).
  */
-export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'gap'] as const;
+export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'decision', 'gap'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 export type AuditDirection = 'sent' | 'received';
 
@@ -81,6 +84,11 @@ const storedEntrySchema = z.object({
   by: text,
   attempt: count,
   detail: text,
+  // A decision's record; anything else in its place is dropped, not an error.
+  data: z
+    .unknown()
+    .optional()
+    .transform((value) => (isJsonObject(value) ? value : undefined)),
 });
 
 /**
@@ -93,8 +101,8 @@ export function parseAuditFields(streamId: string, fields: readonly string[]): A
   // Own properties whatever the names (a field called __proto__ included).
   const values: Record<string, unknown> = Object.fromEntries(pairs);
   const entry = typeof values[ENTRY_FIELD] === 'string' ? jsonObject(values[ENTRY_FIELD]) : legacyValues(values);
-  const read = storedEntrySchema.parse(entry);
-  return { stream_id: streamId, ...read, kind: read.kind as AuditKind, direction: read.direction as AuditDirection };
+  const { data, ...read } = storedEntrySchema.parse(entry);
+  return { stream_id: streamId, ...read, kind: read.kind as AuditKind, direction: read.direction as AuditDirection, ...(data === undefined ? {} : { data }) };
 }
 
 function jsonObject(textValue: string): Record<string, unknown> {

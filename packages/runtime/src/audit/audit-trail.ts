@@ -5,7 +5,7 @@ import { appendAudit, AUDIT_CLIENT, auditFields, type AuditEntry } from './audit
 import { auditKey } from '../redis/keys.js';
 import { AuditGaps } from './audit-gaps.js';
 import { systemClock, type Clock } from '../deadlines/clock.js';
-import type { Assignment, SettledChild, TierLogger } from '../policy/handler.js';
+import type { Assignment, PolicyDecision, SettledChild, TierLogger } from '../policy/handler.js';
 
 /**
  * What one tier worker appends to the audit trail. Sending rides the MULTI the worker runs
@@ -40,6 +40,23 @@ export class AuditTrail {
   delegationsSent(pipeline: RedisWrites, rootId: string, messages: readonly DelegationMessage[]): void {
     const entries = messages.map((message) => this.entry(message.timestamp, message.source_tier, message.target_tier, 'delegation', 'sent', message, message.payload.task_type));
     appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
+  }
+
+  /**
+   * The decisions a policy made for a round, on the MULTI that sends it, after its delegations:
+   * each about one of `messages` (by its place), from this tier to the one below, or about the
+   * round (`child` null), this tier's own. A decision naming no message of the round is dropped.
+   */
+  decisionsMade(pipeline: RedisWrites, assignment: Assignment, messages: readonly DelegationMessage[], decisions: readonly PolicyDecision[]): void {
+    const at = this.time();
+    const entries = decisions.flatMap((decision): AuditEntry[] => {
+      const message = decision.child === null ? null : messages[decision.child];
+      if (message === undefined) return [];
+      const about = message ?? { id: assignment.id, correlation_id: assignment.message?.correlation_id ?? null };
+      const to = message?.target_tier ?? this.tier;
+      return [{ ...this.entry(at, this.tier, to, 'decision', 'sent', about, decision.detail), data: decision.data }];
+    });
+    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, null);
   }
 
   /** A delegation taken up (the root objective, for the Monitor); a retry is a new delivery, with its attempt. */

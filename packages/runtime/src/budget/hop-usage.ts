@@ -35,6 +35,7 @@ export function hopUsage(meter: UsageMeter): HopUsage {
         add(usage);
         await meter.record(usage);
       },
+      ...(meter.standing ? { standing: meter.standing.bind(meter) } : {}),
     },
     spent: () => spent,
   };

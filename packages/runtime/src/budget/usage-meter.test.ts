@@ -2,6 +2,9 @@ import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { controlKeys } from '../redis/keys.js';
+import { budgetLeft } from '@tierflow/core';
+import { budgetStandingOf } from './budget-standing.js';
+import { hopUsage } from './hop-usage.js';
 import { BudgetExceededError, UsageMeters } from './usage-meter.js';
 
 const call = { tokens_in: 10, tokens_out: 10, cost_usd: 0, llm_calls: 1 };
@@ -55,5 +58,27 @@ describe('a run’s usage meter', () => {
     controller.abort(new Error('cancelled'));
     await expect(waiting).rejects.toThrow('cancelled');
     expect(await db.redis.hmget(budget, 'llm_calls', 'exceeded')).toEqual(['1', null]);
+  });
+
+  it('tells the run’s standing: the limits in its hash, and what was spent and is held (a policy weighing another round reads it)', async () => {
+    const keys = controlKeys(uniquePrefix('meter'));
+    const rootId = 'root-2';
+    await db.redis.hset(keys.budget(rootId), 'max_tokens', 1_000, 'max_cost_micro_usd', 50_000);
+    const meter = hopUsage(new UsageMeters({ redis: db.redis, keys, ttlMs: 60_000, log }).for(rootId)).meter;
+    await (await meter.reserve({ tokens_in: 100, tokens_out: 100, cost_usd: 0.01, llm_calls: 1 })).settle({ tokens_in: 50, tokens_out: 30, cost_usd: 0.004, llm_calls: 1 });
+    await meter.reserve({ tokens_in: 200, tokens_out: 100, cost_usd: 0.02, llm_calls: 1 });
+    const standing = await meter.standing!();
+    expect(standing).toEqual({ limits: { max_tokens: 1_000, max_cost_usd: 0.05 }, committed: { tokens_in: 350, tokens_out: 30, cost_usd: 0.024, llm_calls: 2 } });
+    expect(budgetLeft(standing)).toEqual({ llm_calls: null, tokens: 620, cost_usd: 0.026 });
+  });
+});
+
+describe('budgetStandingOf', () => {
+  it('reads leniently: a limit that is not a whole number is no limit, a count that is not one counts 0', () => {
+    expect(budgetStandingOf({ max_llm_calls: 'x', max_tokens: '-3', max_cost_micro_usd: '1000', llm_calls: 'many', tokens_in: '5' })).toEqual({
+      limits: { max_cost_usd: 0.001 },
+      committed: { tokens_in: 5, tokens_out: 0, cost_usd: 0, llm_calls: 0 },
+    });
+    expect(budgetStandingOf({})).toEqual({ limits: {}, committed: { tokens_in: 0, tokens_out: 0, cost_usd: 0, llm_calls: 0 } });
   });
 });

@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { readUsage } from '@tierflow/core';
+import { readUsage, ZERO_USAGE } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import type { ControlKeys } from '../redis/keys.js';
 import type { TierLogger } from '../policy/handler.js';
 import type { UsageMeter, UsageReservation } from '../policy/usage-meter.js';
+import { budgetStandingOf } from './budget-standing.js';
 import { reserveCall, settleCall, type Charge, type ChargeKeys } from './charge-usage.js';
 
 const SETTLED: UsageReservation = Object.freeze({ settle: () => Promise.resolve() });
 
 /** A meter that counts nothing and refuses nothing: for tests, and for work outside a run. */
-export const UNMETERED: UsageMeter = Object.freeze({ reserve: () => Promise.resolve(SETTLED), record: () => Promise.resolve() });
+export const UNMETERED: UsageMeter = Object.freeze({
+  reserve: () => Promise.resolve(SETTLED),
+  record: () => Promise.resolve(),
+  standing: () => Promise.resolve({ limits: {}, committed: ZERO_USAGE }),
+});
 
 /** The run has spent its budget: no more model calls. Not retried; the whole run is being cancelled. */
 export class BudgetExceededError extends TierflowError {
@@ -52,6 +57,7 @@ export class UsageMeters {
         return held === null ? SETTLED : { settle: (usage, estimated = false) => this.settle(rootId, keys, id, usage, estimated) };
       },
       record: (usage) => this.settle(rootId, keys, '', usage, false),
+      standing: async () => budgetStandingOf(await this.deps.redis.hgetall(keys.budget)),
     };
   }
 

@@ -1,7 +1,7 @@
 import { formatValidationError, TIER_SLUGS, TierflowError, validateWith, type OutcomeMessage, type TierName, type TierSlug } from '@tierflow/protocol';
 import { type Queue } from 'bullmq';
 import { z } from 'zod';
-import type { RedisClient } from '@tierflow/beads';
+import { BeadsStore, type RedisClient } from '@tierflow/beads';
 import { cancelMessage, type CancelReport } from '../cancellation/cancel.js';
 import { RedisClock } from '../deadlines/clock.js';
 import { CLIENT } from '../security/party.js';
@@ -39,6 +39,8 @@ import { signerOf } from '../security/signing-keys.js';
 import { answerQuestions, type AnswerReport } from '../questions/answer-questions.js';
 import { readPersonWait } from '../questions/run-questions.js';
 import { bullQueue } from '../redis/bull-queue.js';
+import { readHistoryReport, type HistoryReport } from '../learning/history-report.js';
+import { cellsHistoryBeads } from './history-cells.js';
 
 /** A W3C trace id, as the Monitor records it. */
 const traceIdSchema = z.string().regex(/^[0-9a-f]{32}$/);
@@ -369,6 +371,18 @@ export class TierflowClient {
       // Not waiting in the delayed set this moment (its pass is still parking it): it looks for answers once parked.
     }
     return { ...report, resumed: true };
+  }
+
+  /**
+   * What the Monitor has learned of each specialist, per task type (or of one task type), decayed
+   * to now on the deployment's clock: success, calibration, latency, tokens, cost, surprises, the
+   * routing figures and the bottlenecks, over every cell (docs/operations.md#specialists-and-their-history).
+   * Unreadable history counts as none (warned), never an error.
+   */
+  async historyReport(options: { taskType?: string } = {}): Promise<HistoryReport> {
+    // Read only: Beads wants a tier for its writes, and this handle makes none.
+    const beads = cellsHistoryBeads(this.cells.map((cell) => new BeadsStore(this.redis, { tier: 'PROGRESS_MONITOR', prefix: cell.runtime.prefix })));
+    return readHistoryReport(beads, { ...options, now: await this.now(), log: consoleLogger('client') });
   }
 
   /** The deployment's live worker processes (of `tiers`, all when left out), from their heartbeats (of every cell), sorted by tier, host and pid. */

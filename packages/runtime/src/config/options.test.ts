@@ -15,6 +15,12 @@ describe('resolveRuntimeOptions', () => {
     });
   });
 
+  it('calibrates Fleet leaves unless told not to, and takes only a boolean', () => {
+    expect(resolveRuntimeOptions().calibration).toBe(true);
+    expect(resolveRuntimeOptions({ calibration: false }).calibration).toBe(false);
+    expect(() => resolveRuntimeOptions({ calibration: 'no' as unknown as boolean })).toThrow(/calibration/);
+  });
+
   it.each(['tierflow', '{a}:b', '{}', '{a}{b}'])('refuses the prefix %j', (prefix) => {
     expect(() => resolveRuntimeOptions({ prefix })).toThrow(/hash tag/);
   });

@@ -88,6 +88,12 @@ export interface RuntimeOptions {
    * (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT). Default v1.41, without content.
    */
   readonly genAi: GenAiOptions;
+  /**
+   * Whether a Dispatcher calibrates each Fleet leaf's confidence against its specialist's history
+   * before the confidence cascade and its policy read it, keeping the reported value as
+   * `reported_confidence` (docs/protocol.md#calibrated-confidence). Default true.
+   */
+  readonly calibration: boolean;
 }
 
 export interface RuntimeOptionsInput {
@@ -114,6 +120,7 @@ export interface RuntimeOptionsInput {
   readonly connectTimeoutMs?: number;
   readonly record?: RecordMode;
   readonly genAi?: Partial<GenAiOptions>;
+  readonly calibration?: boolean;
 }
 
 const R = RUNTIME_RANGES;
@@ -132,6 +139,7 @@ const runtimeNumbersSchema = z.looseObject({
   connectTimeoutMs: wholeNumber(R.connectTimeoutMs).optional(),
   cells: wholeNumber(R.cells).optional(),
   record: z.enum(RECORD_MODES).optional(),
+  calibration: z.boolean().optional(),
   genAi: z.strictObject({ conventions: z.enum(GEN_AI_CONVENTIONS).optional(), captureContent: z.boolean().optional() }).optional(),
   limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
 });
@@ -176,6 +184,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     connectTimeoutMs: input.connectTimeoutMs ?? RUNTIME_DEFAULTS.connectTimeoutMs,
     record: input.record ?? DEFAULT_RECORD_MODE,
     genAi: { ...DEFAULT_GEN_AI_OPTIONS, ...input.genAi },
+    calibration: input.calibration ?? true,
   };
 }
 
@@ -213,6 +222,8 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     connectTimeoutMs: config.TIERFLOW_CONNECT_TIMEOUT_MS,
     record: config.TIERFLOW_RECORD,
     genAi: resolveGenAiOptions({ semconvOptIn: config.OTEL_SEMCONV_STABILITY_OPT_IN, captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT }),
+    // Unset, the project file's `history.calibrate` may decide (the CLI's worker), else the default.
+    ...(config.TIERFLOW_CALIBRATION === undefined ? {} : { calibration: config.TIERFLOW_CALIBRATION === 'on' }),
   });
 }
 

@@ -73,6 +73,8 @@ export const RUNTIME_RANGES = {
   maxSubtasks: count(100_000),
   /** Each cell costs every worker process a few connections. */
   cells: count(MAX_CELLS),
+  /** The Monitor's history half-life: a second at least (history that forgets faster learns nothing), ten years at most. */
+  historyHalfLifeMs: ms(1_000, MAX_RETENTION_MS),
 } as const satisfies Record<string, WholeRange>;
 
 /** Why `prefix` cannot be a key prefix, or null: it must carry one `{hash tag}` so flows work on Redis Cluster. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runtimeOptionsFromEnv } from './options.js';
-import { readTierflowVars } from './tierflow-env.js';
+import { readTierflowEnv, readTierflowVars } from './tierflow-env.js';
 
 // Every whole-number variable a deployment may set, with its smallest accepted value.
 const WHOLE: readonly (readonly [string, number])[] = [
@@ -78,6 +78,16 @@ describe('the cascade bounds', () => {
     expect(runtimeOptionsFromEnv({ TIERFLOW_CASCADE_CHECK: 'off' }).cascade).toBeNull();
     expect(runtimeOptionsFromEnv({ TIERFLOW_CASCADE_CHECK: 'on' }).cascade).not.toBeNull();
     expect(problemOf({ TIERFLOW_CASCADE_CHECK: 'false' })).toContain('TIERFLOW_CASCADE_CHECK="false": must be one of on, off');
+  });
+
+  it('TIERFLOW_CALIBRATION is on or off, and on when unset; TIERFLOW_HISTORY_HALF_LIFE_MS is a second to ten years', () => {
+    expect(runtimeOptionsFromEnv({}).calibration).toBe(true);
+    expect(runtimeOptionsFromEnv({ TIERFLOW_CALIBRATION: 'off' }).calibration).toBe(false);
+    expect(runtimeOptionsFromEnv({ TIERFLOW_CALIBRATION: 'on' }).calibration).toBe(true);
+    expect(problemOf({ TIERFLOW_CALIBRATION: 'no' })).toContain('TIERFLOW_CALIBRATION="no": must be one of on, off');
+    expect(readTierflowEnv({}).TIERFLOW_HISTORY_HALF_LIFE_MS).toBeUndefined();
+    expect(readTierflowEnv({ TIERFLOW_HISTORY_HALF_LIFE_MS: '3600000' }).TIERFLOW_HISTORY_HALF_LIFE_MS).toBe(3_600_000);
+    expect(problemOf({ TIERFLOW_HISTORY_HALF_LIFE_MS: '10' })).toContain('TIERFLOW_HISTORY_HALF_LIFE_MS="10": must be a whole number of milliseconds, at least 1000');
   });
 });
 

@@ -67,6 +67,12 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_CASCADE_FLAG: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.flag),
   TIERFLOW_CASCADE_REVIEW: envProbability().default(DEFAULT_CASCADE_THRESHOLDS.review),
 
+  // What the tiers learn from their history (docs/operations.md#history).
+  /** Whether Dispatchers calibrate their Fleet leaves' confidence against history; the project file's `history.calibrate`, else on, when unset. */
+  TIERFLOW_CALIBRATION: envChoice(['on', 'off']).optional(),
+  /** The half-life of the Monitor's history (ms): what happened that long ago counts half; the project file's `history.halfLife`, else a day, when unset. */
+  TIERFLOW_HISTORY_HALF_LIFE_MS: envWhole(R.historyHalfLifeMs).optional(),
+
   // The error policy of delegations that set none (docs/protocol.md#error-policies).
   TIERFLOW_ON_LOW_CONFIDENCE: envChoice(LOW_CONFIDENCE_POLICIES).default(DEFAULT_ERROR_POLICY.on_low_confidence),
   TIERFLOW_ON_FORMAT_MISMATCH: envChoice(FORMAT_MISMATCH_POLICIES).default(DEFAULT_ERROR_POLICY.on_format_mismatch),

@@ -94,6 +94,7 @@ export async function delegate(engine: Delegator, pass: Pass, previous: StepStat
   pass.beads.writeInto(batch);
   engine.audit.outcomesReceived(batch, assignment, received);
   engine.audit.delegationsSent(batch, assignment.rootId, messages);
+  if (step.decisions && step.decisions.length > 0) engine.audit.decisionsMade(batch, assignment, messages, step.decisions);
   if (previous?.watchdog) batch.zrem(keys.watchdogs(party), previous.watchdog);
   // Answered: the run asks nothing now.
   if (previous?.awaiting) batch.del(keys.questions(assignment.rootId));

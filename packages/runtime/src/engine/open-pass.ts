@@ -157,6 +157,7 @@ export function processSpan(tier: TierName, role: TierRole, job: Job, assignment
       // The agent the Fleet runs: the one the delegation pins, else the one it names.
       specialist: role.namesSpecialist ? (assignment.payload.target_agent?.agent_id ?? assignment.payload.specialist_hint) : null,
       attempt: job.attemptsMade + 1,
+      routing: assignment.payload.routing,
     },
     links,
     conventions,

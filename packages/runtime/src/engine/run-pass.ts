@@ -12,6 +12,8 @@ import { askPeople, readWait } from './ask-people.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import { outcomeReceiver, reportRefusal } from './handoffs.js';
+import { calibrateRound } from '../learning/calibrate-round.js';
+import { tierBelow } from '@tierflow/protocol';
 
 type Effect<K extends PhaseKind> = (engine: Engine, pass: Pass, phase: PhaseOf<K>) => Promise<PhaseEvents[K]>;
 type Effects = { readonly [K in Exclude<PhaseKind, Terminal['kind']>]: Effect<K> };
@@ -164,8 +166,12 @@ async function readRound(engine: Pick<Engine, 'tier' | 'runtime' | 'handoffs' | 
   return isPending(round) ? ({ type: 'round_pending', absent: round.absent } as const) : ({ type: 'round_settled', round } as const);
 }
 
-/** The policy's `resume`, after the round's outcomes pass the cascade check; its answer carries the gravest check. */
-async function resume(engine: Pick<Engine, 'tier' | 'handler' | 'runtime' | 'log'>, pass: Pass, round: SettledRound): Promise<Step> {
+/**
+ * The policy's `resume`, after the round's Fleet leaves are calibrated against their history and
+ * its outcomes pass the cascade check; its answer carries the gravest check.
+ */
+async function resume(engine: Pick<Engine, 'tier' | 'handler' | 'runtime' | 'log' | 'clock'>, pass: Pass, settled: SettledRound): Promise<Step> {
+  const round = await calibrated(engine, pass, settled);
   const checked = checkUpstream(round, engine.tier, engine.runtime.cascade, engine.runtime.errorPolicy);
   reportChecks(pass.span, engine.log, checked);
   const { handler } = engine;
@@ -173,4 +179,23 @@ async function resume(engine: Pick<Engine, 'tier' | 'handler' | 'runtime' | 'log
     ? await handler.resume(pass.context, checked.round)
     : { kind: 'outcome', outcome: { status: 'failed', summary: `${engine.tier} cannot resume delegated work`, confidence: 0 } };
   return withCascadeCheck(step, checked.carried);
+}
+
+/**
+ * The round with its Fleet leaves' confidence calibrated against their specialists' history
+ * (docs/protocol.md#calibrated-confidence), read through the pass's Beads in one read; a tier whose
+ * children are not Fleet leaves, or with calibration off, reads nothing.
+ */
+async function calibrated(engine: Pick<Engine, 'tier' | 'runtime' | 'log' | 'clock'>, pass: Pass, round: SettledRound): Promise<SettledRound> {
+  if (!engine.runtime.calibration || tierBelow(engine.tier) !== 'SPECIALIZED_FLEET') return round;
+  const result = await calibrateRound(pass.context.beads, round, engine.clock.now(), { log: engine.log });
+  for (const leaf of result.calibrated) {
+    pass.span.addEvent('confidence_calibrated', {
+      'tierflow.calibration.upstream_id': leaf.id,
+      'tierflow.calibration.reported': leaf.reported,
+      'tierflow.calibration.confidence': leaf.confidence,
+      'tierflow.calibration.samples': leaf.samples,
+    });
+  }
+  return result.round;
 }

@@ -10,6 +10,13 @@ export const subtaskSchema = z.strictObject({
   objective: z.string().min(1),
   task_type: z.string().min(1).optional(),
   specialist_hint: z.string().min(1).optional(),
+  /**
+   * How binding `specialist_hint` is (docs/operations.md#routing-modes): `require` (the default) sends
+   * the subtask to the hinted specialist; `prefer` makes it the fixed pick, which learned routing may pass over.
+   */
+  specialist_hint_mode: z.enum(['require', 'prefer']).optional(),
+  /** Specialists not to route this subtask to unless no other candidate is left (a revision sets it for those that failed). */
+  avoid_specialists: z.array(z.string().min(1)).optional(),
   timeout_ms: positiveMs.optional(),
   constraints: z.array(z.string()).optional(),
   task_data: jsonObjectSchema.optional(),

@@ -43,6 +43,8 @@ export interface HopFacts {
   readonly taskType: string;
   readonly specialist?: string | null;
   readonly attempt?: number;
+  /** How the sender chose this receiver (the delegation's `routing`), for the Fleet's pass: its `tierflow.routing.*` attributes. */
+  readonly routing?: unknown;
 }
 
 export function hopAttributes(facts: HopFacts, operation: 'send' | 'process'): Attributes {
@@ -71,8 +73,32 @@ export function hopAttributes(facts: HopFacts, operation: 'send' | 'process'): A
  */
 export function startProcessSpan(parent: Context, facts: HopFacts, aggregate: readonly Link[] | null, conventions: GenAiConventions = 'v1.41'): Span {
   const name = aggregate ? `${facts.queue} aggregate` : `${facts.queue} process`;
-  const attributes = { ...hopAttributes(facts, 'process'), ...agentAttributes({ tier: facts.tier, rootId: facts.rootId, specialist: facts.specialist }, conventions) };
+  const attributes = {
+    ...hopAttributes(facts, 'process'),
+    ...agentAttributes({ tier: facts.tier, rootId: facts.rootId, specialist: facts.specialist }, conventions),
+    ...routingAttributes(facts.routing),
+  };
   return tracer.startSpan(name, { kind: aggregate ? SpanKind.INTERNAL : SpanKind.CONSUMER, attributes, links: [...(aggregate ?? [])] }, parent);
+}
+
+const ROUTING_TEXT = ['mode', 'chosen', 'reason', 'fixed', 'learned'] as const;
+
+/**
+ * A routing decision on a span (docs/operations.md#routing-modes): `tierflow.routing.mode`,
+ * `.chosen`, `.reason`, `.fixed`, `.learned`, `.expected_gain` (those it has), and `.scores` as
+ * JSON. It came over the wire, so each field is taken only when it has its type; none otherwise.
+ */
+export function routingAttributes(routing: unknown): Attributes {
+  if (typeof routing !== 'object' || routing === null || Array.isArray(routing)) return {};
+  const decision = routing as Readonly<Record<string, unknown>>;
+  const attributes: Attributes = {};
+  for (const field of ROUTING_TEXT) {
+    const value = decision[field];
+    if (typeof value === 'string') attributes[`tierflow.routing.${field}`] = value;
+  }
+  if (typeof decision.expected_gain === 'number') attributes['tierflow.routing.expected_gain'] = decision.expected_gain;
+  if (Array.isArray(decision.scores) && decision.scores.length > 0) attributes['tierflow.routing.scores'] = JSON.stringify(decision.scores);
+  return attributes;
 }
 
 /**

@@ -112,7 +112,22 @@ export type Step =
       readonly memo?: JsonObject;
       /** Hold the children back this long before they may start (a back-off after `throttled`). */
       readonly delayMs?: number;
+      /** Choices the policy made for this round, put on the audit trail with its delegations (docs/operations.md#the-audit-trail). */
+      readonly decisions?: readonly PolicyDecision[];
     };
+
+/**
+ * A choice a policy made and wants on record, such as the specialist it routed a child to and
+ * why: an audit entry of kind `decision`, about one child of the round or about the round itself.
+ */
+export interface PolicyDecision {
+  /** The child it is about, by its place in the round's `children`; null: the round as a whole. */
+  readonly child: number | null;
+  /** A line for people (`tierflow audit`): what was chosen and why. */
+  readonly detail: string;
+  /** The decision itself, as JSON, kept with the entry for tools to read. */
+  readonly data: JsonObject;
+}
 
 /** A step that delegates: the round a policy sends. */
 export type DelegateStep = Extract<Step, { kind: 'delegate' }>;

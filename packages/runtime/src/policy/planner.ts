@@ -7,7 +7,7 @@ export interface PlanRequest {
   readonly objective: string;
   readonly taskType: string;
   readonly constraints: readonly string[];
-  /** The delegation's `task_data` (without a `plan`: a delegation with one is not planned again). */
+  /** The delegation's `task_data` (with a `plan` only on a revision: a delegation with one is not planned otherwise). */
   readonly taskData: JsonObject;
   /** Beads references the delegation points at, readable through `beads`. */
   readonly contextRefs: readonly string[];
@@ -21,12 +21,62 @@ export interface PlanRequest {
   readonly usage: TierContext['usage'];
   /** The node's model calls: a planner that calls a model asks for a replay first and records each call, like a specialist. */
   readonly calls: TierContext['calls'];
+  /**
+   * Set when the Architect revises (docs/protocol.md#revisions): the round that fell short, what
+   * failed and why, and what succeeded. Absent when the delegation is planned for the first time.
+   */
+  readonly revision?: RevisionContext;
+}
+
+/** A subtask that did not succeed in the round being revised. */
+export interface RevisionFailure {
+  /** 1-based, within the revision's `plan` (1 for an objective that went down whole). */
+  readonly subtask_index: number;
+  /** The subtask's objective. */
+  readonly description: string;
+  readonly task_type: string | null;
+  /** The specialist whose answer came last; '' when the round says none (the Dispatcher failed as a whole). */
+  readonly specialist: string;
+  /** Every specialist the round sent it to, in order (re-routes included); empty when unknown. */
+  readonly tried: readonly string[];
+  readonly error_type: string | null;
+  /** What went wrong, in the outcome's words. */
+  readonly summary: string;
+  /** How often the round sent it (re-routes and retries included); 0 for one never sent, its dependencies having failed. */
+  readonly attempts: number;
+}
+
+/** A subtask that succeeded in the round being revised: its work is kept, whatever the new plan says. */
+export interface RevisionSuccess {
+  readonly subtask_index: number;
+  readonly specialist: string;
+  readonly summary: string;
+}
+
+/** What a planner is told when the Architect revises: the failure in hand. */
+export interface RevisionContext {
+  /** The revision about to run: 1 for the first. */
+  readonly round: number;
+  /** The plan the round ran, that the indices below refer to; null when the objective went down whole. */
+  readonly plan: Plan | null;
+  /**
+   * The subtasks a new plan takes the place of, ascending: the failed ones and those they take
+   * their input from (docs/protocol.md#subtask-dependencies), which must run again with them.
+   */
+  readonly redo: readonly number[];
+  readonly failed: readonly RevisionFailure[];
+  readonly succeeded: readonly RevisionSuccess[];
 }
 
 /**
  * Makes the plan for a delegation that came without one: the Architect's `planner` and the
  * Dispatcher's `decomposer`. It may return anything; the tier checks it against the plan schema.
  * Throw `TierflowError.permanent(…, { code: 'invalid_plan' })` for a plan that cannot be made.
+ *
+ * The Architect asks its planner again when it revises, with `request.revision` set: the plan it
+ * returns then is for the work of `revision.redo` only (what succeeded is kept), and may change
+ * the strategy, the subtasks and the specialists; null (or undefined) leaves the revision to the
+ * Architect's own rule, which sends those subtasks again to other specialists.
  */
 export type Planner = (request: PlanRequest) => Promise<unknown>;
 
@@ -36,8 +86,23 @@ export type Planner = (request: PlanRequest) => Promise<unknown>;
  * @throws TierflowError (permanent, code `invalid_plan`) naming every problem with the plan; what the planner throws.
  */
 export async function planWith(planner: Planner, context: TierContext): Promise<Plan> {
+  return checkedPlan(await planner(planRequest(context)), '$plan');
+}
+
+/**
+ * Asks `planner` for a new plan of a revision, with the failure in hand; null when it leaves the
+ * revision to the tier (it returned null or undefined).
+ *
+ * @throws TierflowError (permanent, code `invalid_plan`) naming every problem with the plan; what the planner throws.
+ */
+export async function replanWith(planner: Planner, context: TierContext, revision: RevisionContext): Promise<Plan | null> {
+  const proposed = await planner({ ...planRequest(context), revision });
+  return proposed === null || proposed === undefined ? null : checkedPlan(proposed, '$plan');
+}
+
+function planRequest(context: TierContext): PlanRequest {
   const { payload } = context.assignment;
-  const proposed = await planner({
+  return {
     objective: payload.objective,
     taskType: payload.task_type,
     constraints: payload.constraints,
@@ -49,8 +114,7 @@ export async function planWith(planner: Planner, context: TierContext): Promise<
     log: context.log,
     usage: context.usage,
     calls: context.calls,
-  });
-  return checkedPlan(proposed, '$plan');
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { BudgetStanding } from '@tierflow/core';
 import type { Usage } from '@tierflow/protocol';
 
 /** One model call's reservation: settle it once the call has ended, however it ended. */
@@ -30,4 +31,10 @@ export interface UsageMeter {
   reserve(estimate?: Usage): Promise<UsageReservation>;
   /** Adds a finished call's tokens and cost, for a call reserved without an estimate. Never throws. */
   record(usage: Usage): Promise<void>;
+  /**
+   * The run's budget as it stands now: its limits (an empty object without any) and what it has
+   * spent and holds, across every process. What a policy weighs before it starts another round
+   * (the Architect before a revision). Absent from a meter that cannot tell.
+   */
+  standing?(): Promise<BudgetStanding>;
 }

@@ -26,6 +26,10 @@ export const nodeInputSchema = z
     timeout_ms: z.number().nullable(),
     deadline_hint: z.string().nullable(),
     specialist_hint: z.string().nullable(),
+    routing: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'How the Dispatcher chose the specialist (its routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); null when the delegation carries none.' }),
     priority: z.number().nullable(),
     edits: z.array(z.string()).meta({ description: '`tierflow rerun --set` edits applied to it, as `path=json`.' }),
     attempt: z.number().nullable(),

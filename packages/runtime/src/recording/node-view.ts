@@ -97,6 +97,7 @@ function inputOf(payload: Record<string, unknown> | null, from: NodeInput['from'
     timeout_ms: numberOr(p.timeout_ms),
     deadline_hint: stringOr(p.deadline_hint),
     specialist_hint: stringOr(p.specialist_hint),
+    routing: isJsonObject(p.routing) ? p.routing : null,
     priority: numberOr(p.priority),
     edits: [],
     attempt: null,

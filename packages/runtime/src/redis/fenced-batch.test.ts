@@ -1,3 +1,5 @@
+import { BeadsStore, DeferredBeadsStore } from '@tierflow/beads';
+import { addToSums } from '@tierflow/core';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { FencedBatch, LockLostError } from './fenced-batch.js';
@@ -40,6 +42,23 @@ describe('FencedBatch, on a real Redis', () => {
     const form = new FencedBatch().set('{t}:a', '1').xadd('{t}:s', '*', 'f', '{t}:a').del('{t}:a', '{t}:b').setReturnValue('{t}:r', { x: 1 }, 5).scriptForm(3, true);
     expect(form.keys).toEqual(['{t}:a', '{t}:b', '{t}:r']);
     expect(form.words).toEqual(['3', 'k', 'SET', '3', '1', '5', '', 'XADD', '{t}:s', '*', 'f', '{t}:a', '3', 'kk', 'DEL', '3', '4', '5', 'kr', 'SET', '5', '', 'PX', '5']);
+  });
+
+  it('runs a Beads decayed add with the other writes, and one refused (not decayed sums) fails none of them', async () => {
+    await redis().set('{t}:job6:lock', 't');
+    const deferred = new DeferredBeadsStore(redis(), { tier: 'PROGRESS_MONITOR', prefix: '{t}' });
+    await redis().set(deferred.redisKey('history/bad'), '"not sums"');
+    await deferred.addDecayed('history/good', { n: 1, ok: 1 }, { halfLifeMs: 60_000, now: 1_000 });
+    await deferred.addDecayed('history/good', { n: 1 }, { halfLifeMs: 60_000, now: 61_000 });
+    await deferred.addDecayed('history/bad', { n: 1 }, { halfLifeMs: 60_000, now: 1_000 });
+    const batch = new FencedBatch().set('{t}:after', '1');
+    deferred.writeInto(batch);
+    const replies = await batch.commit(redis(), '{t}:job6:lock', 't', 'job6');
+    expect(replies).toEqual(['OK', 1, 1, 0]);
+    const stored = new BeadsStore(redis(), { tier: 'PROGRESS_MONITOR', prefix: '{t}' });
+    expect(await stored.get('history/good')).toEqual(addToSums(addToSums(null, { n: 1, ok: 1 }, 1_000, 60_000), { n: 1 }, 61_000, 60_000));
+    expect(await stored.get('history/bad')).toBe('not sums');
+    expect(await redis().get('{t}:after')).toBe('1');
   });
 
   it('deletes any number of keys (in chunks the script can spread)', async () => {

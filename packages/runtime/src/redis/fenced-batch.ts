@@ -1,6 +1,5 @@
-import type { BeadsWrites } from '@tierflow/beads';
+import { ADD_DECAYED_COMMAND, ADD_DECAYED_LUA, type BeadsBatch, type BeadsWrites, type RedisClient } from '@tierflow/beads';
 import { TierflowError } from '@tierflow/protocol';
-import type { RedisClient } from '@tierflow/beads';
 import { runScript, type RedisScript } from './scripts.js';
 
 /**
@@ -42,10 +41,12 @@ export function lockLostOr(error: unknown, jobId: string): unknown {
  * then its words. The references say, for each word after the command, what it stands for: `k` a
  * key declared to the script (the word is its KEYS index), `r` the value the job returns (the Lua
  * expression `returned`; the word is empty), `.` itself. So a key goes once, as a KEYS entry, and
- * a job's answer once, as BullMQ's return value. Every script that runs a batch decodes it here.
+ * a job's answer once, as BullMQ's return value. A Beads decayed add is no Redis command: it runs
+ * as the Beads store's own Lua (`addDecayed`), which a script cannot call as a script. Every
+ * script that runs a batch decodes it here.
  */
 export function runWritesLua(first: string, last: string, returned = 'nil'): string {
-  return `
+  return `${ADD_DECAYED_LUA}
 local replies = {}
 local at = ${first}
 while at <= ${last} do
@@ -58,7 +59,11 @@ while at <= ${last} do
       local ref = string.sub(refs, i, i)
       if ref == 'k' then call[i + 1] = KEYS[tonumber(call[i + 1])] elseif ref == 'r' then call[i + 1] = ${returned} end
     end
-    replies[#replies + 1] = redis.call(unpack(call))
+    if call[1] == '${ADD_DECAYED_COMMAND}' then
+      replies[#replies + 1] = addDecayed(call[2], call, 3)
+    else
+      replies[#replies + 1] = redis.call(unpack(call))
+    end
   end
   at = at + words + 2
 end`;
@@ -88,7 +93,7 @@ const MAX_KEYS_PER_WRITE = 1_000;
  * with {@link LockLostError}. Like MULTI, the writes run together; unlike MULTI, not at all
  * once the lock is someone else's.
  */
-export class FencedBatch implements RedisWrites {
+export class FencedBatch implements RedisWrites, BeadsBatch {
   private readonly writes: Write[] = [];
   /** The declared keys, each with its place among them. */
   private readonly keys = new Map<string, number>();
@@ -155,6 +160,11 @@ export class FencedBatch implements RedisWrites {
 
   zrem(key: string, ...members: string[]): this {
     return this.add([key], 'ZREM', key, ...members);
+  }
+
+  /** A Beads decayed add on `key`, with the words of the Beads store's script (`ADD_DECAYED_SCRIPT`) after its key. */
+  addDecayed(key: string, words: readonly string[]): this {
+    return this.add([key], ADD_DECAYED_COMMAND, key, ...words);
   }
 
   // Reads go undeclared too: a script's declared keys count as written (ACL key permissions), and

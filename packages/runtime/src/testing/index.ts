@@ -14,7 +14,8 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
  * const next = await myPolicy.resume!(fakeContext(assignment, beads), round);
  * ```
  */
-import { beadsRef, checkWrite, parseBeadsKey, type Beads, type BeadsEntry, type BeadsSetOptions } from '@tierflow/beads';
+import { beadsRef, checkWrite, parseBeadsKey, type AddDecayedOptions, type Beads, type BeadsEntry, type BeadsSetOptions } from '@tierflow/beads';
+import { addToSums, decayedSumsSchema } from '@tierflow/core';
 import {
   delegationPayloadSchema,
   resolveErrorPolicy,
@@ -66,6 +67,19 @@ export class FakeBeads implements Beads {
     }));
     for (const { key, value } of batch) this.values.set(key, value);
     this.writes.push(batch);
+  }
+
+  /** Each decayed add, in order. Made as the store's script makes it; a value other than decayed sums is left alone. */
+  readonly adds: { key: string; increments: Record<string, number>; options: AddDecayedOptions }[] = [];
+
+  async addDecayed(key: string, increments: Readonly<Record<string, number>>, options: AddDecayedOptions): Promise<void> {
+    await Promise.resolve();
+    const checked = checkWrite(this.tier, key).key;
+    this.adds.push({ key: checked, increments: { ...increments }, options });
+    const stored = this.values.get(checked);
+    const parsed = stored === undefined ? null : decayedSumsSchema.safeParse(stored);
+    if (parsed && !parsed.success) return;
+    this.values.set(checked, JSON.parse(JSON.stringify(addToSums(parsed?.data ?? null, increments, options.now, options.halfLifeMs))) as unknown);
   }
 
   async setIfAbsent(key: string, value: unknown, options: BeadsSetOptions = {}): Promise<boolean> {

@@ -25,3 +25,4 @@ export type Artifact = NonNullable<NodeView['outcome']>['artifacts'][number];
 export type RunTimeline = Schemas['RunTimeline'];
 export type AuditTrail = Schemas['AuditTrail'];
 export type Metrics = Schemas['Metrics'];
+export type HistoryReport = Schemas['HistoryReport'];

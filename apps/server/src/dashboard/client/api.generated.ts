@@ -92,6 +92,9 @@ export interface paths {
                                     readonly objective: string;
                                     readonly task_type?: string;
                                     readonly specialist_hint?: string;
+                                    /** @enum {string} */
+                                    readonly specialist_hint_mode?: "require" | "prefer";
+                                    readonly avoid_specialists?: readonly string[];
                                     readonly timeout_ms?: number;
                                     readonly constraints?: readonly string[];
                                     readonly task_data?: {
@@ -550,7 +553,7 @@ export interface paths {
         readonly get: {
             readonly parameters: {
                 readonly query?: {
-                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, gap. */
+                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, decision, gap. */
                     readonly kind?: string;
                     /** @description Start after this entry: a `next_cursor` or `prev_cursor` of another page. */
                     readonly cursor?: string;
@@ -743,6 +746,54 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/stats": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** What the Monitor learned of each specialist, per task type: success, calibration, latency, tokens, cost, surprises; routing and bottlenecks */
+        readonly get: {
+            readonly parameters: {
+                readonly query?: {
+                    /** @description Only this task type; every task type with history when left out. */
+                    readonly task_type?: string;
+                };
+                readonly header?: never;
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody?: never;
+            readonly responses: {
+                /** @description The history report (no task types before any history) */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["HistoryReport"];
+                    };
+                };
+                /** @description A task type it cannot take */
+                readonly 400: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -824,6 +875,8 @@ export interface components {
                     readonly result_refs: readonly string[];
                     /** @description Self-assessed confidence, 0.0 to 1.0. */
                     readonly confidence: number;
+                    /** @description What the specialist reported, when the tier above calibrated `confidence` against the specialist's history. */
+                    readonly reported_confidence?: number;
                     /** @description How long the work took. */
                     readonly execution_time_ms: number;
                     /**
@@ -1091,6 +1144,10 @@ export interface components {
                 readonly timeout_ms: number | null;
                 readonly deadline_hint: string | null;
                 readonly specialist_hint: string | null;
+                /** @description How the Dispatcher chose the specialist (its routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); null when the delegation carries none. */
+                readonly routing: {
+                    readonly [key: string]: unknown;
+                } | null;
                 readonly priority: number | null;
                 /** @description `tierflow rerun --set` edits applied to it, as `path=json`. */
                 readonly edits: readonly string[];
@@ -1246,7 +1303,7 @@ export interface components {
             /** @description A tier, or `client` for whoever is outside the tiers. */
             readonly from: string;
             readonly to: string;
-            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `gap`. */
+            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `decision`, `gap`. */
             readonly kind: string;
             /** @description `sent` or `received`. */
             readonly direction: string;
@@ -1259,8 +1316,12 @@ export interface components {
             readonly by: string;
             /** @description A delivery's attempt number, for delegations received. */
             readonly attempt: number | null;
-            /** @description A delegation's task type, an outcome's error type, a cancellation's reason. */
+            /** @description A delegation's task type, an outcome's error type, a cancellation's reason, a decision in a line. */
             readonly detail: string;
+            /** @description A decision's own record (a routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); absent from other entries. */
+            readonly data?: {
+                readonly [key: string]: unknown;
+            };
         };
         readonly Metrics: {
             /** @enum {string} */
@@ -1317,6 +1378,116 @@ export interface components {
             };
             /** @description Points the store turned away over the window because a hash was full (a label set grown past its bound). */
             readonly dropped: number;
+        };
+        /** @description What the Monitor learned from outcomes, per task type and specialist, as `tierflow stats --json` prints it (docs/operations.md#specialists-and-their-history). */
+        readonly HistoryReport: {
+            /** Format: date-time */
+            readonly generated_at: string;
+            readonly half_life_ms: number | null;
+            readonly routing: {
+                readonly routed: number;
+                readonly first_choice_success_rate: number | null;
+                readonly shadow: {
+                    readonly decisions: number;
+                    readonly differs: number;
+                    readonly mean_expected_gain: number | null;
+                } | null;
+            } | null;
+            readonly task_types: readonly {
+                readonly task_type: string;
+                readonly routing: {
+                    readonly routed: number;
+                    readonly first_choice_success_rate: number | null;
+                    readonly shadow: {
+                        readonly decisions: number;
+                        readonly differs: number;
+                        readonly mean_expected_gain: number | null;
+                    } | null;
+                } | null;
+                readonly specialists: readonly {
+                    readonly specialist: string;
+                    readonly stats: {
+                        readonly samples: number;
+                        readonly by_status: {
+                            readonly success?: number;
+                            readonly partial?: number;
+                            readonly failed?: number;
+                            readonly blocked?: number;
+                            readonly needs_clarification?: number;
+                            readonly timeout?: number;
+                            readonly cancelled?: number;
+                            readonly throttled?: number;
+                        };
+                        readonly success_rate: number | null;
+                        readonly calibration: {
+                            readonly bins: readonly {
+                                readonly from: number;
+                                readonly to: number;
+                                readonly samples: number;
+                                readonly mean_reported: number | null;
+                                readonly success_rate: number | null;
+                            }[];
+                            readonly ece: number | null;
+                        };
+                        readonly latency_ms: {
+                            readonly p50: number;
+                            readonly p95: number;
+                            readonly p99: number;
+                            readonly mean: number;
+                        } | null;
+                        readonly mean_tokens_in: number | null;
+                        readonly mean_tokens_out: number | null;
+                        readonly mean_cost_usd: number | null;
+                        readonly surprises: number;
+                    };
+                    readonly models: readonly {
+                        readonly model: string;
+                        readonly stats: {
+                            readonly samples: number;
+                            readonly by_status: {
+                                readonly success?: number;
+                                readonly partial?: number;
+                                readonly failed?: number;
+                                readonly blocked?: number;
+                                readonly needs_clarification?: number;
+                                readonly timeout?: number;
+                                readonly cancelled?: number;
+                                readonly throttled?: number;
+                            };
+                            readonly success_rate: number | null;
+                            readonly calibration: {
+                                readonly bins: readonly {
+                                    readonly from: number;
+                                    readonly to: number;
+                                    readonly samples: number;
+                                    readonly mean_reported: number | null;
+                                    readonly success_rate: number | null;
+                                }[];
+                                readonly ece: number | null;
+                            };
+                            readonly latency_ms: {
+                                readonly p50: number;
+                                readonly p95: number;
+                                readonly p99: number;
+                                readonly mean: number;
+                            } | null;
+                            readonly mean_tokens_in: number | null;
+                            readonly mean_tokens_out: number | null;
+                            readonly mean_cost_usd: number | null;
+                            readonly surprises: number;
+                        };
+                    }[];
+                }[];
+            }[];
+            readonly bottlenecks: readonly {
+                readonly task_type: string;
+                readonly specialist: string;
+                /** @enum {string} */
+                readonly reason: "slow" | "unreliable";
+                readonly samples: number;
+                readonly success_rate: number | null;
+                readonly p95_latency_ms: number | null;
+            }[];
         };
     };
     responses: never;

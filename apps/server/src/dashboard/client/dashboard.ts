@@ -4,6 +4,7 @@ import type { PageContext, StopPage } from './page.js';
 import { showRun } from './run-page.js';
 import { showRuns } from './runs-page.js';
 import { showSignIn } from './sign-in.js';
+import { showSpecialists } from './specialists-page.js';
 
 // The dashboard's module: the server's page says which page this is (`data-page`, `data-run-id`)
 // and whether to sign in first (`data-signed-in`).
@@ -24,6 +25,7 @@ function start(): void {
   if (page === 'run' && runId !== undefined) stopPage = showRun(context, runId);
   else if (page === 'runs') stopPage = showRuns(context);
   else if (page === 'metrics') stopPage = showMetrics(context);
+  else if (page === 'specialists') stopPage = showSpecialists(context);
   else fill(main, h('p', {}, 'No such page.'));
 }
 

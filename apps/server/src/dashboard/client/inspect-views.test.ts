@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Artifact, RunTimeline } from './api-types.js';
 import { artifactShape } from './artifact-kind.js';
+import { routingSummary } from './routing-view.js';
 import { timelineLayout } from './timeline-layout.js';
 
 const artifact = (artifact_type: string, inline_content: string | null, metadata: Record<string, unknown> = {}): Artifact => ({
@@ -66,5 +67,14 @@ describe('the timeline’s layout', () => {
 
   it('has no bars for a run with no times', () => {
     expect(timelineLayout({ ...timeline, start: null, nodes: [{ ...timeline.nodes[1]!, spans: [] }] }, 0)).toEqual({ rows: [expect.objectContaining({ id: 'r.0-0', bars: [] })], span: 0, ticks: [] });
+  });
+});
+
+describe('how the node panel words a routing decision', () => {
+  it('says what was chosen and why, what the fixed table or learned routing would have picked when that differs, and the expected gain', () => {
+    expect(routingSummary({ mode: 'shadow', chosen: 'a', reason: 'fixed', fixed: 'a', learned: 'b', expected_gain: 0.2 })).toBe('shadow: a (fixed); learned would pick b; expected gain +0.200');
+    expect(routingSummary({ mode: 'learned', chosen: 'b', reason: 'untried', fixed: 'a', learned: 'b', expected_gain: -0.05 })).toBe('learned: b (untried); fixed pick a; expected gain -0.050');
+    expect(routingSummary({ mode: 'fixed', chosen: 'a', reason: 'fixed', fixed: 'a', learned: null, expected_gain: null })).toBe('fixed: a (fixed)');
+    expect(routingSummary({ mode: 7 })).toBe('?: ?');
   });
 });

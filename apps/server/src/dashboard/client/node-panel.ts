@@ -2,6 +2,7 @@ import type { Artifact, NodeCall, NodeView } from './api-types.js';
 import { artifactShape } from './artifact-kind.js';
 import { h, statusBadge } from './dom.js';
 import { clock, cost, duration, shortId, tierSlug, tokenCount } from './format.js';
+import { routingView } from './routing-view.js';
 
 /**
  * One node of a run, opened from its row of the tree: who ran it, its input, its outcome with
@@ -60,6 +61,7 @@ function inputList(input: NonNullable<NodeView['input']>): HTMLElement {
     ['Error policy', input.error_policy ? folded('JSON', input.error_policy) : null],
     ['Deadline', [input.timeout_ms === null ? '' : `timeout ${duration(input.timeout_ms)}`, input.deadline_hint ? `hint: ${input.deadline_hint}` : ''].filter(Boolean).join('; ') || null],
     ['Specialist hint', input.specialist_hint],
+    ['Routing', input.routing ? routingView(input.routing) : null],
     ['Priority', input.priority === null ? null : String(input.priority)],
     ['Edits', input.edits.length > 0 ? h('ul', {}, ...input.edits.map((edit) => h('li', {}, h('code', {}, edit)))) : null],
   ]);

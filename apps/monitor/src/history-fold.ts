@@ -1,0 +1,51 @@
+import { learningRecordsOf } from '@tierflow/core';
+import { fastSafeParse, isTierflowError, type OutcomePayload } from '@tierflow/protocol';
+import { BOTTLENECKS_KEY, bottlenecksSchema, historyFold, rankBottlenecks, readPairStats, type Bottlenecks, type HistoryPair } from '@tierflow/runtime/policy';
+import type { TierContext } from '@tierflow/runtime';
+
+/** `system/bottlenecks` is kept as long as a run's history: refreshed by every fold. */
+export const BOTTLENECKS_TTL_MS = 30 * 24 * 3600_000;
+
+/**
+ * Folds every learning record of an Architect's outcome (every leaf attempt of the tree) into
+ * the history (docs/protocol.md#beads-keys): each specialist's and model's decayed sums, the
+ * routing accuracy, then `system/bottlenecks` brought up to date for the pairs it touched and
+ * those it lists. The adds go out with the pass's step, as its other writes do. History is
+ * advice: a failure to keep it is warned, and the run goes on.
+ */
+export async function foldHistory(context: TierContext, outcome: OutcomePayload, halfLifeMs: number): Promise<void> {
+  try {
+    const { records, dropped } = learningRecordsOf(outcome);
+    if (dropped > 0) context.log.warn('learning records dropped (unreadable, or beyond the cap)', { dropped });
+    if (records.length === 0) return;
+    const fold = historyFold(records);
+    if (fold.skipped > 0) context.log.warn('learning records whose names make no Beads key, not kept', { skipped: fold.skipped });
+    const now = context.now();
+    for (const add of fold.adds) await context.beads.addDecayed(add.key, add.increments, { halfLifeMs, now });
+    if (fold.pairs.length > 0) await refreshBottlenecks(context, fold.pairs, now);
+  } catch (error) {
+    context.log.warn('cannot keep the history of this outcome', { error: String(error) });
+  }
+}
+
+/** Re-ranks the pairs just touched with those listed already, their history read (with the adds just made) in one read. */
+async function refreshBottlenecks(context: TierContext, touched: readonly HistoryPair[], now: number): Promise<void> {
+  const listed = (await readBottlenecks(context))?.bottlenecks.map((entry) => ({ taskType: entry.task_type, specialist: entry.specialist })) ?? [];
+  const pairs = new Map([...touched, ...listed].map((pair) => [JSON.stringify([pair.taskType, pair.specialist]), pair]));
+  const stats = await readPairStats(context.beads, [...pairs.values()], now, { log: context.log });
+  const value: Bottlenecks = { updated_at: new Date(now).toISOString(), bottlenecks: rankBottlenecks(stats) };
+  await context.beads.set(BOTTLENECKS_KEY, value, { ttlMs: BOTTLENECKS_TTL_MS });
+}
+
+/** The bottlenecks kept so far; unreadable ones are started afresh. */
+async function readBottlenecks(context: TierContext): Promise<Bottlenecks | null> {
+  let value: unknown;
+  try {
+    value = await context.beads.get(BOTTLENECKS_KEY);
+  } catch (error) {
+    if (!isTierflowError(error) || error.code !== 'beads_corrupt') throw error;
+    return null;
+  }
+  const parsed = value === null ? null : fastSafeParse(bottlenecksSchema, value);
+  return parsed?.success ? parsed.data : null;
+}
