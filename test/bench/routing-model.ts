@@ -1,8 +1,19 @@
 // The Dispatcher's bandit run in this process, no tiers, no Redis: the same chooseRoute on the
-// same decayed history, with roots one time unit apart and each root's record landing `lag`
+// same decayed history (folded as the Monitor folds it), with roots one time unit apart and each root's record landing `lag`
 // roots late (as roots in flight make it). Over many seeds it says what a bench run of the real
 // tiers should expect, and which of the bandit's parameters a missed target comes from.
-import { addToSums, chooseRoute, DEFAULT_ROUTING_OBJECTIVE, type DecayedSums, historyIncrements, type LearningRecord, seededRandom, specialistStats } from '@tierflow/core';
+import {
+  addToSums,
+  chooseRoute,
+  DEFAULT_ROUTING_OBJECTIVE,
+  type DecayedSums,
+  foldSpecialistHistory,
+  historyIncrements,
+  type LearningRecord,
+  recentHalfLifeMs,
+  seededRandom,
+  specialistStats,
+} from '@tierflow/core';
 import type { HiddenValues, PhaseOf, RoutingPick } from './routing-figures.js';
 
 export interface ModelOptions {
@@ -25,6 +36,7 @@ export function modelPicks(options: ModelOptions): RoutingPick[] {
   const random = seededRandom(options.seed);
   const luck = seededRandom(options.seed ^ 0x5bd1e995);
   const history = new Map<string, DecayedSums>();
+  const recent = new Map<string, DecayedSums>();
   const pending: { readonly at: number; readonly record: LearningRecord; readonly time: number }[] = [];
   const picks: RoutingPick[] = [];
   const halfLifeMs = options.halfLifeRoots * ROOT_MS;
@@ -32,7 +44,10 @@ export function modelPicks(options: ModelOptions): RoutingPick[] {
     const now = index * ROOT_MS;
     while (pending.length > 0 && pending[0]!.at <= index) {
       const { record, time } = pending.shift()!;
-      history.set(record.specialist, addToSums(history.get(record.specialist) ?? null, historyIncrements(record), time, halfLifeMs));
+      // As the Monitor folds it: the long and recent histories, the long one restarted on a change.
+      const fold = foldSpecialistHistory(history.get(record.specialist) ?? null, recent.get(record.specialist) ?? null, historyIncrements(record), time, halfLifeMs);
+      history.set(record.specialist, addToSums(history.get(record.specialist) ?? null, fold.long, time, halfLifeMs));
+      recent.set(record.specialist, addToSums(recent.get(record.specialist) ?? null, fold.recent, time, recentHalfLifeMs(halfLifeMs)));
     }
     const candidates = options.table.map((specialist) => {
       const value = history.get(specialist);

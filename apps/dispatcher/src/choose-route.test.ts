@@ -74,8 +74,12 @@ describe('routeWithHistory', () => {
     }
     // Nothing left but what it avoids: routed among those anyway.
     expect(routeWithHistory(subtask({ avoid_specialists: ['a', 'b', 'c'] }), table, settings('fixed'), history).route.specialist).toBe('b');
-    // Avoiding a required hint sends the subtask elsewhere when it can.
-    expect(routeWithHistory(subtask({ specialist_hint: 'b', avoid_specialists: ['b'] }), table, settings('fixed'), history).decision).toMatchObject({ chosen: 'c', reason: 'revision' });
+    // A required hint wins even where a revision avoids it; a preferred one is passed over.
+    expect(routeWithHistory(subtask({ specialist_hint: 'b', avoid_specialists: ['b'] }), table, settings('fixed'), history).decision).toMatchObject({ chosen: 'b', reason: 'hint' });
+    expect(routeWithHistory(subtask({ specialist_hint: 'b', specialist_hint_mode: 'prefer', avoid_specialists: ['b'] }), table, settings('fixed'), history).decision).toMatchObject({
+      chosen: 'c',
+      reason: 'revision',
+    });
     expect(routeWithHistory(subtask({ specialist_hint: 'b', avoid_specialists: ['b'], task_type: 'x' }), { ...table, routing: {} }, settings('fixed'), history).decision).toMatchObject({
       chosen: 'b',
       reason: 'hint',

@@ -39,7 +39,8 @@ type Candidates = { readonly kind: 'named'; readonly route: Route } | { readonly
  * The candidates of a subtask (pure):
  * - a pinned agent (`target_agent`) goes there and nowhere else;
  * - a `specialist_hint` (mode `require`, the default) goes to the hint, the route list's others as
- *   alternates, unless the subtask avoids it and another candidate is left;
+ *   alternates, even in a revision that avoids it: the plan insists, and a candidate the plan did
+ *   not name may be one the Fleet does not serve;
  * - otherwise the route list, a `prefer` hint first, less `avoid_specialists` unless that leaves
  *   none; a subtask that avoids specialists is a revision's, ranked by history (`rank`).
  *
@@ -53,8 +54,7 @@ function candidatesOf(subtask: Subtask, table: RouteTable): Candidates {
   const ordered = hint === undefined ? list : [hint, ...list.filter((name) => name !== hint)];
   const kept = ordered.filter((name) => !avoid.has(name));
   const required = hint !== undefined && subtask.specialist_hint_mode !== 'prefer';
-  // A revision that avoids the hinted specialist sends the subtask elsewhere, when it can.
-  if (required && (!avoid.has(hint) || kept.length === 0)) return { kind: 'named', route: { specialist: hint, alternates: list.filter((name) => name !== hint) } };
+  if (required) return { kind: 'named', route: { specialist: hint, alternates: list.filter((name) => name !== hint) } };
   if (ordered.length === 0) throw noRoute(subtask);
   return { kind: 'choose', candidates: kept.length > 0 ? kept : ordered, rank: avoid.size > 0 };
 }

@@ -1,5 +1,5 @@
-import { AGGREGATION_SUMMARY, learningMetadata, type LearningRecord } from '@tierflow/core';
-import { BOTTLENECKS_KEY, bottlenecksSchema, modelHistoryKey, readSpecialistStats, routingAccuracyKey, specialistHistoryKey } from '@tierflow/runtime/policy';
+import { AGGREGATION_SUMMARY, learningMetadata, recentHalfLifeMs, type LearningRecord } from '@tierflow/core';
+import { BOTTLENECKS_KEY, bottlenecksSchema, modelHistoryKey, readSpecialistStats, recentHistoryKey, routingAccuracyKey, specialistHistoryKey } from '@tierflow/runtime/policy';
 import { delegated, FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, type OutcomeReply } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { BOTTLENECKS_TTL_MS } from './history-fold.js';
@@ -60,12 +60,16 @@ describe('the Monitor’s history fold', () => {
     await complete(beads, [withRecords(success, records)]);
     expect(beads.adds.map((add) => add.key)).toEqual([
       specialistHistoryKey('execute_code', 'sim'),
+      recentHistoryKey('execute_code', 'sim'),
       routingAccuracyKey(),
       routingAccuracyKey('execute_code'),
       modelHistoryKey('execute_code', 'sim', 'qwen'),
       specialistHistoryKey('write', 'writer'),
+      recentHistoryKey('write', 'writer'),
     ]);
-    expect(beads.adds.every((add) => add.options.halfLifeMs === DEFAULT_HISTORY_HALF_LIFE_MS && add.options.now === FIXED_NOW)).toBe(true);
+    const recent = (key: string) => key.endsWith('/recent');
+    expect(beads.adds.every((add) => add.options.now === FIXED_NOW)).toBe(true);
+    expect(beads.adds.every((add) => add.options.halfLifeMs === (recent(add.key) ? recentHalfLifeMs(DEFAULT_HISTORY_HALF_LIFE_MS) : DEFAULT_HISTORY_HALF_LIFE_MS))).toBe(true);
     const stats = await readSpecialistStats(beads, 'execute_code', ['sim'], FIXED_NOW);
     expect(stats.get('sim')).toMatchObject({ samples: 7, success_rate: 6 / 7 });
     const bottlenecks = bottlenecksSchema.parse(await beads.get(BOTTLENECKS_KEY));
@@ -81,7 +85,9 @@ describe('the Monitor’s history fold', () => {
     await complete(beads, [withRecords(recoverable, [record({ status: 'failed' })]), withRecords(success, [record()])], { historyHalfLifeMs: 3_600_000 });
     expect(beads.adds.map((add) => [add.key, add.increments['st.failed'] ?? add.increments['st.success'], add.options.halfLifeMs])).toEqual([
       [specialistHistoryKey('execute_code', 'sim'), 1, 3_600_000],
+      [recentHistoryKey('execute_code', 'sim'), 1, 3_600_000 / 8],
       [specialistHistoryKey('execute_code', 'sim'), 1, 3_600_000],
+      [recentHistoryKey('execute_code', 'sim'), 1, 3_600_000 / 8],
     ]);
   });
 
@@ -89,7 +95,7 @@ describe('the Monitor’s history fold', () => {
     const beads = new FakeBeads('PROGRESS_MONITOR');
     const warnings: unknown[] = [];
     await complete(beads, [withRecords(success, [record(), { task_type: '' }, 'junk'], 3)], {}, warnings);
-    expect(beads.adds).toHaveLength(1);
+    expect(beads.adds.map((add) => add.key)).toEqual([specialistHistoryKey('execute_code', 'sim'), recentHistoryKey('execute_code', 'sim')]);
     expect(warnings).toContainEqual(expect.objectContaining({ dropped: 5 }));
     const empty = new FakeBeads('PROGRESS_MONITOR');
     await complete(empty, [success]);
@@ -108,5 +114,29 @@ describe('the Monitor’s history fold', () => {
     const step = await complete(refusing, [withRecords(success, [record()])], {}, warnings);
     expect(step.kind).toBe('outcome');
     expect(warnings).toContainEqual(expect.objectContaining({ message: 'cannot keep the history of this outcome' }));
+  });
+
+  it('restarts a specialist’s history from its recent results when they disagree, and says so', async () => {
+    const beads = new FakeBeads('PROGRESS_MONITOR');
+    for (let i = 0; i < 40; i++) await complete(beads, [withRecords(success, [record()])]);
+    expect((await readSpecialistStats(beads, 'execute_code', ['sim'], FIXED_NOW)).get('sim')!.success_rate).toBe(1);
+    // Two days on (two half-lives; sixteen of the recent history's), six failures in one run.
+    const later = FIXED_NOW + 2 * DEFAULT_HISTORY_HALF_LIFE_MS;
+    const notes: unknown[] = [];
+    const assignment = rootAssignment('r2', { objective: 'x', task_data: { task_type: 'execute_code' } });
+    const log = { info: (message: string, fields?: Record<string, unknown>) => void notes.push({ message, ...fields }), warn: () => undefined };
+    const context = { ...fakeContext(assignment, beads), now: () => later, log };
+    const handler = monitorHandler({ loadedLorasRefreshMs: 0 });
+    const step = await handler.start(context);
+    const failing = Array.from({ length: 6 }, () => record({ status: 'failed' }));
+    await handler.resume!(
+      context,
+      settle(assignment, 'PROGRESS_MONITOR', delegated(step), 0, () => withRecords(success, failing)),
+    );
+    const after = (await readSpecialistStats(beads, 'execute_code', ['sim'], later)).get('sim')!;
+    // Folded into the ten successes left of forty, six failures would leave 0.62; restarted from the recent history, none succeeded.
+    expect(after.success_rate).toBeCloseTo(0, 3);
+    expect(after.samples).toBeCloseTo(6, 2);
+    expect(notes).toContainEqual(expect.objectContaining({ task_type: 'execute_code', specialist: 'sim', recent_rate: expect.closeTo(0, 3) }));
   });
 });

@@ -1,6 +1,6 @@
 import { learningRecordsOf } from '@tierflow/core';
 import { fastSafeParse, isTierflowError, type OutcomePayload } from '@tierflow/protocol';
-import { BOTTLENECKS_KEY, bottlenecksSchema, historyFold, rankBottlenecks, readPairStats, type Bottlenecks, type HistoryPair } from '@tierflow/runtime/policy';
+import { BOTTLENECKS_KEY, bottlenecksSchema, historyFold, rankBottlenecks, readHistoryWrites, readPairStats, type Bottlenecks, type HistoryPair } from '@tierflow/runtime/policy';
 import type { TierContext } from '@tierflow/runtime';
 
 /** `system/bottlenecks` is kept as long as a run's history: refreshed by every fold. */
@@ -8,7 +8,8 @@ export const BOTTLENECKS_TTL_MS = 30 * 24 * 3600_000;
 
 /**
  * Folds every learning record of an Architect's outcome (every leaf attempt of the tree) into
- * the history (docs/protocol.md#beads-keys): each specialist's and model's decayed sums, the
+ * the history (docs/protocol.md#beads-keys): each specialist's decayed sums (restarted from its
+ * recent ones when the two disagree, core's `foldSpecialistHistory`), each model's, the
  * routing accuracy, then `system/bottlenecks` brought up to date for the pairs it touched and
  * those it lists. The adds go out with the pass's step, as its other writes do. History is
  * advice: a failure to keep it is warned, and the run goes on.
@@ -21,7 +22,10 @@ export async function foldHistory(context: TierContext, outcome: OutcomePayload,
     const fold = historyFold(records);
     if (fold.skipped > 0) context.log.warn('learning records whose names make no Beads key, not kept', { skipped: fold.skipped });
     const now = context.now();
-    for (const add of fold.adds) await context.beads.addDecayed(add.key, add.increments, { halfLifeMs, now });
+    const writes = await readHistoryWrites(context.beads, fold, now, halfLifeMs, { log: context.log });
+    for (const { taskType, specialist, change } of writes.changes)
+      context.log.info('a specialist’s recent results disagree with its history: its history restarts from them', { task_type: taskType, specialist, ...change });
+    for (const add of writes.adds) await context.beads.addDecayed(add.key, add.increments, { halfLifeMs: add.halfLifeMs, now });
     if (fold.pairs.length > 0) await refreshBottlenecks(context, fold.pairs, now);
   } catch (error) {
     context.log.warn('cannot keep the history of this outcome', { error: String(error) });

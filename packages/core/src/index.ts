@@ -86,6 +86,8 @@ export type { RoutingMode, RoutingReason } from './learning/routing-modes.js';
 export { chooseRoute, DEFAULT_ROUTING_OBJECTIVE, routingDecisionSchema, routingObjectiveSchema, routingRecordOf, ROUTING_WARM_UP_SAMPLES, routingScoreSchema } from './learning/routing-choice.js';
 export type { ChooseRouteInput, RouteCandidate, RoutingDecision, RoutingObjective, RoutingScore } from './learning/routing-choice.js';
 export { sampleBeta, seededRandom } from './learning/sampling.js';
+export { CHANGE_MIN_RECENT_SAMPLES, CHANGE_Z, detectChange, foldSpecialistHistory, RECENT_HALF_LIFE_DIVISOR, recentHalfLifeMs } from './learning/change-detection.js';
+export type { HistoryChange, SpecialistFold } from './learning/change-detection.js';
 export { DEFAULT_REVISION_MIN_SAMPLES, DEFAULT_REVISION_MIN_SUCCESS_RATE, revisionIncrements, revisionOutlook, revisionStats } from './learning/revision-outlook.js';
 export type { RevisionOutlookInput, RevisionStats } from './learning/revision-outlook.js';
 export { reviseOrStop } from './revise-or-stop.js';

@@ -23,6 +23,14 @@ export function specialistHistoryKey(taskType: string, specialist: string): stri
   return `${SPECIALISTS}/${historySegment(taskType)}/${historySegment(specialist)}`;
 }
 
+/**
+ * `history/specialists/<task type>/<specialist>/recent`: the same with a shorter half-life
+ * (core's `RECENT_HALF_LIFE_DIVISOR`), kept to tell when the long history has gone stale.
+ */
+export function recentHistoryKey(taskType: string, specialist: string): string {
+  return `${specialistHistoryKey(taskType, specialist)}/recent`;
+}
+
 /** `history/specialists/<task type>/<specialist>/models/<model>`: the same, for one model behind the specialist. */
 export function modelHistoryKey(taskType: string, specialist: string, model: string): string {
   return `${specialistHistoryKey(taskType, specialist)}/models/${historySegment(model)}`;

@@ -1,6 +1,6 @@
 import { parseBeadsKey } from '@tierflow/beads';
 import { historyIncrements, type LearningRecord } from '@tierflow/core';
-import { modelHistoryKey, routingAccuracyKey, specialistHistoryKey } from './history-keys.js';
+import { modelHistoryKey, recentHistoryKey, routingAccuracyKey, specialistHistoryKey } from './history-keys.js';
 import { routingIncrements } from './routing-accuracy.js';
 
 /** One decayed add: a key and what to add to its sums. */
@@ -43,7 +43,8 @@ export function historyFold(records: readonly LearningRecord[]): HistoryFold {
     const { task_type: taskType, specialist, model } = record;
     const specialistKey = specialistHistoryKey(taskType, specialist);
     const modelKey = model === null ? null : modelHistoryKey(taskType, specialist, model);
-    if (!isKey(specialistKey) || (modelKey !== null && !isKey(modelKey)) || !isKey(routingAccuracyKey(taskType))) {
+    // The recent key is the specialist's plus a segment: if it makes a key, both do.
+    if (!isKey(recentHistoryKey(taskType, specialist)) || (modelKey !== null && !isKey(modelKey)) || !isKey(routingAccuracyKey(taskType))) {
       skipped += 1;
       continue;
     }
