@@ -9,6 +9,7 @@ function result(status: SubtaskResult['status'], errorType: string | null = null
     specialist: 's',
     status,
     confidence: 0.5,
+    reported_confidence: null,
     error_type: errorType,
     error_detail: null,
     recoverable: errorType ? true : null,

@@ -90,6 +90,7 @@ export function dependencyFailure(dependency: number, result: SubtaskResult, spe
     specialist,
     status: 'failed',
     confidence: 0,
+    reported_confidence: null,
     error_type: ERROR_TYPES.dependencyFailed,
     error_detail: result.error_type ? `${ended} (${result.error_type})` : ended,
     // A revision that runs the dependency again may help exactly when running it again may.

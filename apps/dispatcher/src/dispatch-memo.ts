@@ -11,6 +11,8 @@ export const subtaskResultSchema = z.object({
   specialist: z.string(),
   status: outcomeStatusSchema,
   confidence: z.number(),
+  /** What the specialist reported, where `confidence` is calibrated against its history; null when not calibrated (or memos written before). */
+  reported_confidence: z.number().nullable().default(null),
   error_type: z.string().nullable(),
   error_detail: z.string().nullable(),
   recoverable: z.boolean().nullable(),
@@ -108,12 +110,13 @@ export function subtaskIndexOf(child: Pick<SettledChild, 'id' | 'request'>): num
 
 /** A settled child's outcome as a subtask result; its specialist is the one the request named. */
 export function resultOf(child: Pick<SettledChild, 'id' | 'request' | 'outcome'>): SubtaskResult {
-  const { status, summary, confidence, error_type, error_detail, recoverable, artifacts, evidence_grade, surprise_flag, surprise_reason } = child.outcome.payload;
+  const { status, summary, confidence, reported_confidence, error_type, error_detail, recoverable, artifacts, evidence_grade, surprise_flag, surprise_reason } = child.outcome.payload;
   return {
     message_id: child.id,
     specialist: child.request.specialist_hint ?? '',
     status,
     confidence,
+    reported_confidence: reported_confidence ?? null,
     error_type,
     error_detail,
     recoverable,

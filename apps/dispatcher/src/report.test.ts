@@ -11,6 +11,7 @@ function result(index: number, status: SubtaskResult['status'], confidence: numb
     specialist: `s${index}`,
     status,
     confidence,
+    reported_confidence: null,
     error_type: status === 'success' ? null : 'boom',
     error_detail: status === 'success' ? null : `broke ${index}`,
     recoverable: status === 'success' ? null : true,
@@ -67,7 +68,7 @@ describe('dispatchReport: status and error fields', () => {
 
 describe('dispatchReport: artifacts and resources', () => {
   it('puts the aggregation summary first, then the successful artifacts in completion order', () => {
-    const subject = memo('all_success', result(2, 'success', 0.8), result(1, 'failed', 0.2), result(3, 'success', 0.6, { specialist: 's2' }));
+    const subject = memo('all_success', result(2, 'success', 0.8, { reported_confidence: 0.95 }), result(1, 'failed', 0.2), result(3, 'success', 0.6, { specialist: 's2' }));
     const { outcome } = dispatchReport(subject, { ...input, rounds: 2 });
     const artifacts = outcome.artifacts as ArtifactInput[];
     expect(artifacts.map((artifact) => artifact.artifact_type)).toEqual(['aggregation_summary', 'code', 'code']);
@@ -76,13 +77,14 @@ describe('dispatchReport: artifacts and resources', () => {
     expect(JSON.parse(summary!.inline_content!)).toEqual({ strategy: 'all_success', succeeded: 2, failed: 1 });
     expect(summary!.metadata).toMatchObject({
       child_outcomes: [
-        { id: 'r.0-1', status: 'success', specialist: 's2', confidence: 0.8, subtask_index: 1, artifact_count: 1 },
+        { id: 'r.0-1', status: 'success', specialist: 's2', confidence: 0.8, reported_confidence: 0.95, subtask_index: 1, artifact_count: 1 },
         { id: 'r.0-0', status: 'failed', specialist: 's1', confidence: 0.2, subtask_index: 2, artifact_count: 0 },
         { id: 'r.0-2', status: 'success', specialist: 's2', confidence: 0.6, subtask_index: 3, artifact_count: 1 },
       ],
       revise: false,
       rounds: 2,
     });
+    expect((summary!.metadata!.child_outcomes as object[])[1]).not.toHaveProperty('reported_confidence');
     expect(aggregatedOutcomeSchema.parse(summary!.metadata!.aggregated_outcome)).toMatchObject({ strategy_used: 'all_success', aggregated_status: 'partial' });
     expect(outcome.resources_used).toEqual({ parallel_tasks: 3, specialists_used: ['s2', 's1'], rounds: 2 });
     expect(outcome.result_refs).toEqual(['beads:routing/r/task-graph']);

@@ -88,6 +88,8 @@ export function dispatchReport(memo: DispatchMemo, input: DispatchReportInput): 
         status: result.status,
         specialist: result.specialist,
         confidence: result.confidence,
+        // The raw value beside the calibrated one (docs/protocol.md#calibrated-confidence).
+        ...(result.reported_confidence === null ? {} : { reported_confidence: result.reported_confidence }),
         subtask_index: index,
         // How many of the work artifacts after the summary are this child's, in this order: a
         // revision that runs a succeeded subtask again drops its earlier ones by it.
