@@ -4,6 +4,7 @@ import { AGGREGATION_SUMMARY, historyIncrements, learningMetadata, learningRecor
 import { startPolicyWorker, type TierHandler, type TierWorker } from '@tierflow/runtime';
 import { readHistoryReport } from '@tierflow/runtime/admin';
 import { BOTTLENECKS_KEY, bottlenecksSchema, readSpecialistStats, specialistHistoryKey } from '@tierflow/runtime/policy';
+import { learningRecord } from '@tierflow/runtime/testing';
 import { redisClient, waitFor } from '@tierflow/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,22 +14,7 @@ import { treeNodes } from '../support/runs.js';
 const HOUR = 3_600_000;
 const silent = { info: () => undefined, warn: () => undefined };
 
-function record(overrides: Partial<LearningRecord> = {}): LearningRecord {
-  return {
-    task_type: 'execute_code',
-    specialist: 'sim',
-    model: null,
-    status: 'success',
-    confidence: 0.9,
-    latency_ms: 200,
-    tokens_in: 10,
-    tokens_out: 20,
-    cost_usd: 0.001,
-    surprise: false,
-    routing: null,
-    ...overrides,
-  };
-}
+const record = (overrides: Partial<LearningRecord> = {}): LearningRecord => learningRecord({ latency_ms: 200, ...overrides });
 
 /**
  * An Architect that answers at once with the learning records its objective's `task_data.records`

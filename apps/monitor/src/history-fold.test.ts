@@ -1,27 +1,12 @@
 import { AGGREGATION_SUMMARY, learningMetadata, recentHalfLifeMs, type LearningRecord } from '@tierflow/core';
 import { BOTTLENECKS_KEY, bottlenecksSchema, modelHistoryKey, readSpecialistStats, recentHistoryKey, routingAccuracyKey, specialistHistoryKey } from '@tierflow/runtime/policy';
-import { delegated, FakeBeads, FIXED_NOW, fakeContext, rootAssignment, settle, type OutcomeReply } from '@tierflow/runtime/testing';
+import { delegated, FakeBeads, FIXED_NOW, fakeContext, learningRecord, rootAssignment, settle, type OutcomeReply } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { BOTTLENECKS_TTL_MS } from './history-fold.js';
 import { monitorHandler } from './handler.js';
 import { DEFAULT_HISTORY_HALF_LIFE_MS, type MonitorOptionsInput } from './options.js';
 
-function record(overrides: Partial<LearningRecord> = {}): LearningRecord {
-  return {
-    task_type: 'execute_code',
-    specialist: 'sim',
-    model: null,
-    status: 'success',
-    confidence: 0.9,
-    latency_ms: 120,
-    tokens_in: 5,
-    tokens_out: 7,
-    cost_usd: 0,
-    surprise: false,
-    routing: null,
-    ...overrides,
-  };
-}
+const record = (overrides: Partial<LearningRecord> = {}): LearningRecord => learningRecord({ latency_ms: 120, tokens_in: 5, tokens_out: 7, cost_usd: 0, ...overrides });
 
 /** The Architect's outcome, its summary carrying `learning` (entries as given, parsed or not). */
 function withRecords(reply: OutcomeReply, learning: readonly unknown[], dropped = 0): OutcomeReply {

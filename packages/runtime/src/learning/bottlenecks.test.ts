@@ -1,7 +1,7 @@
 import { addToSums, historyIncrements, specialistStats, type DecayedSums } from '@tierflow/core';
 import { describe, expect, it } from 'vitest';
 import { BOTTLENECK_MIN_SAMPLES, BOTTLENECKS_LISTED, rankBottlenecks, type PairStats } from './bottlenecks.js';
-import { learningRecord } from './learning-fixtures.js';
+import { learningRecord } from '../testing/learning-record.js';
 
 const T0 = 1_700_000_000_000;
 

@@ -4,7 +4,7 @@ import type { Step } from '../policy/handler.js';
 import { delegationTo, FakeBeads, FIXED_NOW, settle, type OutcomeReply } from '../testing/index.js';
 import { calibratedRound, calibrateRound, leafIdentity } from './calibrate-round.js';
 import { specialistHistoryKey } from './history-keys.js';
-import { learningRecord } from './learning-fixtures.js';
+import { learningRecord } from '../testing/learning-record.js';
 
 const dispatcher = delegationTo('ROUTING_DISPATCHER', 'root-1.0-0.0-0', { task_type: 'decompose', objective: 'x' });
 

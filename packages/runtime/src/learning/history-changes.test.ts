@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { historyWrites, readHistoryWrites } from './history-changes.js';
 import { modelHistoryKey, recentHistoryKey, routingAccuracyKey, specialistHistoryKey } from './history-keys.js';
 import { historyFold } from './history-writes.js';
-import { learningRecord } from './learning-fixtures.js';
+import { learningRecord } from '../testing/learning-record.js';
 import { readSpecialistStats } from './specialist-history.js';
 
 const db = usePrivateRedis();

@@ -7,7 +7,7 @@ import { BOTTLENECK_MIN_SAMPLES } from './bottlenecks.js';
 import { modelHistoryKey, revisionHistoryKey, routingAccuracyKey, specialistHistoryKey } from './history-keys.js';
 import { historyReportSchema, readHistoryReport } from './history-report.js';
 import { historyFold } from './history-writes.js';
-import { learningRecord } from './learning-fixtures.js';
+import { learningRecord } from '../testing/learning-record.js';
 import { readPairStats, readRevisionStats, readSpecialistStats } from './specialist-history.js';
 
 const db = usePrivateRedis();

@@ -2,7 +2,7 @@ import { addToSums, historyIncrements, specialistStats } from '@tierflow/core';
 import { describe, expect, it } from 'vitest';
 import { modelHistoryKey, routingAccuracyKey, specialistHistoryKey } from './history-keys.js';
 import { historyFold } from './history-writes.js';
-import { learningRecord } from './learning-fixtures.js';
+import { learningRecord } from '../testing/learning-record.js';
 
 const T0 = 1_700_000_000_000;
 

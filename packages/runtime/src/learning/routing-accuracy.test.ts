@@ -1,6 +1,6 @@
 import { addToSums, type DecayedSums } from '@tierflow/core';
 import { describe, expect, it } from 'vitest';
-import { learningRecord } from './learning-fixtures.js';
+import { learningRecord } from '../testing/learning-record.js';
 import { routingAccuracy, routingIncrements } from './routing-accuracy.js';
 
 const DAY = 86_400_000;

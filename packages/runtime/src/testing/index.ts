@@ -183,6 +183,7 @@ export function reported(step: Step): Extract<Step, { kind: 'outcome' }>['outcom
   return step.outcome;
 }
 
+export { learningRecord } from './learning-record.js';
 export { memoryKeySet } from './keys.js';
 export type { MemoryKeySet } from './keys.js';
 
