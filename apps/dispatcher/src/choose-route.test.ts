@@ -112,10 +112,10 @@ describe('routeWithHistory', () => {
 });
 
 describe('rerouteWithHistory', () => {
-  it('chooses among what is left as the first route was chosen', () => {
-    expect(rerouteWithHistory(subtask(), ['a', 'b'], settings('fixed'), history)).toMatchObject({ route: { specialist: 'a', alternates: ['b'] }, decision: { reason: 'fixed' } });
-    expect(rerouteWithHistory(subtask(), ['a', 'b'], settings('learned'), history)).toMatchObject({ route: { specialist: 'b', alternates: ['a'] }, decision: { reason: 'best_mean' } });
-    expect(rerouteWithHistory(subtask(), ['a'], settings('learned'), history)).toMatchObject({ route: { specialist: 'a', alternates: [] }, decision: { reason: 'only_candidate' } });
+  it('chooses among what is left as the first route was chosen, and says it is a re-route', () => {
+    expect(rerouteWithHistory(subtask(), ['a', 'b'], settings('fixed'), history)).toMatchObject({ route: { specialist: 'a', alternates: ['b'] }, decision: { chosen: 'a', reason: 'reroute' } });
+    expect(rerouteWithHistory(subtask(), ['a', 'b'], settings('learned'), history)).toMatchObject({ route: { specialist: 'b', alternates: ['a'] }, decision: { chosen: 'b', reason: 'reroute' } });
+    expect(rerouteWithHistory(subtask(), ['a'], settings('learned'), history)).toMatchObject({ route: { specialist: 'a', alternates: [] }, decision: { chosen: 'a', reason: 'reroute' } });
   });
 });
 

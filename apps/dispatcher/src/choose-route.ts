@@ -84,10 +84,12 @@ export function routeWithHistory(subtask: Subtask, table: RouteTable, settings: 
 /**
  * Moves a re-routed subtask (its specialist unavailable, or throttled with alternates left) to the
  * best of what is left, chosen as its first route was: `candidates` in table order, the one
- * `decideNext` moved to first. Pure.
+ * `decideNext` moved to first; the decision's reason is `reroute`. Pure.
  */
 export function rerouteWithHistory(subtask: Subtask, candidates: readonly string[], settings: RoutingSettings, history: HistoryOf): RoutedSubtask {
-  return choose(taskTypeOf(subtask), candidates, (subtask.avoid_specialists ?? []).length > 0, settings, history);
+  const routed = choose(taskTypeOf(subtask), candidates, (subtask.avoid_specialists ?? []).length > 0, settings, history);
+  // Said as a re-route, so that the routing accuracy counts first choices only.
+  return { ...routed, decision: { ...routed.decision, reason: 'reroute' } };
 }
 
 function choose(taskType: string, candidates: readonly string[], rank: boolean, settings: RoutingSettings, history: HistoryOf): RoutedSubtask {

@@ -51,8 +51,8 @@ describe('the Dispatcher routing by measured results', () => {
         settle(assignment, 'ROUTING_DISPATCHER', first, 0, () => unavailable),
       ),
     );
-    expect(second.children[0]).toMatchObject({ specialist_hint: 'a', routing: { mode: 'fixed', chosen: 'a', reason: 'only_candidate' } });
-    expect(second.decisions).toEqual([{ child: 0, detail: 'fixed: a (only_candidate)', data: second.children[0]!.routing }]);
+    expect(second.children[0]).toMatchObject({ specialist_hint: 'a', routing: { mode: 'fixed', chosen: 'a', reason: 'reroute' } });
+    expect(second.decisions).toEqual([{ child: 0, detail: 'fixed: a (reroute)', data: second.children[0]!.routing }]);
 
     const outcome = reported(
       await handler.resume!(
@@ -63,8 +63,14 @@ describe('the Dispatcher routing by measured results', () => {
     const { records, dropped } = learningRecordsOf(outcomePayloadSchema.parse({ ...outcome, execution_time_ms: 1 }));
     expect(dropped).toBe(0);
     expect(records).toEqual([
-      expect.objectContaining({ task_type: 'write', specialist: 'b', status: 'failed', surprise: true, routing: { mode: 'fixed', reason: 'hint', fixed: 'b', learned: null, expected_gain: null } }),
-      expect.objectContaining({ task_type: 'write', specialist: 'a', status: 'success', confidence: 0.9, surprise: false, routing: expect.objectContaining({ reason: 'only_candidate' }) as unknown }),
+      expect.objectContaining({
+        task_type: 'write',
+        specialist: 'b',
+        status: 'failed',
+        surprise: true,
+        routing: { mode: 'fixed', reason: 'hint', fixed: 'b', learned: null, expected_gain: null, chosen: 'b' },
+      }),
+      expect.objectContaining({ task_type: 'write', specialist: 'a', status: 'success', confidence: 0.9, surprise: false, routing: expect.objectContaining({ reason: 'reroute' }) as unknown }),
     ]);
     expect(outcome).toMatchObject({ status: 'success', surprise_flag: true, surprise_reason: 'subtask 1 (b): failed where b succeeds 100 % of the time' });
   });

@@ -34,7 +34,7 @@ describe('leafReport', () => {
         tokens_out: 20,
         cost_usd: 0.002,
         surprise: false,
-        routing: { mode: 'shadow', reason: 'best_mean', fixed: 'coder', learned: 'writer', expected_gain: 0.1 },
+        routing: { mode: 'shadow', reason: 'best_mean', fixed: 'coder', learned: 'writer', expected_gain: 0.1, chosen: 'coder' },
       },
     });
   });

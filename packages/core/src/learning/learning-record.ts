@@ -20,6 +20,8 @@ export const routingRecordSchema = z.object({
   learned: z.string().nullable(),
   /** Learned's expected score minus fixed's (shadow and learned), else null. */
   expected_gain: z.number().nullable(),
+  /** Whom the decision sent the subtask to; a leaf of another specialist is a later attempt (absent in records written before). */
+  chosen: z.string().optional(),
 });
 export type RoutingRecord = z.infer<typeof routingRecordSchema>;
 

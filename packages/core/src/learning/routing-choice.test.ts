@@ -167,7 +167,7 @@ describe('chooseRoute: rules', () => {
     const decision = chooseRoute(input({ mode: 'shadow', candidates, exploration: 0 }));
     expect(decision).toMatchObject({ mode: 'shadow', chosen: 'a', fixed: 'a', learned: 'b', reason: 'best_mean' });
     expect(decision.expected_gain).toBeCloseTo(1 / 3, 12);
-    expect(routingRecordOf(decision)).toEqual({ mode: 'shadow', reason: 'best_mean', fixed: 'a', learned: 'b', expected_gain: decision.expected_gain });
+    expect(routingRecordOf(decision)).toEqual({ mode: 'shadow', reason: 'best_mean', fixed: 'a', learned: 'b', expected_gain: decision.expected_gain, chosen: 'a' });
   });
 
   it('fixed mode takes the table’s first and scores nothing', () => {

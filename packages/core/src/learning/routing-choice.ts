@@ -104,7 +104,7 @@ export function chooseRoute(input: ChooseRouteInput): RoutingDecision {
 
 /** The part of a decision a learning record carries. */
 export function routingRecordOf(decision: RoutingDecision): RoutingRecord {
-  return { mode: decision.mode, reason: decision.reason, fixed: decision.fixed, learned: decision.learned, expected_gain: decision.expected_gain };
+  return { mode: decision.mode, reason: decision.reason, fixed: decision.fixed, learned: decision.learned, expected_gain: decision.expected_gain, chosen: decision.chosen };
 }
 
 function learnedPick(input: ChooseRouteInput, means: readonly RoutingScore[]): { index: number; reason: RoutingReason; scores: RoutingScore[] } {

@@ -7,9 +7,10 @@ export type RoutingMode = z.infer<typeof routingModeSchema>;
 
 /**
  * Why a candidate was chosen: a plan's `hint`, the `only_candidate`, the `fixed` table, an
- * `untried` candidate (tried first), a Thompson draw (`sampled`), the `best_mean` posterior, or a
- * `revision` ranking the candidates by history.
+ * `untried` candidate (tried first), a Thompson draw (`sampled`), the `best_mean` posterior, a
+ * `revision` ranking the candidates by history, or a `reroute` among those left after the chosen
+ * specialist turned out unavailable or throttled.
  */
-export const ROUTING_REASONS = ['hint', 'only_candidate', 'fixed', 'untried', 'sampled', 'best_mean', 'revision'] as const;
+export const ROUTING_REASONS = ['hint', 'only_candidate', 'fixed', 'untried', 'sampled', 'best_mean', 'revision', 'reroute'] as const;
 export const routingReasonSchema = z.enum(ROUTING_REASONS);
 export type RoutingReason = z.infer<typeof routingReasonSchema>;

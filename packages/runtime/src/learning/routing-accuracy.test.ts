@@ -27,6 +27,16 @@ describe('routing accuracy', () => {
     expect(routingAccuracy(value, T0)).toEqual({ routed: 4, first_choice_success_rate: 0.75, shadow: null });
   });
 
+  it('counts first choices only: not a re-route, nor a later attempt that went to another specialist', () => {
+    const fixed = { mode: 'fixed' as const, reason: 'fixed' as const, fixed: 'gpu', learned: null, expected_gain: null, chosen: 'gpu' };
+    expect(routingIncrements(learningRecord({ specialist: 'gpu', routing: fixed, status: 'failed' }))).toEqual({ routed: 1, routed_success: 0 });
+    // The table moved the subtask on to sim: its leaf carries the first decision, which chose gpu.
+    expect(routingIncrements(learningRecord({ specialist: 'sim', routing: fixed }))).toBeNull();
+    expect(routingIncrements(learningRecord({ specialist: 'sim', routing: { ...fixed, mode: 'learned', reason: 'reroute', learned: 'sim', chosen: 'sim' } }))).toBeNull();
+    // A revision in fixed mode chooses by record: its chosen specialist is learned's pick.
+    expect(routingIncrements(learningRecord({ specialist: 'sim', routing: { ...fixed, reason: 'revision', learned: 'sim', chosen: 'sim' } }))).toEqual({ routed: 1, routed_success: 1 });
+  });
+
   it('counts shadow decisions, how often learned would differ, and its mean expected gain', () => {
     const shadow = (learned: string, gain: number | null) => learningRecord({ routing: { mode: 'shadow', reason: 'fixed', fixed: 'sim', learned, expected_gain: gain } });
     const value = folded([shadow('sim', 0), shadow('fast', 0.2), shadow('fast', 0.1), shadow('fast', null)]);

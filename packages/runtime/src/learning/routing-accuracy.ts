@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /** How routing choices went, decayed (`system/routing-accuracy`, globally and per task type). */
 export const routingAccuracySchema = z.object({
-  /** Leaf attempts whose specialist a routing decision chose (decayed count). */
+  /** Leaf attempts that went to the specialist a routing decision chose first (decayed count). */
   routed: z.number().nonnegative(),
   /** The share of those whose chosen specialist succeeded; null with none. */
   first_choice_success_rate: z.number().min(0).max(1).nullable(),
@@ -29,10 +29,15 @@ const F = {
   shadowGainSamples: 'shadow_gain_samples',
 } as const;
 
-/** What one leaf attempt adds to the routing accuracy: null when no routing decision chose its specialist. Pure. */
+/**
+ * What one leaf attempt adds to the routing accuracy: null unless it went to the specialist a
+ * routing decision chose first (a re-route to an alternate, or a leaf that inherited its
+ * subtask's first decision after the table moved it on, is not a first choice). Pure.
+ */
 export function routingIncrements(record: LearningRecord): Record<string, number> | null {
   const { routing } = record;
-  if (routing === null) return null;
+  if (routing === null || routing.reason === 'reroute') return null;
+  if (routing.chosen !== undefined && record.specialist !== routing.chosen) return null;
   const increments: Record<string, number> = { [F.routed]: 1, [F.routedSuccess]: record.status === 'success' ? 1 : 0 };
   if (routing.mode === 'shadow') {
     increments[F.shadowDecisions] = 1;
