@@ -42,6 +42,12 @@ export class FakeOpenAiServer {
   usage: FakeUsage | null = DEFAULT_USAGE;
   /** While set, chat completions are held unanswered until this many have arrived (then all are answered), or until {@link release}. */
   private hold: { count: number; release: () => void; released: Promise<void> } | null = null;
+  /** How long each chat completion takes to answer, as a model server's generation would (0: at once). */
+  latencyMs = 0;
+  /** Whether to keep each request in {@link requests}: a bench sending thousands turns it off. */
+  keepRequests = true;
+  /** Chat completions asked for since the start, kept in {@link requests} or not. */
+  received = 0;
   /** Answers by what is asked (the request's JSON body), before the scripted replies; undefined leaves it to them. */
   respond: ((body: { model?: string; messages?: { role: string; content: string }[] }) => FakeReply | undefined) | null = null;
 
@@ -94,7 +100,8 @@ export class FakeOpenAiServer {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const path = request.url ?? '/';
-    this.requests.push({ path, body: text === '' ? null : (JSON.parse(text) as unknown), headers: request.headers });
+    if (this.keepRequests) this.requests.push({ path, body: text === '' ? null : (JSON.parse(text) as unknown), headers: request.headers });
+    if (path === '/v1/chat/completions') this.received += 1;
     if (request.method === 'GET' && path === '/v1/models') {
       return send(response, 200, {}, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
     }
@@ -104,6 +111,10 @@ export class FakeOpenAiServer {
     if (hold) {
       if (this.completions() >= hold.count) this.release();
       await hold.released;
+      if (response.destroyed || request.socket.destroyed) return;
+    }
+    if (this.latencyMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
       if (response.destroyed || request.socket.destroyed) return;
     }
     // The response never ends: a close is the client giving up.
