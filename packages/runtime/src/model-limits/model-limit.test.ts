@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIMIT_WINDOW_MS, modelLimitKeys, nextTry, reservedTokens, resolveModelLimit, slotLeaseMs, SLOT_LEASE_MS } from './model-limit.js';
+import { LIMIT_WINDOW_MS, modelLimitKeys, modelLimitsGlob, nextTry, reservedTokens, resolveModelLimit, slotLeaseMs, SLOT_LEASE_MS } from './model-limit.js';
 
 describe('resolveModelLimit', () => {
   it('leaves a limit not given as none, and the window a minute', () => {
@@ -44,5 +44,6 @@ describe('modelLimitKeys', () => {
     const keys = modelLimitKeys('tf:{deploy}', 'org/model{x}');
     expect(keys.window).toBe('tf:{deploy:limit:org%2Fmodel%7Bx%7D}:window');
     for (const key of Object.values(keys)) expect(key.match(/\{[^}]*\}/g)).toEqual(['{deploy:limit:org%2Fmodel%7Bx%7D}']);
+    expect(modelLimitsGlob('tf:{deploy}')).toBe('tf:{deploy:limit:*}:*');
   });
 });

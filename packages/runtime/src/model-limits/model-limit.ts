@@ -83,3 +83,8 @@ export function modelLimitKeys(prefix: string, model: string) {
     pause: `${tagged}:pause`,
   };
 }
+
+/** A Redis glob matching every model's limit keys of the deployment under `prefix` (escaped for a glob already): for an ACL rule. */
+export function modelLimitsGlob(escapedPrefix: string): string {
+  return `${escapedPrefix.replace('}', ':limit:*}')}:*`;
+}
