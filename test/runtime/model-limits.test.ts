@@ -27,12 +27,7 @@ describe('model limits shared by two Fleet workers', () => {
       // The key tells which worker sent a request (a prompt of its own would make it another agent).
       const spec = (name: keyof typeof servers, limits: Parameters<typeof llmSpecialist>[0]['limits']) =>
         llmSpecialist({ name, baseURL: servers[name].baseURL, apiKey: `worker-${process}`, ...(limits ? { limits } : {}) });
-      const registry = new SpecialistRegistry([
-        spec('rpm', { rpm: 6 }),
-        spec('sliding', { rpm: 3, windowMs: 1_500 }),
-        spec('busy', undefined),
-        spec('slot', { concurrent: 1 }),
-      ]);
+      const registry = new SpecialistRegistry([spec('rpm', { rpm: 6 }), spec('sliding', { rpm: 3, windowMs: 1_500 }), spec('busy', undefined), spec('slot', { concurrent: 1 })]);
       fleets.push(await startFleetWorker({ runtime: deployment.runtime, registry, log, concurrency: 3 }));
     }
   }, 60_000);

@@ -123,7 +123,12 @@ async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>,
     case 'llm': {
       const { kind: _kind, apiKeyEnv, baseURL, provider, ...rest } = entry;
       const endpoint = endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where);
-      return [checked(() => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config), ...priceOf(rest.model ?? rest.name, config), ...limitsOf(rest.model ?? rest.name, config) }), where)];
+      return [
+        checked(
+          () => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config), ...priceOf(rest.model ?? rest.name, config), ...limitsOf(rest.model ?? rest.name, config) }),
+          where,
+        ),
+      ];
     }
     case 'code-runner': {
       const { kind: _kind, ...limits } = entry;

@@ -74,7 +74,11 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     // A repair pass tells the model what its answer got wrong (llm-prompt.ts).
     repairs: true,
     run: (input) =>
-      complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens, provider: options.provider, modelLimit }, input),
+      complete(
+        client,
+        { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens, provider: options.provider, modelLimit },
+        input,
+      ),
   });
 }
 
