@@ -1,5 +1,5 @@
 import type { RedisClient } from '@tierflow/beads';
-import type { ModelAdmission, ModelLimit, ModelLimiter } from '../policy/model-calls.js';
+import type { ModelAdmission, ModelLimiter } from '../policy/model-calls.js';
 import { runScript, type RedisScript } from '../redis/scripts.js';
 import { limits, modelLimitKeys, SLOT_POLL_MS } from './model-limit.js';
 
