@@ -68,6 +68,7 @@ export type { RunTimeline, TimelineSpan } from './recording/run-timeline.js';
 export { rootIdOf } from './messages/ids.js';
 export { METRIC_STORE_INTERVAL_MS, metricStoreReader, RedisMetricExporter } from './metrics-store/redis-exporter.js';
 export type { MetricStoreReaderOptions, RedisMetricExporterOptions } from './metrics-store/redis-exporter.js';
+export { modelLimitsGlob } from './model-limits/model-limit.js';
 export { METRIC_STORE_DEFAULTS, METRIC_WRITERS, metricStoreKeys, minuteOf, readStoreMinutes, readStoreTotals, writeToStore } from './metrics-store/metric-store.js';
 export type { MetricStoreLimits, MetricWriter, StoredMinute } from './metrics-store/metric-store.js';
 export { addHash, cumulativeBuckets, emptyMetrics, seriesOf } from './metrics-store/store-read.js';

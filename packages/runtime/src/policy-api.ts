@@ -20,7 +20,21 @@ export { crossesTaskTypes, factualContent, TONE_ISOLATION_INTERCEPTOR, toneIsola
 export type { Isolate, IsolationTarget, ToneIsolationOptions } from './handoff/tone-isolation.js';
 export { UNMETERED } from './budget/usage-meter.js';
 export { UNOBSERVED_CALL, UNRECORDED_CALLS } from './policy/model-calls.js';
-export type { ModelAnswer, ModelCall, ModelCallObservation, ModelCallReply, ModelCalls, ModelCallStart, ModelCallWait, ModelRequest } from './policy/model-calls.js';
+export type {
+  ModelAdmission,
+  ModelAnswer,
+  ModelCall,
+  ModelCallObservation,
+  ModelCallReply,
+  ModelCalls,
+  ModelCallStart,
+  ModelCallWait,
+  ModelLimit,
+  ModelLimiter,
+  ModelRequest,
+} from './policy/model-calls.js';
+export { LIMIT_WINDOW_MS, modelLimitSchema, nextTry, reservedTokens, resolveModelLimit, slotLeaseMs } from './model-limits/model-limit.js';
+export type { ModelLimitOptions } from './model-limits/model-limit.js';
 export { receiverMarginMs } from './deadlines/timing.js';
 export { recordEscalations, recordRevision } from './observability/tier-metrics.js';
 export { callWithRetry } from './policy/call-with-retry.js';

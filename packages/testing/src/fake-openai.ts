@@ -24,6 +24,8 @@ export interface FakeRequest {
   readonly path: string;
   readonly body: unknown;
   readonly headers: IncomingMessage['headers'];
+  /** When it arrived (ms since the epoch). */
+  readonly at: number;
 }
 
 /**
@@ -48,6 +50,13 @@ export class FakeOpenAiServer {
   keepRequests = true;
   /** Chat completions asked for since the start, kept in {@link requests} or not. */
   received = 0;
+  /**
+   * While set, a chat completion past `limit` in any `windowMs` is refused with a 429, as a
+   * provider's own rate limit would, and counted in {@link overLimit}.
+   */
+  rateLimit: { readonly limit: number; readonly windowMs: number } | null = null;
+  /** Completions refused by {@link rateLimit}. */
+  overLimit = 0;
   /** Answers by what is asked (the request's JSON body), before the scripted replies; undefined leaves it to them. */
   respond: ((body: { model?: string; messages?: { role: string; content: string }[] }) => FakeReply | undefined) | null = null;
 
@@ -90,6 +99,16 @@ export class FakeOpenAiServer {
     return this.requests.filter((request) => request.path === '/v1/chat/completions').length;
   }
 
+  /** The chat completions that arrived in the `windowMs` up to `at`, that one included. */
+  inWindow(at: number, windowMs: number): number {
+    return this.requests.filter((request) => request.path === '/v1/chat/completions' && request.at > at - windowMs && request.at <= at).length;
+  }
+
+  /** The most chat completions that arrived in any `windowMs`. */
+  mostInAnyWindow(windowMs: number): number {
+    return Math.max(0, ...this.requests.filter((request) => request.path === '/v1/chat/completions').map((request) => this.inWindow(request.at, windowMs)));
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -100,12 +119,17 @@ export class FakeOpenAiServer {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const path = request.url ?? '/';
-    if (this.keepRequests) this.requests.push({ path, body: text === '' ? null : (JSON.parse(text) as unknown), headers: request.headers });
+    const at = Date.now();
+    if (this.keepRequests) this.requests.push({ path, body: text === '' ? null : (JSON.parse(text) as unknown), headers: request.headers, at });
     if (path === '/v1/chat/completions') this.received += 1;
     if (request.method === 'GET' && path === '/v1/models') {
       return send(response, 200, {}, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
     }
     if (request.method !== 'POST' || path !== '/v1/chat/completions') return send(response, 404, {}, { error: { message: `no route ${path}` } });
+    if (this.rateLimit && this.inWindow(at, this.rateLimit.windowMs) > this.rateLimit.limit) {
+      this.overLimit++;
+      return send(response, 429, { 'retry-after': '1' }, { error: { message: 'rate limit reached' } });
+    }
     const reply = this.respond?.(JSON.parse(text) as never) ?? this.replies.shift() ?? {};
     const hold = this.hold;
     if (hold) {

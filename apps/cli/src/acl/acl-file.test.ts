@@ -70,10 +70,12 @@ describe('the ACL file', () => {
   it('covers every cell of a deployment with cells, and no other deployment', () => {
     const rules = aclPermissions('{tierflow}', 4);
     expect(rules.fleet).toEqual(expect.arrayContaining(['~{tierflow:*}:fleet:*', '~{tierflow:*}:step:fleet:*', '&{tierflow:*}:control', '~{tierflow:*}:beads:execution/*']));
-    // Every rule that names keys or channels names the cells' tag, never the bare prefix.
+    // The models' limits are the deployment's, shared by every cell: their own tag under the prefix's.
+    expect(rules.fleet).toContain('~{tierflow:limit:*}:*');
+    // Every other rule that names keys or channels names the cells' tag, never the bare prefix.
     for (const rule of Object.values(rules)
       .flat()
-      .filter((rule) => /^(%R)?[~&(]/.test(rule) && rule !== '~*' && rule !== '&*'))
+      .filter((rule) => /^(%R)?[~&(]/.test(rule) && rule !== '~*' && rule !== '&*' && rule !== '~{tierflow:limit:*}:*'))
       expect(rule).toContain('{tierflow:*}');
   });
 });

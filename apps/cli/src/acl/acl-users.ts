@@ -1,6 +1,6 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
-import { beadsAclKeyRules } from '@tierflow/beads';
-import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, metricStoreKeys, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
+import { beadsAclKeyRules, escapeRedisGlob } from '@tierflow/beads';
+import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, metricStoreKeys, modelLimitsGlob, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
 import { resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
@@ -91,6 +91,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     // tier (a specialist, a planner) charges it through one script.
     `~${keys.budget('*')}`,
     `~${keys.budgetStops}`,
+    // The models' shared limits (docs/operations.md#model-limits), under the deployment's prefix whatever the cells: any tier's model calls reserve and settle there.
+    `~${modelLimitsGlob(escapeRedisGlob(prefix))}`,
     // Only the Monitor records a root's trace id (and marks it exported), and puts a run's questions to a person; it reads their answers.
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
     ...beadsAclKeyRules(tierOfSlug(slug)!, p),

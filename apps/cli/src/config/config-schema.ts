@@ -1,6 +1,6 @@
 import { codeRunnerOptionsSchema, type Specialist } from '@tierflow/fleet';
 import { budgetSchema, evidenceGradeSchema } from '@tierflow/protocol';
-import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, RUNTIME_RANGES, TONE_ISOLATION_INTERCEPTOR, type Planner } from '@tierflow/runtime/policy';
+import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, modelLimitSchema, RUNTIME_RANGES, TONE_ISOLATION_INTERCEPTOR, type Planner } from '@tierflow/runtime/policy';
 import { type HandoffInterceptor } from '@tierflow/runtime';
 import { z } from 'zod';
 import { routingSectionSchema } from './routing-section.js';
@@ -143,6 +143,8 @@ export const projectConfigSchema = z.strictObject({
       prices: z.record(z.string().min(1), priceSchema).optional(),
       /** The confidence of an answer whose model gives none. */
       defaultConfidence: z.number().min(0).max(1).optional(),
+      /** model → its rpm, tpm and concurrent requests, shared by every process that calls it (docs/operations.md#model-limits). */
+      limits: z.record(z.string().min(1), modelLimitSchema).optional(),
     })
     .optional(),
   /**

@@ -2,8 +2,8 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { SpecialistRegistry } from '@tierflow/fleet';
 import type { Usage } from '@tierflow/protocol';
 import type { HandoffInterceptor } from '@tierflow/runtime';
-import { UNRECORDED_CALLS } from '@tierflow/runtime/policy';
-import { FakeOpenAiServer } from '@tierflow/testing';
+import { UNMETERED, UNRECORDED_CALLS, type ModelLimit, type ModelLimiter, type PlanRequest } from '@tierflow/runtime/policy';
+import { completion, FakeOpenAiServer } from '@tierflow/testing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +50,48 @@ describe('tierSetup', () => {
     expect(setup.architect.maxRevisions).toBe(2);
     expect(typeof setup.architect.planner).toBe('function');
     expect(typeof setup.dispatcher.decomposer).toBe('function');
+  });
+
+  it('holds each model to models.limits, the specialists’ calls and the planners’ alike, and refuses a limit that is not a whole number above 0', async () => {
+    const setup = await setupOf({
+      specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL }],
+      dispatcher: { decomposer: { kind: 'llm', model: 'sql-lora', baseURL: server.baseURL } },
+      models: { limits: { 'python-lora': { rpm: 6, tpm: 9_000 }, 'sql-lora': { concurrent: 2 } } },
+    });
+    const limitsSeen: [string, ModelLimit][] = [];
+    const limiter: ModelLimiter = {
+      reserve: (model, limit) => Promise.resolve(void limitsSeen.push([model, limit])).then(() => ({ granted: true as const })),
+      settle: () => Promise.resolve(),
+      pause: () => Promise.resolve(),
+    };
+    const calls = { ...UNRECORDED_CALLS, limiter };
+    const signal = new AbortController().signal;
+    const common = { objective: 'write it', constraints: [], contextRefs: [], taskData: {}, deadline: null, signal, usage: UNMETERED, calls };
+    await setup.specialists[0]!.run({
+      ...common,
+      messageId: 'm1',
+      rootId: 'r1',
+      taskType: 'execute_code',
+      readContext: () => Promise.resolve({}),
+      expectedOutputSchema: null,
+      repair: null,
+      attempt: 1,
+      traceContext: ROOT_CONTEXT,
+      progress: () => undefined,
+    });
+    server.respond = () => ({ body: completion('sql-lora', JSON.stringify({ strategy: 'all_success', subtasks: [{ objective: 'x' }] })) });
+    try {
+      await setup.dispatcher.decomposer!({ ...common, taskType: 'solve', log: silent } as unknown as PlanRequest);
+    } finally {
+      server.respond = null;
+    }
+    expect(limitsSeen).toEqual([
+      ['python-lora', { rpm: 6, tpm: 9_000, concurrent: null, windowMs: 60_000 }],
+      ['sql-lora', { rpm: null, tpm: null, concurrent: 2, windowMs: 60_000 }],
+    ]);
+    expect(projectConfigSchema.safeParse({ models: { limits: { m: { rpm: 0 } } } }).success).toBe(false);
+    expect(projectConfigSchema.safeParse({ models: { limits: { m: { tpm: 1.5 } } } }).success).toBe(false);
+    expect(projectConfigSchema.safeParse({ models: { limits: { m: { rps: 1 } } } }).success).toBe(false);
   });
 
   it('hands the Dispatcher the routes apart from the routing settings', async () => {

@@ -1,12 +1,14 @@
 import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type CallEnd, type ModelPrice } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime/admin';
-import type { ModelAnswer, ModelCall, ModelCallObservation, ModelCalls, ModelRequest } from '@tierflow/runtime/policy';
+import { reservedTokens, resolveModelLimit } from '@tierflow/runtime/policy';
+import type { ModelAnswer, ModelCall, ModelCallObservation, ModelCalls, ModelLimit, ModelRequest } from '@tierflow/runtime/policy';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { abortableDelay, abortError } from '../abortable-delay.js';
-import { SpecialistThrottledError, SpecialistUnavailableError, type SpecialistUsageMeter } from '../specialist.js';
+import { SpecialistThrottledError, SpecialistUnavailableError, type SpecialistUsageMeter, type SpecialistUsageReservation } from '../specialist.js';
 import { classifyLlmFailure } from './llm-failure.js';
+import { admitted } from './model-admission.js';
 import { endpointName, UNREACHABLE_TRIES, unreachableCause, unreachableDelayMs } from './unreachable.js';
 
 /** Where a model is served: an OpenAI-compatible endpoint and its key. */
@@ -44,6 +46,8 @@ export interface CallLimits {
   readonly purpose: ModelCall['purpose'];
   /** The endpoint's provider for the call's span and metrics (see {@link LlmEndpoint.provider}). */
   readonly provider?: string | undefined;
+  /** The model's shared limits (docs/operations.md#model-limits), enforced through `calls.limiter`; none when left out, though a busy server's pause still holds. */
+  readonly modelLimit?: ModelLimit | undefined;
 }
 
 /** What a call came back with, streamed or not, and how many requests it took (a busy endpoint's refusals included). */
@@ -59,6 +63,9 @@ export interface CallResult {
   /** Answered from a recording (a replay): no request was sent, and nothing was charged. */
   readonly replayed: boolean;
 }
+
+/** No limits of its own: only a busy server's pause holds the model. */
+const NO_LIMIT = resolveModelLimit(undefined);
 
 /** The text a request's prompt tokens are estimated from: its messages and response format, as JSON. */
 export function promptText(request: Pick<ChatCompletionCreateParamsNonStreaming, 'messages' | 'response_format'>): string {
@@ -152,12 +159,28 @@ async function callModel(
 ): Promise<Omit<Answer, 'usage'> & { usage: Usage; estimated: boolean; tries: number; reported: Answer['usage'] }> {
   // The most one request may use: its prompt estimated, its output at max_tokens (or the default reservation).
   const estimate = callEstimate(promptText(request), request.max_tokens, limits.price);
+  const modelLimit = limits.modelLimit ?? NO_LIMIT;
   for (let tries = 1; ; tries++) {
     tried.tries = tries;
-    const reservation = await limits.usage.reserve(estimate);
+    // The model's shared limits first: a call over them waits here, and sends nothing until it may.
+    const permit = await admitted({
+      limiter: limits.calls.limiter,
+      limit: modelLimit,
+      model: request.model,
+      tokens: reservedTokens(estimate),
+      signal: limits.signal,
+      deadline: limits.deadline,
+    });
+    let reservation: SpecialistUsageReservation;
+    try {
+      reservation = await limits.usage.reserve(estimate);
+    } catch (error) {
+      await permit.settle(0, true);
+      throw error;
+    }
     const settle = async (end: CallEnd) => {
       const charge = callCharge(estimate, end, limits.price);
-      await reservation.settle(charge.usage, charge.estimated);
+      await Promise.all([reservation.settle(charge.usage, charge.estimated), permit.settle(charge.usage.tokens_in + charge.usage.tokens_out, end.kind === 'unsent')]);
       return charge;
     };
     if (limits.signal.aborted) {
@@ -227,6 +250,11 @@ async function failed(
   const now = Date.now();
   const headers = error.headers as Headers | undefined;
   const retryAfterMs = parseRetryAfter(headers?.get('retry-after') ?? undefined, now);
+  // A busy server pauses its model for every process, not only for this call.
+  if ((status === 429 || status === 503) && retryAfterMs !== undefined && retryAfterMs > 0 && limits.calls.limiter) {
+    // Best effort: a pause not written leaves each process to meet the server's 429s on its own, as before.
+    await limits.calls.limiter.pause(request.model, retryAfterMs).catch(() => undefined);
+  }
   const failure = classifyLlmFailure(status, retryAfterMs, limits.deadline === null ? null : limits.deadline - now, tried.waits);
   const detail = `${request.model} at ${endpoint}: ${error.message}`;
   switch (failure.kind) {

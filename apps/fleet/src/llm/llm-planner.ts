@@ -1,6 +1,6 @@
 import type { ModelPrice } from '@tierflow/core';
 import { aggregationStrategySchema, isTierflowError, TierflowError } from '@tierflow/protocol';
-import { checkedPlan, type PlanRequest, type Planner, type RevisionContext } from '@tierflow/runtime/policy';
+import { checkedPlan, resolveModelLimit, type ModelLimit, type ModelLimitOptions, type PlanRequest, type Planner, type RevisionContext } from '@tierflow/runtime/policy';
 import { type Plan } from '@tierflow/runtime';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -17,6 +17,8 @@ export interface LlmPlannerOptions extends LlmEndpoint {
   readonly price?: ModelPrice;
   /** The most tokens a plan may have, sent as `max_tokens` and reserved against the run's budget (1,024 reserved when left out). */
   readonly maxTokens?: number;
+  /** The model's limits, shared with every other process that calls it (docs/operations.md#model-limits). */
+  readonly limits?: ModelLimitOptions;
 }
 
 const DEFAULT_SYSTEM_PROMPT =
@@ -39,21 +41,22 @@ const DEFAULT_SYSTEM_PROMPT =
  */
 export function llmPlanner(options: LlmPlannerOptions): Planner {
   const client = openAiClient(options);
+  const modelLimit = resolveModelLimit(options.limits);
   return async (request) => {
     const messages = planMessages(request, options);
-    const first = await ask(client, options, messages, request);
+    const first = await ask(client, options, modelLimit, messages, request);
     try {
       return planIn(first, options.specialists);
     } catch (error) {
       if (!isTierflowError(error) || error.code !== 'invalid_plan') throw error;
       request.log.warn('the model proposed an invalid plan; asking once more', { model: options.model, problem: error.message });
       messages.push({ role: 'assistant', content: first }, { role: 'user', content: `That plan is not valid: ${error.message}. Answer again with the corrected plan only.` });
-      return planIn(await ask(client, options, messages, request), options.specialists);
+      return planIn(await ask(client, options, modelLimit, messages, request), options.specialists);
     }
   };
 }
 
-async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCompletionMessageParam[], request: PlanRequest): Promise<string> {
+async function ask(client: OpenAI, options: LlmPlannerOptions, modelLimit: ModelLimit, messages: ChatCompletionMessageParam[], request: PlanRequest): Promise<string> {
   // Planning calls are reserved and settled against the run's budget like any model call.
   const limits = {
     signal: request.signal,
@@ -63,6 +66,7 @@ async function ask(client: OpenAI, options: LlmPlannerOptions, messages: ChatCom
     calls: request.calls,
     purpose: 'planner',
     provider: options.provider,
+    modelLimit,
   } as const;
   const maxTokens = options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens };
   const reply = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists), ...maxTokens }, limits);

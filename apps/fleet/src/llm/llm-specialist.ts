@@ -1,5 +1,6 @@
 import type { ModelPrice } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
+import { resolveModelLimit, type ModelLimit, type ModelLimitOptions } from '@tierflow/runtime/policy';
 import type OpenAI from 'openai';
 import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
 import { chatCompletion, openAiClient, type LlmEndpoint } from './llm-call.js';
@@ -29,6 +30,8 @@ export interface LlmSpecialistOptions extends LlmEndpoint {
    * (`DEFAULT_RESERVED_OUTPUT_TOKENS`), and a longer answer is counted when it comes.
    */
   readonly maxTokens?: number;
+  /** The model's limits, shared by every Fleet and planner process through Redis (docs/operations.md#model-limits). */
+  readonly limits?: ModelLimitOptions;
 }
 
 /**
@@ -56,6 +59,7 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
   if (options.maxTokens !== undefined && !(Number.isSafeInteger(options.maxTokens) && options.maxTokens > 0)) {
     throw TierflowError.permanent(`maxTokens (${options.maxTokens}) must be a whole number above 0`, { code: 'invalid_specialist' });
   }
+  const modelLimit = resolveModelLimit(options.limits);
   const config = {
     kind: 'llm',
     model,
@@ -70,7 +74,11 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     // A repair pass tells the model what its answer got wrong (llm-prompt.ts).
     repairs: true,
     run: (input) =>
-      complete(client, { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens, provider: options.provider }, input),
+      complete(
+        client,
+        { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens, provider: options.provider, modelLimit },
+        input,
+      ),
   });
 }
 
@@ -86,6 +94,7 @@ interface CallSettings {
   readonly stream: boolean;
   readonly maxTokens: number | undefined;
   readonly provider: string | undefined;
+  readonly modelLimit: ModelLimit;
 }
 
 async function complete(client: OpenAI, settings: CallSettings, input: SpecialistInput): Promise<SpecialistResult> {
@@ -101,7 +110,7 @@ async function complete(client: OpenAI, settings: CallSettings, input: Specialis
   const reply = await chatCompletion(
     client,
     request,
-    { signal: input.signal, deadline: input.deadline, usage: input.usage, price, calls: input.calls, purpose: 'specialist', provider: settings.provider },
+    { signal: input.signal, deadline: input.deadline, usage: input.usage, price, calls: input.calls, purpose: 'specialist', provider: settings.provider, modelLimit: settings.modelLimit },
     settings.stream,
   );
   const answer = readAnswer(reply.content, defaultConfidence);

@@ -25,6 +25,7 @@ import { JobFinisher } from '../redis/job-finisher.js';
 import { controlKeys } from '../redis/keys.js';
 import { RoundSender } from '../redis/round-sender.js';
 import { RunRecorder } from '../recording/run-recorder.js';
+import { redisModelLimiter } from '../model-limits/limit-scripts.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
 import { signerOf } from '../security/signing-keys.js';
@@ -62,6 +63,8 @@ export interface CellWorkerOptions {
   readonly metricsUrl?: string | null;
   /** Lets a job suspected of killing its worker run alone; shared by a process's workers of the tier on every cell (one of its own when left out). */
   readonly gate?: AloneGate;
+  /** The deployment's prefix when `runtime` is one cell's (a tier worker sets it): what every cell shares, the model limits, is under it. */
+  readonly deploymentPrefix?: string;
 }
 
 /** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
@@ -138,6 +141,7 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     signer,
     reader,
     canceller,
+    limiter: redisModelLimiter(redis, options.deploymentPrefix ?? runtime.prefix),
     meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log }),
     budget: defaultRunBudget,
     ...(role.recordsRunTrace ? { traces: new RunTraces(redis, keys, runtime.keepFinishedMs, log) } : {}),

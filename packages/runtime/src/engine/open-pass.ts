@@ -50,7 +50,7 @@ export interface PassInput {
  * What opening a pass uses: the tier's role and settings for its rules, Redis, the clock and the
  * writer for the policy's Beads, progress and usage, and the reader for its children's answers.
  */
-export type PassOpener = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'log' | 'redis' | 'clock' | 'keys' | 'reader' | 'audit' | 'meters' | 'writer' | 'recorder'>;
+export type PassOpener = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'log' | 'redis' | 'clock' | 'keys' | 'reader' | 'audit' | 'meters' | 'writer' | 'recorder' | 'limiter'>;
 
 /**
  * A pass's context. What the policy writes to Beads waits for the MULTI that sends its
@@ -71,7 +71,13 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
   // Its calls are recorded, replayed in a rerun that asks for it, and traced under the pass's span.
   const traceContext = trace.setSpan(ROOT_CONTEXT, span);
   const calls = nodeCalls(
-    { recorder: engine.recorder, redis: engine.redis, replayKey: engine.keys.rerun(assignment.rootId).replay, trace: { parent: traceContext, genAi: engine.runtime.genAi } },
+    {
+      recorder: engine.recorder,
+      redis: engine.redis,
+      replayKey: engine.keys.rerun(assignment.rootId).replay,
+      trace: { parent: traceContext, genAi: engine.runtime.genAi },
+      limiter: engine.limiter,
+    },
     assignment.rootId,
     assignment.id,
     input.rerun?.replay ?? 'off',

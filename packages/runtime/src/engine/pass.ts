@@ -1,4 +1,5 @@
 import type { DeferredBeadsStore } from '@tierflow/beads';
+import type { ModelLimiter } from '../policy/model-calls.js';
 import type { TierName, TierSlug } from '@tierflow/protocol';
 import type { Job, Queue } from 'bullmq';
 import type { Span } from '@opentelemetry/api';
@@ -67,6 +68,8 @@ export interface EngineWrites {
   readonly meters: UsageMeters;
   /** What each node did, into its run's recording (docs/operations.md#recording). */
   readonly recorder: RunRecorder;
+  /** The deployment's shared model limits, handed to each pass's model calls. */
+  readonly limiter: ModelLimiter;
   /** At the root: the runs' traces this process recorded, to mark once their spans are exported. */
   readonly traces?: RunTraces;
 }

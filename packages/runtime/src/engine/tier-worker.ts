@@ -45,7 +45,7 @@ export class TierWorker {
     // One gate over every cell: a job that runs alone has no job of any cell beside it.
     const gate = cellOptions.gate ?? new AloneGate();
     try {
-      for (const index of served) started.push(await CellWorker.start({ ...cellOptions, gate, runtime: inCell(options.runtime, index) }));
+      for (const index of served) started.push(await CellWorker.start({ ...cellOptions, gate, runtime: inCell(options.runtime, index), deploymentPrefix: options.runtime.prefix }));
     } catch (error) {
       await Promise.all(started.map((worker) => worker.close()));
       throw error;

@@ -63,6 +63,8 @@ export interface ModelCalls {
    * replayed or sent, and tell it each wait and then how the call ended. Never throws.
    */
   observe(start: ModelCallStart): ModelCallObservation;
+  /** The deployment's shared model limits; left out (a test, a script), calls are limited by nothing shared. */
+  readonly limiter?: ModelLimiter;
 }
 
 /** A model call as its observation starts. */
@@ -119,3 +121,38 @@ export const UNRECORDED_CALLS: ModelCalls = {
   record: () => undefined,
   observe: () => UNOBSERVED_CALL,
 };
+
+/**
+ * A model's shared limits (docs/operations.md#model-limits), resolved: null where the model has
+ * none. Every process that calls the model holds it to the same numbers.
+ */
+export interface ModelLimit {
+  /** Requests per window. */
+  readonly rpm: number | null;
+  /** Tokens per window: each request's estimate while it runs, what the server reported after. */
+  readonly tpm: number | null;
+  /** Requests in flight at once. */
+  readonly concurrent: number | null;
+  /** The sliding window, in ms: 60,000 (a minute) outside tests. */
+  readonly windowMs: number;
+}
+
+/** What a reservation got: granted, or how long to wait before asking again, and why. */
+export type ModelAdmission = { readonly granted: true } | { readonly granted: false; readonly waitMs: number; readonly reason: 'rpm' | 'tpm' | 'concurrent' | 'paused' };
+
+/**
+ * A deployment's model limits, shared by every process through Redis: reserve before a request,
+ * settle after it, pause a model a server said was busy. Each method is one atomic step; the
+ * waiting between them is the caller's (it knows the deadline and the signal).
+ */
+export interface ModelLimiter {
+  /** Reserves one request of `tokens` (estimated) under `id`; the same id reserved again is granted again. */
+  reserve(model: string, limit: ModelLimit, id: string, tokens: number, leaseMs: number): Promise<ModelAdmission>;
+  /**
+   * Settles a granted reservation: its concurrent slot is released, and its tokens become `used`
+   * (null: the estimate stands); `unsent`: the request never left, so it counts for nothing.
+   */
+  settle(model: string, limit: ModelLimit, id: string, used: number | null, unsent: boolean): Promise<void>;
+  /** Pauses `model` for every process for `ms` (a 429 or 503 with Retry-After); a longer pause already set stands. */
+  pause(model: string, ms: number): Promise<void>;
+}

@@ -2,7 +2,7 @@ import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import { z } from 'zod';
 import type { Context } from '@opentelemetry/api';
-import { UNOBSERVED_CALL, type ModelAnswer, type ModelCalls, type ModelRequest } from '../policy/model-calls.js';
+import { UNOBSERVED_CALL, type ModelAnswer, type ModelCalls, type ModelLimiter, type ModelRequest } from '../policy/model-calls.js';
 import type { GenAiOptions } from '../observability/gen-ai/conventions.js';
 import { observeModelCall } from '../observability/gen-ai/model-call-span.js';
 import { readStoredRecord } from '../redis/stored-record.js';
@@ -20,6 +20,8 @@ export interface NodeCallsDeps {
   readonly replayKey: string;
   /** The pass's span context, the parent of each call's span, and the GenAI conventions they follow; left out, calls are not observed. */
   readonly trace?: { readonly parent: Context; readonly genAi: GenAiOptions };
+  /** The deployment's shared model limits, handed on to the calls; none when left out. */
+  readonly limiter?: ModelLimiter;
 }
 
 /**
@@ -72,5 +74,6 @@ export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, rep
     },
     observe: (start) => (deps.trace ? observeModelCall(deps.trace.parent, deps.trace.genAi, start) : UNOBSERVED_CALL),
     unrecorded: () => dropped,
+    ...(deps.limiter ? { limiter: deps.limiter } : {}),
   };
 }

@@ -1,0 +1,66 @@
+import { resolveModelLimit, type ModelAdmission, type ModelLimiter } from '@tierflow/runtime/policy';
+import { describe, expect, it } from 'vitest';
+import { SpecialistThrottledError } from '../specialist.js';
+import { admitted } from './model-admission.js';
+
+/** A limiter that answers from a list, and records what it was asked. */
+function scripted(answers: ModelAdmission[]) {
+  const asked: string[] = [];
+  const settled: [string, number | null, boolean][] = [];
+  const limiter: ModelLimiter = {
+    reserve: (_model, _limit, id) => {
+      asked.push(id);
+      return Promise.resolve(answers.shift() ?? { granted: true });
+    },
+    settle: (_model, _limit, id, used, unsent) => {
+      settled.push([id, used, unsent]);
+      return Promise.resolve();
+    },
+    pause: () => Promise.resolve(),
+  };
+  return { limiter, asked, settled };
+}
+
+const terms = (limiter: ModelLimiter | undefined, signal: AbortSignal, deadline: number | null) => ({
+  limiter,
+  limit: resolveModelLimit({ rpm: 1 }),
+  model: 'm',
+  tokens: 10,
+  signal,
+  deadline,
+});
+
+describe('admitted', () => {
+  it('asks again, under the same id, after each wait the limiter names, then settles that id', async () => {
+    const { limiter, asked, settled } = scripted([
+      { granted: false, waitMs: 5, reason: 'rpm' },
+      { granted: false, waitMs: 5, reason: 'concurrent' },
+    ]);
+    const waits: number[] = [];
+    const permit = await admitted({ ...terms(limiter, new AbortController().signal, null), onWait: (ms) => waits.push(ms) });
+    expect(waits).toEqual([5, 5]);
+    expect(new Set(asked).size).toBe(1);
+    expect(asked).toHaveLength(3);
+    await permit.settle(42, false);
+    expect(settled).toEqual([[asked[0], 42, false]]);
+  });
+
+  it('answers throttled when the wait would pass the deadline', async () => {
+    const { limiter } = scripted([{ granted: false, waitMs: 60_000, reason: 'rpm' }]);
+    await expect(admitted(terms(limiter, new AbortController().signal, Date.now() + 1_000))).rejects.toBeInstanceOf(SpecialistThrottledError);
+  });
+
+  it('stops waiting the moment the signal aborts', async () => {
+    const { limiter } = scripted([{ granted: false, waitMs: 60_000, reason: 'paused' }]);
+    const controller = new AbortController();
+    const waiting = admitted({ ...terms(limiter, controller.signal, null), onWait: () => controller.abort(new Error('cancelled')) });
+    await expect(waiting).rejects.toThrow('cancelled');
+  });
+
+  it('holds nothing without a limiter, and a settle that fails is let go', async () => {
+    const permit = await admitted(terms(undefined, new AbortController().signal, null));
+    await expect(permit.settle(1, false)).resolves.toBeUndefined();
+    const failing: ModelLimiter = { reserve: () => Promise.resolve({ granted: true }), settle: () => Promise.reject(new Error('down')), pause: () => Promise.resolve() };
+    await expect((await admitted(terms(failing, new AbortController().signal, null))).settle(1, false)).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { nextTry, slotLeaseMs } from '@tierflow/runtime/policy';
+import type { ModelLimit, ModelLimiter } from '@tierflow/runtime/policy';
+import { abortableDelay } from '../abortable-delay.js';
+import { SpecialistThrottledError } from '../specialist.js';
+
+/** A granted request: settled once, however it ended. */
+export interface ModelPermit {
+  /** `used`: the tokens the server reported (null: none, the estimate stands); `unsent`: the request never left. Never throws. */
+  settle(used: number | null, unsent: boolean): Promise<void>;
+}
+
+const NOTHING_HELD: ModelPermit = { settle: () => Promise.resolve() };
+
+/** Where a call waits for its model: the deployment's limiter (none: nothing shared), the limits, and what bounds the wait. */
+export interface AdmissionTerms {
+  readonly limiter: ModelLimiter | undefined;
+  readonly limit: ModelLimit;
+  readonly model: string;
+  /** The tokens the request reserves: its prompt's estimate and its output limit. */
+  readonly tokens: number;
+  readonly signal: AbortSignal;
+  readonly deadline: number | null;
+  /** Told of each wait, for the call's record. */
+  readonly onWait?: (ms: number, reason: string) => void;
+}
+
+/**
+ * Waits until the model's shared limits let one request through: reserve, and while refused wait
+ * what the limiter says (cancellable by `signal`) and reserve again. A wait that would pass the
+ * deadline answers `throttled` at once, so the Dispatcher can route elsewhere while there is time.
+ *
+ * @throws SpecialistThrottledError at the deadline, or the abort reason when `signal` fires.
+ */
+export async function admitted(terms: AdmissionTerms): Promise<ModelPermit> {
+  const { limiter, limit, model } = terms;
+  if (!limiter) return NOTHING_HELD;
+  const id = randomUUID();
+  for (;;) {
+    const admission = await limiter.reserve(model, limit, id, terms.tokens, slotLeaseMs(Date.now(), terms.deadline));
+    if (admission.granted) {
+      return {
+        settle: async (used, unsent) => {
+          try {
+            await limiter.settle(model, limit, id, used, unsent);
+          } catch {
+            // A slot not released lapses with its lease; the tokens leave with the window.
+          }
+        },
+      };
+    }
+    const next = nextTry(admission, Date.now(), terms.deadline);
+    if (next.kind === 'throttled') {
+      throw new SpecialistThrottledError(`${model}: over its shared ${admission.reason === 'paused' ? 'pause' : `${admission.reason} limit`} until past the deadline`);
+    }
+    terms.onWait?.(next.ms, admission.reason);
+    await abortableDelay(next.ms, terms.signal);
+  }
+}

@@ -1,0 +1,109 @@
+import { uniquePrefix } from '@tierflow/testing';
+import { usePrivateRedis } from '@tierflow/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { readAdmission, redisModelLimiter } from './limit-scripts.js';
+import { modelLimitKeys, resolveModelLimit } from './model-limit.js';
+
+/** Polls `check` until it holds or `ms` pass: no sleep stands in for the window's end. */
+async function eventually(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the model limit scripts', () => {
+  const db = usePrivateRedis();
+  const model = 'gpt-test';
+
+  function limiter() {
+    const prefix = uniquePrefix('limits');
+    return { prefix, limiter: redisModelLimiter(db.redis, prefix), keys: modelLimitKeys(prefix, model) };
+  }
+
+  it('grants rpm requests in a window and no more, however many ask at once, and tells how long until the oldest leaves', async () => {
+    const { limiter: limits } = limiter();
+    const limit = resolveModelLimit({ rpm: 3, windowMs: 1_000 });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => limits.reserve(model, limit, `r${i}`, 10, 60_000)));
+    expect(answers.filter((answer) => answer.granted)).toHaveLength(3);
+    const refused = answers.find((answer) => !answer.granted)!;
+    expect(refused).toMatchObject({ granted: false, reason: 'rpm' });
+    expect(!refused.granted && refused.waitMs).toBeGreaterThan(0);
+    expect(!refused.granted && refused.waitMs).toBeLessThanOrEqual(1_001);
+    // The same id again is the same grant, not another request.
+    const granted = answers.findIndex((answer) => answer.granted);
+    expect(await limits.reserve(model, limit, `r${granted}`, 10, 60_000)).toEqual({ granted: true });
+    // Once the window has moved on, there is room again.
+    await eventually(async () => (await limits.reserve(model, limit, 'later', 10, 60_000)).granted, 3_000);
+  });
+
+  it('holds tpm to the tokens reserved, and a settle gives back what a request did not use', async () => {
+    const { limiter: limits, keys } = limiter();
+    const limit = resolveModelLimit({ tpm: 1_000, windowMs: 60_000 });
+    expect(await limits.reserve(model, limit, 'a', 600, 60_000)).toEqual({ granted: true });
+    const refused = await limits.reserve(model, limit, 'b', 600, 60_000);
+    expect(refused).toMatchObject({ granted: false, reason: 'tpm' });
+    // About the window's length: the only request that could make room was just made.
+    expect(!refused.granted && refused.waitMs).toBeGreaterThan(50_000);
+    await limits.settle(model, limit, 'a', 100, false);
+    expect(await db.redis.hget(keys.tokens, '#total')).toBe('100');
+    expect(await limits.reserve(model, limit, 'b', 600, 60_000)).toEqual({ granted: true });
+    // A request that used more than it reserved is counted at what it used.
+    await limits.settle(model, limit, 'b', 850, false);
+    expect(await db.redis.hget(keys.tokens, '#total')).toBe('950');
+    // A request bigger than the whole limit goes alone, in an empty window.
+    expect(await limits.reserve(model, limit, 'c', 5_000, 60_000)).toMatchObject({ granted: false, reason: 'tpm' });
+  });
+
+  it('lets tokens leave with their request once the window passes', async () => {
+    const { limiter: limits, keys } = limiter();
+    const limit = resolveModelLimit({ tpm: 100, windowMs: 300 });
+    expect(await limits.reserve(model, limit, 'a', 80, 60_000)).toEqual({ granted: true });
+    expect(await limits.reserve(model, limit, 'b', 80, 60_000)).toMatchObject({ granted: false, reason: 'tpm' });
+    await eventually(async () => (await limits.reserve(model, limit, 'b', 80, 60_000)).granted, 3_000);
+    expect(await db.redis.hget(keys.tokens, '#total')).toBe('80');
+  });
+
+  it('holds concurrent requests to their slots, releases a slot on settle, and a slot lapses with its lease', async () => {
+    const { limiter: limits } = limiter();
+    const limit = resolveModelLimit({ concurrent: 2 });
+    const answers = await Promise.all(['a', 'b', 'c'].map((id) => limits.reserve(model, limit, id, 10, 60_000)));
+    expect(answers.filter((answer) => answer.granted)).toHaveLength(2);
+    expect(answers.find((answer) => !answer.granted)).toMatchObject({ reason: 'concurrent' });
+    const holder = ['a', 'b', 'c'][answers.findIndex((answer) => answer.granted)]!;
+    await limits.settle(model, limit, holder, 10, false);
+    expect(await limits.reserve(model, limit, 'd', 10, 200)).toEqual({ granted: true });
+    expect(await limits.reserve(model, limit, 'e', 10, 60_000)).toMatchObject({ granted: false, reason: 'concurrent' });
+    // d's lease of 200 ms lapses: a process that died holding it does not hold it for good.
+    await eventually(async () => (await limits.reserve(model, limit, 'e', 10, 60_000)).granted, 3_000);
+  });
+
+  it('takes a request that never left out of the window', async () => {
+    const { limiter: limits, keys } = limiter();
+    const limit = resolveModelLimit({ rpm: 1, tpm: 1_000 });
+    expect(await limits.reserve(model, limit, 'a', 300, 60_000)).toEqual({ granted: true });
+    await limits.settle(model, limit, 'a', 0, true);
+    expect(await db.redis.zcard(keys.window)).toBe(0);
+    expect(await db.redis.hget(keys.tokens, '#total')).toBe('0');
+    expect(await limits.reserve(model, limit, 'b', 300, 60_000)).toEqual({ granted: true });
+  });
+
+  it('pauses a model for everyone, even one with no limits, and a shorter pause does not cut a longer one', async () => {
+    const { limiter: limits } = limiter();
+    const none = resolveModelLimit(undefined);
+    await limits.pause(model, 5_000);
+    await limits.pause(model, 100);
+    const answer = await limits.reserve(model, none, 'a', 10, 60_000);
+    expect(answer).toMatchObject({ granted: false, reason: 'paused' });
+    expect(!answer.granted && answer.waitMs).toBeGreaterThan(4_000);
+    // Another model is not paused.
+    expect(await limits.reserve('other', none, 'a', 10, 60_000)).toEqual({ granted: true });
+  });
+
+  it('reads a reply it does not know as a short wait, never a grant', () => {
+    expect(readAdmission(null)).toMatchObject({ granted: false, reason: 'concurrent' });
+    expect(readAdmission([0, 'x', 'weird'])).toMatchObject({ granted: false, reason: 'concurrent' });
+    expect(readAdmission([1, 0, ''])).toEqual({ granted: true });
+  });
+});

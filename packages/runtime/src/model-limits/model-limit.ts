@@ -1,0 +1,90 @@
+import { TierflowError } from '@tierflow/protocol';
+import { z } from 'zod';
+import type { ModelAdmission, ModelLimit } from '../policy/model-calls.js';
+
+/** The window every limit is counted over outside tests: a minute, as providers state theirs. */
+export const LIMIT_WINDOW_MS = 60_000;
+/** How long a call waiting for a concurrent slot waits before it asks again: a slot's end is not known in advance. */
+export const SLOT_POLL_MS = 100;
+/** How long a slot is held when its call has no deadline: a process that dies holding one frees it then. */
+export const SLOT_LEASE_MS = 600_000;
+
+/** A model's limits as a project file or an option gives them: each optional, a whole number above 0. */
+export const modelLimitSchema = z.strictObject({
+  /** Requests per minute, across every process. */
+  rpm: z.int().positive().optional(),
+  /** Tokens per minute (prompt and answer), across every process. */
+  tpm: z.int().positive().optional(),
+  /** Requests in flight at once, across every process. */
+  concurrent: z.int().positive().optional(),
+});
+export type ModelLimitOptions = z.input<typeof modelLimitSchema> & {
+  /** The window's length, for tests only: a minute when left out. */
+  readonly windowMs?: number;
+};
+
+/**
+ * The one resolve step of a model's limits: each left out is none, the window a minute. Pure.
+ *
+ * @throws TierflowError (code `invalid_config`) for a limit that is not a whole number above 0.
+ */
+export function resolveModelLimit(options: ModelLimitOptions | undefined): ModelLimit {
+  const { windowMs, ...limits } = options ?? {};
+  const parsed = modelLimitSchema.safeParse(limits);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'limits'}: ${issue.message}`);
+    throw TierflowError.permanent(`model limits: ${problems.join('; ')}`, { code: 'invalid_config' });
+  }
+  if (windowMs !== undefined && !(Number.isSafeInteger(windowMs) && windowMs > 0)) {
+    throw TierflowError.permanent(`model limits: windowMs (${windowMs}) must be a whole number above 0`, { code: 'invalid_config' });
+  }
+  const { rpm, tpm, concurrent } = parsed.data;
+  return { rpm: rpm ?? null, tpm: tpm ?? null, concurrent: concurrent ?? null, windowMs: windowMs ?? LIMIT_WINDOW_MS };
+}
+
+/** Whether a limit holds anything: a model without one is still paused by a busy server, but reserves nothing. */
+export function limits(limit: ModelLimit): boolean {
+  return limit.rpm !== null || limit.tpm !== null || limit.concurrent !== null;
+}
+
+/** What a call refused by a limit does next: wait and ask again, or answer `throttled` when the wait would pass its deadline. Pure. */
+export function nextTry(admission: Extract<ModelAdmission, { granted: false }>, now: number, deadline: number | null): { readonly kind: 'wait'; readonly ms: number } | { readonly kind: 'throttled' } {
+  const ms = Math.max(1, Math.ceil(admission.waitMs));
+  return deadline !== null && now + ms >= deadline ? { kind: 'throttled' } : { kind: 'wait', ms };
+}
+
+/** How long a granted request holds its concurrent slot at most: to its deadline (and a little), else {@link SLOT_LEASE_MS}. Pure. */
+export function slotLeaseMs(now: number, deadline: number | null): number {
+  return deadline === null ? SLOT_LEASE_MS : Math.max(1_000, deadline - now + 5_000);
+}
+
+/** The tokens a request reserves: its prompt's estimate and its output limit, whole and not below 0. Pure. */
+export function reservedTokens(estimate: { readonly tokens_in: number; readonly tokens_out: number }): number {
+  const whole = (value: number) => (Number.isFinite(value) && value > 0 ? Math.ceil(value) : 0);
+  return whole(estimate.tokens_in) + whole(estimate.tokens_out);
+}
+
+/**
+ * A model's keys, under the deployment's prefix with one hash tag per model: the deployment's tag
+ * with the model inside it (`{tierflow}` → `{tierflow:limit:gpt-4o}`), so one script's keys share
+ * a slot on a Redis Cluster and different models spread over the shards. The name is
+ * percent-encoded, so no brace of its own can change the tag.
+ */
+export function modelLimitKeys(prefix: string, model: string) {
+  const tagged = prefix.replace('}', `:limit:${encodeURIComponent(model)}}`);
+  return {
+    /** A sorted set: each request in the window, by when it was granted (ms). */
+    window: `${tagged}:window`,
+    /** A hash: each request's tokens in the window, and `#total` their sum. */
+    tokens: `${tagged}:tokens`,
+    /** A sorted set: each request in flight, by when its slot lapses (ms). */
+    slots: `${tagged}:slots`,
+    /** A string that expires when the model's pause ends. */
+    pause: `${tagged}:pause`,
+  };
+}
+
+/** A Redis glob matching every model's limit keys of the deployment under `prefix` (escaped for a glob already): for an ACL rule. */
+export function modelLimitsGlob(escapedPrefix: string): string {
+  return `${escapedPrefix.replace('}', ':limit:*}')}:*`;
+}
