@@ -100,7 +100,7 @@ describe('renderNode', () => {
     expect(text).toContain('  artifact     code (15 bytes inline)\n                 def f():\n                   pass');
     expect(text).toContain('passes\n  ATTEMPT  STARTED                   TOOK    WORKER  ENDED     ERROR\n  1        2026-11-28T10:00:00.100Z  0.30 s  h:1     retrying  busy');
     expect(text).toContain('waits\n  WAITED    FROM                      TOOK\n  queued    2026-11-28T10:00:00.000Z  0.10 s\n  to retry');
-    expect(text).toContain('  1. specialist  small at http://127.0.0.1:9/v1  10 in / 20 out  $0.001  300 ms  2 tries  waited 100 ms (Retry-After)');
+    expect(text).toContain('  1. specialist  small at http://127.0.0.1:9/v1  10 in / 20 out  $0.001  300 ms  2 tries  waited 100 ms');
     expect(text).toContain('     [user]    Write a function that does a great many things');
     expect(text).not.toContain('and returns.');
     expect(text).toContain(`(${LONG.length} chars)`);

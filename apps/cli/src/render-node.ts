@@ -114,7 +114,7 @@ function callLines(calls: readonly NodeCall[], full: boolean): string[] {
       call.usage.cost_usd > 0 ? `$${Number(call.usage.cost_usd.toFixed(6)).toString()}` : '',
       `${Math.round(call.latency_ms)} ms`,
       call.tries > 1 ? `${call.tries} tries` : '',
-      call.waits_ms.length > 0 ? `waited ${call.waits_ms.map((ms) => `${Math.round(ms)} ms`).join(', ')} (Retry-After)` : '',
+      call.waits_ms.length > 0 ? `waited ${call.waits_ms.map((ms) => `${Math.round(ms)} ms`).join(', ')}` : '',
       call.replayed ? 'replayed (no request reached the model)' : '',
     ];
     lines.push(`  ${index + 1}. ${call.purpose}  ${facts.filter(Boolean).join('  ')}`);

@@ -1,4 +1,4 @@
-import { UNRECORDED_CALLS, type ModelLimiter } from '@tierflow/runtime/policy';
+import { UNOBSERVED_CALL, UNRECORDED_CALLS, type ModelCall, type ModelCallWait, type ModelLimiter } from '@tierflow/runtime/policy';
 import { FakeOpenAiServer } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specialistInput } from '../test-input.js';
@@ -52,5 +52,28 @@ describe('a model call under shared limits', () => {
     expect(told.map((entry) => entry[0])).toEqual(['reserve', 'settle', 'pause', 'reserve', 'settle']);
     expect(told[1]).toEqual(['settle', 'writer', 0, false]);
     expect(told[2]).toEqual(['pause', 'writer', 1_000]);
+  });
+
+  it('says what held it back: the wait is in the call’s record and its observation, before the one request', async () => {
+    const { limiter, told } = recordingLimiter();
+    let refusals = 1;
+    const refusing: ModelLimiter = {
+      ...limiter,
+      reserve: (...args) => (refusals-- > 0 ? Promise.resolve({ granted: false, waitMs: 20, reason: 'tpm' }) : limiter.reserve(...args)),
+    };
+    const recorded: ModelCall[] = [];
+    const waits: ModelCallWait[] = [];
+    const calls = {
+      ...UNRECORDED_CALLS,
+      limiter: refusing,
+      record: (call: ModelCall) => void recorded.push(call),
+      observe: () => ({ ...UNOBSERVED_CALL, waited: (wait: ModelCallWait) => void waits.push(wait) }),
+    };
+    const before = server.completions();
+    await llmSpecialist({ name: 'writer', baseURL: server.baseURL, apiKey: 'test', limits: { tpm: 1_000 } }).run(specialistInput({ calls }));
+    expect(server.completions() - before).toBe(1);
+    expect(told.map((entry) => entry[0])).toEqual(['reserve', 'settle']);
+    expect(waits).toEqual([{ ms: 20, reason: 'model_limit', limit: 'tpm', status: null, attempt: 1 }]);
+    expect(recorded[0]).toMatchObject({ tries: 1, waits_ms: [20] });
   });
 });

@@ -170,6 +170,10 @@ async function callModel(
       tokens: reservedTokens(estimate),
       signal: limits.signal,
       deadline: limits.deadline,
+      onWait: (ms, limit) => {
+        tried.waitsMs.push(ms);
+        tried.observed.waited({ ms, reason: 'model_limit', limit, status: null, attempt: tries });
+      },
     });
     let reservation: SpecialistUsageReservation;
     try {

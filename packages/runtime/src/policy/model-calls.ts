@@ -38,7 +38,7 @@ export interface ModelCall {
   readonly latency_ms: number;
   /** Requests it took: a busy endpoint's refusals included. */
   readonly tries: number;
-  /** Each Retry-After (or unreachable endpoint) wait, in ms. */
+  /** Each wait, in ms: for the model's shared limits, a Retry-After, an unreachable endpoint. */
   readonly waits_ms: readonly number[];
   /** Answered from a recording (tierflow rerun --replay): no request reached the model. */
   readonly replayed: boolean;
@@ -80,8 +80,10 @@ export interface ModelCallStart {
 /** A wait between two requests of a call. */
 export interface ModelCallWait {
   readonly ms: number;
-  /** The endpoint asked for it (Retry-After), or could not be reached. */
-  readonly reason: 'retry_after' | 'unreachable';
+  /** The endpoint asked for it (Retry-After), could not be reached, or the model's shared limits held the request back (`model_limit`, before it was sent). */
+  readonly reason: 'retry_after' | 'unreachable' | 'model_limit';
+  /** For a `model_limit` wait: what held it (`paused`, `rpm`, `tpm` or `concurrent`). */
+  readonly limit?: string;
   /** The HTTP status of the refusal that asked for it; null for an endpoint not reached. */
   readonly status: number | null;
   /** The request it follows: 1 for the first. */

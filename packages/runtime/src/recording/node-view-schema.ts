@@ -83,7 +83,7 @@ export const nodeCallSchema = z
     started_at: z.number(),
     latency_ms: z.number(),
     tries: z.number(),
-    waits_ms: z.array(z.number()).meta({ description: 'Each Retry-After (or unreachable endpoint) wait.' }),
+    waits_ms: z.array(z.number()).meta({ description: "Each wait: for the model's shared limits, a Retry-After, an unreachable endpoint." }),
     replayed: z.boolean(),
     estimated: z.boolean(),
     error: z.string().nullable(),

@@ -1222,7 +1222,7 @@ export interface components {
                 readonly started_at: number;
                 readonly latency_ms: number;
                 readonly tries: number;
-                /** @description Each Retry-After (or unreachable endpoint) wait. */
+                /** @description Each wait: for the model's shared limits, a Retry-After, an unreachable endpoint. */
                 readonly waits_ms: readonly number[];
                 readonly replayed: boolean;
                 readonly estimated: boolean;

@@ -155,7 +155,7 @@ function callView(call: NodeCall, index: number): HTMLElement {
     cost(call.usage),
     `${Math.round(call.latency_ms)} ms`,
     call.tries > 1 ? `${call.tries} tries` : '',
-    call.waits_ms.length > 0 ? `waited ${call.waits_ms.map((ms) => duration(ms)).join(', ')} (Retry-After)` : '',
+    call.waits_ms.length > 0 ? `waited ${call.waits_ms.map((ms) => duration(ms)).join(', ')}` : '',
     call.replayed ? 'replayed' : '',
     call.error ? 'failed' : '',
   ].filter(Boolean);

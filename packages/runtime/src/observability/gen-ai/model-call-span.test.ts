@@ -71,6 +71,7 @@ describe('observeModelCall', () => {
 
   it('makes a CLIENT span `chat {model}` under the hop, with the request, the answer, the tokens as reported and each wait', () => {
     const observed = observeModelCall(parent, V141, start());
+    observed.waited({ ms: 250, reason: 'model_limit', limit: 'rpm', status: null, attempt: 1 });
     observed.waited({ ms: 1000, reason: 'retry_after', status: 429, attempt: 1 });
     observed.answered({ answer, id: 'chatcmpl-7', tokens: { input: 12, output: 5 }, costUsd: 0.002 });
     const [span] = spans.getFinishedSpans();
@@ -92,6 +93,7 @@ describe('observeModelCall', () => {
       'tierflow.cost_usd': 0.002,
     });
     expect(span?.events.map((event) => [event.name, event.attributes])).toEqual([
+      ['model_limit', { 'tierflow.limit': 'rpm', 'tierflow.wait_ms': 250, 'tierflow.attempt': 1 }],
       ['retry', { 'tierflow.retry.reason': 'retry_after', 'tierflow.retry.wait_ms': 1000, 'tierflow.attempt': 1, 'http.response.status_code': 429 }],
     ]);
     // No content unless asked for.

@@ -52,6 +52,11 @@ export function observeModelCall(parent: Context, options: GenAiOptions, start: 
   return {
     waited: (wait: ModelCallWait) => {
       if (ended) return;
+      // Held back before sending, by the model's shared limits: not a retry of anything.
+      if (wait.reason === 'model_limit') {
+        guarded(() => span?.addEvent('model_limit', { 'tierflow.limit': wait.limit ?? '', 'tierflow.wait_ms': wait.ms, 'tierflow.attempt': wait.attempt }));
+        return;
+      }
       guarded(() =>
         span?.addEvent('retry', {
           'tierflow.retry.reason': wait.reason,
