@@ -14,12 +14,12 @@ describe('model limits shared by two Fleet workers', () => {
   let deployment: Deployment;
   const fleets: TierWorker[] = [];
   let redis: Redis;
-  const servers: Record<'rpm' | 'sliding' | 'busy' | 'slot', FakeOpenAiServer> = {} as never;
+  const servers: Record<'rpm' | 'sliding' | 'busy' | 'slot' | 'fair', FakeOpenAiServer> = {} as never;
 
   beforeAll(async () => {
     deployment = await startDeployment('model-limits', { TIERFLOW_LOG: 'silent' }, { tiers: ['monitor', 'architect', 'dispatcher'] });
     redis = redisClient(deployment.redis.url);
-    for (const name of ['rpm', 'sliding', 'busy', 'slot'] as const) servers[name] = await FakeOpenAiServer.start([name]);
+    for (const name of ['rpm', 'sliding', 'busy', 'slot', 'fair'] as const) servers[name] = await FakeOpenAiServer.start([name]);
     // A provider that enforces the limit itself: a request past it would get a 429 we did not script.
     servers.rpm.rateLimit = { limit: 6, windowMs: 60_000 };
     const log = { info: () => undefined, warn: () => undefined };
@@ -27,7 +27,13 @@ describe('model limits shared by two Fleet workers', () => {
       // The key tells which worker sent a request (a prompt of its own would make it another agent).
       const spec = (name: keyof typeof servers, limits: Parameters<typeof llmSpecialist>[0]['limits']) =>
         llmSpecialist({ name, baseURL: servers[name].baseURL, apiKey: `worker-${process}`, ...(limits ? { limits } : {}) });
-      const registry = new SpecialistRegistry([spec('rpm', { rpm: 6 }), spec('sliding', { rpm: 3, windowMs: 1_500 }), spec('busy', undefined), spec('slot', { concurrent: 1 })]);
+      const registry = new SpecialistRegistry([
+        spec('rpm', { rpm: 6 }),
+        spec('sliding', { rpm: 3, windowMs: 1_500 }),
+        spec('busy', undefined),
+        spec('slot', { concurrent: 1 }),
+        spec('fair', { concurrent: 1 }),
+      ]);
       fleets.push(await startFleetWorker({ runtime: deployment.runtime, registry, log, concurrency: 3 }));
     }
   }, 60_000);
@@ -117,5 +123,29 @@ describe('model limits shared by two Fleet workers', () => {
     await deployment.client.waitForResult(rootId, { timeoutMs: 60_000 });
     const answers = await leafOutcomes(rootId);
     expect(answers.some((answer) => answer.payload.error_type === 'throttled' && /concurrent/.test(answer.payload.error_detail ?? ''))).toBe(true);
+  }, 60_000);
+
+  it('serves a small run in turn beside a big one on a model that takes one request at a time', async () => {
+    const server = servers.fair;
+    server.latencyMs = 150;
+    const pieces = (run: string, count: number) => ({
+      objective: `${run} run`,
+      task_data: {
+        plan: { strategy: 'all_success', subtasks: Array.from({ length: count }, (_, index) => ({ objective: `${run} piece ${index + 1}`, specialist_hint: 'fair', timeout_ms: 30_000 })) },
+      },
+    });
+    // Six leaves fill the two workers' six slots; the small run's leaves join as slots free.
+    const big = await deployment.client.enqueue(pieces('big', 6));
+    await waitFor(() => server.received >= 1, { timeoutMs: 20_000, description: 'the big run’s first request' });
+    const small = await deployment.client.enqueue(pieces('small', 2));
+    for (const rootId of [big, small]) expect((await deployment.client.waitForResult(rootId, { timeoutMs: 60_000 })).payload.status).toBe('success');
+    const runOf = (request: (typeof server.requests)[number]) => (JSON.stringify(request.body).includes('small piece') ? 'small' : 'big');
+    const order = server.requests.filter((request) => request.path === '/v1/chat/completions').map(runOf);
+    expect(order).toHaveLength(8);
+    // First come, first served, the small run would go last (7th and 8th); in turn, each of its calls
+    // goes ahead of the big run's calls that have waited longer than it has, but not of those it came after.
+    // (Here: big, big, small, big, small, big, big, big.)
+    expect(order.indexOf('small')).toBeLessThanOrEqual(3);
+    expect(order.lastIndexOf('small')).toBeLessThanOrEqual(5);
   }, 60_000);
 });

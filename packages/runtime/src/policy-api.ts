@@ -31,6 +31,7 @@ export type {
   ModelCallWait,
   ModelLimit,
   ModelLimiter,
+  ModelWaiter,
   ModelRequest,
 } from './policy/model-calls.js';
 export { LIMIT_WINDOW_MS, modelLimitSchema, nextTry, reservedTokens, resolveModelLimit, slotLeaseMs } from './model-limits/model-limit.js';

@@ -165,6 +165,7 @@ async function callModel(
     // The model's shared limits first: a call over them waits here, and sends nothing until it may.
     const permit = await admitted({
       limiter: limits.calls.limiter,
+      waiter: limits.calls.waiter,
       limit: modelLimit,
       model: request.model,
       tokens: reservedTokens(estimate),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { nextTry, slotLeaseMs } from '@tierflow/runtime/policy';
-import type { ModelLimit, ModelLimiter } from '@tierflow/runtime/policy';
+import { DEFAULT_PRIORITY } from '@tierflow/protocol';
+import type { ModelLimit, ModelLimiter, ModelWaiter } from '@tierflow/runtime/policy';
 import { abortableDelay } from '../abortable-delay.js';
 import { SpecialistThrottledError } from '../specialist.js';
 
@@ -15,6 +16,8 @@ const NOTHING_HELD: ModelPermit = { settle: () => Promise.resolve() };
 /** Where a call waits for its model: the deployment's limiter (none: nothing shared), the limits, and what bounds the wait. */
 export interface AdmissionTerms {
   readonly limiter: ModelLimiter | undefined;
+  /** Whose call it is, for taking turns; left out, a run of its own at the default priority. */
+  readonly waiter?: ModelWaiter | undefined;
   readonly limit: ModelLimit;
   readonly model: string;
   /** The tokens the request reserves: its prompt's estimate and its output limit. */
@@ -26,9 +29,10 @@ export interface AdmissionTerms {
 }
 
 /**
- * Waits until the model's shared limits let one request through: reserve, and while refused wait
- * what the limiter says (cancellable by `signal`) and reserve again. A wait that would pass the
- * deadline answers `throttled` at once, so the Dispatcher can route elsewhere while there is time.
+ * Waits until the model's shared limits let one request through, in its turn: reserve, and while
+ * refused wait what the limiter says (cancellable by `signal`) and reserve again. A wait that would
+ * pass the deadline answers `throttled` at once, so the Dispatcher can route elsewhere while there
+ * is time; a call that stops waiting (that, or a cancel) gives its place up at once.
  *
  * @throws SpecialistThrottledError at the deadline, or the abort reason when `signal` fires.
  */
@@ -36,8 +40,20 @@ export async function admitted(terms: AdmissionTerms): Promise<ModelPermit> {
   const { limiter, limit, model } = terms;
   if (!limiter) return NOTHING_HELD;
   const id = randomUUID();
+  const waiter = terms.waiter ?? { run: id, priority: DEFAULT_PRIORITY };
+  try {
+    return await waitForTurn(terms, limiter, id, waiter);
+  } catch (error) {
+    // Its place in turn, given up: those behind it need not wait for it to lapse.
+    await limiter.settle(model, limit, id, null, true).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function waitForTurn(terms: AdmissionTerms, limiter: ModelLimiter, id: string, waiter: ModelWaiter): Promise<ModelPermit> {
+  const { limit, model } = terms;
   for (;;) {
-    const admission = await limiter.reserve(model, limit, id, terms.tokens, slotLeaseMs(Date.now(), terms.deadline));
+    const admission = await limiter.reserve(model, limit, id, terms.tokens, slotLeaseMs(Date.now(), terms.deadline), waiter);
     if (admission.granted) {
       return {
         settle: async (used, unsent) => {
@@ -51,7 +67,9 @@ export async function admitted(terms: AdmissionTerms): Promise<ModelPermit> {
     }
     const next = nextTry(admission, Date.now(), terms.deadline);
     if (next.kind === 'throttled') {
-      throw new SpecialistThrottledError(`${model}: over its shared ${admission.reason === 'paused' ? 'pause' : `${admission.reason} limit`} until past the deadline`);
+      throw new SpecialistThrottledError(
+        `${model}: ${admission.reason === 'paused' ? 'paused' : admission.reason === 'queued' ? 'others’ turns before it' : `over its shared ${admission.reason} limit`} until past the deadline`,
+      );
     }
     terms.onWait?.(next.ms, admission.reason);
     await abortableDelay(next.ms, terms.signal);

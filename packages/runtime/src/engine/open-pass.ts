@@ -77,6 +77,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
       replayKey: engine.keys.rerun(assignment.rootId).replay,
       trace: { parent: traceContext, genAi: engine.runtime.genAi },
       limiter: engine.limiter,
+      priority: assignment.payload.priority,
     },
     assignment.rootId,
     assignment.id,

@@ -6,6 +6,8 @@ import type { ModelAdmission, ModelLimit } from '../policy/model-calls.js';
 export const LIMIT_WINDOW_MS = 60_000;
 /** How long a call waiting for a concurrent slot waits before it asks again: a slot's end is not known in advance. */
 export const SLOT_POLL_MS = 100;
+/** How long past the wait it was told a waiter keeps its place in turn without asking again: one that died, or gave up unseen, frees it then. */
+export const WAITER_GRACE_MS = 1_000;
 /** How long a slot is held when its call has no deadline: a process that dies holding one frees it then. */
 export const SLOT_LEASE_MS = 600_000;
 
@@ -81,6 +83,12 @@ export function modelLimitKeys(prefix: string, model: string) {
     slots: `${tagged}:slots`,
     /** A string that expires when the model's pause ends. */
     pause: `${tagged}:pause`,
+    /** A sorted set: the callers waiting for their turn, by priority, their run's turn and arrival. */
+    queue: `${tagged}:queue`,
+    /** A hash: each run's count of calls that joined the wait (`run:<root id>`), and `#seq`, the arrivals. */
+    turns: `${tagged}:turns`,
+    /** A sorted set: each waiter by when it loses its place unless it asks again. */
+    leases: `${tagged}:leases`,
   };
 }
 

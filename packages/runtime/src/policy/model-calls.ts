@@ -65,6 +65,8 @@ export interface ModelCalls {
   observe(start: ModelCallStart): ModelCallObservation;
   /** The deployment's shared model limits; left out (a test, a script), calls are limited by nothing shared. */
   readonly limiter?: ModelLimiter;
+  /** Whose calls these are, for taking turns at a limited model; left out, a run of its own at the default priority. */
+  readonly waiter?: ModelWaiter;
 }
 
 /** A model call as its observation starts. */
@@ -139,8 +141,14 @@ export interface ModelLimit {
   readonly windowMs: number;
 }
 
-/** What a reservation got: granted, or how long to wait before asking again, and why. */
-export type ModelAdmission = { readonly granted: true } | { readonly granted: false; readonly waitMs: number; readonly reason: 'rpm' | 'tpm' | 'concurrent' | 'paused' };
+/** What a reservation got: granted, or how long to wait before asking again, and why (`queued`: behind callers whose turn comes first). */
+export type ModelAdmission = { readonly granted: true } | { readonly granted: false; readonly waitMs: number; readonly reason: 'rpm' | 'tpm' | 'concurrent' | 'paused' | 'queued' };
+
+/** Who asks for a model, for taking turns: its run (the root's id) and its delegation's priority (0, critical, to 4). */
+export interface ModelWaiter {
+  readonly run: string;
+  readonly priority: number;
+}
 
 /**
  * A deployment's model limits, shared by every process through Redis: reserve before a request,
@@ -148,11 +156,12 @@ export type ModelAdmission = { readonly granted: true } | { readonly granted: fa
  * waiting between them is the caller's (it knows the deadline and the signal).
  */
 export interface ModelLimiter {
-  /** Reserves one request of `tokens` (estimated) under `id`; the same id reserved again is granted again. */
-  reserve(model: string, limit: ModelLimit, id: string, tokens: number, leaseMs: number): Promise<ModelAdmission>;
+  /** Reserves one request of `tokens` (estimated) under `id`, in `waiter`'s turn; the same id reserved again is granted again. */
+  reserve(model: string, limit: ModelLimit, id: string, tokens: number, leaseMs: number, waiter: ModelWaiter): Promise<ModelAdmission>;
   /**
-   * Settles a granted reservation: its concurrent slot is released, and its tokens become `used`
-   * (null: the estimate stands); `unsent`: the request never left, so it counts for nothing.
+   * Settles a reservation: its concurrent slot and its place in turn are released, and its tokens
+   * become `used` (null: the estimate stands); `unsent`: the request never left (or a waiter gave
+   * up), so it counts for nothing.
    */
   settle(model: string, limit: ModelLimit, id: string, used: number | null, unsent: boolean): Promise<void>;
   /** Pauses `model` for every process for `ms` (a 429 or 503 with Retry-After); a longer pause already set stands. */

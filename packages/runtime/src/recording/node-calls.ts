@@ -1,4 +1,4 @@
-import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
+import { DEFAULT_PRIORITY, ERROR_TYPES, TierflowError } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import { z } from 'zod';
 import type { Context } from '@opentelemetry/api';
@@ -22,6 +22,8 @@ export interface NodeCallsDeps {
   readonly trace?: { readonly parent: Context; readonly genAi: GenAiOptions };
   /** The deployment's shared model limits, handed on to the calls; none when left out. */
   readonly limiter?: ModelLimiter;
+  /** The delegation's priority (0, critical, to 4): its calls take their turn at a limited model by it, then by run. */
+  readonly priority?: number;
 }
 
 /**
@@ -74,6 +76,6 @@ export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, rep
     },
     observe: (start) => (deps.trace ? observeModelCall(deps.trace.parent, deps.trace.genAi, start) : UNOBSERVED_CALL),
     unrecorded: () => dropped,
-    ...(deps.limiter ? { limiter: deps.limiter } : {}),
+    ...(deps.limiter ? { limiter: deps.limiter, waiter: { run: rootId, priority: deps.priority ?? DEFAULT_PRIORITY } } : {}),
   };
 }
