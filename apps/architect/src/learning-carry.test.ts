@@ -1,21 +1,11 @@
 import { learningRecordsOf, type LearningRecord } from '@tierflow/core';
 import { outcomePayloadSchema } from '@tierflow/protocol';
+import { learningRecord } from '@tierflow/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { carryRound, withCarried } from './learning-carry.js';
 
-const record = (specialist: string, status: LearningRecord['status'] = 'success'): LearningRecord => ({
-  task_type: 'write',
-  specialist,
-  model: null,
-  status,
-  confidence: 0.8,
-  latency_ms: 10,
-  tokens_in: 0,
-  tokens_out: 0,
-  cost_usd: 0,
-  surprise: false,
-  routing: null,
-});
+const record = (specialist: string, status: LearningRecord['status'] = 'success'): LearningRecord =>
+  learningRecord({ task_type: 'write', specialist, status, confidence: 0.8, latency_ms: 10, tokens_in: 0, tokens_out: 0, cost_usd: 0 });
 const summary = (learning: unknown, extra: Record<string, unknown> = {}) => ({ artifact_type: 'aggregation_summary', content_ref: null, inline_content: '{}', metadata: { learning, ...extra } });
 const none = { learning: [], learning_dropped: 0, surprises: [] };
 

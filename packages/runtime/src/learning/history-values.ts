@@ -57,7 +57,8 @@ function isCorrupt(error: unknown): boolean {
   return isTierflowError(error) && error.code === 'beads_corrupt';
 }
 
-function isValidKey(key: string): boolean {
+/** Whether `key` makes a Beads key (a name from a planner's text may be too long to). */
+export function isValidKey(key: string): boolean {
   try {
     parseBeadsKey(key);
     return true;

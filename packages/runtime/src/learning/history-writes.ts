@@ -1,5 +1,5 @@
-import { parseBeadsKey } from '@tierflow/beads';
 import { historyIncrements, type LearningRecord } from '@tierflow/core';
+import { isValidKey } from './history-values.js';
 import { modelHistoryKey, recentHistoryKey, routingAccuracyKey, specialistHistoryKey } from './history-keys.js';
 import { routingIncrements } from './routing-accuracy.js';
 
@@ -44,7 +44,7 @@ export function historyFold(records: readonly LearningRecord[]): HistoryFold {
     const specialistKey = specialistHistoryKey(taskType, specialist);
     const modelKey = model === null ? null : modelHistoryKey(taskType, specialist, model);
     // The recent key is the specialist's plus a segment: if it makes a key, both do.
-    if (!isKey(recentHistoryKey(taskType, specialist)) || (modelKey !== null && !isKey(modelKey)) || !isKey(routingAccuracyKey(taskType))) {
+    if (!isValidKey(recentHistoryKey(taskType, specialist)) || (modelKey !== null && !isValidKey(modelKey)) || !isValidKey(routingAccuracyKey(taskType))) {
       skipped += 1;
       continue;
     }
@@ -59,13 +59,4 @@ export function historyFold(records: readonly LearningRecord[]): HistoryFold {
     if (!pairs.has(specialistKey)) pairs.set(specialistKey, { taskType, specialist });
   }
   return { adds: [...sums].map(([key, increments]) => ({ key, increments })), pairs: [...pairs.values()], skipped };
-}
-
-function isKey(key: string): boolean {
-  try {
-    parseBeadsKey(key);
-    return true;
-  } catch {
-    return false;
-  }
 }
