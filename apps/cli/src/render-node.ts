@@ -95,6 +95,7 @@ const WAIT_WORDS: Readonly<Record<NodeView['waits'][number]['kind'], string>> = 
   queued: 'queued',
   children: 'for its children',
   person: 'for a person',
+  model: 'for its model',
   retry: 'to retry',
 };
 

@@ -66,6 +66,7 @@ export const THROWN_ERRORS = {
   wait_timeout: { kind: 'unavailable', meaning: "a wait for a root's outcome passed its limit" },
   [ERROR_TYPES.modelUnreachable]: { kind: 'unavailable', meaning: 'the model endpoint cannot be reached' },
   llm_call_failed: { kind: 'unavailable', meaning: 'a model call failed in a way a retry may mend' },
+  model_capacity_wait: { kind: 'unavailable', meaning: 'a model call that parked its job until its model has room (met only outside the engine)' },
   a2a_call_failed: { kind: 'unavailable', meaning: 'a call to a remote A2A agent failed in a way a retry may mend' },
   [ERROR_TYPES.throttled]: { kind: 'unavailable', meaning: 'a specialist at its concurrency limit' },
   [ERROR_TYPES.specialistUnavailable]: { kind: 'unavailable', meaning: 'a specialist that cannot serve: another may' },

@@ -19,7 +19,7 @@ export type { EvidenceGradeOptions } from './handoff/evidence-grades.js';
 export { crossesTaskTypes, factualContent, TONE_ISOLATION_INTERCEPTOR, toneIsolation } from './handoff/tone-isolation.js';
 export type { Isolate, IsolationTarget, ToneIsolationOptions } from './handoff/tone-isolation.js';
 export { UNMETERED } from './budget/usage-meter.js';
-export { UNOBSERVED_CALL, UNRECORDED_CALLS } from './policy/model-calls.js';
+export { ModelCapacityWait, UNOBSERVED_CALL, UNRECORDED_CALLS } from './policy/model-calls.js';
 export type {
   ModelAdmission,
   ModelAnswer,
@@ -31,10 +31,11 @@ export type {
   ModelCallWait,
   ModelLimit,
   ModelLimiter,
+  ModelParking,
   ModelWaiter,
   ModelRequest,
 } from './policy/model-calls.js';
-export { LIMIT_WINDOW_MS, modelLimitSchema, nextTry, reservedTokens, resolveModelLimit, slotLeaseMs } from './model-limits/model-limit.js';
+export { LIMIT_WINDOW_MS, modelLimitSchema, nextTry, PARK_AFTER_MS, reservedTokens, resolveModelLimit, slotLeaseMs } from './model-limits/model-limit.js';
 export type { ModelLimitOptions } from './model-limits/model-limit.js';
 export { receiverMarginMs } from './deadlines/timing.js';
 export { recordEscalations, recordRevision } from './observability/tier-metrics.js';

@@ -68,6 +68,7 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     deadLetters,
     // The tier's own records, to write.
     `~${keys.step(slug, '*')}`,
+    `~${keys.deferred(slug, '*')}`,
     `~${keys.watchdogs(slug)}`,
     `~${keys.cancel(slug, '*')}`,
     `~${keys.timeout(slug, '*')}`,

@@ -18,7 +18,7 @@ beforeEach(() => {
   server.usage = { prompt_tokens: 40, completion_tokens: 9 };
 });
 
-type Told = { start: ModelCallStart } | { waited: ModelCallWait } | { answered: ModelCallReply } | { failed: unknown; costUsd: number };
+type Told = { start: ModelCallStart } | { waited: ModelCallWait } | { answered: ModelCallReply } | { failed: unknown; costUsd: number } | { parked: number };
 
 /** Calls that replay `replayed` (when given) and remember what each observation was told, in order. */
 function observedCalls(replayed: ModelAnswer | null = null): { calls: ModelCalls; told: Told[] } {
@@ -34,6 +34,7 @@ function observedCalls(replayed: ModelAnswer | null = null): { calls: ModelCalls
           waited: (wait) => told.push({ waited: wait }),
           answered: (reply) => told.push({ answered: reply }),
           failed: (error, costUsd) => told.push({ failed: error, costUsd }),
+          parked: (until) => told.push({ parked: until }),
         };
       },
     },

@@ -1,7 +1,7 @@
 import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type CallEnd, type ModelPrice } from '@tierflow/core';
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime/admin';
-import { reservedTokens, resolveModelLimit } from '@tierflow/runtime/policy';
+import { ModelCapacityWait, reservedTokens, resolveModelLimit } from '@tierflow/runtime/policy';
 import type { ModelAnswer, ModelCall, ModelCallObservation, ModelCalls, ModelLimit, ModelRequest } from '@tierflow/runtime/policy';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
@@ -128,6 +128,11 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
     observed.answered({ answer, id: result.id, tokens: result.reported === null ? null : { input: result.reported.tokensIn, output: result.reported.tokensOut }, costUsd: result.usage.cost_usd });
     return { content: result.content, model: result.model, usage: result.usage, estimated: result.estimated, tries: result.tries, replayed: false };
   } catch (error) {
+    // Parked before anything was sent: the call is made, and recorded, when the job comes back.
+    if (error instanceof ModelCapacityWait) {
+      observed.parked(error.until);
+      throw error;
+    }
     end(null, error, tried.charged, false);
     observed.failed(error, tried.charged.cost_usd);
     throw error;
@@ -166,6 +171,7 @@ async function callModel(
     const permit = await admitted({
       limiter: limits.calls.limiter,
       waiter: limits.calls.waiter,
+      parking: limits.calls.parking,
       limit: modelLimit,
       model: request.model,
       tokens: reservedTokens(estimate),

@@ -1,4 +1,4 @@
-import { resolveModelLimit, type ModelAdmission, type ModelLimiter } from '@tierflow/runtime/policy';
+import { ModelCapacityWait, PARK_AFTER_MS, resolveModelLimit, type ModelAdmission, type ModelLimiter, type ModelParking } from '@tierflow/runtime/policy';
 import { describe, expect, it } from 'vitest';
 import { SpecialistThrottledError } from '../specialist.js';
 import { admitted } from './model-admission.js';
@@ -62,5 +62,41 @@ describe('admitted', () => {
     await expect(permit.settle(1, false)).resolves.toBeUndefined();
     const failing: ModelLimiter = { reserve: () => Promise.resolve({ granted: true }), settle: () => Promise.reject(new Error('down')), pause: () => Promise.resolve() };
     await expect((await admitted(terms(failing, new AbortController().signal, null))).settle(1, false)).resolves.toBeUndefined();
+  });
+
+  describe('parking', () => {
+    /** Parking for one pass under `id`, open until a call is granted. */
+    function parking(id: string): ModelParking & { open: boolean } {
+      const park = { id, open: true, available: () => park.open, granted: () => void (park.open = false) };
+      return park;
+    }
+
+    it('parks on a long wait, under the parking id, keeping its place in turn', async () => {
+      const { limiter, asked, settled } = scripted([{ granted: false, waitMs: PARK_AFTER_MS, reason: 'rpm' }]);
+      const before = Date.now();
+      const error: unknown = await admitted({ ...terms(limiter, new AbortController().signal, null), parking: parking('job-1#1') }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelCapacityWait);
+      expect((error as ModelCapacityWait).until).toBeGreaterThanOrEqual(before + PARK_AFTER_MS);
+      expect((error as ModelCapacityWait).reason).toBe('rpm');
+      expect(asked).toEqual(['job-1#1']);
+      expect(settled).toEqual([]);
+    });
+
+    it('waits a short wait where it is, and closes parking once granted: a later long wait is waited too', async () => {
+      const { limiter, asked } = scripted([{ granted: false, waitMs: 5, reason: 'queued' }, { granted: true }, { granted: false, waitMs: PARK_AFTER_MS, reason: 'rpm' }]);
+      const park = parking('job-2#1');
+      await admitted({ ...terms(limiter, new AbortController().signal, null), parking: park });
+      expect(park.open).toBe(false);
+      expect(asked).toEqual(['job-2#1', 'job-2#1']);
+      await admitted({ ...terms(limiter, new AbortController().signal, null), parking: park });
+      expect(asked).toHaveLength(4);
+      expect(asked[2]).not.toBe('job-2#1');
+    });
+
+    it('answers throttled rather than parking past the deadline', async () => {
+      const { limiter } = scripted([{ granted: false, waitMs: 60_000, reason: 'paused' }]);
+      const waiting = admitted({ ...terms(limiter, new AbortController().signal, Date.now() + 5_000), parking: parking('job-3#1') });
+      await expect(waiting).rejects.toBeInstanceOf(SpecialistThrottledError);
+    });
   });
 });

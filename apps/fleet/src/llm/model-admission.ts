@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { nextTry, slotLeaseMs } from '@tierflow/runtime/policy';
+import { ModelCapacityWait, nextTry, PARK_AFTER_MS, slotLeaseMs } from '@tierflow/runtime/policy';
 import { DEFAULT_PRIORITY } from '@tierflow/protocol';
-import type { ModelLimit, ModelLimiter, ModelWaiter } from '@tierflow/runtime/policy';
+import type { ModelLimit, ModelLimiter, ModelParking, ModelWaiter } from '@tierflow/runtime/policy';
 import { abortableDelay } from '../abortable-delay.js';
 import { SpecialistThrottledError } from '../specialist.js';
 
@@ -18,6 +18,8 @@ export interface AdmissionTerms {
   readonly limiter: ModelLimiter | undefined;
   /** Whose call it is, for taking turns; left out, a run of its own at the default priority. */
   readonly waiter?: ModelWaiter | undefined;
+  /** While it is available, a wait of {@link PARK_AFTER_MS} or more parks the pass instead of being waited here. */
+  readonly parking?: ModelParking | undefined;
   readonly limit: ModelLimit;
   readonly model: string;
   /** The tokens the request reserves: its prompt's estimate and its output limit. */
@@ -32,25 +34,31 @@ export interface AdmissionTerms {
  * Waits until the model's shared limits let one request through, in its turn: reserve, and while
  * refused wait what the limiter says (cancellable by `signal`) and reserve again. A wait that would
  * pass the deadline answers `throttled` at once, so the Dispatcher can route elsewhere while there
- * is time; a call that stops waiting (that, or a cancel) gives its place up at once.
+ * is time; a call that stops waiting (that, or a cancel) gives its place up at once. A long wait
+ * (a window to slide, a busy server's pause) parks the pass instead while its parking is
+ * available: the call keeps its place in turn, under the parking's id, for when the job comes back.
  *
- * @throws SpecialistThrottledError at the deadline, or the abort reason when `signal` fires.
+ * @throws SpecialistThrottledError at the deadline, ModelCapacityWait to park, or the abort reason when `signal` fires.
  */
 export async function admitted(terms: AdmissionTerms): Promise<ModelPermit> {
   const { limiter, limit, model } = terms;
   if (!limiter) return NOTHING_HELD;
-  const id = randomUUID();
+  const parking = terms.parking?.available() ? terms.parking : undefined;
+  const id = parking?.id ?? randomUUID();
   const waiter = terms.waiter ?? { run: id, priority: DEFAULT_PRIORITY };
   try {
-    return await waitForTurn(terms, limiter, id, waiter);
+    const permit = await waitForTurn(terms, limiter, id, waiter, parking);
+    parking?.granted();
+    return permit;
   } catch (error) {
+    if (error instanceof ModelCapacityWait) throw error;
     // Its place in turn, given up: those behind it need not wait for it to lapse.
     await limiter.settle(model, limit, id, null, true).catch(() => undefined);
     throw error;
   }
 }
 
-async function waitForTurn(terms: AdmissionTerms, limiter: ModelLimiter, id: string, waiter: ModelWaiter): Promise<ModelPermit> {
+async function waitForTurn(terms: AdmissionTerms, limiter: ModelLimiter, id: string, waiter: ModelWaiter, parking: ModelParking | undefined): Promise<ModelPermit> {
   const { limit, model } = terms;
   for (;;) {
     const admission = await limiter.reserve(model, limit, id, terms.tokens, slotLeaseMs(Date.now(), terms.deadline), waiter);
@@ -72,6 +80,7 @@ async function waitForTurn(terms: AdmissionTerms, limiter: ModelLimiter, id: str
       );
     }
     terms.onWait?.(next.ms, admission.reason);
+    if (parking && next.ms >= PARK_AFTER_MS) throw new ModelCapacityWait(model, Date.now() + next.ms, admission.reason);
     await abortableDelay(next.ms, terms.signal);
   }
 }

@@ -23,6 +23,7 @@ import { answerByOf, openPass, processSpan } from './open-pass.js';
 import { openingPhase, type Terminal } from './pass-machine.js';
 import { runPass } from './run-pass.js';
 import { recordPassEnd } from './record-pass.js';
+import { wokenFromDefer } from './defer.js';
 import type { PassEnd } from '../recording/record-entry.js';
 import { nodeRerun, type NodeRerun } from '../rerun/node-rerun.js';
 import { readReused, type Reused } from '../rerun/reuse.js';
@@ -167,7 +168,9 @@ export class CellWorker {
       }
       // A parent's first start has no children yet to read the answers of.
       const facts = await engine.reader.read(job, engine.lowerQueue !== null && !firstStart);
-      if (!firstStart && facts.state === null) engine.audit.received(assignment, job.attemptsMade + 1);
+      // A job woken from a wait for room (defer.ts) was received when its attempt began.
+      const woken = wokenFromDefer(facts.deferred, job.attemptsMade + 1);
+      if (!firstStart && facts.state === null && !woken) engine.audit.received(assignment, job.attemptsMade + 1);
       // A duplicate delivery of a job that answered: not a pass, but the answer it gave.
       if (facts.cached) return facts.cached;
       let poison: number | null = null;
@@ -191,7 +194,7 @@ export class CellWorker {
         rerun?.role === 'reuse' && facts.state === null && poison === null
           ? await readReused(this.redis, engine.keys.rerun(assignment.rootId).reuse, rerun, engine.tier, engine.runtime.signing, this.clock.now())
           : null;
-      const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt, receipt: firstStart || facts.state === null, rerun, reused };
+      const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt, receipt: firstStart || (facts.state === null && !woken), rerun, reused };
       let end: Terminal;
       try {
         end = await this.runPass(delivery, facts, controller, span, received.refused, poison);
@@ -219,6 +222,11 @@ export class CellWorker {
           // Waiting for a person's answers: the next pass reads its state again.
           span.end();
           hopEnded(this.tier, 'asked', (now - startedAt) / 1000);
+          throw DELAYED;
+        case 'deferred':
+          // Waiting for room (its model's): the next pass starts afresh.
+          span.end();
+          hopEnded(this.tier, 'deferred', (now - startedAt) / 1000);
           throw DELAYED;
         case 'retrying':
           endForRetry(span, end.error, job.attemptsMade + 1);
@@ -253,7 +261,9 @@ export class CellWorker {
     // never calls; cancellation and deadlines come through `controller`.
     const timer = answerBy === null ? undefined : setTimeout(() => controller.abort(timeUp(assignment)), Math.max(0, answerBy - this.clock.now()));
     try {
-      const pass = openPass(engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race });
+      // Only a job with no round may leave its worker to wait for its model: started afresh, it loses nothing.
+      const parkAs = facts.state === null && poison === null ? `${job.id!}#${job.attemptsMade + 1}` : null;
+      const pass = openPass(engine, { ...delivery, signal: controller.signal, span, answerBy, waitedMs, childValues: facts.childValues, race: facts.race, parkAs });
       const stop = facts.stop ?? (answerBy !== null && this.clock.now() >= answerBy ? timeUp(assignment) : null);
       let end: Terminal;
       try {
@@ -288,14 +298,14 @@ interface Delivery {
 }
 
 /** How each end of a pass but an answer is recorded. */
-const PASS_END: Record<Exclude<Terminal['kind'], 'answered'>, PassEnd> = { parked: 'parked', delayed: 'asked', retrying: 'retrying' };
+const PASS_END: Record<Exclude<Terminal['kind'], 'answered'>, PassEnd> = { parked: 'parked', delayed: 'asked', deferred: 'deferred', retrying: 'retrying' };
 
 /**
  * What a parked pass throws: BullMQ only checks its type, so one instance serves every pass and
  * no stack trace is captured each time (with async stack traces, a costly part of parking).
  */
 const PARKED = new WaitingChildrenError();
-/** What a pass that waits for answers throws (the job was moved to BullMQ's delayed set). */
+/** What a pass that waits for answers or for room throws (the job was moved to BullMQ's delayed set). */
 const DELAYED = new DelayedError();
 
 function timeUp(assignment: Assignment): StopReason {

@@ -32,6 +32,8 @@ export interface JobFacts {
   readonly race: string | null;
   /** The run's rerun spec when it reruns another (rerun/rerun-spec.ts); null for most runs. */
   readonly rerun: RerunSpec | null;
+  /** The attempt in which the job last left its worker to wait for room (defer.ts), as written; null: never. */
+  readonly deferred: string | null;
 }
 
 export interface JobFactsDeps {
@@ -94,7 +96,7 @@ export class JobFactsReader {
     const rerunKey = keys.rerun(rootIdOf(jobId)).spec;
     // Sent together, these go in one write (see coalesceWrites) and come back in one round trip.
     const [texts, values, budget] = await Promise.all([
-      redis.mget(dedup.key(jobId), ...stepKeys, ...cancelKeys, ...timeoutKeys, ...raceKeys, rerunKey),
+      redis.mget(dedup.key(jobId), ...stepKeys, ...cancelKeys, ...timeoutKeys, ...raceKeys, keys.deferred(this.own, jobId), rerunKey),
       children ? redis.hgetall(processedKey(job)) : null,
       this.deps.budgetOf ? redis.hgetall(keys.budget(jobId)) : null,
     ]);
@@ -105,6 +107,7 @@ export class JobFactsReader {
     const timeouts = texts.slice(marksAt + cancelKeys.length, marksAt + cancelKeys.length + timeoutKeys.length);
     const race = raceKeys.length > 0 ? (texts[marksAt + cancelKeys.length + timeoutKeys.length] ?? null) : null;
     const rerun = this.rerunSpec(texts[texts.length - 1] ?? null, rerunKey);
+    const deferred = texts[texts.length - 2] ?? null;
     const mark = await this.firstMark(jobId, marks);
     const timedOut = timeouts.some((text, index) => this.timeoutRecord(text ?? null, jobId, this.timers[index]!) !== null);
     const stop: StopReason | null = mark ? markStop(mark) : timedOut ? { status: 'timeout', reason: 'ran out of time' } : budget?.exceeded !== undefined ? this.budgetStop(job, budget) : null;
@@ -119,6 +122,7 @@ export class JobFactsReader {
       childValues: values && parseChildValues(values),
       race,
       rerun,
+      deferred,
     };
   }
 

@@ -44,6 +44,11 @@ export interface PassInput {
   readonly reused: Reused | null;
   /** A delivery of the work (not a parent resuming): its delegation goes on the node's record. */
   readonly receipt: boolean;
+  /**
+   * The id its first model call waits under when a long wait may park the job (ModelParking): a
+   * pass with no round, so starting it again loses nothing; null: its calls wait where they are.
+   */
+  readonly parkAs: string | null;
 }
 
 /**
@@ -78,6 +83,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
       trace: { parent: traceContext, genAi: engine.runtime.genAi },
       limiter: engine.limiter,
       priority: assignment.payload.priority,
+      parkAs: input.parkAs,
     },
     assignment.rootId,
     assignment.id,

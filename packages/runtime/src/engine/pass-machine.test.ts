@@ -55,8 +55,10 @@ const PHASES: { readonly [K in PhaseKind]: Extract<Phase, { kind: K }> } = {
   answering: { kind: 'answering', state: null, draft: { status: 'success', summary: 'done', confidence: 0.8 }, received: [], stop: null },
   asking: { kind: 'asking', state, draft: asked, received: round.children },
   awaiting: { kind: 'awaiting', state: waiting, awaiting },
+  deferring: { kind: 'deferring', until: 5_000, reason: 'gpt: over its rpm limit' },
   parked: { kind: 'parked' },
   delayed: { kind: 'delayed' },
+  deferred: { kind: 'deferred' },
   answered: { kind: 'answered', outcome: answered },
   retrying: { kind: 'retrying', error: new Error('busy') },
 };
@@ -79,6 +81,7 @@ const EVENTS: { readonly [T in PassEvent['type']]: Extract<PassEvent, { type: T 
   answers_complete: { type: 'answers_complete', answers },
   answers_pending: { type: 'answers_pending' },
   answers_expired: { type: 'answers_expired' },
+  deferred: { type: 'deferred' },
 };
 
 /** Where each phase goes on each event it takes (with the events above and the Dispatcher's first attempt). */
@@ -94,8 +97,10 @@ const TABLE: { readonly [K in PhaseKind]: Partial<Record<PassEvent['type'], Phas
   answering: { answered: 'answered' },
   asking: { asked: 'delayed' },
   awaiting: { answers_complete: 'delegating', answers_pending: 'delayed', answers_expired: 'answering', failed: 'retrying', stopped: 'answering' },
+  deferring: { deferred: 'deferred' },
   parked: {},
   delayed: {},
+  deferred: {},
   answered: {},
   retrying: {},
 };
@@ -113,12 +118,12 @@ describe('the pass machine', () => {
     }
   });
 
-  it('ends in exactly the four terminal phases', () => {
+  it('ends in exactly the five terminal phases', () => {
     expect(
       Object.values(PHASES)
         .filter(isTerminal)
         .map((phase) => phase.kind),
-    ).toEqual(['parked', 'delayed', 'answered', 'retrying']);
+    ).toEqual(['parked', 'delayed', 'deferred', 'answered', 'retrying']);
   });
 
   describe('opening', () => {
@@ -174,6 +179,17 @@ describe('the pass machine', () => {
 
     it('delegations after a round go out as the next round, after the one they replace', () => {
       expect(transition(PHASES.resuming, EVENTS.decided, DISPATCHER)).toMatchObject({ kind: 'delegating', previous: state, received: round.children });
+    });
+
+    it('a job with no round that cannot go on yet leaves its worker until then; one with a round out answers failed, as a bug', () => {
+      const wait: Step = { kind: 'wait', until: 5_000, reason: 'gpt: over its rpm limit' };
+      expect(transition(PHASES.fresh, { type: 'decided', step: wait }, { ...DISPATCHER, tier: 'SPECIALIZED_FLEET' })).toEqual({ kind: 'deferring', until: 5_000, reason: 'gpt: over its rpm limit' });
+      expect(transition(PHASES.resuming, { type: 'decided', step: wait }, DISPATCHER)).toMatchObject({
+        kind: 'answering',
+        state,
+        received: round.children,
+        draft: { status: 'failed', error_type: 'engine_invariant', recoverable: false },
+      });
     });
 
     it('the Fleet may not delegate, and no tier may delegate nothing', () => {

@@ -31,6 +31,10 @@ import type { StepState } from '../steps/step-store.js';
  *   resuming ──decided(needs_clarification)──▶ asking ──asked──▶ delayed
  *   (woken) awaiting ──answers_complete──▶ delegating (the round again, with the answers)
  *                    ──answers_pending──▶ delayed     ──answers_expired──▶ answering
+ *
+ * A job with no round whose policy cannot go on yet (its model has no room) leaves its worker and
+ * starts afresh later (docs/operations.md#waiting-without-holding-a-worker):
+ *   fresh ──decided(wait)──▶ deferring ──deferred──▶ deferred
  */
 
 type Child = StepState['children'][number];
@@ -58,9 +62,12 @@ export type Phase =
   | { readonly kind: 'asking'; readonly state: StepState; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
   /** Woken while waiting for answers: go on with them, wait on, or give up. */
   | { readonly kind: 'awaiting'; readonly state: StepState; readonly awaiting: Awaiting }
-  /** Ends: waiting for children (BullMQ's waiting-children), for answers (BullMQ's delayed), answered, or handed back to BullMQ to retry. */
+  /** A job with no round that cannot go on before `until`: it waits in BullMQ's delayed set and starts afresh then. */
+  | { readonly kind: 'deferring'; readonly until: number; readonly reason: string }
+  /** Ends: waiting for children (BullMQ's waiting-children), for answers or for room (BullMQ's delayed), answered, or handed back to BullMQ to retry. */
   | { readonly kind: 'parked' }
   | { readonly kind: 'delayed' }
+  | { readonly kind: 'deferred' }
   | { readonly kind: 'answered'; readonly outcome: OutcomeMessage }
   | { readonly kind: 'retrying'; readonly error: unknown };
 
@@ -85,7 +92,8 @@ export type PassEvent =
   | { readonly type: 'asked' }
   | { readonly type: 'answers_complete'; readonly answers: readonly Clarification[] }
   | { readonly type: 'answers_pending' }
-  | { readonly type: 'answers_expired' };
+  | { readonly type: 'answers_expired' }
+  | { readonly type: 'deferred' };
 
 type EventOf<T extends PassEvent['type']> = Extract<PassEvent, { type: T }>;
 /** What can end a phase that runs a policy or reads Redis on the way to a decision. */
@@ -104,14 +112,16 @@ export interface PhaseEvents {
   answering: EventOf<'answered'>;
   asking: EventOf<'asked'>;
   awaiting: EventOf<'answers_complete' | 'answers_pending' | 'answers_expired'> | Deciding;
+  deferring: EventOf<'deferred'>;
   parked: never;
   delayed: never;
+  deferred: never;
   answered: never;
   retrying: never;
 }
 
 /** The terminal phases: a pass that reaches one is over. */
-export type Terminal = PhaseOf<'parked' | 'delayed' | 'answered' | 'retrying'>;
+export type Terminal = PhaseOf<'parked' | 'delayed' | 'deferred' | 'answered' | 'retrying'>;
 export function isTerminal(phase: Phase): phase is Terminal {
   return ACCEPTS[phase.kind].length === 0;
 }
@@ -129,8 +139,10 @@ export const ACCEPTS: { readonly [K in PhaseKind]: readonly PhaseEvents[K]['type
   answering: ['answered'],
   asking: ['asked'],
   awaiting: ['answers_complete', 'answers_pending', 'answers_expired', 'failed', 'stopped'],
+  deferring: ['deferred'],
   parked: [],
   delayed: [],
+  deferred: [],
   answered: [],
   retrying: [],
 };
@@ -270,8 +282,10 @@ const TRANSITIONS: Transitions = {
         return answering(phase.state, unansweredDraft(phase.awaiting, event.stop), [], event.stop);
     }
   },
+  deferring: () => ({ kind: 'deferred' }),
   parked: (phase) => phase,
   delayed: (phase) => phase,
+  deferred: (phase) => phase,
   answered: (phase) => phase,
   retrying: (phase) => phase,
 };
@@ -297,8 +311,13 @@ function answering(state: StepState | null, draft: OutcomeDraft, received: reado
   return { kind: 'answering', state, draft, received, stop };
 }
 
-/** A policy's step: an outcome to send, or delegations, unless the fan-out guard refuses them. */
+/** A policy's step: an outcome to send, a wait, or delegations, unless the fan-out guard refuses them. */
 function decide(step: Step, state: StepState | null, received: readonly SettledChild[], rules: PassRules): Phase {
+  if (step.kind === 'wait') {
+    // Started afresh after the wait, a job with a round would lose it: only one without may wait.
+    if (state === null) return { kind: 'deferring', until: step.until, reason: step.reason };
+    return answering(state, failureDraft(new TierflowError(`${rules.tier} waited with a round out (${step.reason})`, { code: 'engine_invariant' }), rules.attempt), received);
+  }
   if (step.kind === 'outcome') {
     // Only a round can be sent again with answers: a job that asks at once answers as it is.
     if (rules.asks && state !== null && step.outcome.status === 'needs_clarification') return { kind: 'asking', state, draft: step.outcome, received };

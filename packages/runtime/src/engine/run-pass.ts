@@ -9,6 +9,7 @@ import { isTerminal, transition, type PassEvent, type Phase, type PhaseEvents, t
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from '../steps/step-store.js';
 import { askPeople, readWait } from './ask-people.js';
+import { defer, orWait } from './defer.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
 import { outcomeReceiver, reportRefusal } from './handoffs.js';
@@ -26,7 +27,8 @@ type Effects = { readonly [K in Exclude<PhaseKind, Terminal['kind']>]: Effect<K>
  */
 const EFFECTS: Effects = {
   // A fork's node outside its subtree answers with its original's outcome instead of running (rerun/reuse.ts).
-  fresh: ({ handler }, pass) => decision(pass, () => (pass.reused ? Promise.resolve({ kind: 'outcome', outcome: pass.reused.draft }) : handler.start(pass.context))),
+  // A model call with no room that parks the pass (ModelParking) is the wait it asks for.
+  fresh: ({ handler }, pass) => decision(pass, () => (pass.reused ? Promise.resolve({ kind: 'outcome', outcome: pass.reused.draft }) : orWait(() => handler.start(pass.context)))),
   corrupt: ({ canceller }, pass) =>
     // Its children are unknown to it now: stop whatever it had running, then answer.
     guarded(pass, async () => {
@@ -85,6 +87,10 @@ const EFFECTS: Effects = {
           return { type: 'answers_pending' } as const;
       }
     }),
+  deferring: async (engine, pass, phase) => {
+    await defer(engine, pass, phase.until, phase.reason);
+    return { type: 'deferred' };
+  },
 };
 
 /** Runs a pass from `first` to a terminal phase: answered, parked, or to be retried. */

@@ -8,6 +8,11 @@ export const LIMIT_WINDOW_MS = 60_000;
 export const SLOT_POLL_MS = 100;
 /** How long past the wait it was told a waiter keeps its place in turn without asking again: one that died, or gave up unseen, frees it then. */
 export const WAITER_GRACE_MS = 1_000;
+/**
+ * The shortest wait that parks a pass rather than holding its worker (ModelParking): a shorter one
+ * costs less where it is than a round through BullMQ's delayed set and a fresh pass.
+ */
+export const PARK_AFTER_MS = 1_000;
 /** How long a slot is held when its call has no deadline: a process that dies holding one frees it then. */
 export const SLOT_LEASE_MS = 600_000;
 

@@ -10,7 +10,7 @@ import { tierInstruments } from './tier-instruments.js';
  */
 
 /** How a pass that did not answer ended (recording/record-entry.ts PASS_ENDS, less `answered`). */
-export type PassEndLabel = 'parked' | 'asked' | 'retrying' | 'errored';
+export type PassEndLabel = 'parked' | 'asked' | 'deferred' | 'retrying' | 'errored';
 
 /** The `error.type` label for a code: one of {@link ERROR_TYPES}, else `_OTHER` (a specialist's own codes are unbounded). */
 export function errorTypeLabel(code: string): string {

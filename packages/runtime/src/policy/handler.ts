@@ -114,7 +114,14 @@ export type Step =
       readonly delayMs?: number;
       /** Choices the policy made for this round, put on the audit trail with its delegations (docs/operations.md#the-audit-trail). */
       readonly decisions?: readonly PolicyDecision[];
-    };
+    }
+  /**
+   * Nothing can be done before `until` (ms since the epoch), such as a model with no room: the job
+   * leaves its worker for BullMQ's delayed set and starts afresh then, its deadline unchanged. Only
+   * a job that has delegated nothing may wait; a model call that parks its pass returns this for
+   * the policy (see ModelParking).
+   */
+  | { readonly kind: 'wait'; readonly until: number; readonly reason: string };
 
 /**
  * A choice a policy made and wants on record, such as the specialist it routed a child to and

@@ -1,4 +1,4 @@
-import type { Usage } from '@tierflow/protocol';
+import { TierflowError, type Usage } from '@tierflow/protocol';
 
 /** A model request as it is recorded and matched for replay: where it went, and everything that decides the answer. */
 export interface ModelRequest {
@@ -67,6 +67,41 @@ export interface ModelCalls {
   readonly limiter?: ModelLimiter;
   /** Whose calls these are, for taking turns at a limited model; left out, a run of its own at the default priority. */
   readonly waiter?: ModelWaiter;
+  /** Present when a long wait for a limited model may park the pass instead of holding its worker (see {@link ModelParking}). */
+  readonly parking?: ModelParking;
+}
+
+/**
+ * How a pass's first model call may leave its worker while it waits for its model
+ * (docs/operations.md#waiting-without-holding-a-worker): until a call of the pass is granted,
+ * nothing the pass did would be lost by starting it again, so a long wait parks the job in
+ * BullMQ's delayed set ({@link ModelCapacityWait}) and the job starts afresh when the wait ends.
+ */
+export interface ModelParking {
+  /** The id the call waits under: the same on each pass of the job's attempt, so a parked call finds its place in turn again. */
+  readonly id: string;
+  /** Whether a wait may still park the pass: no call of it granted yet. */
+  available(): boolean;
+  /** A call of the pass was granted: from now on its waits are waited where they are. */
+  granted(): void;
+}
+
+/**
+ * Thrown by a model call that parks its pass (see {@link ModelParking}): the engine moves the job
+ * to BullMQ's delayed set until `until` instead of answering. Escaping anywhere else, it is a
+ * transient error, and BullMQ runs the job again.
+ */
+export class ModelCapacityWait extends TierflowError {
+  override readonly name = 'ModelCapacityWait';
+  constructor(
+    readonly model: string,
+    /** When the model may have room for it again (ms since the epoch). */
+    readonly until: number,
+    /** What held it: a limit (`rpm`, `tpm`), or `paused` (a busy server's Retry-After). */
+    readonly reason: string,
+  ) {
+    super(`${model}: waiting for its ${reason === 'paused' ? 'pause' : `${reason} limit`} until ${new Date(until).toISOString()}`, { code: 'model_capacity_wait', retryable: true });
+  }
 }
 
 /** A model call as its observation starts. */
@@ -110,6 +145,8 @@ export interface ModelCallObservation {
   answered(reply: ModelCallReply): void;
   /** The call failed with `error` after it was charged `costUsd`: once, and last. */
   failed(error: unknown, costUsd: number): void;
+  /** The call parked its pass until `until` before any request was sent (ModelParking): once, and last; it is made again then, and measured then. */
+  parked(until: number): void;
 }
 
 /** Observes nothing. */
@@ -117,6 +154,7 @@ export const UNOBSERVED_CALL: ModelCallObservation = {
   waited: () => undefined,
   answered: () => undefined,
   failed: () => undefined,
+  parked: () => undefined,
 };
 
 /** Records, replays and observes nothing: for work outside a tier worker (a test, a script). */

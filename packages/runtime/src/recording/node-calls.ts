@@ -2,7 +2,7 @@ import { DEFAULT_PRIORITY, ERROR_TYPES, TierflowError } from '@tierflow/protocol
 import type { RedisClient } from '@tierflow/beads';
 import { z } from 'zod';
 import type { Context } from '@opentelemetry/api';
-import { UNOBSERVED_CALL, type ModelAnswer, type ModelCalls, type ModelLimiter, type ModelRequest } from '../policy/model-calls.js';
+import { UNOBSERVED_CALL, type ModelAnswer, type ModelCalls, type ModelLimiter, type ModelParking, type ModelRequest } from '../policy/model-calls.js';
 import type { GenAiOptions } from '../observability/gen-ai/conventions.js';
 import { observeModelCall } from '../observability/gen-ai/model-call-span.js';
 import { readStoredRecord } from '../redis/stored-record.js';
@@ -24,6 +24,8 @@ export interface NodeCallsDeps {
   readonly limiter?: ModelLimiter;
   /** The delegation's priority (0, critical, to 4): its calls take their turn at a limited model by it, then by run. */
   readonly priority?: number;
+  /** The id a long wait for the pass's first call parks under (PassInput.parkAs); null or left out, no call parks. */
+  readonly parkAs?: string | null;
 }
 
 /**
@@ -77,5 +79,18 @@ export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, rep
     observe: (start) => (deps.trace ? observeModelCall(deps.trace.parent, deps.trace.genAi, start) : UNOBSERVED_CALL),
     unrecorded: () => dropped,
     ...(deps.limiter ? { limiter: deps.limiter, waiter: { run: rootId, priority: deps.priority ?? DEFAULT_PRIORITY } } : {}),
+    ...(deps.limiter && deps.parkAs ? { parking: parking(deps.parkAs) } : {}),
+  };
+}
+
+/** Parking for a pass's calls: open until the first of them is granted. */
+function parking(id: string): ModelParking {
+  let open = true;
+  return {
+    id,
+    available: () => open,
+    granted: () => {
+      open = false;
+    },
   };
 }

@@ -19,7 +19,7 @@ export interface NodeRecord {
 
 /** A stretch of a node's life spent not running: queued, waiting for its children, for a person, or for a retry's back-off. */
 export interface Wait {
-  readonly kind: 'queued' | 'children' | 'person' | 'retry';
+  readonly kind: 'queued' | 'children' | 'person' | 'model' | 'retry';
   readonly from: number;
   /** Null: still waiting. */
   readonly to: number | null;
@@ -88,7 +88,7 @@ export function nodeRecords(entries: readonly RecordEntry[]): Map<string, NodeRe
   );
 }
 
-const WAIT_AFTER: Record<PassEntry['end'], Wait['kind'] | null> = { answered: null, parked: 'children', asked: 'person', retrying: 'retry', errored: 'retry' };
+const WAIT_AFTER: Record<PassEntry['end'], Wait['kind'] | null> = { answered: null, parked: 'children', asked: 'person', deferred: 'model', retrying: 'retry', errored: 'retry' };
 
 /**
  * What a node waited for, from its passes (pure): queued from its delegation's timestamp to its

@@ -66,11 +66,11 @@ export const nodePassSchema = z.object({
   duration_ms: z.number(),
   worker: z.string(),
   attempt: z.number(),
-  end: z.enum(PASS_ENDS).meta({ description: 'How it ended: answered, parked for its children, asked a person, to be retried, or stopped by an error (BullMQ runs the job again).' }),
+  end: z.enum(PASS_ENDS).meta({ description: 'How it ended: answered, parked for its children, asked a person, deferred (waited off its worker for its model), to be retried, or stopped by an error (BullMQ runs the job again).' }),
   error: z.string().nullable(),
 });
 
-export const WAIT_KINDS = ['queued', 'children', 'person', 'retry'] as const satisfies readonly Wait['kind'][];
+export const WAIT_KINDS = ['queued', 'children', 'person', 'model', 'retry'] as const satisfies readonly Wait['kind'][];
 export const nodeWaitSchema = z.object({ kind: z.enum(WAIT_KINDS), from: z.number(), to: at.meta({ description: 'null: still waiting' }) });
 
 export const chatMessageSchema = z.object({ role: z.string(), content: z.string() });

@@ -31,7 +31,7 @@ export const delegationEntrySchema = z.object({
 export const outcomeEntrySchema = z.object({ kind: z.literal('outcome'), node, tier, at, message: recorded });
 
 /** How a pass ended: answered, parked for its children, delayed for a person's answers, to be retried, or stopped by an error left to BullMQ (which runs the job again). */
-export const PASS_ENDS = ['answered', 'parked', 'asked', 'retrying', 'errored'] as const;
+export const PASS_ENDS = ['answered', 'parked', 'asked', 'deferred', 'retrying', 'errored'] as const;
 export type PassEnd = (typeof PASS_ENDS)[number];
 
 /** One pass (one run of a worker over the job): when, where, how it ended. */

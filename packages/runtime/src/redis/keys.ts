@@ -9,6 +9,8 @@ import type { Party } from '../security/party.js';
 export const controlKeys = (prefix: string) => ({
   /** A tier's state of a job between its passes (written and read by that tier alone). */
   step: (tier: TierSlug, jobId: string) => `${prefix}:step:${tier}:${jobId}`,
+  /** The attempt of a job that left its worker to wait for room (engine/defer.ts), so its next pass is no new receipt. */
+  deferred: (tier: TierSlug, jobId: string) => `${prefix}:deferred:${tier}:${jobId}`,
   /** Durable mark, by `writer`, that a message is cancelled: a job picked up later, or retried, sees it. */
   cancel: (writer: Party, messageId: string) => `${prefix}:cancel:${writer}:${messageId}`,
   /** Record, by `writer`'s watchdog, that a message had no outcome by its deadline. */

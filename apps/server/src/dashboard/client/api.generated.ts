@@ -1201,15 +1201,15 @@ export interface components {
                 readonly worker: string;
                 readonly attempt: number;
                 /**
-                 * @description How it ended: answered, parked for its children, asked a person, to be retried, or stopped by an error (BullMQ runs the job again).
+                 * @description How it ended: answered, parked for its children, asked a person, deferred (waited off its worker for its model), to be retried, or stopped by an error (BullMQ runs the job again).
                  * @enum {string}
                  */
-                readonly end: "answered" | "parked" | "asked" | "retrying" | "errored";
+                readonly end: "answered" | "parked" | "asked" | "deferred" | "retrying" | "errored";
                 readonly error: string | null;
             }[];
             readonly waits: readonly {
                 /** @enum {string} */
-                readonly kind: "queued" | "children" | "person" | "retry";
+                readonly kind: "queued" | "children" | "person" | "model" | "retry";
                 readonly from: number;
                 /** @description null: still waiting */
                 readonly to: number | null;
@@ -1280,7 +1280,7 @@ export interface components {
                 readonly status: string;
                 readonly spans: readonly {
                     /** @enum {string} */
-                    readonly kind: "running" | "queued" | "children" | "person" | "retry";
+                    readonly kind: "running" | "queued" | "children" | "person" | "model" | "retry";
                     readonly from: number;
                     /** @description null: still going on */
                     readonly to: number | null;

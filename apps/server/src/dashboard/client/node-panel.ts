@@ -122,6 +122,7 @@ const PASS_ENDS: Readonly<Record<NodeView['passes'][number]['end'], string>> = {
   answered: 'answered',
   parked: 'waited for its children',
   asked: 'asked a person',
+  deferred: 'waited for its model',
   retrying: 'to be retried',
   errored: 'stopped by an error',
 };
@@ -137,6 +138,7 @@ const WAITS: Readonly<Record<NodeView['waits'][number]['kind'], string>> = {
   queued: 'queued',
   children: 'for its children',
   person: 'for a person',
+  model: 'for its model',
   retry: 'to retry',
 };
 

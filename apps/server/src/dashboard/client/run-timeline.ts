@@ -9,6 +9,7 @@ const KINDS: readonly (readonly [TimelineBar['kind'], string])[] = [
   ['running', 'running'],
   ['children', 'waiting for children'],
   ['person', 'waiting for a person'],
+  ['model', 'waiting for its model'],
   ['retry', 'waiting to retry'],
 ];
 const WORDS = new Map(KINDS);

@@ -89,6 +89,14 @@ export function observeModelCall(parent: Context, options: GenAiOptions, start: 
       });
       measure(null, errorType, costUsd);
     },
+    parked: (until: number) => {
+      if (ended) return;
+      ended = true;
+      guarded(() => {
+        span?.addEvent('parked', { 'tierflow.parked_until': new Date(until).toISOString() });
+        span?.end();
+      });
+    },
   };
 }
 
