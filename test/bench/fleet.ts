@@ -3,9 +3,18 @@
 // leaves kept in flight. Nothing but the server's latency bounds that: C / L leaves a second.
 // The bench reports leaves a second against that limit (counted at the server), the Fleet's
 // resident memory per leaf in flight, and Redis and worker CPU per leaf.
-//   npm run bench:fleet -- [--latency-ms 2000] [--in-flight 32,256,2000] [--leaves 50] [--seconds 20] [--concurrency 32]
-// `--concurrency` is each worker's (TIERFLOW_CONCURRENCY): today a leaf holds a Fleet job slot for
-// the whole of its call, so a Fleet keeps at most that many calls open.
+//   npm run bench:fleet -- [--latency-ms 2000] [--in-flight 32,256,2000] [--leaves 50] [--seconds 20] [--concurrency 32] [--rpm N] [--tpm N]
+// `--concurrency` is each worker's (TIERFLOW_CONCURRENCY): a leaf holds a Fleet job slot for the
+// whole of its call, so a Fleet keeps at most that many calls open.
+// `--rpm` and `--tpm` set the model's shared limits (models.limits in a project file) and have the
+// server enforce a quarter more, as a provider would with a 429: the limit then bounds leaves/s too,
+// and the bench counts the 429s that reached the server. Each answer reports 400 tokens (300 in,
+// 100 out) against a max_tokens of 200. With a limit the flow settles for 65 s first, so the minute
+// window is full when the measurement starts, and a whole minute is measured (the window lets a
+// burst through after a quiet spell, so a shorter stretch may see more or less than the limit).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ObjectiveFile } from '@tierflow/runtime';
 import { FakeOpenAiServer, redisClient } from '@tierflow/testing';
@@ -19,16 +28,25 @@ const { values: args } = parseArgs({
     'latency-ms': { type: 'string', default: '2000' },
     'in-flight': { type: 'string', default: '32,256,2000' },
     leaves: { type: 'string', default: '50' },
-    seconds: { type: 'string', default: '20' },
+    seconds: { type: 'string' },
     concurrency: { type: 'string', default: '32' },
+    rpm: { type: 'string' },
+    tpm: { type: 'string' },
   },
 });
 const LATENCY_MS = Number(args['latency-ms']);
 const IN_FLIGHT = args['in-flight'].split(',').map(Number);
 const LEAVES = Number(args.leaves);
-const SECONDS = Number(args.seconds);
 const CONCURRENCY = Number(args.concurrency);
 const MODEL = 'fleet-bench-model';
+const RPM = args.rpm === undefined ? null : Number(args.rpm);
+const TPM = args.tpm === undefined ? null : Number(args.tpm);
+const USAGE = { prompt_tokens: 300, completion_tokens: 100 };
+const TOKENS_PER_CALL = USAGE.prompt_tokens + USAGE.completion_tokens;
+// A sliding window lets a burst through after a quiet spell: with a limit, a whole minute is measured by default.
+const SECONDS = Number(args.seconds ?? (RPM === null && TPM === null ? 20 : 60));
+/** How much more than the shared limits the server allows before it answers 429. */
+const SERVER_MARGIN = 1.25;
 
 const objective: ObjectiveFile = {
   objective: 'fleet bench',
@@ -43,11 +61,29 @@ interface Figures {
   readonly rssPerLeafKb: number;
   readonly redisCpuPerLeaf: number;
   readonly workerCpuPerLeaf: number;
+  readonly fleetCpuPerLeaf: number;
   readonly errors: number;
+  readonly refusedByServer: number;
 }
 
-async function measure(inFlight: number, server: FakeOpenAiServer): Promise<Figures> {
-  const env = { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'bench', OTEL_TRACES_EXPORTER: 'none', TIERFLOW_LOG: 'silent', TIERFLOW_CONCURRENCY: String(CONCURRENCY) };
+/** A project file naming the bench's model as an LLM specialist, with its shared limits; null with none. */
+async function limitsConfig(dir: string, server: FakeOpenAiServer): Promise<string | null> {
+  if (RPM === null && TPM === null) return null;
+  const limits = { ...(RPM === null ? {} : { rpm: RPM }), ...(TPM === null ? {} : { tpm: TPM }) };
+  const file = join(dir, 'tierflow.config.json');
+  await writeFile(file, JSON.stringify({ specialists: [{ kind: 'llm', name: MODEL, baseURL: server.baseURL, maxTokens: 200 }], models: { limits: { [MODEL]: limits } } }));
+  return file;
+}
+
+async function measure(inFlight: number, server: FakeOpenAiServer, config: string | null): Promise<Figures> {
+  const env = {
+    OPENAI_BASE_URL: server.baseURL,
+    OPENAI_API_KEY: 'bench',
+    OTEL_TRACES_EXPORTER: 'none',
+    TIERFLOW_LOG: 'silent',
+    TIERFLOW_CONCURRENCY: String(CONCURRENCY),
+    ...(config ? { TIERFLOW_CONFIG: config } : {}),
+  };
   const deployment = await startDeployment('bench-fleet', env);
   const fleet = deployment.tiers.children.get('fleet')!.pid!;
   const workers = [...deployment.tiers.children.values()].map((child) => child.pid!);
@@ -65,21 +101,25 @@ async function measure(inFlight: number, server: FakeOpenAiServer): Promise<Figu
         if (outcome.payload.status !== 'success') errors += 1;
       }
     };
-    const settle = LATENCY_MS * 3;
+    const settle = config ? 65_000 : LATENCY_MS * 3;
     stopAt = performance.now() + settle + SECONDS * 1000;
     const pumps = Array.from({ length: roots }, () => pump());
     // Measured once the pumps have settled into a steady flow.
     await new Promise((resolve) => setTimeout(resolve, settle));
     const calls = server.received;
+    const refusedBefore = server.overLimit;
     const redisBefore = await redisCounters(redis);
     const cpuBefore = totalCpuMicros(workers);
+    const fleetBefore = totalCpuMicros([fleet]);
     const started = performance.now();
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     const elapsed = (performance.now() - started) / 1000;
-    const done = server.received - calls;
+    const refused = server.overLimit - refusedBefore;
+    const done = server.received - calls - refused;
     const loadedRss = rssOf([fleet]).sum;
     const redisCpu = countersSince(redisBefore, await redisCounters(redis)).cpuMicros;
     const workerCpu = totalCpuMicros(workers) - cpuBefore;
+    const fleetCpu = totalCpuMicros([fleet]) - fleetBefore;
     await Promise.all(pumps);
     const leavesPerSecond = done / elapsed;
     // Little's law: what the server held open on average.
@@ -87,12 +127,14 @@ async function measure(inFlight: number, server: FakeOpenAiServer): Promise<Figu
     return {
       inFlight: roots * LEAVES,
       leavesPerSecond,
-      limit: (roots * LEAVES) / (LATENCY_MS / 1000),
+      limit: Math.min((roots * LEAVES) / (LATENCY_MS / 1000), RPM === null ? Infinity : RPM / 60, TPM === null ? Infinity : TPM / 60 / TOKENS_PER_CALL),
       serverConcurrency,
       rssPerLeafKb: (loadedRss - idleRss) / 1024 / Math.max(1, serverConcurrency),
       redisCpuPerLeaf: redisCpu / Math.max(1, done),
       workerCpuPerLeaf: workerCpu / Math.max(1, done),
+      fleetCpuPerLeaf: fleetCpu / Math.max(1, done),
       errors,
+      refusedByServer: refused,
     };
   } finally {
     redis.disconnect();
@@ -103,16 +145,26 @@ async function measure(inFlight: number, server: FakeOpenAiServer): Promise<Figu
 const server = await FakeOpenAiServer.start([MODEL]);
 server.latencyMs = LATENCY_MS;
 server.keepRequests = false;
-console.log(`bench:fleet: leaves call a model server answering in ${LATENCY_MS} ms; ${LEAVES} leaves a root; ${SECONDS} s measured per setting; worker concurrency ${CONCURRENCY}`);
-console.log('in flight   leaves/s   limit C/L   share   held open at server   Fleet RSS/leaf   Redis CPU/leaf   worker CPU/leaf   failed roots');
+server.usage = USAGE;
+if (RPM !== null) server.rateLimit = { limit: Math.floor(RPM * SERVER_MARGIN), windowMs: 60_000 };
+if (TPM !== null) server.tokenLimit = { limit: Math.floor(TPM * SERVER_MARGIN), windowMs: 60_000 };
+const dir = await mkdtemp(join(tmpdir(), 'tierflow-bench-fleet-'));
+const config = await limitsConfig(dir, server);
+const limited = [RPM === null ? '' : `rpm ${RPM}`, TPM === null ? '' : `tpm ${TPM} (${(TPM / 60 / TOKENS_PER_CALL).toFixed(1)} calls/s of ${TOKENS_PER_CALL} tokens)`].filter(Boolean).join(', ');
+console.log(
+  `bench:fleet: leaves call a model server answering in ${LATENCY_MS} ms; ${LEAVES} leaves a root; ${SECONDS} s measured per setting; worker concurrency ${CONCURRENCY}` +
+    (limited ? `; shared limits ${limited}, the server allows ${SERVER_MARGIN} ×` : ''),
+);
+console.log('in flight   leaves/s   limit   share   held open at server   Fleet RSS/leaf   Redis CPU/leaf   worker CPU/leaf   of it Fleet   failed roots   429s');
 try {
   for (const inFlight of IN_FLIGHT) {
-    const f = await measure(inFlight, server);
+    const f = await measure(inFlight, server, config);
     console.log(
-      `${String(f.inFlight).padStart(9)}   ${f.leavesPerSecond.toFixed(1).padStart(8)}   ${f.limit.toFixed(1).padStart(9)}   ${((f.leavesPerSecond / f.limit) * 100).toFixed(0).padStart(4)} %   ` +
-        `${f.serverConcurrency.toFixed(0).padStart(19)}   ${f.rssPerLeafKb.toFixed(0).padStart(11)} KB   ${f.redisCpuPerLeaf.toFixed(0).padStart(11)} µs   ${f.workerCpuPerLeaf.toFixed(0).padStart(12)} µs   ${String(f.errors).padStart(12)}`,
+      `${String(f.inFlight).padStart(9)}   ${f.leavesPerSecond.toFixed(1).padStart(8)}   ${f.limit.toFixed(1).padStart(5)}   ${((f.leavesPerSecond / f.limit) * 100).toFixed(0).padStart(4)} %   ` +
+        `${f.serverConcurrency.toFixed(0).padStart(19)}   ${f.rssPerLeafKb.toFixed(0).padStart(11)} KB   ${f.redisCpuPerLeaf.toFixed(0).padStart(11)} µs   ${f.workerCpuPerLeaf.toFixed(0).padStart(12)} µs   ${f.fleetCpuPerLeaf.toFixed(0).padStart(8)} µs   ${String(f.errors).padStart(12)}   ${String(f.refusedByServer).padStart(4)}`,
     );
   }
 } finally {
   await server.close();
+  await rm(dir, { recursive: true, force: true });
 }

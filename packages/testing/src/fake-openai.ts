@@ -55,8 +55,16 @@ export class FakeOpenAiServer {
    * provider's own rate limit would, and counted in {@link overLimit}.
    */
   rateLimit: { readonly limit: number; readonly windowMs: number } | null = null;
-  /** Completions refused by {@link rateLimit}. */
+  /**
+   * While set, a chat completion that would take the tokens answered in any `windowMs` past
+   * `limit` is refused with a 429, as a provider's tokens-per-minute limit would, and counted in
+   * {@link overLimit}. Each completion counts the tokens its `usage` reports, at its arrival.
+   */
+  tokenLimit: { readonly limit: number; readonly windowMs: number } | null = null;
+  /** Completions refused by {@link rateLimit} or {@link tokenLimit}. */
   overLimit = 0;
+  /** What the limits count: each completion let through, by arrival, with its tokens; kept whether or not requests are. */
+  private readonly counted: { readonly at: number; readonly tokens: number }[] = [];
   /** Answers by what is asked (the request's JSON body), before the scripted replies; undefined leaves it to them. */
   respond: ((body: { model?: string; messages?: { role: string; content: string }[] }) => FakeReply | undefined) | null = null;
 
@@ -109,6 +117,19 @@ export class FakeOpenAiServer {
     return Math.max(0, ...this.requests.filter((request) => request.path === '/v1/chat/completions').map((request) => this.inWindow(request.at, windowMs)));
   }
 
+  /** Whether a completion arriving at `at` is past a limit; one that is not is counted. */
+  private overLimits(at: number): boolean {
+    if (!this.rateLimit && !this.tokenLimit) return false;
+    const longest = Math.max(this.rateLimit?.windowMs ?? 0, this.tokenLimit?.windowMs ?? 0);
+    while (this.counted.length > 0 && this.counted[0]!.at <= at - longest) this.counted.shift();
+    const since = (windowMs: number) => this.counted.filter((entry) => entry.at > at - windowMs);
+    const tokens = this.usage ? this.usage.prompt_tokens + this.usage.completion_tokens : 0;
+    if (this.rateLimit && since(this.rateLimit.windowMs).length + 1 > this.rateLimit.limit) return true;
+    if (this.tokenLimit && since(this.tokenLimit.windowMs).reduce((sum, entry) => sum + entry.tokens, 0) + tokens > this.tokenLimit.limit) return true;
+    this.counted.push({ at, tokens });
+    return false;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -126,7 +147,7 @@ export class FakeOpenAiServer {
       return send(response, 200, {}, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) });
     }
     if (request.method !== 'POST' || path !== '/v1/chat/completions') return send(response, 404, {}, { error: { message: `no route ${path}` } });
-    if (this.rateLimit && this.inWindow(at, this.rateLimit.windowMs) > this.rateLimit.limit) {
+    if (this.overLimits(at)) {
       this.overLimit++;
       return send(response, 429, { 'retry-after': '1' }, { error: { message: 'rate limit reached' } });
     }
