@@ -9,17 +9,19 @@ import { startDeployment, type Deployment } from '../support/deployment.js';
 import { treeNodes } from '../support/runs.js';
 
 // Two Fleet workers, each with its own Redis connections, share each model's limits through Redis
-// alone: nothing of one is known to the other but what the limit scripts keep.
+// alone: nothing of one is known to the other but what the limit scripts keep. In one process, for
+// what a project file cannot set (a window shorter than a minute); the pause and the turns are
+// tested over two processes (model-limits-processes.test.ts).
 describe('model limits shared by two Fleet workers', () => {
   let deployment: Deployment;
   const fleets: TierWorker[] = [];
   let redis: Redis;
-  const servers: Record<'rpm' | 'sliding' | 'busy' | 'slot' | 'fair', FakeOpenAiServer> = {} as never;
+  const servers: Record<'rpm' | 'sliding' | 'slot', FakeOpenAiServer> = {} as never;
 
   beforeAll(async () => {
     deployment = await startDeployment('model-limits', { TIERFLOW_LOG: 'silent' }, { tiers: ['monitor', 'architect', 'dispatcher'] });
     redis = redisClient(deployment.redis.url);
-    for (const name of ['rpm', 'sliding', 'busy', 'slot', 'fair'] as const) servers[name] = await FakeOpenAiServer.start([name]);
+    for (const name of ['rpm', 'sliding', 'slot'] as const) servers[name] = await FakeOpenAiServer.start([name]);
     // A provider that enforces the limit itself: a request past it would get a 429 we did not script.
     servers.rpm.rateLimit = { limit: 6, windowMs: 60_000 };
     const log = { info: () => undefined, warn: () => undefined };
@@ -27,13 +29,7 @@ describe('model limits shared by two Fleet workers', () => {
       // The key tells which worker sent a request (a prompt of its own would make it another agent).
       const spec = (name: keyof typeof servers, limits: Parameters<typeof llmSpecialist>[0]['limits']) =>
         llmSpecialist({ name, baseURL: servers[name].baseURL, apiKey: `worker-${process}`, ...(limits ? { limits } : {}) });
-      const registry = new SpecialistRegistry([
-        spec('rpm', { rpm: 6 }),
-        spec('sliding', { rpm: 3, windowMs: 1_500 }),
-        spec('busy', undefined),
-        spec('slot', { concurrent: 1 }),
-        spec('fair', { concurrent: 1 }),
-      ]);
+      const registry = new SpecialistRegistry([spec('rpm', { rpm: 6 }), spec('sliding', { rpm: 3, windowMs: 1_500 }), spec('slot', { concurrent: 1 })]);
       fleets.push(await startFleetWorker({ runtime: deployment.runtime, registry, log, concurrency: 3 }));
     }
   }, 60_000);
@@ -98,23 +94,6 @@ describe('model limits shared by two Fleet workers', () => {
     expect(senders(server)).toEqual(new Set(['Bearer worker-a', 'Bearer worker-b']));
   }, 60_000);
 
-  it('pauses a model for both workers when the server answers 429 with Retry-After', async () => {
-    const server = servers.busy;
-    server.replies.push({ status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'slow down' } } });
-    const first = await deployment.client.enqueue(plan(1, 'busy', 20_000));
-    const pauseKey = `${deployment.runtime.prefix.replace('}', ':limit:busy}')}:pause`;
-    await waitFor(async () => (await redis.pttl(pauseKey)) > 0, { timeoutMs: 20_000 });
-    const refusedAt = server.requests[0]!.at;
-    // Sent while the model is paused: each of its leaves waits the pause out, on whichever worker it runs.
-    const second = await deployment.client.enqueue(plan(6, 'busy', 20_000));
-    for (const rootId of [first, second]) expect((await deployment.client.waitForResult(rootId, { timeoutMs: 60_000 })).payload.status).toBe('success');
-    const after = server.requests.slice(1).map((request) => request.at - refusedAt);
-    expect(after).toHaveLength(7);
-    // Retry-After is whole seconds: a little under 2 s allows for when the pause was written after the 429 arrived.
-    for (const ms of after) expect(ms).toBeGreaterThanOrEqual(1_900);
-    expect(senders(server)).toEqual(new Set(['Bearer worker-a', 'Bearer worker-b']));
-  }, 60_000);
-
   it('ends a leaf waiting for a concurrent slot throttled at its deadline', async () => {
     const server = servers.slot;
     // The one request let through hangs: its leaf holds the only slot until its own deadline.
@@ -123,29 +102,5 @@ describe('model limits shared by two Fleet workers', () => {
     await deployment.client.waitForResult(rootId, { timeoutMs: 60_000 });
     const answers = await leafOutcomes(rootId);
     expect(answers.some((answer) => answer.payload.error_type === 'throttled' && /concurrent/.test(answer.payload.error_detail ?? ''))).toBe(true);
-  }, 60_000);
-
-  it('serves a small run in turn beside a big one on a model that takes one request at a time', async () => {
-    const server = servers.fair;
-    server.latencyMs = 150;
-    const pieces = (run: string, count: number) => ({
-      objective: `${run} run`,
-      task_data: {
-        plan: { strategy: 'all_success', subtasks: Array.from({ length: count }, (_, index) => ({ objective: `${run} piece ${index + 1}`, specialist_hint: 'fair', timeout_ms: 30_000 })) },
-      },
-    });
-    // Six leaves fill the two workers' six slots; the small run's leaves join as slots free.
-    const big = await deployment.client.enqueue(pieces('big', 6));
-    await waitFor(() => server.received >= 1, { timeoutMs: 20_000, description: 'the big run’s first request' });
-    const small = await deployment.client.enqueue(pieces('small', 2));
-    for (const rootId of [big, small]) expect((await deployment.client.waitForResult(rootId, { timeoutMs: 60_000 })).payload.status).toBe('success');
-    const runOf = (request: (typeof server.requests)[number]) => (JSON.stringify(request.body).includes('small piece') ? 'small' : 'big');
-    const order = server.requests.filter((request) => request.path === '/v1/chat/completions').map(runOf);
-    expect(order).toHaveLength(8);
-    // First come, first served, the small run would go last (7th and 8th); in turn, each of its calls
-    // goes ahead of the big run's calls that have waited longer than it has, but not of those it came after.
-    // (Here: big, big, small, big, small, big, big, big.)
-    expect(order.indexOf('small')).toBeLessThanOrEqual(3);
-    expect(order.lastIndexOf('small')).toBeLessThanOrEqual(5);
   }, 60_000);
 });
