@@ -1,7 +1,7 @@
 import { llmSpecialist, SpecialistRegistry, startFleetWorker } from '@tierflow/fleet';
 import type { OutcomeMessage } from '@tierflow/protocol';
 import type { ObjectiveFile, TierWorker } from '@tierflow/runtime';
-import { FakeOpenAiServer, redisClient, waitFor } from '@tierflow/testing';
+import { FakeOpenAiServer, redisClient } from '@tierflow/testing';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
