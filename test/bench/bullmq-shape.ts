@@ -2,16 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { redisClient, startRedisServer, uniquePrefix, waitFor } from '@tierflow/testing';
+import { redisClient, startRedisServer, uniquePrefix, waitFor, type RedisServerOptions } from '@tierflow/testing';
 import { Queue, QueueEvents } from 'bullmq';
 import { awaitTracked, type BenchHalf } from './bench-half.js';
 import { SHAPE_TIERS, shapeJobOptions, type ShapeData } from './bullmq-jobs.js';
 
 const WORKER = fileURLToPath(new URL('./bullmq-worker.js', import.meta.url));
 
-/** The plain-BullMQ half: a private Redis and one worker process per queue, with `env` over this process's environment. */
-export async function startBullmqShape(env: NodeJS.ProcessEnv = {}): Promise<BenchHalf> {
-  const redis = await startRedisServer();
+/** The plain-BullMQ half: a private Redis (run as `redisOptions` say) and one worker process per queue, with `env` over this process's environment. */
+export async function startBullmqShape(env: NodeJS.ProcessEnv = {}, redisOptions: RedisServerOptions = {}): Promise<BenchHalf> {
+  const redis = await startRedisServer(redisOptions);
   const prefix = uniquePrefix('bench-bullmq');
   const logs: string[] = [];
   const ready = new Set<string>();

@@ -1,7 +1,8 @@
 // Tierflow against a durable-execution engine, Restate, and the plain-BullMQ floor, on the same
 // shape (root → 1 → 1 → 3 leaves, no work in the leaves), the three halves in turn each round,
 // each warmed up as compare.ts does; medians over the rounds. Tierflow traces every hop to a local
-// receiver; Restate runs with its defaults (its journal on local storage, no tracing). A root is
+// receiver; Restate runs with its defaults (its journal on local storage, no tracing); BullMQ's and
+// Tierflow's Redis keep an append-only file synced every second, as a durable deployment would. A root is
 // one call of the Monitor's service at Restate's ingress, answered when the tree has run.
 //   npm run build && node test/dist/bench/restate.js [sequential=100] [in-flight=1000] [rounds=2]
 // The Restate server (80 MB) is installed on first use under node_modules/.cache, or taken from
@@ -35,7 +36,13 @@ type Side = (typeof SIDES)[number];
 
 const receiver = await startOtlpReceiver({ decodeLater: true });
 const tracing = tracingTo(receiver);
-const starts: Record<Side, () => Promise<BenchHalf>> = { BullMQ: startBullmqShape, Restate: startRestateShape, Tierflow: () => startTierflowShape(tracing) };
+/** Redis as a deployment that must not lose an acknowledged root runs it: every write in the append-only file, synced each second. */
+const durable = { appendOnly: true, args: ['--appendfsync', 'everysec'] };
+const starts: Record<Side, () => Promise<BenchHalf>> = {
+  BullMQ: () => startBullmqShape({}, durable),
+  Restate: startRestateShape,
+  Tierflow: () => startTierflowShape(tracing, undefined, { redis: durable }),
+};
 
 try {
   const started = performance.now();

@@ -11,6 +11,7 @@ import { HISTORY_RUN_TTL_MS, resolveMonitorOptions, type MonitorOptionsInput, ty
 import { runRecords, strategyOf, taskTypeOf } from './records.js';
 import { evaluatedReport } from './report.js';
 import { foldHistory } from './history-fold.js';
+import { BottleneckSchedule } from './bottleneck-schedule.js';
 import { revisionFold, revisionsOf } from './revision-history.js';
 import { checkSurprise } from './surprise.js';
 import { boundsKey, runKeys } from './system-keys.js';
@@ -26,6 +27,7 @@ import { boundsKey, runKeys } from './system-keys.js';
 export function monitorHandler(input: MonitorOptionsInput = {}): TierHandler {
   const options = resolveMonitorOptions(input);
   const keepLoadedLoras = loadedLorasKeeper(options.loadedLorasRefreshMs);
+  const bottlenecks = new BottleneckSchedule(options.bottlenecksRefreshMs);
   return {
     tier: 'PROGRESS_MONITOR',
     start: async (context) => {
@@ -34,7 +36,7 @@ export function monitorHandler(input: MonitorOptionsInput = {}): TierHandler {
       await keepLoadedLoras(context.beads, now).catch((error: unknown) => context.log.warn('cannot update system/loaded-loras', { error: String(error) }));
       return delegate(context, options, { resets: 0, started_at: now, attempt_started_at: now });
     },
-    resume: (context, round) => resume(context, round, options),
+    resume: (context, round) => resume(context, round, options, bottlenecks),
   };
 }
 
@@ -50,7 +52,7 @@ function delegate(context: TierContext, options: ResolvedMonitorOptions, memo: M
   return { kind: 'delegate', children: [architectDraft(context.assignment.payload, options.architectTimeoutMs)], strategy: 'all_success', memo };
 }
 
-async function resume(context: TierContext, round: SettledRound, options: ResolvedMonitorOptions): Promise<Step> {
+async function resume(context: TierContext, round: SettledRound, options: ResolvedMonitorOptions, bottlenecks: BottleneckSchedule): Promise<Step> {
   const memo = readMemo(round.memo);
   const child = round.children[0];
   if (!child) throw TierflowError.permanent('the Architect round came back without its child', { code: 'invalid_round' });
@@ -61,7 +63,7 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       return { kind: 'outcome', outcome: passUp(outcome) };
     case 'reset': {
       // What the failed attempt's leaves did is history too, before the fresh attempt.
-      await foldHistory(context, outcome, options.historyHalfLifeMs);
+      await foldHistory(context, outcome, options.historyHalfLifeMs, bottlenecks);
       // Another attempt only when history and the budget left say it is worth one (docs/protocol.md#revisions).
       const verdict = await weighRevision(context, usageOf(outcome.resources_used));
       if (!verdict.revise) {
@@ -74,7 +76,7 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       return delegate(context, options, { ...memo, resets: memo.resets + 1, attempt_started_at: context.now(), ...(revisions > 0 ? { revisions } : {}) });
     }
     case 'evaluate':
-      await foldHistory(context, outcome, options.historyHalfLifeMs);
+      await foldHistory(context, outcome, options.historyHalfLifeMs, bottlenecks);
       return evaluate(context, outcome, memo, options);
   }
 }

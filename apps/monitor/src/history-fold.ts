@@ -2,6 +2,7 @@ import { learningRecordsOf } from '@tierflow/core';
 import { fastSafeParse, isTierflowError, type OutcomePayload } from '@tierflow/protocol';
 import { BOTTLENECKS_KEY, bottlenecksSchema, historyFold, rankBottlenecks, readHistoryWrites, readPairStats, type Bottlenecks, type HistoryPair } from '@tierflow/runtime/policy';
 import type { TierContext } from '@tierflow/runtime';
+import type { BottleneckSchedule } from './bottleneck-schedule.js';
 
 /** `system/bottlenecks` is kept as long as a run's history: refreshed by every fold. */
 export const BOTTLENECKS_TTL_MS = 30 * 24 * 3600_000;
@@ -10,11 +11,11 @@ export const BOTTLENECKS_TTL_MS = 30 * 24 * 3600_000;
  * Folds every learning record of an Architect's outcome (every leaf attempt of the tree) into
  * the history (docs/protocol.md#beads-keys): each specialist's decayed sums (restarted from its
  * recent ones when the two disagree, core's `foldSpecialistHistory`), each model's, the
- * routing accuracy, then `system/bottlenecks` brought up to date for the pairs it touched and
- * those it lists. The adds go out with the pass's step, as its other writes do. History is
- * advice: a failure to keep it is warned, and the run goes on.
+ * routing accuracy, then, when `schedule` says so, `system/bottlenecks` brought up to date for the
+ * pairs touched and those it lists. The adds go out with the pass's step, as its other writes do.
+ * History is advice: a failure to keep it is warned, and the run goes on.
  */
-export async function foldHistory(context: TierContext, outcome: OutcomePayload, halfLifeMs: number): Promise<void> {
+export async function foldHistory(context: TierContext, outcome: OutcomePayload, halfLifeMs: number, schedule: BottleneckSchedule): Promise<void> {
   try {
     const { records, dropped } = learningRecordsOf(outcome);
     if (dropped > 0) context.log.warn('learning records dropped (unreadable, or beyond the cap)', { dropped });
@@ -26,7 +27,8 @@ export async function foldHistory(context: TierContext, outcome: OutcomePayload,
     for (const { taskType, specialist, change } of writes.changes)
       context.log.info('a specialist’s recent results disagree with its history: its history restarts from them', { task_type: taskType, specialist, ...change });
     for (const add of writes.adds) await context.beads.addDecayed(add.key, add.increments, { halfLifeMs: add.halfLifeMs, now });
-    if (fold.pairs.length > 0) await refreshBottlenecks(context, fold.pairs, now);
+    const ranked = fold.pairs.length > 0 ? schedule.take(fold.pairs, now) : null;
+    if (ranked) await refreshBottlenecks(context, ranked, now);
   } catch (error) {
     context.log.warn('cannot keep the history of this outcome', { error: String(error) });
   }

@@ -2,6 +2,7 @@ import { formatValidationError, TierflowError, validateWith } from '@tierflow/pr
 import { RUNTIME_RANGES, wholeNumber } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 import { LOADED_LORAS_REFRESH_MS } from './loaded-loras.js';
+import { BOTTLENECKS_REFRESH_MS } from './bottleneck-schedule.js';
 
 /**
  * The recommended Architect timeout (docs/protocol.md#timeouts): 25 minutes, a Dispatcher
@@ -39,6 +40,8 @@ export const monitorOptionsSchema = z.strictObject({
   surprise: surpriseOptionsSchema.optional(),
   /** How often at most `system/loaded-loras` is brought up to date, as roots arrive; 0 never. */
   loadedLorasRefreshMs: z.int().nonnegative().optional(),
+  /** How often at most `system/bottlenecks` is re-ranked for pairs ranked before (a new pair at once); 0 on every run. */
+  bottlenecksRefreshMs: z.int().nonnegative().optional(),
   /** The half-life of the history the Monitor keeps (docs/operations.md#history), ms; bounded as TIERFLOW_HISTORY_HALF_LIFE_MS is. */
   historyHalfLifeMs: wholeNumber(RUNTIME_RANGES.historyHalfLifeMs).optional(),
 });
@@ -56,6 +59,7 @@ export interface ResolvedMonitorOptions {
   readonly architectTimeoutMs: number;
   readonly surprise: SurpriseOptions;
   readonly loadedLorasRefreshMs: number;
+  readonly bottlenecksRefreshMs: number;
   readonly historyHalfLifeMs: number;
 }
 
@@ -69,12 +73,13 @@ export function resolveMonitorOptions(input: MonitorOptionsInput = {}): Resolved
   if (!result.ok) {
     throw TierflowError.permanent(`invalid monitor options: ${result.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
   }
-  const { maxResets, architectTimeoutMs, surprise, loadedLorasRefreshMs, historyHalfLifeMs } = result.value;
+  const { maxResets, architectTimeoutMs, surprise, loadedLorasRefreshMs, bottlenecksRefreshMs, historyHalfLifeMs } = result.value;
   return {
     maxResets: maxResets ?? DEFAULT_MAX_RESETS,
     architectTimeoutMs: architectTimeoutMs ?? DEFAULT_ARCHITECT_TIMEOUT_MS,
     surprise: { minSamples: surprise?.minSamples ?? DEFAULT_SURPRISE.minSamples, sigmas: surprise?.sigmas ?? DEFAULT_SURPRISE.sigmas },
     loadedLorasRefreshMs: loadedLorasRefreshMs ?? LOADED_LORAS_REFRESH_MS,
+    bottlenecksRefreshMs: bottlenecksRefreshMs ?? BOTTLENECKS_REFRESH_MS,
     historyHalfLifeMs: historyHalfLifeMs ?? DEFAULT_HISTORY_HALF_LIFE_MS,
   };
 }
