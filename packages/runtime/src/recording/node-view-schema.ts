@@ -66,12 +66,9 @@ export const nodePassSchema = z.object({
   duration_ms: z.number(),
   worker: z.string(),
   attempt: z.number(),
-  end: z
-    .enum(PASS_ENDS)
-    .meta({
-      description:
-        'How it ended: answered, parked for its children, asked a person, deferred (waited off its worker for its model), to be retried, or stopped by an error (BullMQ runs the job again).',
-    }),
+  end: z.enum(PASS_ENDS).meta({
+    description: 'How it ended: answered, parked for its children, asked a person, deferred (waited off its worker for its model), to be retried, or stopped by an error (BullMQ runs the job again).',
+  }),
   error: z.string().nullable(),
 });
 
