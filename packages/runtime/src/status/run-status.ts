@@ -11,7 +11,7 @@ export const RUN_STATUSES = ['queued', 'running', 'waiting_for_children', 'input
 export const runStatusSchema = z.enum(RUN_STATUSES).meta({
   description:
     'queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; ' +
-    'retrying: waits out a back-off before its next attempt; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.',
+    'retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.',
 });
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
@@ -27,7 +27,8 @@ const BY_QUEUE_STATE: Readonly<Record<string, RunStatus>> = {
   wait: 'queued',
   paused: 'queued',
   prioritized: 'queued',
-  // A job back in the delayed set waits out a retry's back-off (a root waiting for answers is told apart by its wait).
+  // A job in the delayed set waits before its next pass: a retry's back-off, a re-sent subtask's delay, or room at its
+  // model (a parked leaf; its node record says which). A root waiting for answers is told apart by its wait.
   delayed: 'retrying',
   active: 'running',
   'waiting-children': 'waiting_for_children',

@@ -13,7 +13,7 @@ export interface paths {
         readonly get: {
             readonly parameters: {
                 readonly query?: {
-                    /** @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits out a back-off before its next attempt; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse. */
+                    /** @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse. */
                     readonly status?: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
                     /** @description Only runs whose objective holds this text, in any case. */
                     readonly text?: string;
@@ -816,7 +816,7 @@ export interface components {
         readonly RunSummary: {
             readonly root_id: string;
             /**
-             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits out a back-off before its next attempt; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
+             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
              * @enum {string}
              */
             readonly status: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
@@ -1003,7 +1003,7 @@ export interface components {
             readonly task_type: string;
             readonly specialist: string | null;
             /**
-             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits out a back-off before its next attempt; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
+             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
              * @enum {string}
              */
             readonly status: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
