@@ -1,5 +1,4 @@
 import type { Clarification } from '@tierflow/protocol';
-import type { Job } from 'bullmq';
 import { inFlightTtlMs } from '../config/retention.js';
 import { outcomeMessageId } from '../messages/ids.js';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
@@ -7,6 +6,7 @@ import { FencedBatch } from '../redis/fenced-batch.js';
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from '../steps/step-store.js';
 import { usageBelow } from './usage-rollup.js';
+import { wakeJob } from './wake-job.js';
 import { completeAnswers, questionsBehind } from '../questions/questions.js';
 import type { Awaiting } from '../questions/awaiting.js';
 import { readAnswers, type WaitingRun } from '../questions/question-records.js';
@@ -78,19 +78,11 @@ export async function readWait(engine: AnswerReads & Pick<Engine, 'clock' | 'tie
 /** Delays the job until its wait ends; answers that came meanwhile wake it at once. */
 async function waitForAnswers(engine: AnswerReads, pass: Pass, awaiting: Awaiting): Promise<void> {
   await pass.job.moveToDelayed(awaiting.until, pass.lock.token);
-  if (await answersFor(engine, pass.assignment.rootId, awaiting)) await promote(pass.job);
+  if (await answersFor(engine, pass.assignment.rootId, awaiting)) await wakeJob(pass.job);
 }
 
 async function answersFor(engine: AnswerReads, rootId: string, awaiting: Awaiting): Promise<Clarification[] | null> {
   const read = readAnswers(await engine.redis.hgetall(engine.keys.answers(rootId)), engine.runtime.signing, awaiting.asked_at);
   for (const { field, reason } of read.ignored) engine.log.warn('ignored an answer', { root: rootId, question: field, reason });
   return completeAnswers(awaiting, read.answers);
-}
-
-async function promote(job: Job): Promise<void> {
-  try {
-    await job.promote();
-  } catch {
-    // Already woken (by the answer's writer): nothing to do.
-  }
 }

@@ -1,9 +1,9 @@
-import type { Job } from 'bullmq';
 import { inFlightTtlMs } from '../config/retention.js';
 import { ModelCapacityWait } from '../policy/model-calls.js';
 import type { Step } from '../policy/handler.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
 import type { Engine, Pass } from './pass.js';
+import { wakeJob } from './wake-job.js';
 
 /**
  * Leaves the worker until `until`: the job waits in BullMQ's delayed set and its next pass starts
@@ -18,7 +18,7 @@ export async function defer(engine: Pick<Engine, 'keys' | 'party' | 'runtime' | 
   await engine.writer.commit(batch, lock);
   pass.span.addEvent('deferred', { until: new Date(until).toISOString(), reason });
   await job.moveToDelayed(until, lock.token);
-  if (pass.context.signal.aborted) await promote(job);
+  if (pass.context.signal.aborted) await wakeJob(job);
 }
 
 /**
@@ -37,12 +37,4 @@ export async function orWait(start: () => Promise<Step>): Promise<Step> {
 /** Whether the pass is a deferred job woken for the same attempt: not a new receipt of the work. */
 export function wokenFromDefer(deferredAttempt: string | null, attempt: number): boolean {
   return deferredAttempt !== null && deferredAttempt === String(attempt);
-}
-
-async function promote(job: Job): Promise<void> {
-  try {
-    await job.promote();
-  } catch {
-    // Already woken: nothing to do.
-  }
 }
