@@ -3,15 +3,17 @@
 // leaves kept in flight. Nothing but the server's latency bounds that: C / L leaves a second.
 // The bench reports leaves a second against that limit (counted at the server), the Fleet's
 // resident memory per leaf in flight, and Redis and worker CPU per leaf.
-//   npm run bench:fleet -- [--latency-ms 2000] [--in-flight 32,256,2000] [--leaves 50] [--seconds 20] [--concurrency 32] [--rpm N] [--tpm N]
+//   npm run bench:fleet -- [--latency-ms 2000] [--in-flight 32,256,2000] [--leaves 50] [--seconds 20] [--concurrency 32] [--rpm N] [--tpm N] [--model-concurrent N]
 // `--concurrency` is each worker's (TIERFLOW_CONCURRENCY): a leaf holds a Fleet job slot for the
 // whole of its call, so a Fleet keeps at most that many calls open.
 // `--rpm` and `--tpm` set the model's shared limits (models.limits in a project file) and have the
 // server enforce a quarter more, as a provider would with a 429: the limit then bounds leaves/s too,
 // and the bench counts the 429s that reached the server. Each answer reports 400 tokens (300 in,
-// 100 out) against a max_tokens of 200. With a limit the flow settles for 65 s first, so the minute
+// 100 out) against a max_tokens of 200. With an rpm or tpm limit the flow settles for 65 s first, so the minute
 // window is full when the measurement starts, and a whole minute is measured (the window lets a
 // burst through after a quiet spell, so a shorter stretch may see more or less than the limit).
+// `--model-concurrent` sets the model's shared `concurrent` limit: N calls in flight at most across
+// every process, so N / L bounds leaves/s; how near the flow comes shows how soon a freed slot is taken.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +34,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     rpm: { type: 'string' },
     tpm: { type: 'string' },
+    'model-concurrent': { type: 'string' },
   },
 });
 const LATENCY_MS = Number(args['latency-ms']);
@@ -41,6 +44,7 @@ const CONCURRENCY = Number(args.concurrency);
 const MODEL = 'fleet-bench-model';
 const RPM = args.rpm === undefined ? null : Number(args.rpm);
 const TPM = args.tpm === undefined ? null : Number(args.tpm);
+const MODEL_CONCURRENT = args['model-concurrent'] === undefined ? null : Number(args['model-concurrent']);
 const USAGE = { prompt_tokens: 300, completion_tokens: 100 };
 const TOKENS_PER_CALL = USAGE.prompt_tokens + USAGE.completion_tokens;
 // A sliding window lets a burst through after a quiet spell: with a limit, a whole minute is measured by default.
@@ -68,8 +72,8 @@ interface Figures {
 
 /** A project file naming the bench's model as an LLM specialist, with its shared limits; null with none. */
 async function limitsConfig(dir: string, server: FakeOpenAiServer): Promise<string | null> {
-  if (RPM === null && TPM === null) return null;
-  const limits = { ...(RPM === null ? {} : { rpm: RPM }), ...(TPM === null ? {} : { tpm: TPM }) };
+  if (RPM === null && TPM === null && MODEL_CONCURRENT === null) return null;
+  const limits = { ...(RPM === null ? {} : { rpm: RPM }), ...(TPM === null ? {} : { tpm: TPM }), ...(MODEL_CONCURRENT === null ? {} : { concurrent: MODEL_CONCURRENT }) };
   const file = join(dir, 'tierflow.config.json');
   await writeFile(file, JSON.stringify({ specialists: [{ kind: 'llm', name: MODEL, baseURL: server.baseURL, maxTokens: 200 }], models: { limits: { [MODEL]: limits } } }));
   return file;
@@ -101,7 +105,7 @@ async function measure(inFlight: number, server: FakeOpenAiServer, config: strin
         if (outcome.payload.status !== 'success') errors += 1;
       }
     };
-    const settle = config ? 65_000 : LATENCY_MS * 3;
+    const settle = RPM !== null || TPM !== null ? 65_000 : LATENCY_MS * 3;
     stopAt = performance.now() + settle + SECONDS * 1000;
     const pumps = Array.from({ length: roots }, () => pump());
     // Measured once the pumps have settled into a steady flow.
@@ -127,7 +131,7 @@ async function measure(inFlight: number, server: FakeOpenAiServer, config: strin
     return {
       inFlight: roots * LEAVES,
       leavesPerSecond,
-      limit: Math.min((roots * LEAVES) / (LATENCY_MS / 1000), RPM === null ? Infinity : RPM / 60, TPM === null ? Infinity : TPM / 60 / TOKENS_PER_CALL),
+      limit: Math.min((Math.min(roots * LEAVES, MODEL_CONCURRENT ?? Infinity) * 1000) / LATENCY_MS, RPM === null ? Infinity : RPM / 60, TPM === null ? Infinity : TPM / 60 / TOKENS_PER_CALL),
       serverConcurrency,
       rssPerLeafKb: (loadedRss - idleRss) / 1024 / Math.max(1, serverConcurrency),
       redisCpuPerLeaf: redisCpu / Math.max(1, done),
@@ -150,7 +154,13 @@ if (RPM !== null) server.rateLimit = { limit: Math.floor(RPM * SERVER_MARGIN), w
 if (TPM !== null) server.tokenLimit = { limit: Math.floor(TPM * SERVER_MARGIN), windowMs: 60_000 };
 const dir = await mkdtemp(join(tmpdir(), 'tierflow-bench-fleet-'));
 const config = await limitsConfig(dir, server);
-const limited = [RPM === null ? '' : `rpm ${RPM}`, TPM === null ? '' : `tpm ${TPM} (${(TPM / 60 / TOKENS_PER_CALL).toFixed(1)} calls/s of ${TOKENS_PER_CALL} tokens)`].filter(Boolean).join(', ');
+const limited = [
+  RPM === null ? '' : `rpm ${RPM}`,
+  TPM === null ? '' : `tpm ${TPM} (${(TPM / 60 / TOKENS_PER_CALL).toFixed(1)} calls/s of ${TOKENS_PER_CALL} tokens)`,
+  MODEL_CONCURRENT === null ? '' : `concurrent ${MODEL_CONCURRENT}`,
+]
+  .filter(Boolean)
+  .join(', ');
 console.log(
   `bench:fleet: leaves call a model server answering in ${LATENCY_MS} ms; ${LEAVES} leaves a root; ${SECONDS} s measured per setting; worker concurrency ${CONCURRENCY}` +
     (limited ? `; shared limits ${limited}, the server allows ${SERVER_MARGIN} ×` : ''),

@@ -35,7 +35,7 @@ export type {
   ModelWaiter,
   ModelRequest,
 } from './policy/model-calls.js';
-export { LIMIT_WINDOW_MS, modelLimitSchema, nextTry, PARK_AFTER_MS, reservedTokens, resolveModelLimit, slotLeaseMs } from './model-limits/model-limit.js';
+export { LIMIT_WINDOW_MS, modelLimitSchema, nextTry, PARK_AFTER_MS, reservedTokens, resolveModelLimit, roomWaitMs, slotLeaseMs } from './model-limits/model-limit.js';
 export type { ModelLimitOptions } from './model-limits/model-limit.js';
 export { receiverMarginMs } from './deadlines/timing.js';
 export { recordEscalations, recordRevision } from './observability/tier-metrics.js';

@@ -1,4 +1,4 @@
-import { ModelCapacityWait, PARK_AFTER_MS, resolveModelLimit, type ModelAdmission, type ModelLimiter, type ModelParking } from '@tierflow/runtime/policy';
+import { ModelCapacityWait, PARK_AFTER_MS, resolveModelLimit, roomWaitMs, type ModelAdmission, type ModelLimiter, type ModelParking } from '@tierflow/runtime/policy';
 import { describe, expect, it } from 'vitest';
 import { SpecialistThrottledError } from '../specialist.js';
 import { admitted } from './model-admission.js';
@@ -43,6 +43,40 @@ describe('admitted', () => {
     expect(asked).toHaveLength(3);
     await permit.settle(42, false);
     expect(settled).toEqual([[asked[0], 42, false]]);
+  });
+
+  it('waits for a concurrent slot until told of room where the limiter hears of it, and an rpm wait as it was told', async () => {
+    const { limiter, asked } = scripted([
+      { granted: false, waitMs: 100, reason: 'concurrent' },
+      { granted: false, waitMs: 100, reason: 'queued' },
+    ]);
+    const roomWaits: [string, number][] = [];
+    const hearing: ModelLimiter = {
+      ...limiter,
+      waitForRoom: (id, ms) => {
+        roomWaits.push([id, ms]);
+        return Promise.resolve();
+      },
+    };
+    const waits: string[] = [];
+    await admitted({ ...terms(hearing, new AbortController().signal, null), limit: resolveModelLimit({ concurrent: 2 }), onWait: (_ms, reason) => waits.push(reason) });
+    expect(roomWaits).toEqual([
+      [asked[0], roomWaitMs(100, 0, null)],
+      [asked[0], roomWaitMs(100, 0, null)],
+    ]);
+    expect(waits).toEqual(['concurrent', 'queued']);
+    // A model with no concurrent limit waits for its window as told: no settle tells of room there.
+    const rpm = scripted([{ granted: false, waitMs: 5, reason: 'queued' }]);
+    const told: number[] = [];
+    await admitted({ ...terms({ ...rpm.limiter, waitForRoom: () => Promise.reject(new Error('not for rpm')) }, new AbortController().signal, null), onWait: (ms) => told.push(ms) });
+    expect(told).toEqual([5]);
+  });
+
+  it('stops a wait for room at once when the signal aborts', async () => {
+    const { limiter } = scripted([{ granted: false, waitMs: 100, reason: 'concurrent' }]);
+    const controller = new AbortController();
+    const hearing: ModelLimiter = { ...limiter, waitForRoom: () => Promise.resolve(controller.abort(new Error('cancelled'))) };
+    await expect(admitted({ ...terms(hearing, controller.signal, null), limit: resolveModelLimit({ concurrent: 1 }) })).rejects.toThrow('cancelled');
   });
 
   it('answers throttled when the wait would pass the deadline', async () => {

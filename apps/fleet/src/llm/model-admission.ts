@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ModelCapacityWait, nextTry, PARK_AFTER_MS, slotLeaseMs } from '@tierflow/runtime/policy';
+import { ModelCapacityWait, nextTry, PARK_AFTER_MS, roomWaitMs, slotLeaseMs } from '@tierflow/runtime/policy';
 import { DEFAULT_PRIORITY } from '@tierflow/protocol';
 import type { ModelLimit, ModelLimiter, ModelParking, ModelWaiter } from '@tierflow/runtime/policy';
-import { abortableDelay } from '../abortable-delay.js';
+import { abortableDelay, abortError } from '../abortable-delay.js';
 import { SpecialistThrottledError } from '../specialist.js';
 
 /** A granted request: settled once, however it ended. */
@@ -37,6 +37,8 @@ export interface AdmissionTerms {
  * is time; a call that stops waiting (that, or a cancel) gives its place up at once. A long wait
  * (a window to slide, a busy server's pause) parks the pass instead while its parking is
  * available: the call keeps its place in turn, under the parking's id, for when the job comes back.
+ * A call refused a concurrent slot, or behind others for one, sleeps until a settle names it
+ * where the limiter hears of room (`waitForRoom`), else asks again on the limiter's short poll.
  *
  * @throws SpecialistThrottledError at the deadline, ModelCapacityWait to park, or the abort reason when `signal` fires.
  */
@@ -78,6 +80,14 @@ async function waitForTurn(terms: AdmissionTerms, limiter: ModelLimiter, id: str
       throw new SpecialistThrottledError(
         `${model}: ${admission.reason === 'paused' ? 'paused' : admission.reason === 'queued' ? 'others’ turns before it' : `over its shared ${admission.reason} limit`} until past the deadline`,
       );
+    }
+    if (limiter.waitForRoom && limit.concurrent !== null && (admission.reason === 'concurrent' || admission.reason === 'queued')) {
+      // A settle names the waiters it makes room for: sleep until then, not a poll (RoomWaits).
+      const started = Date.now();
+      await limiter.waitForRoom(id, roomWaitMs(next.ms, started, terms.deadline), terms.signal);
+      terms.onWait?.(Date.now() - started, admission.reason);
+      if (terms.signal.aborted) throw abortError(terms.signal);
+      continue;
     }
     terms.onWait?.(next.ms, admission.reason);
     if (parking && next.ms >= PARK_AFTER_MS) throw new ModelCapacityWait(model, Date.now() + next.ms, admission.reason);

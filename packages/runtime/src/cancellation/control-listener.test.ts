@@ -61,8 +61,23 @@ describe('RunningHandlers', () => {
     expect(asked).toEqual([]);
   });
 
+  it('hands a room notice to the waiters for room, and aborts nothing for it', async () => {
+    const { subscriber, deliver } = channel();
+    const asked: string[][] = [];
+    const woken: (readonly string[])[] = [];
+    const handlers = new RunningHandlers(subscriber, 'p:control', { marks: marksOf({}, asked), onRoom: (ids) => woken.push(ids) });
+    const job = handlers.start('job-1');
+    deliver(JSON.stringify({ kind: 'room', ids: ['job-1', 'w-2'] }));
+    await settled();
+    expect(woken).toEqual([['job-1', 'w-2']]);
+    expect(asked).toEqual([]);
+    expect(job.signal.aborted).toBe(false);
+  });
+
   it.each<[string, unknown]>([
     ['null', 'null'],
+    ['a room notice naming no one', JSON.stringify({ kind: 'room', ids: [] })],
+    ['an unknown kind', JSON.stringify({ kind: 'reboot', ids: ['job-1'] })],
     ['a number', '42'],
     ['an array', '[1,2]'],
     ['not JSON', '{"kind":'],

@@ -1,6 +1,6 @@
 import type { CancellationMessage } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import { readAbortNotice } from './control-notice.js';
+import { readControlNotice } from './control-notice.js';
 
 /** Why a running handler was stopped; the runtime answers with this status. */
 export interface StopReason {
@@ -33,6 +33,8 @@ export interface RunningHandlersOptions {
   readonly onRefused?: (reason: string) => void;
   /** Told when the marks of a notice's jobs could not be read (their handlers run on); it must not throw. */
   readonly onUnread?: (error: unknown) => void;
+  /** Told the waiters a room notice names (model-limits/room-waits.ts); it must not throw. */
+  readonly onRoom?: (ids: readonly string[]) => void;
 }
 
 /**
@@ -91,9 +93,13 @@ export class RunningHandlers {
   }
 
   private onNotice(text: unknown): void {
-    const read = readAbortNotice(typeof text === 'string' ? text : String(text));
+    const read = readControlNotice(typeof text === 'string' ? text : String(text));
     if (!read.ok) {
       this.options.onRefused?.(read.reason);
+      return;
+    }
+    if (read.notice.kind === 'room') {
+      this.options.onRoom?.(read.notice.ids);
       return;
     }
     const here = read.notice.ids.filter((id) => this.running.has(id));

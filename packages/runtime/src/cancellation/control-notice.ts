@@ -1,6 +1,7 @@
 import { messageIdSchema } from '@tierflow/protocol';
 import { z } from 'zod';
 import { readStoredRecord } from '../redis/stored-record.js';
+import { roomNoticeSchema } from '../model-limits/room-waits.js';
 
 /** Ids one notice may name: a cascade over a very large tree is sent in several notices. */
 export const MAX_NOTICE_IDS = 10_000;
@@ -23,10 +24,14 @@ export const abortNoticeSchema = z.strictObject({
 });
 export type AbortNotice = z.infer<typeof abortNoticeSchema>;
 
-export type NoticeRead = { readonly ok: true; readonly notice: AbortNotice } | { readonly ok: false; readonly reason: string };
+/** What the control channel carries: abort notices, and room notices for calls waiting on a model (model-limits/room-waits.ts). */
+export const controlNoticeSchema = z.discriminatedUnion('kind', [abortNoticeSchema, roomNoticeSchema]);
+export type ControlNotice = z.infer<typeof controlNoticeSchema>;
+
+export type NoticeRead = { readonly ok: true; readonly notice: ControlNotice } | { readonly ok: false; readonly reason: string };
 
 /** Reads a notice as published; never throws. */
-export function readAbortNotice(text: string): NoticeRead {
-  const read = readStoredRecord(text, abortNoticeSchema, { what: 'an abort notice', fast: true });
+export function readControlNotice(text: string): NoticeRead {
+  const read = readStoredRecord(text, controlNoticeSchema, { what: 'a control notice' });
   return read.ok ? { ok: true, notice: read.value } : read;
 }

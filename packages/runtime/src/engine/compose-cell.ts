@@ -26,6 +26,7 @@ import { controlKeys } from '../redis/keys.js';
 import { RoundSender } from '../redis/round-sender.js';
 import { RunRecorder } from '../recording/run-recorder.js';
 import { redisModelLimiter } from '../model-limits/limit-scripts.js';
+import { RoomWaits, type RoomNotice } from '../model-limits/room-waits.js';
 import { MessageGate } from '../security/message-gate.js';
 import { partyOf } from '../security/party.js';
 import { signerOf } from '../security/signing-keys.js';
@@ -122,6 +123,8 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
   const reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log, ...(role.kind === 'root' ? { budgetOf } : {}) });
   const canceller = new TierCanceller({ redis, finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
   const processId = `${hostname()}:${process.pid}`;
+  // Calls here waiting for room at a model, woken by the room notices of settles anywhere in the cell.
+  const roomWaits = new RoomWaits();
   const recorder = new RunRecorder({ redis, prefix: runtime.prefix, tier, mode: runtime.record, ttlMs: runtime.auditTtlMs, log, worker: processId });
   const engine: Engine = {
     tier,
@@ -141,7 +144,10 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     signer,
     reader,
     canceller,
-    limiter: redisModelLimiter(redis, options.deploymentPrefix ?? runtime.prefix),
+    limiter: redisModelLimiter(redis, options.deploymentPrefix ?? runtime.prefix, {
+      waits: roomWaits,
+      publish: (ids) => redis.spublish(keys.channel, JSON.stringify({ kind: 'room', ids: [...ids] } satisfies RoomNotice)),
+    }),
     meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log }),
     budget: defaultRunBudget,
     ...(role.recordsRunTrace ? { traces: new RunTraces(redis, keys, runtime.keepFinishedMs, log) } : {}),
@@ -153,6 +159,7 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     marks: (ids) => reader.marks(ids),
     onUnread: (error) => log.warn('could not read the cancellation marks of a notice’s jobs; their handlers run on', { error: String(error) }),
     onRefused: (reason) => refusedNotice({ reason }),
+    onRoom: (ids) => roomWaits.wake(ids),
   });
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const worker = new Worker(

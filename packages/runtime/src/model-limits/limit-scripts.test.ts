@@ -1,8 +1,10 @@
-import { uniquePrefix } from '@tierflow/testing';
+import { redisClient, uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { readAdmission, redisModelLimiter } from './limit-scripts.js';
+import { readAdmission, redisModelLimiter, roomIds } from './limit-scripts.js';
 import { modelLimitKeys, resolveModelLimit } from './model-limit.js';
+import { RoomWaits } from './room-waits.js';
+import { RunningHandlers } from '../cancellation/control-listener.js';
 
 /** Polls `check` until it holds or `ms` pass: no sleep stands in for the window's end. */
 async function eventually(check: () => Promise<boolean>, ms: number): Promise<void> {
@@ -149,9 +151,55 @@ describe('the model limit scripts', () => {
     await eventually(async () => (await limits.reserve(model, limit, 'late', 10, 60_000, late)).granted, 3_000);
   });
 
+  it('names, on settle, the waiters first in turn that the freed slot lets through', async () => {
+    const { prefix, limiter: limits } = limiter();
+    const limit = resolveModelLimit({ concurrent: 2 });
+    expect(await limits.reserve(model, limit, 'a', 10, 60_000, W)).toEqual({ granted: true });
+    expect(await limits.reserve(model, limit, 'b', 10, 60_000, W)).toEqual({ granted: true });
+    expect(await limits.reserve(model, limit, 'c', 10, 60_000, { run: 'run-2', priority: 2 })).toMatchObject({ granted: false, reason: 'concurrent' });
+    expect(await limits.reserve(model, limit, 'd', 10, 60_000, { run: 'run-3', priority: 2 })).toMatchObject({ granted: false, reason: 'concurrent' });
+    const published: (readonly string[])[] = [];
+    const telling = redisModelLimiter(db.redis, prefix, { waits: new RoomWaits(), publish: (ids) => Promise.resolve(published.push(ids)) });
+    await telling.settle(model, limit, 'a', 5, false);
+    // One slot free: the first waiter in turn, and only it.
+    expect(published).toEqual([['c']]);
+    // A settle that frees nothing (the same request again) names no one.
+    await telling.settle(model, limit, 'a', 5, false);
+    expect(published).toHaveLength(1);
+  });
+
+  it('wakes a waiter in another process when a settle frees its slot, over the control channel', async () => {
+    const prefix = uniquePrefix('limits');
+    const channel = `${prefix}:control`;
+    const limit = resolveModelLimit({ concurrent: 1 });
+    // Two processes' worth of connections: each its own limiter, subscriber and waiters.
+    const [subscriber, publisher] = [redisClient(db.server.url), redisClient(db.server.url)];
+    const waits = new RoomWaits();
+    const listening = new RunningHandlers(subscriber, channel, { marks: () => Promise.resolve(new Map()), onRoom: (ids) => waits.wake(ids) });
+    try {
+      await listening.listen();
+      const holder = redisModelLimiter(publisher, prefix, { waits: new RoomWaits(), publish: (ids) => publisher.spublish(channel, JSON.stringify({ kind: 'room', ids })) });
+      const waiter = redisModelLimiter(db.redis, prefix, { waits, publish: () => Promise.resolve() });
+      expect(await holder.reserve(model, limit, 'holding', 10, 60_000, W)).toEqual({ granted: true });
+      expect(await waiter.reserve(model, limit, 'waiting', 10, 60_000, { run: 'run-2', priority: 2 })).toMatchObject({ granted: false, reason: 'concurrent' });
+      // Told to wait a minute: only the notice can end the wait within the test's time.
+      const woken = waiter.waitForRoom!('waiting', 60_000, new AbortController().signal);
+      expect(waits.size).toBe(1);
+      await holder.settle(model, limit, 'holding', 5, false);
+      await woken;
+      expect(waits.size).toBe(0);
+      expect(await waiter.reserve(model, limit, 'waiting', 10, 60_000, { run: 'run-2', priority: 2 })).toEqual({ granted: true });
+    } finally {
+      listening.close();
+      publisher.disconnect();
+    }
+  }, 20_000);
+
   it('reads a reply it does not know as a short wait, never a grant', () => {
     expect(readAdmission(null)).toMatchObject({ granted: false, reason: 'concurrent' });
     expect(readAdmission([0, 'x', 'weird'])).toMatchObject({ granted: false, reason: 'concurrent' });
+    expect(roomIds([3, 'a', 7, '', 'b'])).toEqual(['a', 'b']);
+    expect(roomIds('nonsense')).toEqual([]);
     expect(readAdmission([1, 0, ''])).toEqual({ granted: true });
   });
 });

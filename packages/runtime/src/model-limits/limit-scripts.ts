@@ -2,6 +2,7 @@ import type { RedisClient } from '@tierflow/beads';
 import type { ModelAdmission, ModelLimiter } from '../policy/model-calls.js';
 import { runScript, type RedisScript } from '../redis/scripts.js';
 import { limits, modelLimitKeys, SLOT_POLL_MS, WAITER_GRACE_MS } from './model-limit.js';
+import { MAX_ROOM_IDS, type RoomWaits } from './room-waits.js';
 
 /*
  * A model's limits over a sliding window (docs/operations.md#model-limits): the window sorted set
@@ -135,15 +136,17 @@ return { 1, 0, '' }`,
  *   ARGV[1]  the request's id
  *   ARGV[2]  the tokens the server reported ('-1': none reported, the estimate stands)
  *   ARGV[3]  '1' when the request never left (no connection): it leaves the window too
- *   ARGV[4]  the window (ms)
+ *   ARGV[4]  the concurrent limit ('0': none)
+ *   ARGV[5]  the window (ms)
  * Releases its slot and its place in turn, and gives back what it held beyond what it used (or
- * takes more, when it used more). A request already out of the window changes nothing there. Returns the tokens it held, or -1.
+ * takes more, when it used more). A request already out of the window changes nothing there.
+ * Returns { the tokens it held or -1, then the waiters that the room it freed lets through, first
+ * in turn } (RoomWaits: they are told, so they need not wait for their next poll).
  */
 const SETTLE: RedisScript = {
   lua: `${SHARED}
-local id, used = ARGV[1], tonumber(ARGV[2]) or -1
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[4], id)
+local id, used, conc = ARGV[1], tonumber(ARGV[2]) or -1, tonumber(ARGV[4]) or 0
+local freed = redis.call('ZREM', KEYS[3], id) + redis.call('ZREM', KEYS[4], id)
 redis.call('ZREM', KEYS[5], id)
 local held = tonumber(redis.call('HGET', KEYS[2], id) or '')
 if ARGV[3] == '1' then
@@ -157,7 +160,15 @@ elseif held and used >= 0 and used ~= held then
   redis.call('HINCRBY', KEYS[2], '#total', used - held)
 end
 trim()
-return held or -1`,
+local reply = { held or -1 }
+if conc > 0 and freed > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  local room = math.min(conc - redis.call('ZCARD', KEYS[3]), ${MAX_ROOM_IDS})
+  if room > 0 then
+    for _, waiter in ipairs(redis.call('ZRANGE', KEYS[4], 0, room - 1)) do reply[#reply + 1] = waiter end
+  end
+end
+return reply`,
 };
 
 /**
@@ -177,8 +188,20 @@ end
 return math.max(left, 0)`,
 };
 
-/** The deployment's {@link ModelLimiter} on `redis`, under `prefix` (the deployment's, not a cell's: limits hold across cells). */
-export function redisModelLimiter(redis: RedisClient, prefix: string): ModelLimiter {
+/** How a limiter tells waiters of room it freed, in any process, and hears of room freed for its own. */
+export interface RoomNotices {
+  /** This process's calls waiting for room. */
+  readonly waits: RoomWaits;
+  /** Sends a notice naming the waiters `ids` on the control channel; it may fail (the waiters then ask at their poll). */
+  publish(ids: readonly string[]): Promise<unknown>;
+}
+
+/**
+ * The deployment's {@link ModelLimiter} on `redis`, under `prefix` (the deployment's, not a cell's:
+ * limits hold across cells). With `notices`, a call waiting for a concurrent slot or its turn
+ * sleeps until a settle names it rather than polling (docs/operations.md#model-limits).
+ */
+export function redisModelLimiter(redis: RedisClient, prefix: string, notices?: RoomNotices): ModelLimiter {
   return {
     reserve: async (model, limit, id, tokens, leaseMs, waiter) => {
       const keys = modelLimitKeys(prefix, model);
@@ -200,12 +223,26 @@ export function redisModelLimiter(redis: RedisClient, prefix: string): ModelLimi
     settle: async (model, limit, id, used, unsent) => {
       if (!limits(limit)) return;
       const keys = modelLimitKeys(prefix, model);
-      await runScript(redis, SETTLE, [keys.window, keys.tokens, keys.slots, keys.queue, keys.leases], [id, used === null ? -1 : whole(used), unsent ? '1' : '0', limit.windowMs]);
+      const reply = await runScript(
+        redis,
+        SETTLE,
+        [keys.window, keys.tokens, keys.slots, keys.queue, keys.leases],
+        [id, used === null ? -1 : whole(used), unsent ? '1' : '0', limit.concurrent ?? 0, limit.windowMs],
+      );
+      const ready = roomIds(reply);
+      if (notices && ready.length > 0) await notices.publish(ready).catch(() => undefined);
     },
     pause: async (model, ms) => {
       await runScript(redis, PAUSE, [modelLimitKeys(prefix, model).pause], [Math.max(0, Math.ceil(ms))]);
     },
+    ...(notices ? { waitForRoom: (id: string, ms: number, signal: AbortSignal) => notices.waits.wait(id, ms, signal) } : {}),
   };
+}
+
+/** The waiters a settle's reply names (after the tokens it held), read without trusting its shape. */
+export function roomIds(reply: unknown): string[] {
+  if (!Array.isArray(reply)) return [];
+  return (reply as unknown[]).slice(1, 1 + MAX_ROOM_IDS).filter((id): id is string => typeof id === 'string' && id.length > 0);
 }
 
 function whole(value: number): number {

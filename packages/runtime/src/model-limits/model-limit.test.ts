@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { LIMIT_WINDOW_MS, modelLimitKeys, modelLimitsGlob, nextTry, reservedTokens, resolveModelLimit, slotLeaseMs, SLOT_LEASE_MS } from './model-limit.js';
+import {
+  LIMIT_WINDOW_MS,
+  modelLimitKeys,
+  modelLimitsGlob,
+  nextTry,
+  reservedTokens,
+  resolveModelLimit,
+  ROOM_WAIT_MS,
+  roomWaitMs,
+  slotLeaseMs,
+  SLOT_LEASE_MS,
+  SLOT_POLL_MS,
+  WAITER_GRACE_MS,
+} from './model-limit.js';
 
 describe('resolveModelLimit', () => {
   it('leaves a limit not given as none, and the window a minute', () => {
@@ -45,5 +58,20 @@ describe('modelLimitKeys', () => {
     expect(keys.window).toBe('tf:{deploy:limit:org%2Fmodel%7Bx%7D}:window');
     for (const key of Object.values(keys)) expect(key.match(/\{[^}]*\}/g)).toEqual(['{deploy:limit:org%2Fmodel%7Bx%7D}']);
     expect(modelLimitsGlob('tf:{deploy}')).toBe('tf:{deploy:limit:*}:*');
+  });
+});
+
+describe('roomWaitMs', () => {
+  it.each([
+    { case: 'no deadline: the longest room wait', poll: 100, now: 0, deadline: null, ms: ROOM_WAIT_MS },
+    { case: 'a far deadline: the same', poll: 100, now: 0, deadline: 60_000, ms: ROOM_WAIT_MS },
+    { case: 'a near deadline: asks again a poll before it', poll: 100, now: 0, deadline: 300, ms: 200 },
+    { case: 'a deadline within a poll: one poll, then the deadline decides', poll: 100, now: 0, deadline: 150, ms: 100 },
+  ])('$case', ({ poll, now, deadline, ms }) => {
+    expect(roomWaitMs(poll, now, deadline)).toBe(ms);
+  });
+
+  it('keeps a waiter asking again before its place lapses', () => {
+    expect(ROOM_WAIT_MS).toBeLessThan(SLOT_POLL_MS + WAITER_GRACE_MS);
   });
 });

@@ -6,6 +6,12 @@ import type { ModelAdmission, ModelLimit } from '../policy/model-calls.js';
 export const LIMIT_WINDOW_MS = 60_000;
 /** How long a call waiting for a concurrent slot waits before it asks again: a slot's end is not known in advance. */
 export const SLOT_POLL_MS = 100;
+/**
+ * The longest a call waiting for room sleeps, when settles tell waiters of the room they free:
+ * it asks again then even unnamed (a lost notice), well within {@link SLOT_POLL_MS} and
+ * {@link WAITER_GRACE_MS}, so it keeps its place in turn.
+ */
+export const ROOM_WAIT_MS = 500;
 /** How long past the wait it was told a waiter keeps its place in turn without asking again: one that died, or gave up unseen, frees it then. */
 export const WAITER_GRACE_MS = 1_000;
 /**
@@ -58,6 +64,16 @@ export function limits(limit: ModelLimit): boolean {
 export function nextTry(admission: Extract<ModelAdmission, { granted: false }>, now: number, deadline: number | null): { readonly kind: 'wait'; readonly ms: number } | { readonly kind: 'throttled' } {
   const ms = Math.max(1, Math.ceil(admission.waitMs));
   return deadline !== null && now + ms >= deadline ? { kind: 'throttled' } : { kind: 'wait', ms };
+}
+
+/**
+ * How long a call refused room (a slot, its turn) sleeps when a notice may wake it: up to
+ * {@link ROOM_WAIT_MS}, but asking again `pollMs` before its deadline, so a slot that frees late
+ * is still seen before the call answers `throttled`; never less than `pollMs`. Pure.
+ */
+export function roomWaitMs(pollMs: number, now: number, deadline: number | null): number {
+  const beforeDeadline = deadline === null ? ROOM_WAIT_MS : deadline - now - pollMs;
+  return Math.max(pollMs, Math.min(ROOM_WAIT_MS, beforeDeadline));
 }
 
 /** How long a granted request holds its concurrent slot at most: to its deadline (and a little), else {@link SLOT_LEASE_MS}. Pure. */

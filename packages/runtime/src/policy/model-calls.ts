@@ -204,4 +204,10 @@ export interface ModelLimiter {
   settle(model: string, limit: ModelLimit, id: string, used: number | null, unsent: boolean): Promise<void>;
   /** Pauses `model` for every process for `ms` (a 429 or 503 with Retry-After); a longer pause already set stands. */
   pause(model: string, ms: number): Promise<void>;
+  /**
+   * Where a limiter hears of room freed (RoomWaits): waits, for the reservation `id` refused a
+   * concurrent slot or its turn, until a settle anywhere names it, `ms` pass, or `signal` fires.
+   * Left out, the caller waits what the reservation said and asks again.
+   */
+  waitForRoom?(id: string, ms: number, signal: AbortSignal): Promise<void>;
 }
