@@ -10,6 +10,7 @@ import { SpecialistThrottledError, SpecialistUnavailableError, type SpecialistUs
 import { classifyLlmFailure } from './llm-failure.js';
 import { admitted } from './model-admission.js';
 import { endpointName, UNREACHABLE_TRIES, unreachableCause, unreachableDelayMs } from './unreachable.js';
+import { keepAliveFetch } from './keep-alive-fetch.js';
 
 /** Where a model is served: an OpenAI-compatible endpoint and its key. */
 export interface LlmEndpoint {
@@ -25,10 +26,16 @@ export interface LlmEndpoint {
   readonly provider?: string;
 }
 
-/** An `openai` client for the endpoint, with the client's own retries off: the caller knows the deadline, the client does not. */
+/** The process's HTTP for model calls: keep-alive connections, shared by every client of an endpoint. */
+const modelFetch = keepAliveFetch();
+
+/**
+ * An `openai` client for the endpoint, with the client's own retries off (the caller knows the
+ * deadline, the client does not), over {@link keepAliveFetch}.
+ */
 export function openAiClient(endpoint: LlmEndpoint): OpenAI {
   const env = readTierflowVars(process.env, ['OPENAI_BASE_URL', 'OPENAI_API_KEY']);
-  return new OpenAI({ baseURL: endpoint.baseURL ?? env.OPENAI_BASE_URL ?? null, apiKey: endpoint.apiKey ?? env.OPENAI_API_KEY ?? 'none', maxRetries: 0 });
+  return new OpenAI({ baseURL: endpoint.baseURL ?? env.OPENAI_BASE_URL ?? null, apiKey: endpoint.apiKey ?? env.OPENAI_API_KEY ?? 'none', maxRetries: 0, fetch: modelFetch });
 }
 
 /** How long a call may take, what stops it, and what it is counted against. */

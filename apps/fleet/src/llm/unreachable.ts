@@ -1,3 +1,5 @@
+import { CONNECT_TIMEOUT_CODE } from './keep-alive-fetch.js';
+
 /** How many times a call tries an endpoint it cannot reach before it answers `model_unreachable`. */
 export const UNREACHABLE_TRIES = 3;
 
@@ -6,7 +8,7 @@ export function unreachableDelayMs(tries: number): number {
   return 1_000 * 2 ** Math.max(0, tries - 1);
 }
 
-// The system's and undici's codes for a connection that was never made, so no request went out.
+// The system's, undici's and keepAliveFetch's codes for a connection that was never made, so no request went out.
 const CAUSES: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'unknown host',
@@ -17,6 +19,7 @@ const CAUSES: Readonly<Record<string, string>> = {
   ENETUNREACH: 'network unreachable',
   ENETDOWN: 'network unreachable',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  [CONNECT_TIMEOUT_CODE]: 'connection timed out',
   EPROTO: 'TLS failure',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS failure: untrusted certificate',
   SELF_SIGNED_CERT_IN_CHAIN: 'TLS failure: untrusted certificate',
