@@ -39,6 +39,17 @@ describe('an entry made fit to record', () => {
     expect(digestOf({ a: 1 })).not.toEqual(digestOf({ a: 2 }));
   });
 
+  it('writes the same text whether or not an entry needs the replacer', () => {
+    const replaced = (entry: Record<string, unknown>) => JSON.stringify(entry, (key, value: unknown) => (key === 'secret' ? REDACTED : value));
+    // Nothing to redact or cut: JSON.stringify's own text, dates and all.
+    const plain = { kind: 'pass', at: new Date(0), message: { ids: ['a', 'b'], n: 2, nested: { deep: [{ ok: true }] }, token_count: null } };
+    expect(recordText(plain, ['message'], 'full')).toBe(JSON.stringify(plain));
+    // A credential deep down, and a field named like one but empty, are found by the walk that decides.
+    const hiding = { kind: 'pass', message: { list: [{ ok: 1 }, { secret: 's' }] } };
+    expect(recordText(hiding, ['message'], 'full')).toBe(replaced(hiding));
+    expect(recordText({ password: null, message: { token: undefined } }, ['message'], 'full')).toBe('{"password":null,"message":{}}');
+  });
+
   it('takes what JSON cannot hold as JSON would', () => {
     expect(full({ message: { a: undefined, b: Number.NaN, c: [Infinity] } })).toEqual({ message: { b: null, c: [null] } });
   });

@@ -53,10 +53,45 @@ export function recordText(entry: Readonly<Record<string, unknown>>, heavy: read
     return typeof value === 'string' ? cutText(value, bounds.maxText) : value;
   };
   if (mode === 'full') {
-    const text = JSON.stringify(entry, replacer);
+    // The replacer keeps V8 off its fast path: an entry it would leave as it is goes without it.
+    const text = asItIs(entry, bounds.maxText, 0) ? JSON.stringify(entry) : JSON.stringify(entry, replacer);
     if (Buffer.byteLength(text) <= bounds.maxBytes) return text;
   }
   const digested = { ...entry };
   for (const field of heavy) if (digested[field] !== undefined && digested[field] !== null) digested[field] = digestOf(entry[field]);
   return JSON.stringify(digested, replacer);
+}
+
+/** Field names already tested against {@link SECRET_NAME}: the same few hundred names recur in every entry. */
+const secretNames = new Map<string, boolean>();
+
+function isSecretName(key: string): boolean {
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret = SECRET_NAME.test(key);
+    if (secretNames.size < 10_000) secretNames.set(key, secret);
+  }
+  return secret;
+}
+
+/**
+ * Whether `value` is recorded as JSON.stringify writes it: no field named like a credential
+ * holds a value, no text needs cutting, nothing has a `toJSON` of its own. A walk without
+ * allocations, cheaper than the replacer's call for every value; anything deep is left to it.
+ */
+function asItIs(value: unknown, maxText: number, depth: number): boolean {
+  if (typeof value === 'string') return value.length * 3 <= maxText;
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!asItIs(item, maxText, depth + 1)) return false;
+    return true;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== null && field !== undefined && isSecretName(key)) return false;
+    if (!asItIs(field, maxText, depth + 1)) return false;
+  }
+  return true;
 }
