@@ -143,7 +143,7 @@ export const projectConfigSchema = z.strictObject({
       prices: z.record(z.string().min(1), priceSchema).optional(),
       /** The confidence of an answer whose model gives none. */
       defaultConfidence: z.number().min(0).max(1).optional(),
-      /** model → its rpm, tpm and concurrent requests, shared by every process that calls it (docs/operations.md#model-limits). */
+      /** model, or an endpoint's base URL (every model there sharing it) → rpm, tpm and concurrent requests, shared by every process that calls it (docs/operations.md#model-limits). */
       limits: z.record(z.string().min(1), modelLimitSchema).optional(),
     })
     .optional(),

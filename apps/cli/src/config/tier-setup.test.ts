@@ -52,6 +52,47 @@ describe('tierSetup', () => {
     expect(typeof setup.dispatcher.decomposer).toBe('function');
   });
 
+  it('holds every model of an endpoint with limits to the one limit, kept under the endpoint, and refuses a model with limits of its own there', async () => {
+    const endpointLimits = { [`${server.baseURL}/`]: { concurrent: 3 } };
+    const setup = await setupOf({
+      specialists: [
+        { kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL },
+        { kind: 'llm', name: 'querier', model: 'sql-lora', baseURL: server.baseURL },
+      ],
+      models: { limits: endpointLimits },
+    });
+    const seen: string[] = [];
+    const limiter: ModelLimiter = {
+      reserve: (model, limit) => Promise.resolve(void seen.push(`${model} ${limit.concurrent}`)).then(() => ({ granted: true as const })),
+      settle: () => Promise.resolve(),
+      pause: () => Promise.resolve(),
+    };
+    const input = {
+      objective: 'write it',
+      constraints: [],
+      contextRefs: [],
+      taskData: {},
+      deadline: null,
+      signal: new AbortController().signal,
+      usage: UNMETERED,
+      calls: { ...UNRECORDED_CALLS, limiter },
+      messageId: 'm1',
+      rootId: 'r1',
+      taskType: 'execute_code',
+      readContext: () => Promise.resolve({}),
+      expectedOutputSchema: null,
+      repair: null,
+      attempt: 1,
+      traceContext: ROOT_CONTEXT,
+      progress: () => undefined,
+    };
+    for (const specialist of setup.specialists) await specialist.run(input);
+    expect(seen).toEqual([`${server.baseURL} 3`, `${server.baseURL} 3`]);
+    await expect(
+      setupOf({ specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL }], models: { limits: { ...endpointLimits, 'python-lora': { rpm: 6 } } } }),
+    ).rejects.toThrow(/python-lora has limits of its own and so has its endpoint/);
+  });
+
   it('holds each model to models.limits, the specialists’ calls and the planners’ alike, and refuses a limit that is not a whole number above 0', async () => {
     const setup = await setupOf({
       specialists: [{ kind: 'llm', name: 'writer', model: 'python-lora', baseURL: server.baseURL }],
@@ -86,8 +127,8 @@ describe('tierSetup', () => {
       server.respond = null;
     }
     expect(limitsSeen).toEqual([
-      ['python-lora', { rpm: 6, tpm: 9_000, concurrent: null, windowMs: 60_000 }],
-      ['sql-lora', { rpm: null, tpm: null, concurrent: 2, windowMs: 60_000 }],
+      ['python-lora', { rpm: 6, tpm: 9_000, concurrent: null, windowMs: 60_000, sharedBy: null }],
+      ['sql-lora', { rpm: null, tpm: null, concurrent: 2, windowMs: 60_000, sharedBy: null }],
     ]);
     expect(projectConfigSchema.safeParse({ models: { limits: { m: { rpm: 0 } } } }).success).toBe(false);
     expect(projectConfigSchema.safeParse({ models: { limits: { m: { tpm: 1.5 } } } }).success).toBe(false);

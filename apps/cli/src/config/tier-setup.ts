@@ -14,7 +14,8 @@ import {
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
 import { ConfigError, type HandoffInterceptor, type TierLogger } from '@tierflow/runtime';
-import { evidenceGrades, interceptorProblems, toneIsolation, type Isolate, type ModelLimitOptions, type Planner } from '@tierflow/runtime/policy';
+import { limitsOf } from './limits-of.js';
+import { evidenceGrades, interceptorProblems, toneIsolation, type Isolate, type Planner } from '@tierflow/runtime/policy';
 import { readTierflowVars } from '@tierflow/runtime/admin';
 import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
@@ -125,7 +126,14 @@ async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>,
       const endpoint = endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where);
       return [
         checked(
-          () => llmSpecialist({ ...defined(rest), ...endpoint, ...confidenceOf(entry, config), ...priceOf(rest.model ?? rest.name, config), ...limitsOf(rest.model ?? rest.name, config) }),
+          () =>
+            llmSpecialist({
+              ...defined(rest),
+              ...endpoint,
+              ...confidenceOf(entry, config),
+              ...priceOf(rest.model ?? rest.name, config),
+              ...limitsOf(rest.model ?? rest.name, endpoint.baseURL ?? defaultBaseURL(env), config.models?.limits),
+            }),
           where,
         ),
       ];
@@ -153,7 +161,8 @@ async function plannerOf(entry: PlannerEntry, config: ProjectConfig, base: strin
   switch (entry.kind) {
     case 'llm': {
       const { kind: _kind, apiKeyEnv, baseURL, provider, ...rest } = entry;
-      return llmPlanner({ ...defined(rest), ...endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where), specialists, ...priceOf(rest.model, config), ...limitsOf(rest.model, config) });
+      const endpoint = endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where);
+      return llmPlanner({ ...defined(rest), ...endpoint, specialists, ...priceOf(rest.model, config), ...limitsOf(rest.model, endpoint.baseURL ?? defaultBaseURL(env), config.models?.limits) });
     }
     case 'module': {
       const value = await loaded(resolve(base, entry.module), entry.export, where);
@@ -178,6 +187,11 @@ function endpointOf(
   return { ...(baseURL === undefined ? {} : { baseURL }), ...(apiKey === undefined ? {} : { apiKey }), ...(provider === undefined ? {} : { provider }) };
 }
 
+/** The endpoint a client without a base URL of its own calls (the `openai` client's fallback). */
+function defaultBaseURL(env: NodeJS.ProcessEnv): string | undefined {
+  return readTierflowVars(env, ['OPENAI_BASE_URL']).OPENAI_BASE_URL;
+}
+
 function confidenceOf(entry: { defaultConfidence?: number | undefined }, config: ProjectConfig): { defaultConfidence?: number } {
   const value = entry.defaultConfidence ?? config.models?.defaultConfidence;
   return value === undefined ? {} : { defaultConfidence: value };
@@ -192,12 +206,6 @@ function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], un
 function priceOf(model: string, config: ProjectConfig): { price?: ModelPrice } {
   const price = config.models?.prices?.[model];
   return price === undefined || !Object.hasOwn(config.models?.prices ?? {}, model) ? {} : { price };
-}
-
-/** A model's limits from `models.limits`, when the file gives them. */
-function limitsOf(model: string, config: ProjectConfig): { limits?: ModelLimitOptions } {
-  const limits = config.models?.limits;
-  return limits === undefined || !Object.hasOwn(limits, model) ? {} : { limits: defined(limits[model]!) };
 }
 
 async function loaded(file: string, exportName: string | undefined, where: string): Promise<unknown> {
@@ -241,5 +249,5 @@ export async function discoveredSpecialists(config: ProjectConfig, registry: Spe
   // A base model such as `org/model` cannot be a specialist name; its LoRA adapters usually can.
   const unnamed = models.filter((model) => !specialistNameSchema.safeParse(model).success);
   if (unnamed.length > 0) log.info('endpoint models not served as specialists (not a specialist name)', { models: unnamed });
-  return fresh.map((model) => llmSpecialist({ name: model, ...endpoint, baseURL, ...confidenceOf({}, config), ...priceOf(model, config), ...limitsOf(model, config) }));
+  return fresh.map((model) => llmSpecialist({ name: model, ...endpoint, baseURL, ...confidenceOf({}, config), ...priceOf(model, config), ...limitsOf(model, baseURL, config.models?.limits) }));
 }

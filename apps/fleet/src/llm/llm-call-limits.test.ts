@@ -44,6 +44,20 @@ describe('a model call under shared limits', () => {
     expect(told[1]).toEqual(['settle', 'writer', 49, false]);
   });
 
+  it('keeps limits its endpoint shares under the endpoint’s name: reserved, settled and paused there', async () => {
+    const { limiter, told } = recordingLimiter();
+    server.replies.push({ status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'busy' } } });
+    const specialist = llmSpecialist({ name: 'writer', baseURL: server.baseURL, apiKey: 'test', limits: { concurrent: 4, sharedBy: 'http://vllm:8000/v1' } });
+    await specialist.run(specialistInput({ calls: { ...UNRECORDED_CALLS, limiter } }));
+    expect(told.map((entry) => `${String(entry[0])} ${String(entry[1])}`)).toEqual([
+      'reserve http://vllm:8000/v1',
+      'settle http://vllm:8000/v1',
+      'pause http://vllm:8000/v1',
+      'reserve http://vllm:8000/v1',
+      'settle http://vllm:8000/v1',
+    ]);
+  });
+
   it('pauses the model for everyone on a 429 with Retry-After, and settles the refused request at no tokens', async () => {
     const { limiter, told } = recordingLimiter();
     server.replies.push({ status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'slow down' } } });

@@ -16,9 +16,9 @@ import {
 
 describe('resolveModelLimit', () => {
   it('leaves a limit not given as none, and the window a minute', () => {
-    expect(resolveModelLimit(undefined)).toEqual({ rpm: null, tpm: null, concurrent: null, windowMs: LIMIT_WINDOW_MS });
-    expect(resolveModelLimit({ rpm: 6, concurrent: 2 })).toEqual({ rpm: 6, tpm: null, concurrent: 2, windowMs: 60_000 });
-    expect(resolveModelLimit({ tpm: 1000, windowMs: 2_000 })).toEqual({ rpm: null, tpm: 1000, concurrent: null, windowMs: 2_000 });
+    expect(resolveModelLimit(undefined)).toEqual({ rpm: null, tpm: null, concurrent: null, windowMs: LIMIT_WINDOW_MS, sharedBy: null });
+    expect(resolveModelLimit({ rpm: 6, concurrent: 2 })).toEqual({ rpm: 6, tpm: null, concurrent: 2, windowMs: 60_000, sharedBy: null });
+    expect(resolveModelLimit({ tpm: 1000, windowMs: 2_000, sharedBy: 'http://vllm/v1' })).toEqual({ rpm: null, tpm: 1000, concurrent: null, windowMs: 2_000, sharedBy: 'http://vllm/v1' });
   });
 
   it('refuses a limit that is not a whole number above 0, naming it', () => {

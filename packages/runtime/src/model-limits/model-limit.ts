@@ -34,6 +34,8 @@ export const modelLimitSchema = z.strictObject({
 export type ModelLimitOptions = z.input<typeof modelLimitSchema> & {
   /** The window's length, for tests only: a minute when left out. */
   readonly windowMs?: number;
+  /** The name the limits are kept under, shared by every model whose limits name it (an endpoint's); the model's own name when left out. */
+  readonly sharedBy?: string;
 };
 
 /**
@@ -42,7 +44,7 @@ export type ModelLimitOptions = z.input<typeof modelLimitSchema> & {
  * @throws TierflowError (code `invalid_config`) for a limit that is not a whole number above 0.
  */
 export function resolveModelLimit(options: ModelLimitOptions | undefined): ModelLimit {
-  const { windowMs, ...limits } = options ?? {};
+  const { windowMs, sharedBy, ...limits } = options ?? {};
   const parsed = modelLimitSchema.safeParse(limits);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'limits'}: ${issue.message}`);
@@ -51,8 +53,11 @@ export function resolveModelLimit(options: ModelLimitOptions | undefined): Model
   if (windowMs !== undefined && !(Number.isSafeInteger(windowMs) && windowMs > 0)) {
     throw TierflowError.permanent(`model limits: windowMs (${windowMs}) must be a whole number above 0`, { code: 'invalid_config' });
   }
+  if (sharedBy !== undefined && !(typeof sharedBy === 'string' && sharedBy.length > 0 && sharedBy.length <= 512)) {
+    throw TierflowError.permanent('model limits: sharedBy must be a name of 1 to 512 characters', { code: 'invalid_config' });
+  }
   const { rpm, tpm, concurrent } = parsed.data;
-  return { rpm: rpm ?? null, tpm: tpm ?? null, concurrent: concurrent ?? null, windowMs: windowMs ?? LIMIT_WINDOW_MS };
+  return { rpm: rpm ?? null, tpm: tpm ?? null, concurrent: concurrent ?? null, windowMs: windowMs ?? LIMIT_WINDOW_MS, sharedBy: sharedBy ?? null };
 }
 
 /** Whether a limit holds anything: a model without one is still paused by a busy server, but reserves nothing. */

@@ -177,6 +177,11 @@ export interface ModelLimit {
   readonly concurrent: number | null;
   /** The sliding window, in ms: 60,000 (a minute) outside tests. */
   readonly windowMs: number;
+  /**
+   * The name the limits are kept under when not the model's own: an endpoint's, whose every model
+   * (a vLLM server's LoRA adapters) shares them; null: the model's name.
+   */
+  readonly sharedBy: string | null;
 }
 
 /** What a reservation got: granted, or how long to wait before asking again, and why (`queued`: behind callers whose turn comes first). */

@@ -1,0 +1,41 @@
+import type { ModelLimitOptions } from '@tierflow/runtime/policy';
+import { ConfigError } from '@tierflow/runtime';
+
+/** `models.limits` as the file gives it: a model's name, or an endpoint's base URL, to its limits. */
+export type LimitsTable = Readonly<Record<string, Omit<ModelLimitOptions, 'windowMs' | 'sharedBy'>>>;
+
+/** An endpoint's base URL as limits are kept under it: scheme, host, port and path, without a trailing slash; null for what is no http(s) URL. */
+export function endpointKey(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * The limits a model's calls are held to (docs/operations.md#model-limits), pure: the model's own
+ * entry, else its endpoint's (`baseURL`), which every model served there shares (a vLLM server's
+ * LoRA adapters and its `--max-num-seqs`), kept under the endpoint's name; none without either.
+ *
+ * @throws ConfigError when the model and its endpoint both have an entry: which one holds would be a guess.
+ */
+export function limitsOf(model: string, baseURL: string | undefined, table: LimitsTable | undefined): { limits?: ModelLimitOptions } {
+  if (table === undefined) return {};
+  const own = Object.hasOwn(table, model) ? table[model] : undefined;
+  const endpoint = baseURL === undefined ? null : endpointKey(baseURL);
+  const shared = endpoint === null ? undefined : Object.keys(table).find((key) => endpointKey(key) === endpoint);
+  if (own !== undefined && shared !== undefined) {
+    throw new ConfigError([`models.limits: ${model} has limits of its own and so has its endpoint ${shared}: keep one of them`]);
+  }
+  if (own !== undefined) return { limits: definedLimits(own) };
+  if (shared !== undefined && endpoint !== null) return { limits: { ...definedLimits(table[shared]!), sharedBy: endpoint } };
+  return {};
+}
+
+function definedLimits(limits: LimitsTable[string]): ModelLimitOptions {
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
+}
