@@ -33,6 +33,42 @@ afterAll(async () => {
 const setupOf = (config: ProjectConfigInput, env: NodeJS.ProcessEnv = {}) => tierSetup({ file: join(dir, 'tierflow.config.json'), config: projectConfigSchema.parse(config) }, env);
 const silent = { info: () => undefined, warn: () => undefined };
 
+/** A limiter that grants every call, telling `onReserve` what it was asked. */
+function grantingLimiter(onReserve: (model: string, limit: ModelLimit) => unknown): ModelLimiter {
+  return {
+    reserve: (model, limit) => Promise.resolve(void onReserve(model, limit)).then(() => ({ granted: true as const })),
+    settle: () => Promise.resolve(),
+    pause: () => Promise.resolve(),
+  };
+}
+
+/** What a planner (`common`) and a specialist are given in these tests, calling models under `limiter`. */
+function inputs(limiter: ModelLimiter) {
+  const common = {
+    objective: 'write it',
+    constraints: [],
+    contextRefs: [],
+    taskData: {},
+    deadline: null,
+    signal: new AbortController().signal,
+    usage: UNMETERED,
+    calls: { ...UNRECORDED_CALLS, limiter },
+  };
+  const specialist = {
+    ...common,
+    messageId: 'm1',
+    rootId: 'r1',
+    taskType: 'execute_code',
+    readContext: () => Promise.resolve({}),
+    expectedOutputSchema: null,
+    repair: null,
+    attempt: 1,
+    traceContext: ROOT_CONTEXT,
+    progress: () => undefined,
+  };
+  return { common, specialist };
+}
+
 describe('tierSetup', () => {
   it('builds LLM specialists, loads module specialists (one or a list) and planners, and passes routes on', async () => {
     const setup = await setupOf({
@@ -62,30 +98,7 @@ describe('tierSetup', () => {
       models: { limits: endpointLimits },
     });
     const seen: string[] = [];
-    const limiter: ModelLimiter = {
-      reserve: (model, limit) => Promise.resolve(void seen.push(`${model} ${limit.concurrent}`)).then(() => ({ granted: true as const })),
-      settle: () => Promise.resolve(),
-      pause: () => Promise.resolve(),
-    };
-    const input = {
-      objective: 'write it',
-      constraints: [],
-      contextRefs: [],
-      taskData: {},
-      deadline: null,
-      signal: new AbortController().signal,
-      usage: UNMETERED,
-      calls: { ...UNRECORDED_CALLS, limiter },
-      messageId: 'm1',
-      rootId: 'r1',
-      taskType: 'execute_code',
-      readContext: () => Promise.resolve({}),
-      expectedOutputSchema: null,
-      repair: null,
-      attempt: 1,
-      traceContext: ROOT_CONTEXT,
-      progress: () => undefined,
-    };
+    const { specialist: input } = inputs(grantingLimiter((model, limit) => seen.push(`${model} ${limit.concurrent}`)));
     for (const specialist of setup.specialists) await specialist.run(input);
     expect(seen).toEqual([`${server.baseURL} 3`, `${server.baseURL} 3`]);
     await expect(
@@ -100,26 +113,8 @@ describe('tierSetup', () => {
       models: { limits: { 'python-lora': { rpm: 6, tpm: 9_000 }, 'sql-lora': { concurrent: 2 } } },
     });
     const limitsSeen: [string, ModelLimit][] = [];
-    const limiter: ModelLimiter = {
-      reserve: (model, limit) => Promise.resolve(void limitsSeen.push([model, limit])).then(() => ({ granted: true as const })),
-      settle: () => Promise.resolve(),
-      pause: () => Promise.resolve(),
-    };
-    const calls = { ...UNRECORDED_CALLS, limiter };
-    const signal = new AbortController().signal;
-    const common = { objective: 'write it', constraints: [], contextRefs: [], taskData: {}, deadline: null, signal, usage: UNMETERED, calls };
-    await setup.specialists[0]!.run({
-      ...common,
-      messageId: 'm1',
-      rootId: 'r1',
-      taskType: 'execute_code',
-      readContext: () => Promise.resolve({}),
-      expectedOutputSchema: null,
-      repair: null,
-      attempt: 1,
-      traceContext: ROOT_CONTEXT,
-      progress: () => undefined,
-    });
+    const { common, specialist } = inputs(grantingLimiter((model, limit) => limitsSeen.push([model, limit])));
+    await setup.specialists[0]!.run(specialist);
     server.respond = () => ({ body: completion('sql-lora', JSON.stringify({ strategy: 'all_success', subtasks: [{ objective: 'x' }] })) });
     try {
       await setup.dispatcher.decomposer!({ ...common, taskType: 'solve', log: silent } as unknown as PlanRequest);
