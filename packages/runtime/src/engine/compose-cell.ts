@@ -66,6 +66,11 @@ export interface CellWorkerOptions {
   readonly gate?: AloneGate;
   /** The deployment's prefix when `runtime` is one cell's (a tier worker sets it): what every cell shares, the model limits, is under it. */
   readonly deploymentPrefix?: string;
+  /**
+   * The calls of this process waiting for room at a model, shared by its workers on every cell (a
+   * waiter of one cell is woken by a room notice heard on any); one of its own when left out.
+   */
+  readonly roomWaits?: RoomWaits;
 }
 
 /** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
@@ -123,8 +128,8 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
   const reader = new JobFactsReader({ redis, keys, tier, dedup, steps, signing: runtime.signing, log, ...(role.kind === 'root' ? { budgetOf } : {}) });
   const canceller = new TierCanceller({ redis, finder, prefix: runtime.prefix, tier, party, signer, markTtlMs: inFlightTtlMs(runtime), now: () => clock.now() });
   const processId = `${hostname()}:${process.pid}`;
-  // Calls here waiting for room at a model, woken by the room notices of settles anywhere in the cell.
-  const roomWaits = new RoomWaits();
+  // Calls here waiting for room at a model, woken by the room notices of settles in the cells this process serves.
+  const roomWaits = options.roomWaits ?? new RoomWaits();
   const recorder = new RunRecorder({ redis, prefix: runtime.prefix, tier, mode: runtime.record, ttlMs: runtime.auditTtlMs, log, worker: processId });
   const engine: Engine = {
     tier,

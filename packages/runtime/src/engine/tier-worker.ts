@@ -1,5 +1,6 @@
 import type { TierName } from '@tierflow/protocol';
 import { inCell, servedCells } from '../cells/cells.js';
+import { RoomWaits } from '../model-limits/room-waits.js';
 import { AloneGate } from './alone-gate.js';
 import { CellWorker } from './cell-worker.js';
 import type { CellWorkerOptions } from './compose-cell.js';
@@ -44,8 +45,10 @@ export class TierWorker {
     const started: CellWorker[] = [];
     // One gate over every cell: a job that runs alone has no job of any cell beside it.
     const gate = cellOptions.gate ?? new AloneGate();
+    // One set of waiters for room: model limits hold across cells, and a notice heard on any cell wakes its waiter.
+    const roomWaits = cellOptions.roomWaits ?? new RoomWaits();
     try {
-      for (const index of served) started.push(await CellWorker.start({ ...cellOptions, gate, runtime: inCell(options.runtime, index), deploymentPrefix: options.runtime.prefix }));
+      for (const index of served) started.push(await CellWorker.start({ ...cellOptions, gate, roomWaits, runtime: inCell(options.runtime, index), deploymentPrefix: options.runtime.prefix }));
     } catch (error) {
       await Promise.all(started.map((worker) => worker.close()));
       throw error;
