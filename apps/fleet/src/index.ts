@@ -47,6 +47,7 @@ export { llmPlanner } from './llm/llm-planner.js';
 export type { LlmPlannerOptions } from './llm/llm-planner.js';
 export { llmSpecialist } from './llm/llm-specialist.js';
 export type { LlmSpecialistOptions } from './llm/llm-specialist.js';
+export { endpointKey } from './llm/unreachable.js';
 export { defaultRegistry, SpecialistRegistry } from './registry.js';
 export { parseSimConfig, simConfigSchema } from './sim-config.js';
 export type { SimConfig, SimConfigInput } from './sim-config.js';

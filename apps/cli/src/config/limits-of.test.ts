@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endpointKey, limitsOf } from './limits-of.js';
+import { endpointKey } from '@tierflow/fleet';
+import { limitsOf } from './limits-of.js';
 
 describe('limitsOf', () => {
   const table = { 'gpt-4o': { rpm: 500 }, 'http://vllm:8000/v1/': { concurrent: 64 } };

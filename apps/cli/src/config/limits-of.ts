@@ -1,20 +1,10 @@
 import type { ModelLimitOptions } from '@tierflow/runtime/policy';
+import { endpointKey } from '@tierflow/fleet';
 import { ConfigError } from '@tierflow/runtime';
+import { defined } from './defined.js';
 
 /** `models.limits` as the file gives it: a model's name, or an endpoint's base URL, to its limits. */
 export type LimitsTable = Readonly<Record<string, Omit<ModelLimitOptions, 'windowMs' | 'sharedBy'>>>;
-
-/** An endpoint's base URL as limits are kept under it: scheme, host, port and path, without a trailing slash; null for what is no http(s) URL. */
-export function endpointKey(text: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
-}
 
 /**
  * The limits a model's calls are held to (docs/operations.md#model-limits), pure: the model's own
@@ -31,11 +21,7 @@ export function limitsOf(model: string, baseURL: string | undefined, table: Limi
   if (own !== undefined && shared !== undefined) {
     throw new ConfigError([`models.limits: ${model} has limits of its own and so has its endpoint ${shared}: keep one of them`]);
   }
-  if (own !== undefined) return { limits: definedLimits(own) };
-  if (shared !== undefined && endpoint !== null) return { limits: { ...definedLimits(table[shared]!), sharedBy: endpoint } };
+  if (own !== undefined) return { limits: defined(own) };
+  if (shared !== undefined && endpoint !== null) return { limits: { ...defined(table[shared]!), sharedBy: endpoint } };
   return {};
-}
-
-function definedLimits(limits: LimitsTable[string]): ModelLimitOptions {
-  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 }

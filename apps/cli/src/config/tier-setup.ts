@@ -14,6 +14,7 @@ import {
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
 import { ConfigError, type HandoffInterceptor, type TierLogger } from '@tierflow/runtime';
+import { defined } from './defined.js';
 import { limitsOf } from './limits-of.js';
 import { evidenceGrades, interceptorProblems, toneIsolation, type Isolate, type Planner } from '@tierflow/runtime/policy';
 import { readTierflowVars } from '@tierflow/runtime/admin';
@@ -195,11 +196,6 @@ function defaultBaseURL(env: NodeJS.ProcessEnv): string | undefined {
 function confidenceOf(entry: { defaultConfidence?: number | undefined }, config: ProjectConfig): { defaultConfidence?: number } {
   const value = entry.defaultConfidence ?? config.models?.defaultConfidence;
   return value === undefined ? {} : { defaultConfidence: value };
-}
-
-/** The fields that are set: zod gives `undefined` for an optional field left out, the options want it absent. */
-function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 }
 
 /** A model's price from `models.prices`, when the file gives one. */

@@ -162,6 +162,11 @@ interface Tried {
   readonly observed: ModelCallObservation;
 }
 
+/** What a call's limits are kept under: its model's name, or its endpoint's when every model there shares them. */
+function limitNameOf(limits: CallLimits, model: string): string {
+  return limits.modelLimit?.sharedBy ?? model;
+}
+
 async function callModel(
   client: OpenAI,
   request: ChatCompletionCreateParamsNonStreaming,
@@ -172,8 +177,6 @@ async function callModel(
   // The most one request may use: its prompt estimated, its output at max_tokens (or the default reservation).
   const estimate = callEstimate(promptText(request), request.max_tokens, limits.price);
   const modelLimit = limits.modelLimit ?? NO_LIMIT;
-  // What the limits are kept under: the model's name, or its endpoint's when all its models share them.
-  const limitName = modelLimit.sharedBy ?? request.model;
   for (let tries = 1; ; tries++) {
     tried.tries = tries;
     // The model's shared limits first: a call over them waits here, and sends nothing until it may.
@@ -182,7 +185,7 @@ async function callModel(
       waiter: limits.calls.waiter,
       parking: limits.calls.parking,
       limit: modelLimit,
-      model: limitName,
+      model: limitNameOf(limits, request.model),
       tokens: reservedTokens(estimate),
       signal: limits.signal,
       deadline: limits.deadline,
@@ -273,7 +276,7 @@ async function failed(
   // A busy server pauses its model for every process, not only for this call.
   if ((status === 429 || status === 503) && retryAfterMs !== undefined && retryAfterMs > 0 && limits.calls.limiter) {
     // Best effort: a pause not written leaves each process to meet the server's 429s on its own, as before.
-    await limits.calls.limiter.pause(limits.modelLimit?.sharedBy ?? request.model, retryAfterMs).catch(() => undefined);
+    await limits.calls.limiter.pause(limitNameOf(limits, request.model), retryAfterMs).catch(() => undefined);
   }
   const failure = classifyLlmFailure(status, retryAfterMs, limits.deadline === null ? null : limits.deadline - now, tried.waits);
   const detail = `${request.model} at ${endpoint}: ${error.message}`;

@@ -59,11 +59,24 @@ export function unreachableCause(error: unknown, depth = 0): string | null {
 
 /** An endpoint as messages name it: scheme, host, port and path, without credentials, query or fragment. Pure. */
 export function endpointName(baseURL: string): string {
-  let url: URL;
+  const url = parsedUrl(baseURL);
+  return url === null ? 'an endpoint whose URL does not parse' : nameOf(url);
+}
+
+/** An endpoint's base URL as model limits are kept under it: its {@link endpointName}; null for what is no http or https URL. Pure. */
+export function endpointKey(text: string): string | null {
+  const url = parsedUrl(text);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') ? nameOf(url) : null;
+}
+
+function parsedUrl(text: string): URL | null {
   try {
-    url = new URL(baseURL);
+    return new URL(text);
   } catch {
-    return 'an endpoint whose URL does not parse';
+    return null;
   }
+}
+
+function nameOf(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }
