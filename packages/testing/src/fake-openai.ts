@@ -63,6 +63,8 @@ export class FakeOpenAiServer {
   tokenLimit: { readonly limit: number; readonly windowMs: number } | null = null;
   /** Completions refused by {@link rateLimit} or {@link tokenLimit}. */
   overLimit = 0;
+  /** Connections clients opened since the start: a client that keeps its connections alive opens few. */
+  connections = 0;
   /** What the limits count: each completion let through, by arrival, with its tokens; kept whether or not requests are. */
   private readonly counted: { readonly at: number; readonly tokens: number }[] = [];
   /** Answers by what is asked (the request's JSON body), before the scripted replies; undefined leaves it to them. */
@@ -77,6 +79,7 @@ export class FakeOpenAiServer {
     const server = createServer();
     const fake = new FakeOpenAiServer(server, [...models]);
     server.on('request', (request, response) => void fake.handle(request, response));
+    server.on('connection', () => (fake.connections += 1));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return fake;
   }

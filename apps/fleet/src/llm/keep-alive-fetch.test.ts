@@ -42,6 +42,23 @@ describe('keepAliveFetch', () => {
     expect(connections()).toBe(1);
   });
 
+  it('keeps every connection of a burst wider than Node’s default of 256 idle ones for the next burst', async () => {
+    const WIDE = 300;
+    let held: ServerResponse[] = [];
+    const { url, connections } = await serve((_request, response) => {
+      held.push(response);
+      // Answered together once the whole burst is in, so all of it is in flight at once.
+      if (held.length === WIDE) for (const waiting of held.splice(0)) waiting.writeHead(200).end('{}');
+    });
+    const fetch = keepAliveFetch();
+    for (let burst = 0; burst < 2; burst++) {
+      held = [];
+      const answers = await Promise.all(Array.from({ length: WIDE }, () => fetch(`${url}/v1/chat`, { method: 'POST', body: '{}' })));
+      await Promise.all(answers.map((answer) => answer.text()));
+    }
+    expect(connections()).toBe(WIDE);
+  });
+
   it('decompresses an answer the server compressed, and answers 204 with no body', async () => {
     const { url } = await serve((request, response) => {
       if (request.url === '/none') response.writeHead(204).end();
