@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { RedisClient } from '@tierflow/beads';
 import type { TierName } from '@tierflow/protocol';
 import type { ModelCall, ModelRequest } from '../policy/model-calls.js';
@@ -11,21 +11,41 @@ import type { RecordMode } from '../config/record-mode.js';
 
 /** What identifies a model request for replay: the sha256 of its model, messages and parameters (not its endpoint, which a replay may move). */
 export function requestHash(request: Pick<ModelRequest, 'model' | 'messages' | 'params'>): string {
-  return createHash('sha256')
-    .update(stableJson({ model: request.model, messages: request.messages, params: request.params }))
-    .digest('hex');
+  const hash = createHash('sha256');
+  hashStableJson(hash, { model: request.model, messages: request.messages, params: request.params });
+  return hash.digest('hex');
 }
 
-/** JSON with object keys sorted, so one request hashes one way whatever order its fields were built in. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => stableJson(item ?? null)).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const fields = Object.entries(value)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${fields.map(([name, item]) => `${JSON.stringify(name)}:${stableJson(item)}`).join(',')}}`;
+/**
+ * Feeds `hash` the JSON of `value` with object keys sorted, so one request hashes one way whatever
+ * order its fields were built in. Piece by piece rather than as one string: a request's messages
+ * are most of a Fleet's bytes, and joining them level by level copied them each time.
+ */
+function hashStableJson(hash: Hash, value: unknown): void {
+  if (Array.isArray(value)) {
+    hash.update('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) hash.update(',');
+      hashStableJson(hash, value[i] ?? null);
+    }
+    hash.update(']');
+    return;
   }
-  return JSON.stringify(value) ?? 'null';
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    const names = Object.keys(record)
+      .filter((name) => record[name] !== undefined)
+      .sort();
+    hash.update('{');
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      hash.update(`${i > 0 ? ',' : ''}${JSON.stringify(name)}:`);
+      hashStableJson(hash, record[name]);
+    }
+    hash.update('}');
+    return;
+  }
+  hash.update(JSON.stringify(value) ?? 'null');
 }
 
 export interface RunRecorderOptions {
