@@ -14,6 +14,9 @@
 // burst through after a quiet spell, so a shorter stretch may see more or less than the limit).
 // `--model-concurrent` sets the model's shared `concurrent` limit: N calls in flight at most across
 // every process, so N / L bounds leaves/s; how near the flow comes shows how soon a freed slot is taken.
+// `--floor` runs the same roots on plain BullMQ instead (bullmq-worker.ts: four queues, one process
+// each, each leaf one plain keep-alive HTTP call): what the queue and the call cost with nothing of
+// Tierflow's, the most any design on BullMQ could get from these cores.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +24,7 @@ import { parseArgs } from 'node:util';
 import type { ObjectiveFile } from '@tierflow/runtime';
 import { FakeOpenAiServer, redisClient } from '@tierflow/testing';
 import { startDeployment } from '../support/deployment.js';
+import { startBullmqShape } from './bullmq-shape.js';
 import { totalCpuMicros } from './process-cpu.js';
 import { countersSince, redisCounters } from './redis-stats.js';
 import { rssOf } from './rss.js';
@@ -35,6 +39,7 @@ const { values: args } = parseArgs({
     rpm: { type: 'string' },
     tpm: { type: 'string' },
     'model-concurrent': { type: 'string' },
+    floor: { type: 'boolean', default: false },
   },
 });
 const LATENCY_MS = Number(args['latency-ms']);
@@ -44,6 +49,7 @@ const CONCURRENCY = Number(args.concurrency);
 const MODEL = 'fleet-bench-model';
 const RPM = args.rpm === undefined ? null : Number(args.rpm);
 const TPM = args.tpm === undefined ? null : Number(args.tpm);
+const FLOOR = args.floor;
 const MODEL_CONCURRENT = args['model-concurrent'] === undefined ? null : Number(args['model-concurrent']);
 const USAGE = { prompt_tokens: 300, completion_tokens: 100 };
 const TOKENS_PER_CALL = USAGE.prompt_tokens + USAGE.completion_tokens;
@@ -68,6 +74,7 @@ interface Figures {
   readonly fleetCpuPerLeaf: number;
   readonly errors: number;
   readonly refusedByServer: number;
+  readonly connectionsPerLeaf: number;
 }
 
 /** A project file naming the bench's model as an LLM specialist, with its shared limits; null with none. */
@@ -79,7 +86,17 @@ async function limitsConfig(dir: string, server: FakeOpenAiServer): Promise<stri
   return file;
 }
 
-async function measure(inFlight: number, server: FakeOpenAiServer, config: string | null): Promise<Figures> {
+/** What a measurement runs roots on: Tierflow's four tiers, or the plain-BullMQ floor. */
+interface Flow {
+  readonly redisUrl: string;
+  readonly fleetPid: number;
+  readonly workerPids: readonly number[];
+  /** Runs one root to its end; true when it succeeded. */
+  root(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+async function tierflowFlow(server: FakeOpenAiServer, config: string | null): Promise<Flow> {
   const env = {
     OPENAI_BASE_URL: server.baseURL,
     OPENAI_API_KEY: 'bench',
@@ -89,20 +106,49 @@ async function measure(inFlight: number, server: FakeOpenAiServer, config: strin
     ...(config ? { TIERFLOW_CONFIG: config } : {}),
   };
   const deployment = await startDeployment('bench-fleet', env);
-  const fleet = deployment.tiers.children.get('fleet')!.pid!;
-  const workers = [...deployment.tiers.children.values()].map((child) => child.pid!);
-  const redis = redisClient(deployment.redis.url);
+  return {
+    redisUrl: deployment.redis.url,
+    fleetPid: deployment.tiers.children.get('fleet')!.pid!,
+    workerPids: [...deployment.tiers.children.values()].map((child) => child.pid!),
+    async root() {
+      const outcome = await deployment.client.waitForResult(await deployment.client.enqueue(objective), { timeoutMs: 600_000 });
+      return outcome.payload.status === 'success';
+    },
+    stop: () => deployment.stop(),
+  };
+}
+
+async function floorFlow(server: FakeOpenAiServer): Promise<Flow> {
+  const half = await startBullmqShape({ BENCH_FAN_OUT: String(LEAVES), BENCH_MODEL_URL: server.baseURL, BENCH_CONCURRENCY: String(CONCURRENCY) });
+  return {
+    redisUrl: half.redisUrls[0]!,
+    fleetPid: half.workerPids[3]!,
+    workerPids: half.workerPids,
+    async root() {
+      return half.finished(await half.enqueue(), 600_000).then(
+        () => true,
+        () => false,
+      );
+    },
+    stop: () => half.stop(),
+  };
+}
+
+async function measure(inFlight: number, server: FakeOpenAiServer, config: string | null): Promise<Figures> {
+  const flow = FLOOR ? await floorFlow(server) : await tierflowFlow(server, config);
+  const fleet = flow.fleetPid;
+  const workers = flow.workerPids;
+  const redis = redisClient(flow.redisUrl);
   let errors = 0;
   try {
     // One root first: connections, scripts and the specialist list in place; the Fleet at rest.
-    await deployment.client.waitForResult(await deployment.client.enqueue(objective), { timeoutMs: 120_000 });
+    await flow.root();
     const idleRss = rssOf([fleet]).sum;
     const roots = Math.max(1, Math.round(inFlight / LEAVES));
     let stopAt = Infinity;
     const pump = async (): Promise<void> => {
       while (performance.now() < stopAt) {
-        const outcome = await deployment.client.waitForResult(await deployment.client.enqueue(objective), { timeoutMs: 600_000 });
-        if (outcome.payload.status !== 'success') errors += 1;
+        if (!(await flow.root())) errors += 1;
       }
     };
     const settle = RPM !== null || TPM !== null ? 65_000 : LATENCY_MS * 3;
@@ -112,6 +158,7 @@ async function measure(inFlight: number, server: FakeOpenAiServer, config: strin
     await new Promise((resolve) => setTimeout(resolve, settle));
     const calls = server.received;
     const refusedBefore = server.overLimit;
+    const connectionsBefore = server.connections;
     const redisBefore = await redisCounters(redis);
     const cpuBefore = totalCpuMicros(workers);
     const fleetBefore = totalCpuMicros([fleet]);
@@ -119,6 +166,7 @@ async function measure(inFlight: number, server: FakeOpenAiServer, config: strin
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     const elapsed = (performance.now() - started) / 1000;
     const refused = server.overLimit - refusedBefore;
+    const connections = server.connections - connectionsBefore;
     const done = server.received - calls - refused;
     const loadedRss = rssOf([fleet]).sum;
     const redisCpu = countersSince(redisBefore, await redisCounters(redis)).cpuMicros;
@@ -139,10 +187,11 @@ async function measure(inFlight: number, server: FakeOpenAiServer, config: strin
       fleetCpuPerLeaf: fleetCpu / Math.max(1, done),
       errors,
       refusedByServer: refused,
+      connectionsPerLeaf: connections / Math.max(1, done),
     };
   } finally {
     redis.disconnect();
-    await deployment.stop();
+    await flow.stop();
   }
 }
 
@@ -162,16 +211,16 @@ const limited = [
   .filter(Boolean)
   .join(', ');
 console.log(
-  `bench:fleet: leaves call a model server answering in ${LATENCY_MS} ms; ${LEAVES} leaves a root; ${SECONDS} s measured per setting; worker concurrency ${CONCURRENCY}` +
+  `bench:fleet${FLOOR ? ' (the floor: plain BullMQ, plain HTTP)' : ''}: leaves call a model server answering in ${LATENCY_MS} ms; ${LEAVES} leaves a root; ${SECONDS} s measured per setting; worker concurrency ${CONCURRENCY}` +
     (limited ? `; shared limits ${limited}, the server allows ${SERVER_MARGIN} ×` : ''),
 );
-console.log('in flight   leaves/s   limit   share   held open at server   Fleet RSS/leaf   Redis CPU/leaf   worker CPU/leaf   of it Fleet   failed roots   429s');
+console.log('in flight   leaves/s   limit   share   held open at server   Fleet RSS/leaf   Redis CPU/leaf   worker CPU/leaf   of it Fleet   failed roots   429s   connections/leaf');
 try {
   for (const inFlight of IN_FLIGHT) {
     const f = await measure(inFlight, server, config);
     console.log(
       `${String(f.inFlight).padStart(9)}   ${f.leavesPerSecond.toFixed(1).padStart(8)}   ${f.limit.toFixed(1).padStart(5)}   ${((f.leavesPerSecond / f.limit) * 100).toFixed(0).padStart(4)} %   ` +
-        `${f.serverConcurrency.toFixed(0).padStart(19)}   ${f.rssPerLeafKb.toFixed(0).padStart(11)} KB   ${f.redisCpuPerLeaf.toFixed(0).padStart(11)} µs   ${f.workerCpuPerLeaf.toFixed(0).padStart(12)} µs   ${f.fleetCpuPerLeaf.toFixed(0).padStart(8)} µs   ${String(f.errors).padStart(12)}   ${String(f.refusedByServer).padStart(4)}`,
+        `${f.serverConcurrency.toFixed(0).padStart(19)}   ${f.rssPerLeafKb.toFixed(0).padStart(11)} KB   ${f.redisCpuPerLeaf.toFixed(0).padStart(11)} µs   ${f.workerCpuPerLeaf.toFixed(0).padStart(12)} µs   ${f.fleetCpuPerLeaf.toFixed(0).padStart(8)} µs   ${String(f.errors).padStart(12)}   ${String(f.refusedByServer).padStart(4)}   ${f.connectionsPerLeaf.toFixed(3).padStart(16)}`,
     );
   }
 } finally {
