@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeOpenAiServer } from '@tierflow/testing';
+import { FakeOpenAiServer, redisClient } from '@tierflow/testing';
 import type { RunNode } from '@tierflow/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
@@ -36,7 +36,15 @@ describe('tierflow inspect', () => {
   it("shows an LLM leaf's input, outcome, pass and model call, its prompt and answer whole with --calls; tierflow result takes the leaf", async () => {
     const rootId = await deployment.client.enqueue({
       objective: 'inspect me',
-      task_data: { plan: { strategy: 'all_success', subtasks: [{ objective: 'write a haiku about queues', specialist_hint: 'llm-writer', constraints: ['five, seven, five'] }] } },
+      task_data: {
+        plan: {
+          strategy: 'all_success',
+          subtasks: [
+            { objective: 'write a haiku about queues', specialist_hint: 'llm-writer', constraints: ['five, seven, five'] },
+            { objective: 'write a limerick about queues', specialist_hint: 'llm-writer' },
+          ],
+        },
+      },
     });
     const outcome = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
     expect(outcome.payload.status).toBe('success');
@@ -66,8 +74,20 @@ describe('tierflow inspect', () => {
     expect(calls(short.stdout)).not.toContain(ANSWER);
     expect(short.stdout).toMatch(/answer \(stop\)\s+\{.*… \(\d+ chars\)/);
 
-    const view = JSON.parse(json.stdout) as { recording: string; calls: { messages: { content: string }[]; answer: string }[]; waits: { kind: string }[] };
+    const view = JSON.parse(json.stdout) as {
+      recording: string;
+      input: { context: { ref: string; value: unknown }[] };
+      calls: { messages: { content: string }[]; answer: string }[];
+      waits: { kind: string }[];
+    };
     expect(view.recording).toBe('full');
+    // The run's task graph, which both leaves read, shown in the leaf's input, and recorded once.
+    const graph = view.input.context.find((item) => item.ref.endsWith('/task-graph'));
+    expect(JSON.stringify(graph?.value)).toContain('write a limerick about queues');
+    const redis = redisClient(deployment.redis.url);
+    const recorded = await redis.xrange(`${deployment.runtime.prefix}:record:${rootId}`, '-', '+').finally(() => redis.disconnect());
+    const contexts = recorded.flatMap(([, fields]) => (JSON.parse(fields[1]!) as { kind: string; ref?: string }[]).filter((entry) => entry.kind === 'context' && entry.ref === graph!.ref));
+    expect(contexts).toHaveLength(1);
     expect(view.calls[0]!.answer).toContain(ANSWER);
     expect(view.waits.map((wait) => wait.kind)).toContain('queued');
 

@@ -44,6 +44,7 @@ describe('DeferredBeadsStore', () => {
     expect(await deferred.get('execution/outputs/new')).toBe('second');
     expect(await deferred.get('beads:execution/outputs/old')).toBe('stored');
     expect(await deferred.getMany(['execution/outputs/old', 'execution/outputs/new', 'execution/outputs/none'])).toEqual(['stored', 'second', null]);
+    expect(await deferred.getTexts(['execution/outputs/old', 'execution/outputs/new', 'execution/outputs/none'])).toEqual(['"stored"', '"second"', null]);
     expect(await deferred.exists('execution/outputs/new')).toBe(true);
     expect(await deferred.exists('execution/outputs/none')).toBe(false);
   });

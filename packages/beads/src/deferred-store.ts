@@ -82,7 +82,7 @@ export class DeferredBeadsStore extends BeadsStore {
     return text === null ? null : decodeBeadsValue(parsed.key, text, schema);
   }
 
-  override async getMany<T = unknown>(keys: readonly string[], schema?: BeadsValueSchema<T>): Promise<(T | null)[]> {
+  override async getTexts(keys: readonly string[]): Promise<(string | null)[]> {
     const parsed = keys.map(parseBeadsKey);
     // Redis is read for every key that waits for no set: those with nothing waiting, and those with only adds.
     const unset = [...new Set(parsed.map((p) => p.key).filter((k) => !this.pending.get(this.base + k)?.set))];
@@ -90,8 +90,7 @@ export class DeferredBeadsStore extends BeadsStore {
     const stored = new Map(unset.map((k, i) => [k, texts[i] ?? null]));
     return parsed.map((p) => {
       const waiting = this.pending.get(this.base + p.key);
-      const text = waiting ? waitingText(waiting, stored.get(p.key) ?? null) : (stored.get(p.key) ?? null);
-      return text === null ? null : decodeBeadsValue(p.key, text, schema);
+      return waiting ? waitingText(waiting, stored.get(p.key) ?? null) : (stored.get(p.key) ?? null);
     });
   }
 

@@ -39,6 +39,9 @@ describe('BeadsStore', () => {
     expect(await beads.get('execution/outputs/missing')).toBeNull();
     expect(await beads.getMany(['execution/outputs/0', 'execution/outputs/missing', 'beads:execution/outputs/1'])).toEqual([values[0], null, 'text']);
     expect(await beads.getMany([])).toEqual([]);
+    // Unparsed, as stored: for readers that pass the JSON on.
+    expect(await beads.getTexts(['execution/outputs/0', 'execution/outputs/missing', 'beads:execution/outputs/2'])).toEqual([JSON.stringify(values[0]), null, '42']);
+    expect(await beads.getTexts([])).toEqual([]);
   });
 
   it('stores JSON text at <prefix>:beads:<key>', async () => {

@@ -73,13 +73,18 @@ export class BeadsStore implements Beads {
 
   /** The values at `keys`, in order, `null` where there is none; one MGET. */
   async getMany<T = unknown>(keys: readonly string[], schema?: BeadsValueSchema<T>): Promise<(T | null)[]> {
-    if (keys.length === 0) return [];
-    const parsed = keys.map(parseBeadsKey);
-    const texts = await this.redis.mget(parsed.map((p) => this.base + p.key));
-    return parsed.map((p, i) => {
+    const texts = await this.getTexts(keys);
+    return keys.map((key, i) => {
       const text = texts[i];
-      return text === null || text === undefined ? null : decodeBeadsValue(p.key, text, schema);
+      return text === null || text === undefined ? null : decodeBeadsValue(parseBeadsKey(key).key, text, schema);
     });
+  }
+
+  /** The JSON texts stored at `keys`, in order, `null` where there is none, unparsed: for a reader that passes them on as they are (the recording). One MGET. */
+  async getTexts(keys: readonly string[]): Promise<(string | null)[]> {
+    if (keys.length === 0) return [];
+    const texts = await this.redis.mget(keys.map((key) => this.base + parseBeadsKey(key).key));
+    return texts.map((text) => text ?? null);
   }
 
   /**

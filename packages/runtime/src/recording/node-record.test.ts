@@ -60,6 +60,30 @@ describe('a run’s recording, read back', () => {
     expect(nodes.get('r.0-0')).toMatchObject({ outcome: { message: { status: 'success' } }, reused_from: 'o.0-0' });
   });
 
+  it('gives each delegation the context values its hashes name, recorded once for the run; an older inline value stays as it was', () => {
+    const graph = { subtasks: [{ objective: 'a' }, { objective: 'b' }] };
+    const leaf = (node: string, context: Record<string, unknown>): RecordEntryInput => ({ kind: 'delegation', node, tier: 'SPECIALIZED_FLEET', at: 2, attempt: 1, message: {}, context });
+    const ref = 'beads:routing/r/task-graph';
+    const { entries, skipped } = parseRecordEntries(
+      raw([
+        { kind: 'context', node: 'r.0-0.0-0.0-0', tier: 'SPECIALIZED_FLEET', at: 1, ref, sha256: 'aa', value: graph },
+        leaf('r.0-0.0-0.0-0', { [ref]: { $context: 'aa' } }),
+        leaf('r.0-0.0-0.1-0', { [ref]: { $context: 'aa' }, 'beads:gone': null }),
+        leaf('r.0-0.0-0.2-0', { [ref]: { $context: 'bb' } }),
+        leaf('r.0-0.0-0.3-0', { [ref]: graph, 'beads:odd': { $context: 'aa', more: 1 } }),
+      ]),
+    );
+    expect(skipped).toBe(0);
+    const nodes = nodeRecords(entries);
+    // The context entry makes no node of its own.
+    expect([...nodes.keys()]).toEqual(['r.0-0.0-0.0-0', 'r.0-0.0-0.1-0', 'r.0-0.0-0.2-0', 'r.0-0.0-0.3-0']);
+    expect(nodes.get('r.0-0.0-0.0-0')!.delegation!.context).toEqual({ [ref]: graph });
+    expect(nodes.get('r.0-0.0-0.1-0')!.delegation!.context).toEqual({ [ref]: graph, 'beads:gone': null });
+    // A hash the recording has no value for (its entry lost): nothing known.
+    expect(nodes.get('r.0-0.0-0.2-0')!.delegation!.context).toEqual({ [ref]: null });
+    expect(nodes.get('r.0-0.0-0.3-0')!.delegation!.context).toEqual({ [ref]: graph, 'beads:odd': { $context: 'aa', more: 1 } });
+  });
+
   it('reads a field other than its own as nothing', () => {
     expect(parseRecordEntries([['1-0', ['x', '{}']]]).skipped).toBe(1);
   });

@@ -56,13 +56,17 @@ export function parseRecordEntries(raw: readonly (readonly [string, readonly str
 /** Entries gathered by node, in stream order, with each node's waits. Pure. */
 export function nodeRecords(entries: readonly RecordEntry[]): Map<string, NodeRecord> {
   const drafts = new Map<string, { tier: string | null; delegation: DelegationEntry | null; outcome: OutcomeEntry | null; passes: PassEntry[]; calls: CallEntry[]; reused_from: string | null }>();
+  const contexts = new Map<string, unknown>();
+  for (const entry of entries) if (entry.kind === 'context') contexts.set(entry.sha256, entry.value);
   for (const entry of entries) {
+    // A context value is the run's, not a node's: delegations name it by its hash.
+    if (entry.kind === 'context') continue;
     let draft = drafts.get(entry.node);
     if (!draft) drafts.set(entry.node, (draft = { tier: null, delegation: null, outcome: null, passes: [], calls: [], reused_from: null }));
     draft.tier = entry.tier;
     switch (entry.kind) {
       case 'delegation':
-        draft.delegation = entry;
+        draft.delegation = withContextValues(entry, contexts);
         break;
       case 'outcome':
         draft.outcome = entry;
@@ -86,6 +90,22 @@ export function nodeRecords(entries: readonly RecordEntry[]): Map<string, NodeRe
       return [node, { node, ...draft, passes, waits: waitsOf(passes, draft.delegation, draft.outcome !== null) }];
     }),
   );
+}
+
+/** A delegation with the values its `{ $context: <sha256> }` marks name (null where the run's recording has none). */
+function withContextValues(entry: DelegationEntry, contexts: ReadonlyMap<string, unknown>): DelegationEntry {
+  const marks = Object.entries(entry.context).filter(([, value]) => contextMark(value) !== null);
+  if (marks.length === 0) return entry;
+  const context = { ...entry.context };
+  for (const [ref, value] of marks) context[ref] = contexts.get(contextMark(value)!) ?? null;
+  return { ...entry, context };
+}
+
+function contextMark(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const keys = Object.keys(value);
+  const mark = (value as { $context?: unknown }).$context;
+  return keys.length === 1 && typeof mark === 'string' ? mark : null;
 }
 
 const WAIT_AFTER: Record<PassEntry['end'], Wait['kind'] | null> = { answered: null, parked: 'children', asked: 'person', deferred: 'model', retrying: 'retry', errored: 'retry' };

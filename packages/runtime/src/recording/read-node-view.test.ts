@@ -27,6 +27,30 @@ const sent = (id: string, to: string): AuditEntry => ({
 });
 
 describe('readNodeView', () => {
+  it('records a context value once for the run, however many nodes read it, and shows it in each node’s input', async () => {
+    const { redis } = db;
+    const prefix = uniquePrefix('inspect');
+    const recorder = new RunRecorder({ redis, prefix, tier: 'SPECIALIZED_FLEET', mode: 'full', ttlMs: 60_000, log: quiet, worker: 'h:1' });
+    const ref = 'beads:routing/r/task-graph';
+    const text = JSON.stringify({ subtasks: [{ objective: 'a' }, { objective: 'b' }] });
+    const leaves = ['r.0-0.0-0.0-0', 'r.0-0.0-0.1-0'];
+    for (const leaf of leaves) {
+      const mark = recorder.context('r', leaf, 1_000, ref, text);
+      expect(recorder.context('r', leaf, 1_000, 'beads:none', null)).toBeNull();
+      const delegation = buildDelegation('ROUTING_DISPATCHER', leaf, 'r.0-0.0-0', { task_type: 'execute', objective: 'Add', context_refs: [ref] }, 1_000);
+      const writes = redis.multi();
+      recorder.write(writes, 'r', [{ kind: 'delegation', node: leaf, tier: 'SPECIALIZED_FLEET', at: 1_100, attempt: 1, message: delegation, context: { [ref]: mark } }]);
+      await writes.exec();
+    }
+    // Another run reading the same value records it for itself.
+    recorder.context('q', 'q.0-0', 1_000, ref, text);
+    const kinds = async (root: string): Promise<string[]> =>
+      (await redis.xrange(recordKey(prefix, root), '-', '+')).flatMap(([, fields]) => (JSON.parse(fields[1]!) as { kind: string }[]).map((entry) => entry.kind));
+    await expect.poll(() => kinds('q')).toEqual(['context']);
+    expect(await kinds('r')).toEqual(['context', 'delegation', 'delegation']);
+    for (const leaf of leaves) expect((await readNodeView(redis, prefix, leaf))?.input.context).toEqual([{ ref, value: JSON.parse(text) as unknown }]);
+  });
+
   it('reads a node from its recording, its job and its run tree; nothing known is null', async () => {
     const { redis } = db;
     const prefix = uniquePrefix('inspect');

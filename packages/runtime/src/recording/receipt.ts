@@ -1,4 +1,4 @@
-import type { Beads } from '@tierflow/beads';
+import type { BeadsStore } from '@tierflow/beads';
 import type { Job } from 'bullmq';
 import type { Assignment } from '../policy/handler.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -10,19 +10,23 @@ export interface Receipt {
   readonly message: unknown;
   /** A fork's edits made to it (`tierflow rerun --from … --set …`). */
   readonly edits: readonly string[];
-  /** Its context references' values, read as the pass opens (under `full` only). */
+  /** Its context references' values as recorded (`{ $context: <sha256> }`, or null: none), read as the pass opens (under `full` only). */
   readonly context: Promise<Record<string, unknown>>;
 }
 
-/** A delivery's receipt, its context references read now without waiting (null with recording off). */
-export function openReceipt(recorder: RunRecorder, now: number, job: Job, assignment: Assignment, beads: Pick<Beads, 'getMany'>, edits: readonly string[]): Receipt | null {
+/**
+ * A delivery's receipt, its context references read now without waiting (null with recording
+ * off). Under `full` each value read goes to the run's recording once (RunRecorder.context), and
+ * the receipt names it by its hash.
+ */
+export function openReceipt(recorder: RunRecorder, now: number, job: Job, assignment: Assignment, beads: Pick<BeadsStore, 'getTexts'>, edits: readonly string[]): Receipt | null {
   if (!recorder.on) return null;
   const refs = recorder.mode === 'full' ? assignment.payload.context_refs : [];
   const context =
     refs.length === 0
       ? Promise.resolve({})
-      : beads.getMany(refs).then(
-          (values) => Object.fromEntries(refs.map((ref, index) => [ref, values[index] ?? null])),
+      : beads.getTexts(refs).then(
+          (texts) => Object.fromEntries(refs.map((ref, index) => [ref, recorder.context(assignment.rootId, assignment.id, now, ref, texts[index] ?? null)])),
           () => Object.fromEntries(refs.map((ref) => [ref, null])),
         );
   // The message as the node took it up: its payload as the interceptors and a fork's edits left it.

@@ -21,7 +21,10 @@ export const delegationEntrySchema = z.object({
   at,
   attempt: z.int().positive(),
   message: recorded,
-  /** Each context reference's value when the node took the work up (null: gone). */
+  /**
+   * Each context reference's value when the node took the work up (null: gone), or, as written
+   * since, `{ "$context": <sha256> }`: the value is in the run's `context` entry of that hash.
+   */
   context: z.record(z.string(), recorded).default({}),
   /** `tierflow rerun --set` edits applied to it, as `path=json`. */
   edits: z.array(z.string()).default([]),
@@ -78,10 +81,18 @@ export const callEntrySchema = z.object({
   replayed: z.boolean().default(false),
 });
 
+/**
+ * A context reference's value, recorded once for every node of the run that read it: a run's task
+ * graph, read by each of its leaves, was recorded once a leaf before (a 50-leaf root's recording
+ * held it 50 times, about half its bytes). Each worker process writes a value it has not written
+ * for the run yet; the delegations that read it name it by `sha256`, the hash of its stored JSON.
+ */
+export const contextEntrySchema = z.object({ kind: z.literal('context'), node, tier, at, ref: z.string(), sha256: z.string(), value: recorded });
+
 /** A node of a fork that answered with the outcome recorded for it in the run it was forked from, without running. */
 export const reusedEntrySchema = z.object({ kind: z.literal('reused'), node, tier, at, from: z.string() });
 
-export const recordEntrySchema = z.discriminatedUnion('kind', [delegationEntrySchema, outcomeEntrySchema, passEntrySchema, callEntrySchema, reusedEntrySchema]);
+export const recordEntrySchema = z.discriminatedUnion('kind', [delegationEntrySchema, outcomeEntrySchema, passEntrySchema, callEntrySchema, reusedEntrySchema, contextEntrySchema]);
 
 export type RecordEntry = z.output<typeof recordEntrySchema>;
 export type DelegationEntry = z.output<typeof delegationEntrySchema>;
@@ -89,6 +100,7 @@ export type OutcomeEntry = z.output<typeof outcomeEntrySchema>;
 export type PassEntry = z.output<typeof passEntrySchema>;
 export type CallEntry = z.output<typeof callEntrySchema>;
 export type ReusedEntry = z.output<typeof reusedEntrySchema>;
+export type ContextEntry = z.output<typeof contextEntrySchema>;
 /** An entry as a writer builds it: defaults may be left out. */
 export type RecordEntryInput = z.input<typeof recordEntrySchema>;
 

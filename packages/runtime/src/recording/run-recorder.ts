@@ -62,7 +62,15 @@ export interface RunRecorderOptions {
 }
 
 /** The fields of each kind of entry that hold messages, prompts and answers: cut, or recorded as digests. */
-const HEAVY: Record<RecordEntryInput['kind'], readonly string[]> = { delegation: ['message', 'context'], outcome: ['message'], call: ['request', 'answer'], pass: [], reused: [] };
+const HEAVY: Record<RecordEntryInput['kind'], readonly string[]> = { delegation: ['message', 'context'], outcome: ['message'], call: ['request', 'answer'], pass: [], reused: [], context: ['value'] };
+
+/** How many (run, value) pairs a recorder remembers having written; past them it forgets all, and at worst writes a value again. */
+const REMEMBERED_CONTEXTS = 10_000;
+
+/** What a delegation entry holds for a context value recorded in a `context` entry of the run. */
+export interface ContextMark {
+  readonly $context: string;
+}
 
 /**
  * What one tier worker records of the nodes it runs (docs/operations.md#recording), into the run's
@@ -74,6 +82,8 @@ const HEAVY: Record<RecordEntryInput['kind'], readonly string[]> = { delegation:
 export class RunRecorder {
   private readonly bounds: RecordBounds;
   private warned = false;
+  /** `<stream key> <sha256>` of the context values this process has recorded. */
+  private readonly contexts = new Set<string>();
 
   constructor(private readonly options: RunRecorderOptions) {
     this.bounds = options.bounds ?? DEFAULT_RECORD_BOUNDS;
@@ -95,8 +105,31 @@ export class RunRecorder {
     return this.options.worker;
   }
 
-  /** Entries of one node, on `writes` when given, else at once. */
-  write(writes: RedisWrites | null, rootId: string, entries: readonly RecordEntryInput[]): void {
+  /**
+   * A context reference's value as node `node` read it (its stored JSON; null: none), for the
+   * node's delegation entry: `{ $context: <sha256> }`, the value itself written to the run's
+   * recording at once the first time this process meets it in the run (again if that write fails).
+   */
+  context(rootId: string, node: string, at: number, ref: string, text: string | null): ContextMark | null {
+    if (text === null || !this.on) return null;
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    const seen = `${recordKey(this.options.prefix, rootId)} ${sha256}`;
+    if (!this.contexts.has(seen)) {
+      if (this.contexts.size >= REMEMBERED_CONTEXTS) this.contexts.clear();
+      this.contexts.add(seen);
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = text;
+      }
+      this.write(null, rootId, [{ kind: 'context', node, tier: this.options.tier, at, ref, sha256, value }], () => this.contexts.delete(seen));
+    }
+    return { $context: sha256 };
+  }
+
+  /** Entries of one node, on `writes` when given, else at once (`failed` called if that write fails). */
+  write(writes: RedisWrites | null, rootId: string, entries: readonly RecordEntryInput[], failed?: () => void): void {
     const { mode } = this.options;
     if (mode === 'none' || entries.length === 0) return;
     const text = `[${entries.map((entry) => recordText(entry, HEAVY[entry.kind], mode, this.bounds)).join(',')}]`;
@@ -113,6 +146,7 @@ export class RunRecorder {
       .pexpire(key, this.options.ttlMs)
       .exec()
       .catch((error: unknown) => {
+        failed?.();
         if (this.warned) return;
         this.warned = true;
         this.options.log.warn('could not record what a node did (the run goes on; its recording has a gap)', { key, error: String(error) });
