@@ -48,7 +48,7 @@ describe('readNodeView', () => {
       (await redis.xrange(recordKey(prefix, root), '-', '+')).flatMap(([, fields]) => (JSON.parse(fields[1]!) as { kind: string }[]).map((entry) => entry.kind));
     await expect.poll(() => kinds('q')).toEqual(['context']);
     expect(await kinds('r')).toEqual(['context', 'delegation', 'delegation']);
-    for (const leaf of leaves) expect((await readNodeView(redis, prefix, leaf))?.input.context).toEqual([{ ref, value: JSON.parse(text) as unknown }]);
+    for (const leaf of leaves) expect((await readNodeView(redis, prefix, leaf))?.input?.context).toEqual([{ ref, value: JSON.parse(text) as unknown }]);
   });
 
   it('reads a node from its recording, its job and its run tree; nothing known is null', async () => {
