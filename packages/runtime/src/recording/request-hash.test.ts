@@ -19,6 +19,13 @@ describe('requestHash', () => {
     expect(requestHash(request as never)).toBe(sha256(text));
   });
 
+  it('hashes every text as its JSON: plain, with escapes, with emoji and with a lone surrogate', () => {
+    for (const content of ['plain text of a prompt', 'tab\there', 'emoji 🙂 pair', 'lone \ud800 half', 'back\\slash', '']) {
+      const request = { model: 'm', messages: [{ role: 'user', content }], params: {} };
+      expect(requestHash(request as never)).toBe(sha256(`{"messages":[{"content":${JSON.stringify(content)},"role":"user"}],"model":"m","params":{}}`));
+    }
+  });
+
   it('does not depend on the order fields were built in', () => {
     const a = requestHash({ model: 'm', messages: [{ role: 'user', content: 'x' }], params: { a: 1, b: 2 } });
     const b = requestHash({ params: { b: 2, a: 1 }, messages: [{ content: 'x', role: 'user' }], model: 'm' });

@@ -45,8 +45,19 @@ function hashStableJson(hash: Hash, value: unknown): void {
     hash.update('}');
     return;
   }
+  if (typeof value === 'string' && !NEEDS_ESCAPE.test(value)) {
+    // A prompt is most of a request: hashed in place, not copied into its JSON first.
+    hash.update('"');
+    hash.update(value);
+    hash.update('"');
+    return;
+  }
   hash.update(JSON.stringify(value) ?? 'null');
 }
+
+/** What JSON.stringify writes other than as it is: quotes, backslashes, control characters, surrogates (lone ones are escaped). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 export interface RunRecorderOptions {
   readonly redis: RedisClient;
