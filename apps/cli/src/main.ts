@@ -146,7 +146,7 @@ function program(io: CliIo, exit: { code: number }): Command {
   cli
     .command('runs')
     .description('list runs, latest first, filtered, a page at a time')
-    .option('--status <status>', 'only runs of this status: queued, running, waiting_for_children, input_required, retrying, or an outcome status (success, failed, …)', statusWord)
+    .option('--status <status>', 'only runs of this status: queued, running, waiting_for_children, input_required, retrying, deferred, or an outcome status (success, failed, …)', statusWord)
     .option('--text <text>', 'only runs whose objective holds this text, in any case')
     .option('--task-type <type>', 'only runs with a delegation of this task type')
     .option('--specialist <name>', 'only runs with an outcome from this specialist')

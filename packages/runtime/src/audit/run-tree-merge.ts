@@ -62,6 +62,8 @@ export interface JobFacts {
   readonly task_type: string | null;
   readonly specialist_hint: string | null;
   readonly attempts_made: number;
+  /** Its current attempt waits in the delayed set for a time its pass chose (a parked leaf), not for a retry. */
+  readonly deferred?: boolean;
   readonly processed_on: number | null;
   readonly finished_on: number | null;
   /** Child job ids from its dependencies (a child its parent let go of is no longer among them). */
@@ -228,7 +230,7 @@ function statusOf(job: JobFacts | null, record: AuditNode | null): { status: Run
   if (job?.outcome) return answered(job.outcome.payload.status, 'outcome', job.outcome.payload.confidence);
   if (record?.sent) return answered(record.sent.status, 'outcome', record.sent.confidence);
   if (record?.received) return answered(record.received.status, 'parent', record.received.confidence);
-  if (job) return { status: runStatus({ queueState: job.state, outcome: null }), source: 'queue', confidence: null };
+  if (job) return { status: runStatus({ queueState: job.state, outcome: null, deferred: job.deferred ?? false }), source: 'queue', confidence: null };
   if (record?.cancelled) return answered('cancelled', 'cancellation', null);
   return { status: runStatus({ queueState: null, outcome: null }), source: 'none', confidence: null };
 }

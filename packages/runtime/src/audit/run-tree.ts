@@ -11,6 +11,7 @@ import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode }
 import { readRunWait, withWait } from '../questions/run-questions.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { bullQueue } from '../redis/bull-queue.js';
+import { partyOf } from '../security/party.js';
 
 /**
  * Reads a run's tree: the delegations on its audit trail (every one a parent sent, with the
@@ -20,6 +21,7 @@ import { bullQueue } from '../redis/bull-queue.js';
  */
 export async function readRunTree(redis: RedisClient, prefix: string, rootId: string, signing: SigningConfig | null = null): Promise<RunNode | null> {
   const queues = new Map<TierName, Queue>();
+  const deferredMark = (tier: TierName, id: string): Promise<string | null> => redis.get(controlKeys(prefix).deferred(partyOf(tier), id));
   const queueOf = (tier: TierName): Queue => {
     let queue = queues.get(tier);
     if (!queue) queues.set(tier, (queue = bullQueue(QUEUE_OF[tier], redis, prefix)));
@@ -28,7 +30,7 @@ export async function readRunTree(redis: RedisClient, prefix: string, rootId: st
   try {
     const [records, root, progress, wait] = await Promise.all([
       readTrail(redis, prefix, rootId),
-      readJob(queueOf, 'PROGRESS_MONITOR', rootId),
+      readJob(queueOf, deferredMark, 'PROGRESS_MONITOR', rootId),
       readRunProgress(redis, prefix, rootId),
       readRunWait(redis, prefix, rootId, signing).catch(() => null),
     ]);
@@ -39,7 +41,7 @@ export async function readRunTree(redis: RedisClient, prefix: string, rootId: st
     for (let tier = tierBelow('PROGRESS_MONITOR'); tier && level.length > 0; tier = tierBelow(tier)) {
       const childTier = tier;
       const ids = [...new Set(level.flatMap((id) => [...auditChildren(audit, id, childTier), ...(jobs.get(id)?.children ?? [])]))];
-      const facts = await Promise.all(ids.map((id) => readJob(queueOf, childTier, id)));
+      const facts = await Promise.all(ids.map((id) => readJob(queueOf, deferredMark, childTier, id)));
       ids.forEach((id, index) => {
         if (facts[index]) jobs.set(id, facts[index]);
       });
@@ -81,14 +83,19 @@ async function readTrail(redis: RedisClient, prefix: string, rootId: string): Pr
 
 const UNREADABLE: JobFacts = { state: 'unreadable', outcome: null, task_type: null, specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: [] };
 
-/** A job's facts, null when it is not in the queue, {@link UNREADABLE} when its record does not parse. */
-async function readJob(queueOf: (tier: TierName) => Queue, tier: TierName, id: string): Promise<JobFacts | null> {
+/**
+ * A job's facts, null when it is not in the queue, {@link UNREADABLE} when its record does not
+ * parse. A delayed job's deferred mark (`deferredMark`) tells a pass waiting off its worker from a retry.
+ */
+async function readJob(queueOf: (tier: TierName) => Queue, deferredMark: (tier: TierName, id: string) => Promise<string | null>, tier: TierName, id: string): Promise<JobFacts | null> {
   const below = tierBelow(tier);
   try {
     const job = await queueOf(tier).getJob(id);
     if (!job) return null;
     const [state, dependencies] = await Promise.all([job.getState(), below ? job.getDependencies() : null]);
-    return factsOf(job, state, below && dependencies ? childIds(dependencies, queueOf(below).qualifiedName) : []);
+    const facts = factsOf(job, state, below && dependencies ? childIds(dependencies, queueOf(below).qualifiedName) : []);
+    // The mark names the attempt that deferred: an older one's is left from before a retry.
+    return state === 'delayed' ? { ...facts, deferred: (await deferredMark(tier, id)) === String(facts.attempts_made + 1) } : facts;
   } catch (error) {
     // A job hash that is not one (WRONGTYPE), or data, options or a field that do not parse.
     if (error instanceof ReplyError || error instanceof SyntaxError || error instanceof TypeError) return UNREADABLE;

@@ -33,6 +33,15 @@ describe('runStatus', () => {
     for (const state of [...QUEUE_STATES, null]) expect(runStatus({ queueState: state, outcome: null, waitsForPerson: true })).toBe('input_required');
   });
 
+  it('says deferred for a delayed job whose pass left its worker to wait, and only for a delayed one', () => {
+    expect(runStatus({ queueState: 'delayed', outcome: null, deferred: true })).toBe('deferred');
+    expect(runStatus({ queueState: 'delayed', outcome: null, deferred: false })).toBe('retrying');
+    // Taken up again (a stale mark), or asking a person, or answered: those win.
+    expect(runStatus({ queueState: 'active', outcome: null, deferred: true })).toBe('running');
+    expect(runStatus({ queueState: 'delayed', outcome: null, waitsForPerson: true, deferred: true })).toBe('input_required');
+    expect(runStatus({ queueState: 'delayed', outcome: 'cancelled', deferred: true })).toBe('cancelled');
+  });
+
   it('never gives a BullMQ state as a status', () => {
     const internal = ['waiting', 'prioritized', 'delayed', 'active', 'waiting-children', 'completed', 'paused', 'unknown'];
     for (const state of [...QUEUE_STATES, null]) expect(internal).not.toContain(runStatus({ queueState: state, outcome: null }));
@@ -49,6 +58,7 @@ describe('queueStatesOf', () => {
     expect(queueStatesOf('queued')).toEqual(['waiting', 'wait', 'paused', 'prioritized']);
     expect(queueStatesOf('waiting_for_children')).toEqual(['waiting-children']);
     expect(queueStatesOf('input_required')).toEqual(['delayed']);
+    expect(queueStatesOf('deferred')).toEqual(['delayed']);
     expect(queueStatesOf('success')).toEqual(['completed']);
     expect(queueStatesOf('failed')).toEqual(['completed', 'failed']);
   });

@@ -6,17 +6,17 @@ import { z } from 'zod';
  * (docs/statuses.md): where a node's work is before it answers, then its outcome's status.
  * BullMQ's own states show only in the debug field `queue_state`.
  */
-export const RUN_STATUSES = ['queued', 'running', 'waiting_for_children', 'input_required', 'retrying', ...OUTCOME_STATUSES, 'missing', 'unreadable'] as const;
+export const RUN_STATUSES = ['queued', 'running', 'waiting_for_children', 'input_required', 'retrying', 'deferred', ...OUTCOME_STATUSES, 'missing', 'unreadable'] as const;
 
 export const runStatusSchema = z.enum(RUN_STATUSES).meta({
   description:
     'queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; ' +
-    'retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.',
+    "retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, or a subtask sent again later); deferred: left its worker to wait for a time its pass chose (room at its model, a server's Retry-After), and goes on by itself; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.",
 });
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** The statuses of work not finished yet: a run or node in one of these may still change. */
-export const UNFINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'running', 'waiting_for_children', 'input_required', 'retrying']);
+export const UNFINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'running', 'waiting_for_children', 'input_required', 'retrying', 'deferred']);
 
 /** BullMQ's states as `Job.getState()` and `Queue.getJobs()` name them, and `unreadable` for a job record that does not parse. */
 export const QUEUE_STATES = ['waiting', 'wait', 'paused', 'prioritized', 'delayed', 'active', 'waiting-children', 'completed', 'failed', 'unknown', 'unreadable'] as const;
@@ -27,8 +27,8 @@ const BY_QUEUE_STATE: Readonly<Record<string, RunStatus>> = {
   wait: 'queued',
   paused: 'queued',
   prioritized: 'queued',
-  // A job in the delayed set waits before its next pass: a retry's back-off, a re-sent subtask's delay, or room at its
-  // model (a parked leaf; its node record says which). A root waiting for answers is told apart by its wait.
+  // A job in the delayed set waits before its next pass: a retry's back-off or a re-sent subtask's delay. A root
+  // waiting for answers, and a pass that left its worker to wait (for room at its model), are told apart by their marks.
   delayed: 'retrying',
   active: 'running',
   'waiting-children': 'waiting_for_children',
@@ -38,21 +38,25 @@ const BY_QUEUE_STATE: Readonly<Record<string, RunStatus>> = {
   unreadable: 'unreadable',
 };
 
-/** What a status is made from: the job's queue state (null once it is gone), its outcome's status, and whether it waits for a person. */
+/** What a status is made from: the job's queue state (null once it is gone), its outcome's status, whether it waits for a person, and whether its pass left the worker to wait. */
 export interface StatusFacts {
   readonly queueState: string | null;
   readonly outcome: OutcomeStatus | null;
   readonly waitsForPerson?: boolean;
+  /** Its current attempt is marked deferred (engine/defer.ts): it waits in the delayed set for a time its pass chose. */
+  readonly deferred?: boolean;
 }
 
 /**
  * The status a user sees for a node or a run, first that applies: its outcome's status; then
- * `input_required` while it waits for a person; then its queue state's word; `missing` for a job
+ * `input_required` while it waits for a person; `deferred` while its pass waits off the worker;
+ * then its queue state's word; `missing` for a job
  * gone (or in a state BullMQ does not know) with no outcome. Pure.
  */
-export function runStatus({ queueState, outcome, waitsForPerson = false }: StatusFacts): RunStatus {
+export function runStatus({ queueState, outcome, waitsForPerson = false, deferred = false }: StatusFacts): RunStatus {
   if (outcome !== null) return outcome;
   if (waitsForPerson) return 'input_required';
+  if (deferred && queueState === 'delayed') return 'deferred';
   return (queueState === null ? undefined : BY_QUEUE_STATE[queueState]) ?? 'missing';
 }
 
@@ -61,7 +65,7 @@ export function runStatus({ queueState, outcome, waitsForPerson = false }: Statu
  * read from a completed job, `failed` also from a failed one; the others from their table row. Pure.
  */
 export function queueStatesOf(status: RunStatus): readonly string[] {
-  if (status === 'input_required') return ['delayed'];
+  if (status === 'input_required' || status === 'deferred') return ['delayed'];
   const states = Object.keys(BY_QUEUE_STATE).filter((state) => BY_QUEUE_STATE[state] === status);
   return outcomeStatusSchema.safeParse(status).success ? [...new Set(['completed', ...states])] : states;
 }

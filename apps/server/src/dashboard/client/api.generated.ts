@@ -13,8 +13,8 @@ export interface paths {
         readonly get: {
             readonly parameters: {
                 readonly query?: {
-                    /** @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse. */
-                    readonly status?: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
+                    /** @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, or a subtask sent again later); deferred: left its worker to wait for a time its pass chose (room at its model, a server's Retry-After), and goes on by itself; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse. */
+                    readonly status?: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "deferred" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
                     /** @description Only runs whose objective holds this text, in any case. */
                     readonly text?: string;
                     /** @description Only runs with a delegation of this task type anywhere in their tree. */
@@ -816,10 +816,10 @@ export interface components {
         readonly RunSummary: {
             readonly root_id: string;
             /**
-             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
+             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, or a subtask sent again later); deferred: left its worker to wait for a time its pass chose (room at its model, a server's Retry-After), and goes on by itself; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
              * @enum {string}
              */
-            readonly status: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
+            readonly status: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "deferred" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
             /** @description For debugging: BullMQ's state of the root job (`prioritized`, `waiting-children`, …); `status` is what it means (docs/statuses.md). */
             readonly queue_state: string;
             readonly objective: string;
@@ -1003,10 +1003,10 @@ export interface components {
             readonly task_type: string;
             readonly specialist: string | null;
             /**
-             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, a subtask sent again later, or room at its model); an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
+             * @description queued: waiting for a worker; running: a worker has it; waiting_for_children: its delegations are under way; input_required: waits for a person; retrying: waits in the delayed set before its next pass (the back-off after a failed attempt, or a subtask sent again later); deferred: left its worker to wait for a time its pass chose (room at its model, a server's Retry-After), and goes on by itself; an outcome status once it answered; missing: no job and no outcome on record; unreadable: its job record does not parse.
              * @enum {string}
              */
-            readonly status: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
+            readonly status: "queued" | "running" | "waiting_for_children" | "input_required" | "retrying" | "deferred" | "success" | "partial" | "failed" | "blocked" | "needs_clarification" | "timeout" | "cancelled" | "throttled" | "missing" | "unreadable";
             readonly source: string;
             /** @description For debugging: BullMQ's state of the node's job while retained, null once gone; `status` is what it means (docs/statuses.md). */
             readonly queue_state: string | null;

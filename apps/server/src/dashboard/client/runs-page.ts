@@ -67,6 +67,7 @@ const STATUSES = Object.keys({
   waiting_for_children: true,
   input_required: true,
   retrying: true,
+  deferred: true,
   success: true,
   partial: true,
   failed: true,
