@@ -70,4 +70,22 @@ describe('tierflow config', () => {
     expect(rows).toContainEqual({ name: 'TIERFLOW_LOG', value: 'info', from: 'default' });
     expect(out).not.toContain('s3cret');
   });
+
+  it('refuses a model with limits of its own at an endpoint that has some, as the workers would (exit 2, both named)', async () => {
+    environment({ OPENAI_BASE_URL: 'http://vllm.internal:8000/v1' });
+    const file = join(dir, 'conflict.config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        specialists: [{ kind: 'llm', name: 'lora-a' }],
+        architect: { planner: { kind: 'llm', model: 'planner-model', baseURL: 'http://other:9000/v1' } },
+        models: { limits: { 'lora-a': { rpm: 60 }, 'http://vllm.internal:8000/v1': { concurrent: 8 }, 'planner-model': { rpm: 10 } } },
+      }),
+    );
+    const { code, err } = await runMain(['config', '--config', file]);
+    expect(code).toBe(2);
+    expect(err).toContain('lora-a has limits of its own and so has its endpoint http://vllm.internal:8000/v1');
+    // The planner's model is at another endpoint, which has none: no conflict for it.
+    expect(err).not.toContain('planner-model');
+  });
 });

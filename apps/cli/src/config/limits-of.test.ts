@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { endpointKey } from '@tierflow/fleet';
-import { limitsOf } from './limits-of.js';
+import { limitProblems, limitsOf } from './limits-of.js';
+import { projectConfigSchema } from './config-schema.js';
 
 describe('limitsOf', () => {
   const table = { 'gpt-4o': { rpm: 500 }, 'http://vllm:8000/v1/': { concurrent: 64 } };
@@ -29,5 +30,27 @@ describe('limitsOf', () => {
     expect(endpointKey('gpt-4o')).toBeNull();
     expect(endpointKey('file:///tmp/x')).toBeNull();
     expect(endpointKey('https://host/v1//')).toBe('https://host/v1');
+  });
+});
+
+describe('limitProblems', () => {
+  const config = (file: unknown) => projectConfigSchema.parse(file);
+
+  it('names each LLM specialist and planner whose entry conflicts with its endpoint’s, with the endpoint as the workers would pick it', () => {
+    const limits = { 'lora-a': { rpm: 60 }, 'planner-model': { rpm: 10 }, 'http://vllm:8000/v1': { concurrent: 8 } };
+    const file = config({
+      specialists: [{ kind: 'llm', name: 'lora-a' }, { kind: 'llm', name: 'other', model: 'lora-b' }, { kind: 'code-runner' }],
+      dispatcher: { decomposer: { kind: 'llm', model: 'planner-model' } },
+      models: { baseURL: 'http://vllm:8000/v1', limits },
+    });
+    expect(limitProblems(file, {})).toEqual([
+      'models.limits: lora-a has limits of its own and so has its endpoint http://vllm:8000/v1: keep one of them',
+      'models.limits: planner-model has limits of its own and so has its endpoint http://vllm:8000/v1: keep one of them',
+    ]);
+    // Without the file's endpoint, the environment's is the one the clients call.
+    const elsewhere = config({ specialists: [{ kind: 'llm', name: 'lora-a' }], models: { limits } });
+    expect(limitProblems(elsewhere, { OPENAI_BASE_URL: 'http://other:1/v1' })).toEqual([]);
+    expect(limitProblems(elsewhere, { OPENAI_BASE_URL: 'http://vllm:8000/v1/' })).toHaveLength(1);
+    expect(limitProblems(config({}), {})).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
 import type { ModelLimitOptions } from '@tierflow/runtime/policy';
 import { endpointKey } from '@tierflow/fleet';
 import { ConfigError } from '@tierflow/runtime';
+import { readTierflowVars } from '@tierflow/runtime/admin';
+import type { ProjectConfig } from './config-schema.js';
 import { defined } from './defined.js';
 
 /** `models.limits` as the file gives it: a model's name, or an endpoint's base URL, to its limits. */
@@ -24,4 +26,33 @@ export function limitsOf(model: string, baseURL: string | undefined, table: Limi
   if (own !== undefined) return { limits: defined(own) };
   if (shared !== undefined && endpoint !== null) return { limits: { ...defined(table[shared]!), sharedBy: endpoint } };
   return {};
+}
+
+/** The endpoint a client without a base URL of its own calls (the `openai` client's fallback). */
+export function defaultBaseURL(env: NodeJS.ProcessEnv): string | undefined {
+  return readTierflowVars(env, ['OPENAI_BASE_URL']).OPENAI_BASE_URL;
+}
+
+/**
+ * What {@link limitsOf} would refuse when the workers build the file's LLM specialists and
+ * planners, found without building them (`tierflow config`): one line per model whose entry
+ * conflicts with its endpoint's. Models found at run time (`models.discover`) are not known here.
+ */
+export function limitProblems(config: ProjectConfig, env: NodeJS.ProcessEnv): string[] {
+  const table = config.models?.limits;
+  if (table === undefined) return [];
+  const planners = [config.architect?.planner, config.dispatcher?.decomposer].flatMap((entry) =>
+    typeof entry === 'object' && entry.kind === 'llm' ? [{ model: entry.model, baseURL: entry.baseURL }] : [],
+  );
+  const specialists = config.specialists.flatMap((entry) => ('kind' in entry && entry.kind === 'llm' ? [{ model: entry.model ?? entry.name, baseURL: entry.baseURL }] : []));
+  const problems = new Set<string>();
+  for (const { model, baseURL } of [...specialists, ...planners]) {
+    try {
+      limitsOf(model, baseURL ?? config.models?.baseURL ?? defaultBaseURL(env), table);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const problem of error.problems) problems.add(problem);
+    }
+  }
+  return [...problems];
 }

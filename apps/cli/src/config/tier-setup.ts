@@ -15,9 +15,8 @@ import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
 import { ConfigError, type HandoffInterceptor, type TierLogger } from '@tierflow/runtime';
 import { defined } from './defined.js';
-import { limitsOf } from './limits-of.js';
+import { defaultBaseURL, limitsOf } from './limits-of.js';
 import { evidenceGrades, interceptorProblems, toneIsolation, type Isolate, type Planner } from '@tierflow/runtime/policy';
-import { readTierflowVars } from '@tierflow/runtime/admin';
 import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
 import type { DeclaredInterceptor, DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';
@@ -188,11 +187,6 @@ function endpointOf(
   return { ...(baseURL === undefined ? {} : { baseURL }), ...(apiKey === undefined ? {} : { apiKey }), ...(provider === undefined ? {} : { provider }) };
 }
 
-/** The endpoint a client without a base URL of its own calls (the `openai` client's fallback). */
-function defaultBaseURL(env: NodeJS.ProcessEnv): string | undefined {
-  return readTierflowVars(env, ['OPENAI_BASE_URL']).OPENAI_BASE_URL;
-}
-
 function confidenceOf(entry: { defaultConfidence?: number | undefined }, config: ProjectConfig): { defaultConfidence?: number } {
   const value = entry.defaultConfidence ?? config.models?.defaultConfidence;
   return value === undefined ? {} : { defaultConfidence: value };
@@ -231,7 +225,7 @@ function checked(specialist: Specialist | (() => Specialist), where: string): Sp
  * is not false. An endpoint that cannot be asked is logged and skipped: the Fleet serves the rest.
  */
 export async function discoveredSpecialists(config: ProjectConfig, registry: SpecialistRegistry, log: TierLogger, env: NodeJS.ProcessEnv = process.env): Promise<Specialist[]> {
-  const baseURL = config.models?.baseURL ?? readTierflowVars(env, ['OPENAI_BASE_URL']).OPENAI_BASE_URL;
+  const baseURL = config.models?.baseURL ?? defaultBaseURL(env);
   if (baseURL === undefined || config.models?.discover === false) return [];
   const endpoint = endpointOf({}, config, env, 'models');
   let models: string[];
