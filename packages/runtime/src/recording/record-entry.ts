@@ -100,7 +100,6 @@ export type OutcomeEntry = z.output<typeof outcomeEntrySchema>;
 export type PassEntry = z.output<typeof passEntrySchema>;
 export type CallEntry = z.output<typeof callEntrySchema>;
 export type ReusedEntry = z.output<typeof reusedEntrySchema>;
-export type ContextEntry = z.output<typeof contextEntrySchema>;
 /** An entry as a writer builds it: defaults may be left out. */
 export type RecordEntryInput = z.input<typeof recordEntrySchema>;
 
