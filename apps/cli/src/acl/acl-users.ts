@@ -122,6 +122,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       `%R~${keys.trace('*')}`,
       `%R~${keys.traceExported('*')}`,
       `%R~${keys.progress(anyone, '*')}`,
+      // A run's tree tells a job parked for its model (deferred) from one waiting out a retry.
+      `%R~${keys.deferred(anyone, '*')}`,
       `%R~${keys.worker(anyone, '*')}`,
       // A person answers a run's questions: the client writes the answers, and reads the questions.
       `~${keys.answers('*')}`,
