@@ -134,7 +134,8 @@ export default { specialists: [spin] };
     const prefix = uniquePrefix('up-liveness');
     up = startUp({ REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix, TIERFLOW_LOG: 'silent', TIERFLOW_LIVENESS_MS: '5000' }, cwd);
     const current = up;
-    await waitFor(() => TIERS.every((tier) => current.pids(tier).length === 1), { timeoutMs: 30_000, description: `four workers ready:\n${current.lines.join('\n')}` });
+    // Four workers each load the TypeScript project file first: a loaded CI machine once took over 30 s.
+    await waitFor(() => TIERS.every((tier) => current.pids(tier).length === 1), { timeoutMs: 60_000, description: `four workers ready:\n${current.lines.join('\n')}` });
     workerPids = TIERS.map((tier) => current.pids(tier)[0]!);
     const [spinning] = current.pids('fleet');
 

@@ -205,6 +205,11 @@ export function redisModelLimiter(redis: RedisClient, prefix: string, notices?: 
   return {
     reserve: async (model, limit, id, tokens, leaseMs, waiter) => {
       const keys = modelLimitKeys(prefix, model);
+      // A model without limits holds nothing and waits for nothing but a busy server's pause: one read, not the script.
+      if (!limits(limit)) {
+        const paused = await redis.pttl(keys.pause);
+        return paused > 0 ? { granted: false, waitMs: paused, reason: 'paused' } : { granted: true };
+      }
       const args = [
         id,
         whole(tokens),
