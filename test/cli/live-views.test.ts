@@ -98,7 +98,8 @@ describe('tierflow runs', () => {
     expect(refused.stderr).toContain('must be a status: queued, running, waiting_for_children');
     await deployment.client.cancel(running);
     await deployment.client.waitForResult(running, { timeoutMs: 20_000 });
-  });
+    // Seven `tierflow` processes in turn: 8 s alone, past 30 s once on a loaded CI run.
+  }, 90_000);
 });
 
 describe('tierflow watch', () => {
