@@ -242,6 +242,8 @@ describe('signed control records', () => {
     await redis.hset(keys.answers(rootId), questionId, JSON.stringify({ question_id: questionId, answer: 'forged', answered_at: Date.now() }));
     // Woken as an answer would wake it: it reads the forged record, ignores it, and waits on.
     const monitor = new Queue('monitor', { connection: redis, prefix: deployment.runtime.prefix });
+    // The run shows input_required as soon as its questions are recorded, while its pass may still be moving the job to the delayed set.
+    await waitFor(async () => (await (await monitor.getJob(rootId))?.getState()) === 'delayed', { description: 'the root job in the delayed set' });
     await (await monitor.getJob(rootId))?.promote();
     await monitor.close();
     await waitFor(async () => (await client.tree(rootId))?.status === 'input_required', { description: 'the run to wait on' });
