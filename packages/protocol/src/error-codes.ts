@@ -42,6 +42,7 @@ export const THROWN_ERRORS = {
   invalid_beads_ttl: { kind: 'invalid_input', meaning: 'a Beads TTL that is not a whole number of milliseconds' },
   beads_unserializable: { kind: 'invalid_input', meaning: 'a value to write to Beads is not JSON' },
   invalid_specialist: { kind: 'invalid_input', meaning: 'a specialist defined with options it cannot run with' },
+  invalid_tool: { kind: 'invalid_input', meaning: 'a tool defined with a name a model cannot call, or no function' },
   invalid_task_data: { kind: 'invalid_input', meaning: "the code runner's task_data cannot be run" },
   invalid_sim_config: { kind: 'invalid_input', meaning: "the simulated specialist's script is not valid" },
   llm_call_refused: { kind: 'invalid_input', meaning: 'the model endpoint refused the request for good' },

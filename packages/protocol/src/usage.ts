@@ -29,9 +29,10 @@ export const budgetSchema = z
     max_tokens: positiveCount.optional().meta({ description: 'Tokens in and out together.' }),
     max_cost_usd: z.number().positive({ message: 'must be above 0' }).optional(),
     max_llm_calls: positiveCount.optional(),
+    max_tool_calls: positiveCount.optional().meta({ description: 'Tool calls of LLM specialists (docs/extending.md#tools), across the run.' }),
   })
-  .refine((budget) => budget.max_tokens !== undefined || budget.max_cost_usd !== undefined || budget.max_llm_calls !== undefined, {
-    message: 'a budget sets at least one of max_tokens, max_cost_usd, max_llm_calls',
+  .refine((budget) => budget.max_tokens !== undefined || budget.max_cost_usd !== undefined || budget.max_llm_calls !== undefined || budget.max_tool_calls !== undefined, {
+    message: 'a budget sets at least one of max_tokens, max_cost_usd, max_llm_calls, max_tool_calls',
   })
-  .meta({ description: 'Limits on what one run may spend on model calls.' });
+  .meta({ description: 'Limits on what one run may spend on model and tool calls.' });
 export type Budget = z.output<typeof budgetSchema>;

@@ -171,7 +171,11 @@ export class FakeOpenAiServer {
     const { model = 'unknown', stream = false } = JSON.parse(text) as { model?: string; stream?: boolean };
     const status = reply.status ?? 200;
     // A streamed request gets its completion as server-sent chunks; an error stays a plain JSON answer.
-    if (stream && status === 200) return sendStream(response, model, contentOf(reply.body) ?? this.defaultContent, reply.hangAfter, this.usage);
+    if (stream && status === 200) {
+      const calls = toolCallsOf(reply.body);
+      if (calls) return sendToolCallStream(response, model, calls, this.usage);
+      return sendStream(response, model, contentOf(reply.body) ?? this.defaultContent, reply.hangAfter, this.usage);
+    }
     send(response, status, reply.headers ?? {}, reply.body ?? completion(model, this.defaultContent, this.usage));
   }
 }
@@ -196,6 +200,53 @@ function sendStream(response: ServerResponse, model: string, content: string, ha
   response.write(chunk({ content: pieces[1] }));
   response.write(chunk({ content: pieces[2] }, null, 'stop'));
   if (usage) response.write(chunk({}, withTotal(usage)));
+  response.end('data: [DONE]\n\n');
+}
+
+/** A tool call a scripted completion asks for: its arguments as an object (sent as JSON) or as the very text to send. */
+export interface FakeToolCall {
+  readonly id?: string;
+  readonly name: string;
+  readonly arguments?: Readonly<Record<string, unknown>> | string;
+}
+
+/** A non-streamed chat completion that asks for `calls` (ids `call_1`, `call_2`… unless given), finish reason `tool_calls`. */
+export function toolCallsCompletion(model: string, calls: readonly FakeToolCall[], usage: FakeUsage | null = DEFAULT_USAGE): unknown {
+  const toolCalls = calls.map((call, index) => ({
+    id: call.id ?? `call_${index + 1}`,
+    type: 'function',
+    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) },
+  }));
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+    ...(usage ? { usage: withTotal(usage) } : {}),
+  };
+}
+
+/** The tool calls of a scripted completion body, when it asks for any. */
+function toolCallsOf(body: unknown): { id: string; function: { name: string; arguments: string } }[] | null {
+  const calls = (body as { choices?: { message?: { tool_calls?: unknown } }[] } | undefined)?.choices?.[0]?.message?.tool_calls;
+  return Array.isArray(calls) && calls.length > 0 ? (calls as { id: string; function: { name: string; arguments: string } }[]) : null;
+}
+
+/** A streamed completion asking for tool calls: each call's id and name in one chunk, its arguments in two more, as servers send them. */
+function sendToolCallStream(response: ServerResponse, model: string, calls: readonly { id: string; function: { name: string; arguments: string } }[], usage: FakeUsage | null): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  response.write(chunk({ role: 'assistant', content: null }));
+  calls.forEach((call, index) => {
+    const half = Math.ceil(call.function.arguments.length / 2);
+    response.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    response.write(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(0, half) } }] }));
+    response.write(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(half) } }] }));
+  });
+  response.write(chunk({}, 'tool_calls'));
+  if (usage) response.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 0, model, choices: [], usage: withTotal(usage) })}\n\n`);
   response.end('data: [DONE]\n\n');
 }
 

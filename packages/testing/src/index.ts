@@ -25,8 +25,8 @@
  */
 export { makeTestCertificates } from './certificates.js';
 export type { TestCertificates } from './certificates.js';
-export { completion, FakeOpenAiServer } from './fake-openai.js';
-export type { FakeReply, FakeRequest, FakeUsage } from './fake-openai.js';
+export { completion, FakeOpenAiServer, toolCallsCompletion } from './fake-openai.js';
+export type { FakeReply, FakeRequest, FakeToolCall, FakeUsage } from './fake-openai.js';
 export { findFreePort } from './free-port.js';
 export { findRedisServerBinary } from './redis-binary.js';
 export { redisClient } from './redis-client.js';

@@ -2,7 +2,7 @@ import { addUsage, callCharge, callEstimate, parseRetryAfter, ZERO_USAGE, type C
 import { ERROR_TYPES, TierflowError, type Usage } from '@tierflow/protocol';
 import { readTierflowVars } from '@tierflow/runtime/admin';
 import { ModelCapacityWait, reservedTokens, resolveModelLimit } from '@tierflow/runtime/policy';
-import type { ModelAnswer, ModelCall, ModelCallObservation, ModelCalls, ModelLimit, ModelRequest } from '@tierflow/runtime/policy';
+import type { ModelAnswer, ModelCall, ModelCallObservation, ModelCalls, ModelLimit, ModelRequest, ModelToolCall } from '@tierflow/runtime/policy';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { abortableDelay, abortError } from '../abortable-delay.js';
@@ -60,6 +60,8 @@ export interface CallLimits {
 /** What a call came back with, streamed or not, and how many requests it took (a busy endpoint's refusals included). */
 export interface CallResult {
   readonly content: string;
+  /** The tools the model asked to call (none: it answered). */
+  readonly toolCalls: readonly ModelToolCall[];
   /** The model that answered, as the endpoint names it. */
   readonly model: string;
   /** What every request of the call was charged: the endpoint's counts, priced, and one call per request. */
@@ -71,12 +73,24 @@ export interface CallResult {
   readonly replayed: boolean;
 }
 
+/** How an LLM specialist calls its model, resolved from its options. */
+export interface CallSettings {
+  readonly model: string;
+  readonly defaultConfidence: number;
+  readonly systemPrompt: string | undefined;
+  readonly price: ModelPrice | null;
+  readonly stream: boolean;
+  readonly maxTokens: number | undefined;
+  readonly provider: string | undefined;
+  readonly modelLimit: ModelLimit;
+}
+
 /** No limits of its own: only a busy server's pause holds the model. */
 const NO_LIMIT = resolveModelLimit(undefined);
 
-/** The text a request's prompt tokens are estimated from: its messages and response format, as JSON. */
-export function promptText(request: Pick<ChatCompletionCreateParamsNonStreaming, 'messages' | 'response_format'>): string {
-  return JSON.stringify({ messages: request.messages, response_format: request.response_format });
+/** The text a request's prompt tokens are estimated from: its messages, response format and tools, as JSON. */
+export function promptText(request: Pick<ChatCompletionCreateParamsNonStreaming, 'messages' | 'response_format' | 'tools'>): string {
+  return JSON.stringify({ messages: request.messages, response_format: request.response_format, tools: request.tools });
 }
 
 /**
@@ -111,7 +125,7 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
       replayed: true,
     });
     observed.answered({ answer: replayed, id: null, tokens: null, costUsd: 0 });
-    return { content: replayed.content, model: replayed.model, usage: ZERO_USAGE, estimated: false, tries: 0, replayed: true };
+    return { content: replayed.content, toolCalls: replayed.tool_calls ?? [], model: replayed.model, usage: ZERO_USAGE, estimated: false, tries: 0, replayed: true };
   }
   const tried: Tried = { waits: 0, unreached: 0, waitsMs: [], tries: 0, charged: ZERO_USAGE, observed };
   const end = (answer: ModelAnswer | null, error: unknown, usage: Usage, estimated: boolean) =>
@@ -130,10 +144,10 @@ export async function chatCompletion(client: OpenAI, request: ChatCompletionCrea
     });
   try {
     const result = await callModel(client, request, limits, tried, stream);
-    const answer = { content: result.content, model: result.model, finish_reason: result.finishReason };
+    const answer: ModelAnswer = { content: result.content, model: result.model, finish_reason: result.finishReason, ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}) };
     end(answer, null, result.usage, result.estimated);
     observed.answered({ answer, id: result.id, tokens: result.reported === null ? null : { input: result.reported.tokensIn, output: result.reported.tokensOut }, costUsd: result.usage.cost_usd });
-    return { content: result.content, model: result.model, usage: result.usage, estimated: result.estimated, tries: result.tries, replayed: false };
+    return { content: result.content, toolCalls: result.toolCalls, model: result.model, usage: result.usage, estimated: result.estimated, tries: result.tries, replayed: false };
   } catch (error) {
     // Parked before anything was sent: the call is made, and recorded, when the job comes back.
     if (error instanceof ModelCapacityWait) {
@@ -223,6 +237,7 @@ async function callModel(
     const charge = await settle(answer.usage ? { kind: 'answered', ...answer.usage } : { kind: 'unreported', content: answer.content });
     return {
       content: answer.content,
+      toolCalls: answer.toolCalls,
       model: answer.model,
       id: answer.id,
       finishReason: answer.finishReason,
@@ -299,6 +314,7 @@ async function failed(
 /** One request's answer: its content, the model, and the endpoint's token counts (null when it reported none). */
 interface Answer {
   readonly content: string;
+  readonly toolCalls: readonly ModelToolCall[];
   readonly model: string;
   /** The response's id (`chatcmpl-…`), or null when the endpoint gave none. */
   readonly id: string | null;
@@ -311,6 +327,8 @@ function whole(completion: ChatCompletion): Answer {
   const choice = completion.choices[0];
   return {
     content: choice?.message.content ?? '',
+    // Custom tools (free text, no function) are never offered, so only function calls are read.
+    toolCalls: (choice?.message.tool_calls ?? []).flatMap((call) => (call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [])),
     model: completion.model,
     id: completion.id || null,
     finishReason: choice?.finish_reason ?? null,
@@ -326,14 +344,22 @@ async function streamed(client: OpenAI, request: ChatCompletionCreateParamsNonSt
   let id: string | null = null;
   let usage: Answer['usage'] = null;
   let finishReason: string | null = null;
+  // A streamed tool call comes in pieces, by its index: its id and name first, its arguments in parts.
+  const calls: { id: string; name: string; arguments: string }[] = [];
   for await (const chunk of chunks) {
     model = chunk.model || model;
     id = chunk.id || id;
     content += chunk.choices[0]?.delta.content ?? '';
+    for (const part of chunk.choices[0]?.delta.tool_calls ?? []) {
+      const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
+      call.id = part.id ?? call.id;
+      call.name += part.function?.name ?? '';
+      call.arguments += part.function?.arguments ?? '';
+    }
     finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
     if (chunk.usage) usage = { tokensIn: chunk.usage.prompt_tokens, tokensOut: chunk.usage.completion_tokens };
   }
   // The client ends an aborted stream quietly, as if it were complete: it was not.
   if (signal.aborted) throw abortError(signal);
-  return { content, model, id, finishReason, usage };
+  return { content, toolCalls: calls.filter((call) => call !== undefined), model, id, finishReason, usage };
 }

@@ -3,8 +3,10 @@ import { TierflowError } from '@tierflow/protocol';
 import { resolveModelLimit, type ModelLimit, type ModelLimitOptions } from '@tierflow/runtime/policy';
 import type OpenAI from 'openai';
 import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
-import { chatCompletion, openAiClient, type LlmEndpoint } from './llm-call.js';
+import type { Tool, ToolSource } from '../tools/tool.js';
+import { chatCompletion, openAiClient, type CallResult, type CallSettings, type LlmEndpoint } from './llm-call.js';
 import { answerFormat, llmMessages, readAnswer } from './llm-prompt.js';
+import { completeWithTools, DEFAULT_MAX_TOOL_CALLS } from './llm-tools.js';
 
 /** Options of {@link llmSpecialist}. */
 export interface LlmSpecialistOptions extends LlmEndpoint {
@@ -32,6 +34,16 @@ export interface LlmSpecialistOptions extends LlmEndpoint {
   readonly maxTokens?: number;
   /** The model's limits, shared by every Fleet and planner process through Redis (docs/operations.md#model-limits). */
   readonly limits?: ModelLimitOptions;
+  /**
+   * The tools the model may call (docs/extending.md#tools): tools themselves (`functionTool(…)`),
+   * and names or patterns (`read_notes`, `mcp:files/*`) that `toolSource` resolves when the
+   * specialist runs. With any, the specialist runs a loop: model → tool calls → results → model.
+   */
+  readonly tools?: readonly (Tool | string)[];
+  /** Where the names and patterns of `tools` are found: the project's function tools and MCP servers. */
+  readonly toolSource?: ToolSource;
+  /** The most tool calls one run of the specialist makes ({@link DEFAULT_MAX_TOOL_CALLS} when left out). */
+  readonly maxToolCalls?: number;
 }
 
 /**
@@ -60,12 +72,27 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     throw TierflowError.permanent(`maxTokens (${options.maxTokens}) must be a whole number above 0`, { code: 'invalid_specialist' });
   }
   const modelLimit = resolveModelLimit(options.limits);
+  const maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  if (!(Number.isSafeInteger(maxToolCalls) && maxToolCalls > 0)) {
+    throw TierflowError.permanent(`maxToolCalls (${maxToolCalls}) must be a whole number above 0`, { code: 'invalid_specialist' });
+  }
+  const tools = options.tools ?? [];
+  const patterns = tools.filter((tool): tool is string => typeof tool === 'string');
+  if (patterns.length > 0 && !options.toolSource) {
+    throw TierflowError.permanent(`tools ${patterns.join(', ')}: named without a toolSource to find them in`, { code: 'invalid_specialist' });
+  }
   const config = {
     kind: 'llm',
     model,
     ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    // The tools a specialist may call are part of what it is: its hash changes with them.
+    ...(tools.length === 0 ? {} : { tools: tools.map((tool) => (typeof tool === 'string' ? tool : tool.name)), maxToolCalls }),
   };
+  const toolsOf = async (signal: AbortSignal): Promise<readonly Tool[]> => [
+    ...tools.filter((tool): tool is Tool => typeof tool !== 'string'),
+    ...(patterns.length > 0 && options.toolSource ? await options.toolSource.tools(patterns, signal) : []),
+  ];
   return defineSpecialist({
     name: options.name,
     version: '1.0.0',
@@ -73,12 +100,11 @@ export function llmSpecialist(options: LlmSpecialistOptions): Specialist {
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
     // A repair pass tells the model what its answer got wrong (llm-prompt.ts).
     repairs: true,
-    run: (input) =>
-      complete(
-        client,
-        { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens, provider: options.provider, modelLimit },
-        input,
-      ),
+    run: (input) => {
+      const settings = { model, defaultConfidence, systemPrompt: options.systemPrompt, price, stream: options.stream ?? false, maxTokens: options.maxTokens, provider: options.provider, modelLimit };
+      if (tools.length === 0) return complete(client, settings, input);
+      return completeWithTools({ call: (request) => callOnce(client, settings, input, request), settings, input, tools: toolsOf, maxToolCalls, caller: `fleet:${options.name}` });
+    },
   });
 }
 
@@ -86,33 +112,30 @@ function isPrice(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-interface CallSettings {
-  readonly model: string;
-  readonly defaultConfidence: number;
-  readonly systemPrompt: string | undefined;
-  readonly price: ModelPrice | null;
-  readonly stream: boolean;
-  readonly maxTokens: number | undefined;
-  readonly provider: string | undefined;
-  readonly modelLimit: ModelLimit;
+/** One request of the specialist's: reserved first (a spent budget, or one it would pass, sends none: budget_exceeded) and settled after; requests a busy endpoint refused count as calls but cost no tokens. */
+function callOnce(client: OpenAI, settings: CallSettings, input: SpecialistInput, request: Parameters<typeof chatCompletion>[1]): Promise<CallResult> {
+  const limits = {
+    signal: input.signal,
+    deadline: input.deadline,
+    usage: input.usage,
+    price: settings.price,
+    calls: input.calls,
+    purpose: 'specialist' as const,
+    provider: settings.provider,
+    modelLimit: settings.modelLimit,
+  };
+  return chatCompletion(client, request, limits, settings.stream);
 }
 
 async function complete(client: OpenAI, settings: CallSettings, input: SpecialistInput): Promise<SpecialistResult> {
-  const { model, defaultConfidence, price } = settings;
+  const { model, defaultConfidence } = settings;
   const request = {
     model,
     messages: llmMessages(input, settings.systemPrompt, await input.readContext()),
     response_format: answerFormat(input.expectedOutputSchema),
     ...(settings.maxTokens === undefined ? {} : { max_tokens: settings.maxTokens }),
   };
-  // Each request is reserved first (a spent budget, or one this call would pass, sends none:
-  // budget_exceeded) and settled after; requests a busy endpoint refused count as calls but cost no tokens.
-  const reply = await chatCompletion(
-    client,
-    request,
-    { signal: input.signal, deadline: input.deadline, usage: input.usage, price, calls: input.calls, purpose: 'specialist', provider: settings.provider, modelLimit: settings.modelLimit },
-    settings.stream,
-  );
+  const reply = await callOnce(client, settings, input, request);
   const answer = readAnswer(reply.content, defaultConfidence);
   return {
     summary: answer.summary,

@@ -37,9 +37,10 @@ export interface AuditEntry {
  * `progress` is a note a job made while it worked (docs/operations.md#progress), not a message;
  * `question` is a question the run put to a person, `answer` the answer (docs/protocol.md#clarification);
  * `decision` is a choice a tier's policy made for a round (the specialist a subtask was routed to, and why);
- * `gap` says how many entries a tier could not append, and why (Redis refused the write).
+ * `gap` says how many entries a tier could not append, and why (Redis refused the write);
+ * `tool` is a tool call an LLM specialist made, or was refused (docs/extending.md#tools).
  */
-export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'decision', 'gap'] as const;
+export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'decision', 'gap', 'tool'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 export type AuditDirection = 'sent' | 'received';
 

@@ -6,6 +6,11 @@ import { auditKey } from '../redis/keys.js';
 import { AuditGaps } from './audit-gaps.js';
 import { systemClock, type Clock } from '../deadlines/clock.js';
 import type { Assignment, PolicyDecision, SettledChild, TierLogger } from '../policy/handler.js';
+import type { ToolCall } from '../policy/tool-calls.js';
+import { createHash } from 'node:crypto';
+
+/** How much of a tool call's arguments its audit entry keeps, as JSON. */
+const TOOL_ARGUMENTS_CHARS = 2_000;
 
 /**
  * What one tier worker appends to the audit trail. Sending rides the MULTI the worker runs
@@ -102,6 +107,27 @@ export class AuditTrail {
   progress(rootId: string, messageId: string, text: string): void {
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : tierAbove(this.tier)!;
     this.appendNow(rootId, this.entry(this.time(), this.tier, to, 'progress', 'sent', { id: messageId, correlation_id: null }, text), false);
+  }
+
+  /**
+   * A tool call of node `messageId`, however it ended, from its caller (`fleet:<specialist>`) to
+   * `tool:<name>`: the arguments themselves only when `withArguments` (TIERFLOW_RECORD=full), else
+   * their SHA-256; the result's size, never the result.
+   */
+  toolCalled(rootId: string, messageId: string, call: ToolCall, withArguments: boolean): void {
+    const args = JSON.stringify(call.arguments) ?? 'null';
+    const data = {
+      tool: call.name,
+      call_id: call.call_id,
+      caller: call.caller,
+      ...(withArguments ? { arguments: args.length > TOOL_ARGUMENTS_CHARS ? `${args.slice(0, TOOL_ARGUMENTS_CHARS)}…` : args } : { arguments_sha256: createHash('sha256').update(args).digest('hex') }),
+      result_bytes: Buffer.byteLength(call.result),
+      duration_ms: call.latency_ms,
+      error: call.error,
+    };
+    const detail = `${call.name}: ${call.end}${call.error ? ` (${call.error.slice(0, 200)})` : ''}`;
+    const entry = { ...this.entry(this.time(), this.tier, `tool:${call.name}`, 'tool', 'sent', { id: call.call_id, correlation_id: messageId }, detail), status: call.end, data };
+    this.appendNow(rootId, entry, false);
   }
 
   private time(): string {

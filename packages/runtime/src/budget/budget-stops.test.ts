@@ -12,6 +12,13 @@ describe('a budget stop, checked against the run’s own records', () => {
     expect(checkBudgetStop({ ...marked, llm_calls: 'two' }, { max_tokens: 15 })).toMatchObject({ holds: true, limit: 'max_tokens' });
   });
 
+  it('holds for a refused tool call once the run made its max_tool_calls, and not before', () => {
+    const refused = { exceeded: 'max_tool_calls', tool_calls: '3' };
+    expect(checkBudgetStop(refused, { max_tool_calls: 3 })).toEqual({ holds: true, limit: 'max_tool_calls', reason: 'budget exceeded: max_tool_calls 3 reached (3 made)' });
+    expect(checkBudgetStop(refused, { max_tool_calls: 4 })).toMatchObject({ holds: false });
+    expect(checkBudgetStop(refused, { max_llm_calls: 4 })).toMatchObject({ holds: false });
+  });
+
   it('holds for a refused reservation: what is spent and held leaves no room for the call it asked for', () => {
     const refused = { exceeded: 'max_tokens', llm_calls: '2', held_tokens: '500', refused_tokens: '250' };
     expect(checkBudgetStop(refused, { max_tokens: 600 })).toEqual({

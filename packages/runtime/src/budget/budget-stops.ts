@@ -19,7 +19,7 @@ export function parseBudgetStop(member: string): string | null {
 }
 
 /** Whether a run's own records bear a budget stop out, and in words why (or why not). */
-export type BudgetStopCheck = { readonly holds: true; readonly limit: BudgetLimit; readonly reason: string } | { readonly holds: false; readonly reason: string };
+export type BudgetStopCheck = { readonly holds: true; readonly limit: BudgetLimit | 'max_tool_calls'; readonly reason: string } | { readonly holds: false; readonly reason: string };
 
 /**
  * Whether a run is over budget, from its own records: its budget hash says a charge found it over
@@ -34,6 +34,13 @@ export function checkBudgetStop(record: Readonly<Record<string, string>>, budget
   if (!budget) return { holds: false, reason: 'the run has no budget' };
   if (record.exceeded === undefined) return { holds: false, reason: 'no charge found the run over its budget' };
   const whole = wholeFields(record);
+  // A tool call refused: the run had made all the tool calls its budget allows.
+  if (record.exceeded === 'max_tool_calls') {
+    const max = budget.max_tool_calls;
+    const made = whole('tool_calls');
+    if (max !== undefined && made >= max) return { holds: true, limit: 'max_tool_calls', reason: `budget exceeded: max_tool_calls ${max} reached (${made} made)` };
+    return { holds: false, reason: `its tool calls (${made}) are within its budget` };
+  }
   const spent = spentOf(record);
   // Tokens held and asked are kept in and out together: the limit counts them so. What was held
   // when the reservation was refused counts, not what is held now: by the time the Monitor looks,

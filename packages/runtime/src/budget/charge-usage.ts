@@ -127,6 +127,48 @@ end
 return { 1, limit, first, calls, tin + tout, cost }`,
 };
 
+/**
+ * Counts one tool call of an LLM specialist against the run's `max_tool_calls`.
+ *   KEYS[1]  the root's budget hash (fields above; this script adds tool_calls, reads max_tool_calls)
+ *   KEYS[2]  the budget-stops sorted set the Monitor sweeps
+ *   ARGV[1]  the root id, queued on KEYS[2] when this refusal stops the run
+ *   ARGV[2]  the hash's TTL in ms, set when it has none
+ * Refused once the run is over any limit, or has made max_tool_calls calls (then the run is
+ * stopped, `max_tool_calls` its reason); else counted. Returns { accepted (1|0), the limit that
+ * stopped the run or '', 1 when this call stopped it, tool_calls }.
+ */
+const COUNT_TOOL_CALL: RedisScript = {
+  lua: `
+local h = KEYS[1]
+local v = redis.call('HMGET', h, 'tool_calls', 'max_tool_calls', 'exceeded')
+local calls, max, exceeded = tonumber(v[1]) or 0, tonumber(v[2] or ''), v[3]
+if exceeded then return { 0, exceeded, 0, calls } end
+if max ~= nil and calls >= max then
+  if redis.call('HSETNX', h, 'exceeded', 'max_tool_calls') == 0 then return { 0, redis.call('HGET', h, 'exceeded'), 0, calls } end
+  local time = redis.call('TIME')
+  redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[1])
+  return { 0, 'max_tool_calls', 1, calls }
+end
+calls = redis.call('HINCRBY', h, 'tool_calls', 1)
+if redis.call('PTTL', h) == -1 then redis.call('PEXPIRE', h, ARGV[2]) end
+return { 1, '', 0, calls }`,
+};
+
+/** What counting a tool call found: whether it may be made, and whether the run is (now) over budget. */
+export interface ToolCharge {
+  readonly accepted: boolean;
+  readonly limit: string | null;
+  readonly stopsRun: boolean;
+  readonly toolCalls: number;
+}
+
+/** Runs the tool-call script once. */
+export async function countToolCall(redis: RedisClient, keys: ChargeKeys, rootId: string, ttlMs: number): Promise<ToolCharge> {
+  const reply = await runScript(redis, COUNT_TOOL_CALL, [keys.budget, keys.stops], [rootId, ttl(ttlMs)]);
+  const [accepted, limit, first, calls] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  return { accepted: Number(accepted) === 1, limit: typeof limit === 'string' && limit !== '' ? limit : null, stopsRun: Number(first) === 1, toolCalls: Number(calls) || 0 };
+}
+
 /** What a reservation or a settlement found: whether it took effect, and whether the run is (now) over budget. */
 export interface Charge {
   /** Reserve: the call may be sent (it is counted and its reservation held). Settle: the reservation was released now, not before. */
@@ -197,6 +239,7 @@ export function writeBudget(batch: FencedBatch, key: string, budget: Budget, ttl
   if (budget.max_llm_calls !== undefined) batch.hsetnx(key, 'max_llm_calls', budget.max_llm_calls);
   if (budget.max_tokens !== undefined) batch.hsetnx(key, 'max_tokens', budget.max_tokens);
   if (budget.max_cost_usd !== undefined) batch.hsetnx(key, 'max_cost_micro_usd', microUsd(budget.max_cost_usd));
+  if (budget.max_tool_calls !== undefined) batch.hsetnx(key, 'max_tool_calls', budget.max_tool_calls);
   batch.pexpire(key, ttlMs);
 }
 

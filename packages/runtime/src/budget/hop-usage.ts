@@ -36,6 +36,7 @@ export function hopUsage(meter: UsageMeter): HopUsage {
         await meter.record(usage);
       },
       ...(meter.standing ? { standing: meter.standing.bind(meter) } : {}),
+      ...(meter.toolCall ? { toolCall: meter.toolCall.bind(meter) } : {}),
     },
     spent: () => spent,
   };

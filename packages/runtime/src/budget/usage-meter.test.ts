@@ -21,6 +21,19 @@ describe('a run’s usage meter', () => {
     return { meters: new UsageMeters({ redis: db.redis, keys, ttlMs: 60_000, log, heldWaitMs }), rootId, budget: keys.budget(rootId) };
   }
 
+  it('counts tool calls against max_tool_calls, refusing the one past it and queueing the run’s stop once', async () => {
+    const keys = controlKeys(uniquePrefix('meter'));
+    await db.redis.hset(keys.budget('root-t'), 'max_tool_calls', 2);
+    const meter = new UsageMeters({ redis: db.redis, keys, ttlMs: 60_000, log }).for('root-t');
+    await meter.toolCall!();
+    await meter.toolCall!();
+    await expect(meter.toolCall!()).rejects.toThrow(/max_tool_calls\): no more tool calls/);
+    await expect(meter.toolCall!()).rejects.toBeInstanceOf(BudgetExceededError);
+    expect(await db.redis.hmget(keys.budget('root-t'), 'tool_calls', 'exceeded')).toEqual(['2', 'max_tool_calls']);
+    expect(await db.redis.zrange(keys.budgetStops, 0, -1)).toEqual(['root-t']);
+    expect(await db.redis.pttl(keys.budget('root-t'))).toBeGreaterThan(0); // a hash nothing set an expiry on must not outlive the run
+  });
+
   it('waits for a call in flight that may never be sent, and takes its place when it gives its count back', async () => {
     const { meters: all, rootId, budget } = await meters(30_000);
     const meter = all.for(rootId);

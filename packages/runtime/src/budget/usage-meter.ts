@@ -6,7 +6,7 @@ import type { ControlKeys } from '../redis/keys.js';
 import type { TierLogger } from '../policy/handler.js';
 import type { UsageMeter, UsageReservation } from '../policy/usage-meter.js';
 import { budgetStandingOf } from './budget-standing.js';
-import { reserveCall, settleCall, type Charge, type ChargeKeys } from './charge-usage.js';
+import { countToolCall, reserveCall, settleCall, type Charge, type ChargeKeys } from './charge-usage.js';
 
 const SETTLED: UsageReservation = Object.freeze({ settle: () => Promise.resolve() });
 
@@ -21,7 +21,7 @@ export const UNMETERED: UsageMeter = Object.freeze({
 export class BudgetExceededError extends TierflowError {
   override readonly name = 'BudgetExceededError';
   constructor(rootId: string, limit: string | null) {
-    super(`run ${rootId} has reached its budget${limit ? ` (${limit})` : ''}: no more model calls`, { code: ERROR_TYPES.budgetExceeded, retryable: false });
+    super(`run ${rootId} has reached its budget${limit ? ` (${limit})` : ''}: no more ${limit === 'max_tool_calls' ? 'tool' : 'model'} calls`, { code: ERROR_TYPES.budgetExceeded, retryable: false });
   }
 }
 
@@ -57,6 +57,11 @@ export class UsageMeters {
         return held === null ? SETTLED : { settle: (usage, estimated = false) => this.settle(rootId, keys, id, usage, estimated) };
       },
       record: (usage) => this.settle(rootId, keys, '', usage, false),
+      toolCall: async () => {
+        const charge = await countToolCall(this.deps.redis, keys, rootId, this.deps.ttlMs);
+        if (charge.stopsRun) this.deps.log.warn('a run went over its budget: the Monitor cancels it', { root: rootId, limit: charge.limit, tool_calls: charge.toolCalls });
+        if (!charge.accepted) throw new BudgetExceededError(rootId, charge.limit);
+      },
       standing: async () => budgetStandingOf(await this.deps.redis.hgetall(keys.budget)),
     };
   }

@@ -18,6 +18,7 @@ import type { PassLock } from './pass-writer.js';
 import type { StepState } from '../steps/step-store.js';
 import { hopUsage } from '../budget/hop-usage.js';
 import { nodeCalls } from '../recording/node-calls.js';
+import { nodeToolCalls } from '../tools/node-tool-calls.js';
 import { openReceipt } from '../recording/receipt.js';
 import type { NodeRerun } from '../rerun/node-rerun.js';
 import type { Reused } from '../rerun/reuse.js';
@@ -84,6 +85,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
       limiter: engine.limiter,
       priority: assignment.payload.priority,
       parkAs: input.parkAs,
+      tools: nodeToolCalls({ boundaries: engine.runtime.boundaries, usage: hop.meter, recorder: engine.recorder, audit: engine.audit, trace: traceContext }, assignment.rootId, assignment.id),
     },
     assignment.rootId,
     assignment.id,

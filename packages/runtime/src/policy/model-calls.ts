@@ -1,4 +1,5 @@
 import { TierflowError, type Usage } from '@tierflow/protocol';
+import type { NodeToolCalls } from './tool-calls.js';
 
 /** A model request as it is recorded and matched for replay: where it went, and everything that decides the answer. */
 export interface ModelRequest {
@@ -18,6 +19,16 @@ export interface ModelAnswer {
   /** The model that answered, as the endpoint names it. */
   readonly model: string;
   readonly finish_reason: string | null;
+  /** The tools the model asked to call, when it asked for any: each call's id, the tool's function name and its arguments as JSON text. */
+  readonly tool_calls?: readonly ModelToolCall[] | undefined;
+}
+
+/** A tool call a model asked for. */
+export interface ModelToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** JSON text, as the model wrote it (it may not parse). */
+  readonly arguments: string;
 }
 
 /** One model call of a node, as it is recorded: its request, its answer or error, what it was charged, how long it took. */
@@ -69,6 +80,8 @@ export interface ModelCalls {
   readonly waiter?: ModelWaiter;
   /** Present when a long wait for a limited model may park the pass instead of holding its worker (see {@link ModelParking}). */
   readonly parking?: ModelParking;
+  /** The node's tool calls (a specialist's tool loop): bounded, counted, traced and recorded. Left out (a test, a script), tools are called unbounded and unrecorded. */
+  readonly tools?: NodeToolCalls;
 }
 
 /**

@@ -29,6 +29,12 @@ export interface UsageMeter {
    *   budget, or the reservation would pass it: make no call.
    */
   reserve(estimate?: Usage): Promise<UsageReservation>;
+  /**
+   * Counts one tool call about to be made (an LLM specialist's tool loop), against the run's
+   * `max_tool_calls`. Absent from a meter that counts none.
+   * @throws BudgetExceededError (code `budget_exceeded`) when the run has made its `max_tool_calls`, or is over another limit.
+   */
+  toolCall?(): Promise<void>;
   /** Adds a finished call's tokens and cost, for a call reserved without an estimate. Never throws. */
   record(usage: Usage): Promise<void>;
   /**

@@ -2,6 +2,7 @@ import { DEFAULT_PRIORITY, ERROR_TYPES, TierflowError } from '@tierflow/protocol
 import type { RedisClient } from '@tierflow/beads';
 import { z } from 'zod';
 import type { Context } from '@opentelemetry/api';
+import type { NodeToolCalls } from '../policy/tool-calls.js';
 import { UNOBSERVED_CALL, type ModelAnswer, type ModelCalls, type ModelLimiter, type ModelParking, type ModelRequest } from '../policy/model-calls.js';
 import type { GenAiOptions } from '../observability/gen-ai/conventions.js';
 import { observeModelCall } from '../observability/gen-ai/model-call-span.js';
@@ -10,7 +11,12 @@ import type { ReplayMode } from '../rerun/rerun-spec.js';
 import { requestHash, type RunRecorder } from './run-recorder.js';
 
 /** A recorded answer, as a rerun's replay hash keeps it. */
-export const replayAnswerSchema = z.object({ content: z.string(), model: z.string(), finish_reason: z.string().nullable().default(null) });
+export const replayAnswerSchema = z.object({
+  content: z.string(),
+  model: z.string(),
+  finish_reason: z.string().nullable().default(null),
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+});
 
 /** Where a node's calls are recorded, and where a replay finds its answers. */
 export interface NodeCallsDeps {
@@ -26,6 +32,8 @@ export interface NodeCallsDeps {
   readonly priority?: number;
   /** The id a long wait for the pass's first call parks under (PassInput.parkAs); null or left out, no call parks. */
   readonly parkAs?: string | null;
+  /** The node's tool calls, handed on as they are (tools/node-tool-calls.ts). */
+  readonly tools?: NodeToolCalls;
 }
 
 /**
@@ -80,6 +88,7 @@ export function nodeCalls(deps: NodeCallsDeps, rootId: string, node: string, rep
     unrecorded: () => dropped,
     ...(deps.limiter ? { limiter: deps.limiter, waiter: { run: rootId, priority: deps.priority ?? DEFAULT_PRIORITY } } : {}),
     ...(deps.limiter && deps.parkAs ? { parking: parking(deps.parkAs) } : {}),
+    ...(deps.tools ? { tools: deps.tools } : {}),
   };
 }
 

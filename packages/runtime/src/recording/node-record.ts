@@ -1,4 +1,4 @@
-import { recordEntrySchema, RECORD_FIELD, type CallEntry, type DelegationEntry, type OutcomeEntry, type PassEntry, type RecordEntry } from './record-entry.js';
+import { recordEntrySchema, RECORD_FIELD, type CallEntry, type DelegationEntry, type OutcomeEntry, type PassEntry, type RecordEntry, type ToolEntry } from './record-entry.js';
 
 /** Everything recorded of one node (docs/operations.md#recording). */
 export interface NodeRecord {
@@ -11,6 +11,8 @@ export interface NodeRecord {
   /** Its passes, in order. */
   readonly passes: readonly PassEntry[];
   readonly calls: readonly CallEntry[];
+  /** Its tool calls (an LLM specialist's tool loop), in order. */
+  readonly tools: readonly ToolEntry[];
   /** In a fork: the node of the original run whose outcome it answered with, without running. */
   readonly reused_from: string | null;
   /** What it waited for between its passes, on one time axis. */
@@ -55,14 +57,17 @@ export function parseRecordEntries(raw: readonly (readonly [string, readonly str
 
 /** Entries gathered by node, in stream order, with each node's waits. Pure. */
 export function nodeRecords(entries: readonly RecordEntry[]): Map<string, NodeRecord> {
-  const drafts = new Map<string, { tier: string | null; delegation: DelegationEntry | null; outcome: OutcomeEntry | null; passes: PassEntry[]; calls: CallEntry[]; reused_from: string | null }>();
+  const drafts = new Map<
+    string,
+    { tier: string | null; delegation: DelegationEntry | null; outcome: OutcomeEntry | null; passes: PassEntry[]; calls: CallEntry[]; tools: ToolEntry[]; reused_from: string | null }
+  >();
   const contexts = new Map<string, unknown>();
   for (const entry of entries) if (entry.kind === 'context') contexts.set(entry.sha256, entry.value);
   for (const entry of entries) {
     // A context value is the run's, not a node's: delegations name it by its hash.
     if (entry.kind === 'context') continue;
     let draft = drafts.get(entry.node);
-    if (!draft) drafts.set(entry.node, (draft = { tier: null, delegation: null, outcome: null, passes: [], calls: [], reused_from: null }));
+    if (!draft) drafts.set(entry.node, (draft = { tier: null, delegation: null, outcome: null, passes: [], calls: [], tools: [], reused_from: null }));
     draft.tier = entry.tier;
     switch (entry.kind) {
       case 'delegation':
@@ -76,6 +81,9 @@ export function nodeRecords(entries: readonly RecordEntry[]): Map<string, NodeRe
         break;
       case 'call':
         draft.calls.push(entry);
+        break;
+      case 'tool':
+        draft.tools.push(entry);
         break;
       case 'reused':
         draft.reused_from = entry.from;

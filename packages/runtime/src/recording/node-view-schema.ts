@@ -100,6 +100,23 @@ export const nodeCallSchema = z
   })
   .meta({ title: 'NodeCall' });
 
+export const nodeToolCallSchema = z
+  .object({
+    name: z.string(),
+    call_id: z.string(),
+    caller: z.string().meta({ description: '`fleet:<specialist>`' }),
+    arguments: z.unknown().meta({ description: 'The arguments the tool got; null when not recorded.' }),
+    arguments_digest: digestSchema.nullable(),
+    result: z.string().nullable().meta({ description: 'What the model was handed back; null when not recorded.' }),
+    result_digest: digestSchema.nullable(),
+    result_bytes: z.number(),
+    end: z.enum(['ok', 'error', 'refused', 'denied', 'cancelled']),
+    error: z.string().nullable(),
+    started_at: z.number(),
+    latency_ms: z.number(),
+  })
+  .meta({ title: 'NodeToolCall' });
+
 export const nodeViewSchema = z
   .object({
     id: z.string(),
@@ -122,6 +139,7 @@ export const nodeViewSchema = z
     passes: z.array(nodePassSchema),
     waits: z.array(nodeWaitSchema),
     calls: z.array(nodeCallSchema),
+    tools: z.array(nodeToolCallSchema).meta({ description: 'Its tool calls (an LLM specialist’s tool loop), in order.' }),
   })
   .meta({ title: 'NodeView' });
 
@@ -129,6 +147,7 @@ export type NodeView = z.output<typeof nodeViewSchema>;
 export type NodeInput = z.output<typeof nodeInputSchema>;
 export type NodeOutcome = z.output<typeof nodeOutcomeSchema>;
 export type NodeCall = z.output<typeof nodeCallSchema>;
+export type NodeToolCall = z.output<typeof nodeToolCallSchema>;
 export type NodePass = z.output<typeof nodePassSchema>;
 export type NodeWait = z.output<typeof nodeWaitSchema>;
 export type ChatMessage = z.output<typeof chatMessageSchema>;

@@ -3,9 +3,9 @@ import { isJsonObject } from '@tierflow/protocol';
 import type { RunNode } from '../audit/run-tree-merge.js';
 import { isDigest } from './bounded.js';
 import type { NodeRecord } from './node-record.js';
-import type { CallEntry, DelegationEntry, OutcomeEntry } from './record-entry.js';
+import type { CallEntry, DelegationEntry, OutcomeEntry, ToolEntry } from './record-entry.js';
 import type { RecordMode } from '../config/record-mode.js';
-import type { ChatMessage, NodeArtifact, NodeCall, NodeInput, NodeOutcome, NodeView } from './node-view-schema.js';
+import type { ChatMessage, NodeArtifact, NodeCall, NodeInput, NodeOutcome, NodeToolCall, NodeView } from './node-view-schema.js';
 
 /** What the queue still holds of a node's job: its data (the delegation, or a root's objective record) and its return value. */
 export interface NodeJob {
@@ -59,6 +59,24 @@ export function nodeView(facts: NodeFacts): NodeView {
     })),
     waits: [...(record?.waits ?? [])],
     calls: (record?.calls ?? []).map(callView),
+    tools: (record?.tools ?? []).map(toolView),
+  };
+}
+
+function toolView(call: ToolEntry): NodeToolCall {
+  return {
+    name: call.name,
+    call_id: call.call_id,
+    caller: call.caller,
+    arguments: isDigest(call.arguments) ? null : (call.arguments ?? null),
+    arguments_digest: isDigest(call.arguments) ? call.arguments.$digest : null,
+    result: isDigest(call.result) ? null : textOf(call.result),
+    result_digest: isDigest(call.result) ? call.result.$digest : null,
+    result_bytes: call.result_bytes,
+    end: call.end,
+    error: call.error,
+    started_at: call.started_at,
+    latency_ms: call.latency_ms,
   };
 }
 
@@ -158,7 +176,7 @@ function callView(call: CallEntry): NodeCall {
     messages: request && Array.isArray(request.messages) ? request.messages.map(chatMessage) : null,
     params: request && isJsonObject(request.params) ? request.params : null,
     request_digest: isDigest(call.request) ? call.request.$digest : null,
-    answer: answer ? textOf(answer.content) : null,
+    answer: answer ? withToolCalls(textOf(answer.content), answer.tool_calls) : null,
     finish_reason: answer ? stringOr(answer.finish_reason) : null,
     answer_digest: isDigest(call.answer) ? call.answer.$digest : null,
   };
@@ -167,7 +185,19 @@ function callView(call: CallEntry): NodeCall {
 /** A chat message with its content as text: parts (`[{ type: 'text', text }]`) joined, anything else as JSON. */
 function chatMessage(message: unknown): ChatMessage {
   const m = isJsonObject(message) ? message : {};
-  return { role: stringOr(m.role) ?? '?', content: textOf(m.content) };
+  const content = m.content === null || m.content === undefined ? '' : textOf(m.content);
+  return { role: stringOr(m.role) ?? '?', content: withToolCalls(content, m.tool_calls) };
+}
+
+/** A message's text with the tool calls it asks for after it, one a line: `→ name(arguments)`. */
+function withToolCalls(content: string, calls: unknown): string {
+  if (!Array.isArray(calls) || calls.length === 0) return content;
+  const lines = calls.filter(isJsonObject).map((call) => {
+    // Recorded answers keep `{ id, name, arguments }`; requests keep the API's `{ id, function: { name, arguments } }`.
+    const fn = isJsonObject(call.function) ? call.function : call;
+    return `→ ${stringOr(fn.name) ?? '?'}(${stringOr(fn.arguments) ?? ''})`;
+  });
+  return [content, ...lines].filter((line) => line !== '').join('\n');
 }
 
 function textOf(content: unknown): string {

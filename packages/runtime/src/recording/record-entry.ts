@@ -81,6 +81,27 @@ export const callEntrySchema = z.object({
   replayed: z.boolean().default(false),
 });
 
+/** One tool call of the node (an LLM specialist's tool loop), however it ended: refused and denied ones too. */
+export const toolEntrySchema = z.object({
+  kind: z.literal('tool'),
+  node,
+  tier,
+  name: z.string(),
+  call_id: z.string(),
+  /** `fleet:<specialist>`. */
+  caller: z.string(),
+  /** The arguments the tool got (bounded), or their digest. */
+  arguments: recorded,
+  /** What the model was handed back (bounded), or its digest. */
+  result: recorded,
+  /** Its size in bytes (UTF-8), whatever the recording keeps of it. */
+  result_bytes: z.int().nonnegative(),
+  end: z.enum(['ok', 'error', 'refused', 'denied', 'cancelled']),
+  error: z.string().nullable().default(null),
+  started_at: at,
+  latency_ms: z.number().nonnegative(),
+});
+
 /**
  * A context reference's value, recorded once for every node of the run that read it: a run's task
  * graph, read by each of its leaves, was recorded once a leaf before (a 50-leaf root's recording
@@ -92,13 +113,14 @@ export const contextEntrySchema = z.object({ kind: z.literal('context'), node, t
 /** A node of a fork that answered with the outcome recorded for it in the run it was forked from, without running. */
 export const reusedEntrySchema = z.object({ kind: z.literal('reused'), node, tier, at, from: z.string() });
 
-export const recordEntrySchema = z.discriminatedUnion('kind', [delegationEntrySchema, outcomeEntrySchema, passEntrySchema, callEntrySchema, reusedEntrySchema, contextEntrySchema]);
+export const recordEntrySchema = z.discriminatedUnion('kind', [delegationEntrySchema, outcomeEntrySchema, passEntrySchema, callEntrySchema, reusedEntrySchema, contextEntrySchema, toolEntrySchema]);
 
 export type RecordEntry = z.output<typeof recordEntrySchema>;
 export type DelegationEntry = z.output<typeof delegationEntrySchema>;
 export type OutcomeEntry = z.output<typeof outcomeEntrySchema>;
 export type PassEntry = z.output<typeof passEntrySchema>;
 export type CallEntry = z.output<typeof callEntrySchema>;
+export type ToolEntry = z.output<typeof toolEntrySchema>;
 export type ReusedEntry = z.output<typeof reusedEntrySchema>;
 /** An entry as a writer builds it: defaults may be left out. */
 export type RecordEntryInput = z.input<typeof recordEntrySchema>;

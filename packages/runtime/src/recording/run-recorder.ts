@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { RedisClient } from '@tierflow/beads';
 import type { TierName } from '@tierflow/protocol';
 import type { ModelCall, ModelRequest } from '../policy/model-calls.js';
+import type { ToolCall } from '../policy/tool-calls.js';
 import type { TierLogger } from '../policy/handler.js';
 import type { RedisWrites } from '../redis/fenced-batch.js';
 import { recordKey } from '../redis/keys.js';
@@ -73,7 +74,15 @@ export interface RunRecorderOptions {
 }
 
 /** The fields of each kind of entry that hold messages, prompts and answers: cut, or recorded as digests. */
-const HEAVY: Record<RecordEntryInput['kind'], readonly string[]> = { delegation: ['message', 'context'], outcome: ['message'], call: ['request', 'answer'], pass: [], reused: [], context: ['value'] };
+const HEAVY: Record<RecordEntryInput['kind'], readonly string[]> = {
+  delegation: ['message', 'context'],
+  outcome: ['message'],
+  call: ['request', 'answer'],
+  pass: [],
+  reused: [],
+  context: ['value'],
+  tool: ['arguments', 'result'],
+};
 
 /** How many (run, value) pairs a recorder remembers having written; past them it forgets all, and at worst writes a value again. */
 const REMEMBERED_CONTEXTS = 10_000;
@@ -162,6 +171,12 @@ export class RunRecorder {
         this.warned = true;
         this.options.log.warn('could not record what a node did (the run goes on; its recording has a gap)', { key, error: String(error) });
       });
+  }
+
+  /** A node's tool call, once it has ended. */
+  tool(rootId: string, node: string, call: ToolCall): void {
+    if (!this.on) return;
+    this.write(null, rootId, [{ kind: 'tool', node, tier: this.options.tier, ...call, result_bytes: Buffer.byteLength(call.result) }]);
   }
 
   /** A node's model call, once it has ended. */
