@@ -84,6 +84,22 @@ const view: NodeView = {
       answer_digest: null,
     },
   ],
+  tools: [],
+};
+
+const toolCall = {
+  name: 'mcp:files/read_file',
+  call_id: 'call_1',
+  caller: 'fleet:coder',
+  arguments: { path: 'notes.txt' },
+  arguments_digest: null,
+  result: `the notes: ${'x'.repeat(300)}`,
+  result_digest: null,
+  result_bytes: 311,
+  end: 'ok' as const,
+  error: null,
+  started_at: T0 + 700,
+  latency_ms: 12,
 };
 
 describe('renderNode', () => {
@@ -107,6 +123,20 @@ describe('renderNode', () => {
     // A recorded escape sequence cannot reach the terminal.
     expect(text).not.toContain('\u001b');
     expect(text).toContain('\\u001b[2J');
+  });
+
+  it('shows its tool calls: how each ended, its arguments and result cut short, or their digests', () => {
+    const refused = { ...toolCall, name: 'rm', call_id: 'call_2', end: 'refused' as const, error: 'fleet:coder may not hand work to tool:rm', result: 'not run', result_bytes: 7 };
+    const text = renderNode({ ...view, tools: [toolCall, refused] });
+    expect(text).toContain('tool calls (2): arguments and results cut short; --calls shows them whole\n  1. mcp:files/read_file  ok  12 ms  311 bytes back  call_1\n');
+    expect(text).toContain('     args      {"path":"notes.txt"}');
+    expect(text).toContain('(311 chars)');
+    expect(text).toContain('  2. rm  refused  12 ms  7 bytes back  call_2\n     error     fleet:coder may not hand work to tool:rm');
+    const digest = { bytes: 20, sha256: 'f'.repeat(64) };
+    const kept = renderNode({ ...view, tools: [{ ...toolCall, arguments: null, arguments_digest: digest, result: null, result_digest: digest }] });
+    expect(kept).toContain('     args      kept by size and hash only: 20 bytes');
+    expect(kept).toContain('     result    kept by size and hash only: 20 bytes');
+    expect(renderNode({ ...view, tools: [toolCall] }, { calls: true })).toContain('x'.repeat(300));
   });
 
   it('with --calls shows prompts and answers whole', () => {

@@ -1,4 +1,4 @@
-import type { NodeCall, NodeInput, NodeOutcome, NodeView } from '@tierflow/runtime/admin';
+import type { NodeCall, NodeInput, NodeOutcome, NodeToolCall, NodeView } from '@tierflow/runtime/admin';
 import { textTable } from './text-table.js';
 import { routingLines } from './render-routing.js';
 import { usageText } from './render-tree.js';
@@ -26,6 +26,7 @@ export function renderNode(view: NodeView, options: RenderNodeOptions = {}): str
     ...(view.passes.length > 0 ? [['passes', indent(passTable(view))]] : []),
     ...(view.waits.length > 0 ? [['waits', indent(waitTable(view))]] : []),
     ...(view.calls.length > 0 ? [callLines(view.calls, options.calls === true)] : []),
+    ...(view.tools.length > 0 ? [toolLines(view.tools, options.calls === true)] : []),
   ];
   return `${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
 }
@@ -125,6 +126,23 @@ function callLines(calls: readonly NodeCall[], full: boolean): string[] {
     if (call.params && Object.keys(call.params).length > 0) lines.push(row('     params', clean(JSON.stringify(call.params))));
     if (call.answer_digest) lines.push(row('     answer', digestText(call.answer_digest)));
     if (call.answer !== null) lines.push(block(`     answer${call.finish_reason ? ` (${clean(call.finish_reason)})` : ''}`, full ? call.answer : excerpt(call.answer)));
+  });
+  return lines;
+}
+
+function toolLines(tools: readonly NodeToolCall[], full: boolean): string[] {
+  const lines = [`tool calls (${tools.length})${full ? '' : ': arguments and results cut short; --calls shows them whole'}`];
+  tools.forEach((tool, index) => {
+    const facts = [clean(tool.name), tool.end, `${Math.round(tool.latency_ms)} ms`, `${tool.result_bytes} bytes back`, clean(tool.call_id)];
+    lines.push(`  ${index + 1}. ${facts.join('  ')}`);
+    if (tool.error) lines.push(block('     error', tool.error));
+    if (tool.arguments_digest) lines.push(row('     args', digestText(tool.arguments_digest)));
+    else if (tool.arguments !== null && tool.arguments !== undefined) {
+      const args = JSON.stringify(tool.arguments, null, full ? 2 : undefined) ?? '';
+      lines.push(block('     args', full ? args : excerpt(args)));
+    }
+    if (tool.result_digest) lines.push(row('     result', digestText(tool.result_digest)));
+    else if (tool.result !== null) lines.push(block('     result', full ? tool.result : excerpt(tool.result)));
   });
   return lines;
 }

@@ -56,3 +56,13 @@ export { defineSpecialist, isSpecialistUnavailable, SPECIALIST_STATUSES, special
 export type { Specialist, SpecialistArtifact, SpecialistInput, SpecialistResult, SpecialistStatus, SpecialistUsageMeter, SpecialistUsageReservation } from './specialist.js';
 export { FLEET_DEFAULT_TIMEOUT_MS, startFleetWorker } from './start-fleet.js';
 export type { StartFleetOptions } from './start-fleet.js';
+export { mcpSectionSchema, mcpServerSchema } from './tools/mcp/mcp-config.js';
+export type { McpSection, McpServerConfig } from './tools/mcp/mcp-config.js';
+export { McpServers } from './tools/mcp/mcp-servers.js';
+export type { McpServersOptions } from './tools/mcp/mcp-servers.js';
+export { toolPatternMatches } from './tools/tool-pattern.js';
+export type { Tool, ToolCallContext, ToolResult, ToolSource } from './tools/tool.js';
+export { functionTool, toolNameSchema } from './tools/function-tool.js';
+export type { FunctionToolDefinition } from './tools/function-tool.js';
+export { ProjectTools } from './tools/project-tools.js';
+export { approvalQuestion } from './tools/tool-approval.js';

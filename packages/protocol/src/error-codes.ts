@@ -69,6 +69,7 @@ export const THROWN_ERRORS = {
   llm_call_failed: { kind: 'unavailable', meaning: 'a model call failed in a way a retry may mend' },
   model_capacity_wait: { kind: 'unavailable', meaning: 'a model call that parked its job until its model has room (met only outside the engine)' },
   a2a_call_failed: { kind: 'unavailable', meaning: 'a call to a remote A2A agent failed in a way a retry may mend' },
+  mcp_call_failed: { kind: 'unavailable', meaning: 'a tool call to an MCP server failed (the server stopped, or the connection broke)' },
   [ERROR_TYPES.throttled]: { kind: 'unavailable', meaning: 'a specialist at its concurrency limit' },
   [ERROR_TYPES.specialistUnavailable]: { kind: 'unavailable', meaning: 'a specialist that cannot serve: another may' },
   language_unavailable: { kind: 'unavailable', meaning: "the code runner's language is not installed on this host" },

@@ -62,7 +62,7 @@ export { OBJECTIVE_SCHEMA_FILE, objectiveSchemaFileText } from './client/objecti
 export { bullQueue } from './redis/bull-queue.js';
 export { readNodeOutcome, readNodeView, readTimeline } from './recording/read-node-view.js';
 export { nodeViewSchema } from './recording/node-view-schema.js';
-export type { ChatMessage, NodeArtifact, NodeCall, NodeInput, NodeOutcome, NodePass, NodeView, NodeWait } from './recording/node-view-schema.js';
+export type { ChatMessage, NodeArtifact, NodeCall, NodeInput, NodeOutcome, NodePass, NodeToolCall, NodeView, NodeWait } from './recording/node-view-schema.js';
 export { runTimelineSchema, SPAN_KINDS } from './recording/run-timeline.js';
 export type { RunTimeline, TimelineSpan } from './recording/run-timeline.js';
 export { rootIdOf } from './messages/ids.js';

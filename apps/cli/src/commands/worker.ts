@@ -94,6 +94,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     process.off('SIGTERM', onSignal);
     await telemetry.shutdown();
     storeRedis?.disconnect();
+    await setup.close();
     throw error;
   }
   started = true;
@@ -109,6 +110,8 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   const slow = setInterval(() => io.stderr(`${tier} worker still stopping: waiting for ${worker.stillClosing().join('; ') || 'its connections to close'}\n`), SLOW_STOP_NOTICE_MS);
   try {
     await worker.close();
+    // The MCP servers its specialists' tools run on, once no job may call them.
+    await setup.close();
   } finally {
     clearInterval(slow);
   }

@@ -1,4 +1,4 @@
-import { codeRunnerOptionsSchema, type Specialist } from '@tierflow/fleet';
+import { codeRunnerOptionsSchema, mcpSectionSchema, type FunctionToolDefinition, type Specialist } from '@tierflow/fleet';
 import { budgetSchema, evidenceGradeSchema } from '@tierflow/protocol';
 import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, modelLimitSchema, RUNTIME_RANGES, TONE_ISOLATION_INTERCEPTOR, type Planner } from '@tierflow/runtime/policy';
 import { type HandoffInterceptor } from '@tierflow/runtime';
@@ -38,6 +38,10 @@ const llmSpecialistEntry = z.strictObject({
   stream: z.boolean().optional(),
   /** The most tokens an answer may have (`max_tokens`): what each call reserves for its output against a run's budget. */
   maxTokens: z.int().positive().optional(),
+  /** The tools it may call, by name or pattern: the file's `tools`, and its MCP servers' as `mcp:<server>/<tool>` (`mcp:files/*`). */
+  tools: z.array(z.string().min(1)).optional(),
+  /** The most tool calls one run of it makes (10 when left out). */
+  maxToolCalls: z.int().positive().optional(),
 });
 
 const moduleSpecialistEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
@@ -81,6 +85,12 @@ const llmPlannerEntry = z.strictObject({
 const modulePlannerEntry = z.strictObject({ kind: z.literal('module'), ...moduleRef });
 const plannerEntry = z.union([plannerFunction, z.discriminatedUnion('kind', [llmPlannerEntry, modulePlannerEntry])]);
 export type PlannerEntry = z.infer<typeof plannerEntry>;
+
+/** A function tool, as a `.js` or `.ts` configuration gives it: `functionTool` checks the rest. */
+const functionToolObject = z.custom<FunctionToolDefinition>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string' && typeof (value as { run?: unknown }).run === 'function',
+  { message: 'must be a tool: { name, description, parameters?, approve?, run }' },
+);
 
 /** An interceptor object itself, as a `.js` or `.ts` configuration may give it (what `evidenceGrades()`, `toneIsolation()` or your own code makes). */
 const interceptorObject = z.custom<HandoffInterceptor>((value) => typeof value === 'object' && value !== null && interceptorProblems(value).length === 0, {
@@ -163,6 +173,10 @@ export const projectConfigSchema = z.strictObject({
   boundaries: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
   /** What the tiers learn from their history: its half-life, and whether confidence is calibrated against it. */
   history: historySection.optional(),
+  /** Tools written as functions, for the LLM specialists that name them in their `tools` (docs/extending.md#tools). */
+  tools: z.array(functionToolObject).default([]),
+  /** MCP servers whose tools LLM specialists may call as `mcp:<server>/<tool>`: a `command` each Fleet process starts, or a `url`. */
+  mcp: mcpSectionSchema.optional(),
   /** Middleware on every handoff, in order (docs/protocol.md#handoff-interceptors): every tier runs the same chain. */
   interceptors: z.array(z.union([interceptorObject, declaredInterceptor])).default([]),
 });

@@ -199,6 +199,23 @@ describe('tierSetup', () => {
     expect(projectCalibration(projectConfigSchema.parse({}), {})).toBeUndefined();
   });
 
+  it('gives an LLM specialist the tools it names, and refuses a name no tool has, an undeclared MCP server, a bad tool and two of one name', async () => {
+    const lookUp = { name: 'look_up', description: 'Looks a word up', run: () => 'found' };
+    const setup = await setupOf({
+      tools: [lookUp],
+      mcp: { files: { command: 'node', args: ['files-server.js'] } },
+      specialists: [{ kind: 'llm', name: 'helper', baseURL: server.baseURL, tools: ['look_up', 'mcp:files/*'], maxToolCalls: 3 }],
+    });
+    expect(setup.specialists[0]?.config).toMatchObject({ tools: ['look_up', 'mcp:files/*'], maxToolCalls: 3 });
+    await setup.close();
+    const helper = (tools: string[]) => ({ kind: 'llm' as const, name: 'helper', baseURL: server.baseURL, tools });
+    await expect(setupOf({ tools: [lookUp], specialists: [helper(['look_it_up'])] })).rejects.toThrow("specialists[0].tools: look_it_up: no tool of that name in the project's tools");
+    await expect(setupOf({ specialists: [helper(['mcp:web/fetch'])] })).rejects.toThrow('specialists[0].tools: mcp:web/fetch: no MCP server "web"');
+    await expect(setupOf({ tools: [{ ...lookUp, name: 'look up' }] })).rejects.toThrow(/tools\[0\]: tool "look up": its name must be 1 to 64 letters/);
+    await expect(setupOf({ tools: [lookUp, lookUp] })).rejects.toThrow('tools: two tools named "look_up"');
+    expect(projectConfigSchema.safeParse({ mcp: { files: { command: 'x', url: 'http://x' } } }).success).toBe(false);
+  });
+
   it('takes a model endpoint only as an http(s) URL', () => {
     const problem = projectConfigSchema.safeParse({ models: { baseURL: 'localhost:8000/v1' } });
     expect(problem.success ? null : problem.error.issues[0]?.message).toBe('must be an http:// or https:// URL');
@@ -301,7 +318,7 @@ describe('finding and reading the file', () => {
       await writeFile(join(empty, 'tierflow.config.mjs'), 'export default { routing: { x: ["sim"] } };');
       expect(findConfigFile(undefined, empty)).toBe(join(empty, 'tierflow.config.mjs'));
       expect((await loadConfig(undefined, empty)).config.routing).toEqual({ x: ['sim'] });
-      expect((await loadConfig('tierflow.config.json', empty)).config).toEqual({ specialists: [], interceptors: [] });
+      expect((await loadConfig('tierflow.config.json', empty)).config).toEqual({ specialists: [], tools: [], interceptors: [] });
     } finally {
       await rm(empty, { recursive: true, force: true });
     }

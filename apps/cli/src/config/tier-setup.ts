@@ -4,6 +4,9 @@ import {
   codeRunnerSpecialist,
   defineSpecialist,
   discoverModels,
+  functionTool,
+  McpServers,
+  ProjectTools,
   simSpecialist,
   llmPlanner,
   llmSpecialist,
@@ -13,7 +16,7 @@ import {
 } from '@tierflow/fleet';
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
-import { ConfigError, type HandoffInterceptor, type TierLogger } from '@tierflow/runtime';
+import { ConfigError, consoleLogger, type HandoffInterceptor, type TierLogger } from '@tierflow/runtime';
 import { defined } from './defined.js';
 import { defaultBaseURL, limitsOf } from './limits-of.js';
 import { evidenceGrades, interceptorProblems, toneIsolation, type Isolate, type Planner } from '@tierflow/runtime/policy';
@@ -31,6 +34,8 @@ export interface TierSetup {
   readonly specialists: readonly Specialist[];
   /** Every tier's handoff interceptors, in the file's order. */
   readonly interceptors: readonly HandoffInterceptor[];
+  /** Stops what the setup started: the MCP servers a Fleet started for its specialists' tools. */
+  close(): Promise<void>;
 }
 
 /**
@@ -45,7 +50,8 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const { config, file } = loaded;
   const where = (field: string) => `${file === null ? 'configuration' : shownPath(file, process.cwd())}: ${field}`;
   const base = file === null ? process.cwd() : dirname(file);
-  const specialists = await specialistsOf(config, base, env, (i) => where(`specialists[${i}]`));
+  const tools = projectTools(config, env, where);
+  const specialists = await specialistsOf({ ...config, toolSource: tools.source, toolNames: tools.names }, base, env, (i) => where(`specialists[${i}]`));
   const names = [...specialists.map((specialist) => specialist.name), 'sim'];
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
@@ -56,8 +62,35 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
     dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? routingOptionsOf(config.routing) : {}), ...(config.boundaries ? { boundaries: config.boundaries } : {}) },
     specialists,
     interceptors,
+    close: () => tools.close(),
   };
 }
+
+/**
+ * The project's tools: its function tools (each checked here, its problems blamed on its field)
+ * and its MCP servers, which start only once a specialist that names their tools runs (in a Fleet
+ * process, then: the other tiers start none).
+ */
+function projectTools(config: ProjectConfig, env: NodeJS.ProcessEnv, where: (field: string) => string) {
+  const functions = config.tools.map((definition, i) => {
+    try {
+      return functionTool(definition);
+    } catch (error) {
+      throw new ConfigError([`${where(`tools[${i}]`)}: ${error instanceof Error ? error.message : String(error)}`]);
+    }
+  });
+  const duplicates = functions.map((tool) => tool.name).filter((name, i, names) => names.indexOf(name) !== i);
+  if (duplicates.length > 0) throw new ConfigError([`${where('tools')}: two tools named ${duplicates.map((name) => JSON.stringify(name)).join(', ')}`]);
+  const mcp = config.mcp && Object.keys(config.mcp).length > 0 ? new McpServers({ servers: config.mcp, env, log: consoleLogger('mcp') }) : null;
+  return {
+    source: new ProjectTools(functions, mcp),
+    names: { functions: functions.map((tool) => tool.name), servers: Object.keys(config.mcp ?? {}) },
+    close: async () => mcp?.close(),
+  };
+}
+
+/** What an LLM specialist entry's `tools` are checked against and found in. */
+type WithTools = ProjectConfig & { readonly toolSource: ProjectTools; readonly toolNames: { readonly functions: readonly string[]; readonly servers: readonly string[] } };
 
 /**
  * Whether Dispatchers calibrate, when the project file decides it: its `history.calibrate`, unless
@@ -100,7 +133,7 @@ function isSpecialistObject(entry: Entry): entry is Specialist {
 }
 
 /** The file's specialists, in its order. Checked writers name others of the file, so they are made last. */
-async function specialistsOf(config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, where: (index: number) => string): Promise<Specialist[]> {
+async function specialistsOf(config: WithTools, base: string, env: NodeJS.ProcessEnv, where: (index: number) => string): Promise<Specialist[]> {
   const built = await Promise.all(
     config.specialists.map(async (entry, i) => {
       if (isSpecialistObject(entry)) return [checked(entry, where(i))];
@@ -119,11 +152,13 @@ function checkedOf(entry: Extract<DeclaredSpecialist, { kind: 'checked' }>, byNa
   return checked(() => checkedSpecialist({ name: entry.name, writer, checker }), where);
 }
 
-async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>, config: ProjectConfig, base: string, env: NodeJS.ProcessEnv, where: string): Promise<Specialist[]> {
+async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>, config: WithTools, base: string, env: NodeJS.ProcessEnv, where: string): Promise<Specialist[]> {
   switch (entry.kind) {
     case 'llm': {
-      const { kind: _kind, apiKeyEnv, baseURL, provider, ...rest } = entry;
+      const { kind: _kind, apiKeyEnv, baseURL, provider, tools, ...rest } = entry;
       const endpoint = endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where);
+      const toolProblems = ProjectTools.problems(tools ?? [], config.toolNames.functions, config.toolNames.servers);
+      if (toolProblems.length > 0) throw new ConfigError(toolProblems.map((problem) => `${where}.tools: ${problem}`));
       return [
         checked(
           () =>
@@ -133,6 +168,7 @@ async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>,
               ...confidenceOf(entry, config),
               ...priceOf(rest.model ?? rest.name, config),
               ...limitsOf(rest.model ?? rest.name, endpoint.baseURL ?? defaultBaseURL(env), config.models?.limits),
+              ...(tools && tools.length > 0 ? { tools, toolSource: config.toolSource } : {}),
             }),
           where,
         ),

@@ -1,6 +1,6 @@
 import type { ModelPrice } from '@tierflow/core';
 import { TierflowError } from '@tierflow/protocol';
-import { resolveModelLimit, type ModelLimit, type ModelLimitOptions } from '@tierflow/runtime/policy';
+import { resolveModelLimit, type ModelLimitOptions } from '@tierflow/runtime/policy';
 import type OpenAI from 'openai';
 import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
 import type { Tool, ToolSource } from '../tools/tool.js';

@@ -20,7 +20,7 @@ export interface FunctionToolDefinition {
   /** A person approves each call before it runs (docs/extending.md#approving-tool-calls). */
   readonly approve?: boolean;
   /** Runs a call: a string is handed to the model as it is, anything else as JSON. */
-  run(args: never, context: ToolCallContext): unknown;
+  readonly run: (args: never, context: ToolCallContext) => unknown;
 }
 
 /**

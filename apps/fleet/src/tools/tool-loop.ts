@@ -37,7 +37,7 @@ export type ToolLoopResult = ToolLoopEnd & { readonly usage: Usage; readonly est
  */
 export async function runToolLoop(messages: ChatCompletionMessageParam[], options: ToolLoopOptions): Promise<ToolLoopResult> {
   const byName = functionNames(options.tools);
-  const offered: ChatCompletionTool[] = [...byName].map(([name, tool]) => ({ type: 'function', function: { name, description: tool.description, parameters: { ...tool.parameters } } }));
+  const offered: ChatCompletionTool[] = [...byName].map(([name, tool]) => ({ type: 'function', function: { name, description: tool.description, parameters: offeredSchema(tool.parameters) } }));
   let usage = ZERO_USAGE;
   let estimated = false;
   let made = 0;
@@ -55,7 +55,9 @@ export async function runToolLoop(messages: ChatCompletionMessageParam[], option
     const asking = calls.find((call) => call.approval?.kind === 'pending');
     if (asking?.approval?.kind === 'pending') return { kind: 'asks', question: asking.approval.question, ...totals };
     const room = options.maxToolCalls - made;
-    const results = await Promise.all(calls.map((call, index) => (index < room ? runCall(call, options) : notRun(call, options, `this specialist makes at most ${options.maxToolCalls} tool calls`))));
+    const results = await Promise.all(
+      calls.map((call, index) => (index < room ? runCall(call, options) : Promise.resolve(notRun(call, options, `this specialist makes at most ${options.maxToolCalls} tool calls`)))),
+    );
     made += Math.min(room, calls.length);
     history.push({
       role: 'assistant',
@@ -64,6 +66,12 @@ export async function runToolLoop(messages: ChatCompletionMessageParam[], option
     });
     for (const [index, call] of answer.toolCalls.entries()) history.push({ role: 'tool', tool_call_id: call.id, content: results[index]! });
   }
+}
+
+/** A tool's schema as a model's API takes it: without `$schema` (some providers refuse the keyword), an object taking anything when it is not one. */
+function offeredSchema(parameters: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = parameters;
+  return schema.type === undefined ? { type: 'object', ...schema } : schema;
 }
 
 /** A call the model asked for, read: its tool (null: none of that name), its arguments (or why they do not parse), and what a person said of it. */

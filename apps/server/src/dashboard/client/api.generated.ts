@@ -138,12 +138,14 @@ export interface paths {
                         } & {
                             readonly [key: string]: unknown;
                         };
-                        /** @description Limits on what one run may spend on model calls. */
+                        /** @description Limits on what one run may spend on model and tool calls. */
                         readonly budget?: {
                             /** @description Tokens in and out together. */
                             readonly max_tokens?: number;
                             readonly max_cost_usd?: number;
                             readonly max_llm_calls?: number;
+                            /** @description Tool calls of LLM specialists (docs/extending.md#tools), across the run. */
+                            readonly max_tool_calls?: number;
                         };
                         /** @description What the receiver does on low-confidence upstream work, a result that does not match its schema, or running out of time; the deployment default for what is left out. */
                         readonly error_policy?: {
@@ -553,7 +555,7 @@ export interface paths {
         readonly get: {
             readonly parameters: {
                 readonly query?: {
-                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, decision, gap. */
+                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, decision, gap, tool. */
                     readonly kind?: string;
                     /** @description Start after this entry: a `next_cursor` or `prev_cursor` of another page. */
                     readonly cursor?: string;
@@ -1263,6 +1265,33 @@ export interface components {
                     readonly sha256: string;
                 } | null;
             }[];
+            /** @description Its tool calls (an LLM specialist’s tool loop), in order. */
+            readonly tools: readonly {
+                readonly name: string;
+                readonly call_id: string;
+                /** @description `fleet:<specialist>` */
+                readonly caller: string;
+                /** @description The arguments the tool got; null when not recorded. */
+                readonly arguments?: unknown;
+                /** @description A value kept by its size and hash only. */
+                readonly arguments_digest: {
+                    readonly bytes: number;
+                    readonly sha256: string;
+                } | null;
+                /** @description What the model was handed back; null when not recorded. */
+                readonly result: string | null;
+                /** @description A value kept by its size and hash only. */
+                readonly result_digest: {
+                    readonly bytes: number;
+                    readonly sha256: string;
+                } | null;
+                readonly result_bytes: number;
+                /** @enum {string} */
+                readonly end: "ok" | "error" | "refused" | "denied" | "cancelled";
+                readonly error: string | null;
+                readonly started_at: number;
+                readonly latency_ms: number;
+            }[];
         };
         readonly RunTimeline: {
             readonly root_id: string;
@@ -1303,7 +1332,7 @@ export interface components {
             /** @description A tier, or `client` for whoever is outside the tiers. */
             readonly from: string;
             readonly to: string;
-            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `decision`, `gap`. */
+            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `decision`, `gap`, `tool`. */
             readonly kind: string;
             /** @description `sent` or `received`. */
             readonly direction: string;
