@@ -270,6 +270,14 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('mcp')
+    .description('serve the runs to an MCP client over stdio (an assistant, an IDE, an agent): tools to enqueue, follow, answer and cancel runs, and their outcomes as resources')
+    .action(async () => {
+      const { mcpCommand } = await import('./commands/mcp.js');
+      exit.code = await mcpCommand(io);
+    });
+
+  cli
     .command('answer')
     .description('answer a run that waits for a person (status input_required); it goes on once every question is answered')
     .argument('<root-id>', 'the run')

@@ -1,6 +1,7 @@
 /**
  * `tierflow serve`: a deployment's runs over HTTP, with an OpenAPI description, Server-Sent
- * Events of each run, an Agent2Agent (A2A) endpoint, and Bull Board for the raw queues.
+ * Events of each run, an Agent2Agent (A2A) endpoint, an MCP endpoint, and Bull Board for the raw
+ * queues. `tierflow mcp` serves the same MCP server over stdio (`tierflowMcpServer`).
  *
  * ```ts
  * import { runtimeOptionsFromEnv } from '@tierflow/runtime';
@@ -33,6 +34,9 @@ export type { ServerOptions, ServerOptionsInput } from './config/server-options.
 export { createServer, listen } from './server.js';
 export type { TierflowServer } from './server.js';
 export { METRICS_PAGE_PATH, SPECIALISTS_PAGE_PATH } from './dashboard/dashboard.js';
+export { MCP_PATH } from './mcp/mcp-routes.js';
+export { tierflowMcpServer } from './mcp/mcp-server.js';
+export type { McpServerOptions } from './mcp/mcp-server.js';
 export { METRICS_PATH, metricsRoutes } from './metrics/metrics-routes.js';
 export type { MetricsRouteDeps } from './metrics/metrics-routes.js';
 export { METRIC_WINDOWS, metricsSchema } from './metrics/metrics-schemas.js';

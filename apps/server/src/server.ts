@@ -19,6 +19,7 @@ import { httpStatusOf } from './errors/http-status.js';
 import { readiness, redisDeadline, type RedisHealth } from './health/redis-deadline.js';
 import { QueueDepths } from './metrics/deployment-gauges.js';
 import { METRICS_PATH, metricsRoutes } from './metrics/metrics-routes.js';
+import { MCP_PATH, mcpRoutes } from './mcp/mcp-routes.js';
 import { queueBoard } from './queues/queue-board.js';
 import { nodeRoutes } from './runs/node-routes.js';
 import { runRoutes } from './runs/run-routes.js';
@@ -37,7 +38,7 @@ export interface TierflowServer {
 /**
  * The HTTP server of `tierflow serve`: the runs API under /api with its OpenAPI description at
  * /openapi.json, the A2A endpoint at /a2a (its agent card at /.well-known/agent-card.json), Bull
- * Board at /queues, the deployment's figures for Prometheus at /metrics, the web dashboard at /. In front: the Host check (DNS rebinding), the
+ * Board at /queues, the deployment's figures for Prometheus at /metrics, an MCP endpoint at /mcp, the web dashboard at /. In front: the Host check (DNS rebinding), the
  * cross-site check (other sites' pages), body limits, and the token check. It keeps nothing but
  * Redis connections (and each process's count of wrong tokens), so any number can serve one
  * deployment behind a load balancer.
@@ -59,13 +60,15 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   // refused before anything else looks at it; a body is bounded before anything reads it.
   app.use('*', hostCheck(hostPolicy(options)));
   app.use('*', crossSiteCheck(options.allowedHosts));
-  app.use('*', bodyLimits({ objectiveBytes: runtime.limits.maxObjectiveBytes + OBJECTIVE_SLACK_BYTES, ownLimit: new Set([A2A_PATH]) }));
+  const objectiveBytes = runtime.limits.maxObjectiveBytes + OBJECTIVE_SLACK_BYTES;
+  app.use('*', bodyLimits({ objectiveBytes, ownLimit: new Set([A2A_PATH, MCP_PATH]) }));
   app.use('*', bearerAuth(guard));
   app.post(SESSION_PATH, signIn(guard));
   const health: RedisHealth = { redis, where: redisWhere(runtime), tls: isTlsUrl(runtime.redisUrl), timeoutMs: runtime.connectTimeoutMs };
   // A Redis that is away makes API requests answer 503 in seconds, not wait with it.
   app.use('/api/*', redisDeadline(health));
   app.use(METRICS_PATH, redisDeadline(health));
+  app.use(MCP_PATH, redisDeadline(health));
   app.get('/healthz', (c) => c.json({ ok: true }));
   const ready = readiness(health);
   app.get('/readyz', async (c) => {
@@ -76,6 +79,8 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   nodeRoutes(app, { redis, runtime });
   runStream(app, client);
   a2aRoutes(app, { client, options, runtime, log, proxies });
+  // Stateless (a server and transport per request), like the rest: see mcp/mcp-routes.ts.
+  mcpRoutes(app, { client, jaegerUrl: options.jaegerUrl, maxBodyBytes: objectiveBytes });
   const queues: Queue[] = queueBoard(app, redis, cellPrefixes(runtime), options.queueActions);
   const depths = new QueueDepths(redis, runtime, log);
   metricsRoutes(app, { client, redis, runtime, depths });

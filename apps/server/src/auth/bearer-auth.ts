@@ -12,14 +12,14 @@ export const TOKEN_COOKIE = 'tierflow_token';
 export const SESSION_PATH = '/api/session';
 
 /**
- * What needs the token: the API, the A2A endpoint, the raw queues, and /metrics unless it is made
+ * What needs the token: the API, the A2A and MCP endpoints, the raw queues, and /metrics unless it is made
  * public (a Prometheus sends the token as a bearer, `authorization` in its scrape config). Pages,
  * assets, the agent card, the API description and the sign-in do not: they hold nothing of any run.
  */
 export function isProtected(path: string, metricsPublic = false): boolean {
   if (path === SESSION_PATH) return false;
   if (path === '/metrics') return !metricsPublic;
-  return path.startsWith('/api/') || path === '/a2a' || path.startsWith('/a2a/') || path === '/queues' || path.startsWith('/queues/');
+  return path.startsWith('/api/') || path === '/a2a' || path.startsWith('/a2a/') || path === '/mcp' || path.startsWith('/mcp/') || path === '/queues' || path.startsWith('/queues/');
 }
 
 /** Whether `given` is the token: compared in constant time, through digests, so neither length nor content leaks. */

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { unservedNotice, type RedisClient } from '@tierflow/runtime/admin';
+import { type RedisClient } from '@tierflow/runtime/admin';
 import { type RunListOptions, type RuntimeOptions, type TierflowClient } from '@tierflow/runtime';
 import {
   answerBody,
@@ -18,6 +18,7 @@ import {
   workersSchema,
 } from './run-schemas.js';
 import { type z } from '@hono/zod-openapi';
+import { readRun, unknownRunMessage } from './run-view.js';
 
 /** What the run routes work with: one client for the deployment, and Redis for the audit trail. */
 export interface RunRouteDeps {
@@ -30,7 +31,7 @@ export interface RunRouteDeps {
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const failure = (description: string) => json(errorSchema, description);
 
-const notFound = (id: string) => ({ error: { code: 'unknown_run', message: `no run ${id} (unknown, or past retention)` } });
+const notFound = (id: string) => ({ error: { code: 'unknown_run', message: unknownRunMessage(id) } });
 
 /** The runs API under /api: enqueue, list, read, cancel, answer, workers (a run's insides: node-routes.ts). */
 export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
@@ -70,13 +71,8 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const [tree, outcome, trace, links] = await Promise.all([client.tree(id), client.result(id), client.runTrace(id), client.rerunLinks(id)]);
-      if (!tree) return c.json(notFound(id), 404);
-      const unserved = (await client.unservedTiers(tree)).map(unservedNotice);
-      return c.json(
-        { run: tree, outcome, trace_url: trace?.exported ? `${deps.jaegerUrl.replace(/\/$/, '')}/trace/${trace.traceId}` : null, unserved, rerun_of: links.rerun_of, reruns: [...links.reruns] },
-        200,
-      );
+      const run = await readRun(client, id, deps.jaegerUrl);
+      return run ? c.json(run, 200) : c.json(notFound(id), 404);
     },
   );
 
