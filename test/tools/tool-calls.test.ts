@@ -103,7 +103,8 @@ describe('LLM specialists with tools, over four worker processes', () => {
     expect(leaf.calls).toHaveLength(2);
     const entries = (await trail(id)).filter((entry) => entry.kind === 'tool');
     expect(entries.map((entry) => entry.to).sort()).toEqual(['tool:look_up', 'tool:mcp:fake/echo']);
-    expect(entries[0]?.data).toMatchObject({ caller: 'fleet:helper', result_bytes: expect.any(Number), arguments: expect.any(String) });
+    expect(entries[0]?.data).toMatchObject({ caller: 'fleet:helper' });
+    expect(typeof entries[0]?.data?.arguments).toBe('string');
     const inspected = await tierflow(['inspect', leaf.id], env());
     expect(inspected.stdout).toContain('tool calls (2)');
   });
@@ -113,11 +114,9 @@ describe('LLM specialists with tools, over four worker processes', () => {
     const id = await enqueue('forbidden');
     const outcome = await deployment.client.waitForResult(id, { timeoutMs: 30_000 });
     expect(output(outcome)).toContain('not run (refused): fleet:helper may not hand work to tool:forbidden');
-    expect((await trail(id)).find((entry) => entry.kind === 'tool')).toMatchObject({
-      to: 'tool:forbidden',
-      status: 'refused',
-      detail: expect.stringContaining('outside its collaboration boundaries'),
-    });
+    const entry = (await trail(id)).find((item) => item.kind === 'tool');
+    expect(entry).toMatchObject({ to: 'tool:forbidden', status: 'refused' });
+    expect(entry?.detail).toContain('outside its collaboration boundaries');
   });
 
   it('makes at most maxToolCalls calls; a run’s max_tool_calls stops the whole run', async () => {
