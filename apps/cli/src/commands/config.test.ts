@@ -88,4 +88,18 @@ describe('tierflow config', () => {
     // The planner's model is at another endpoint, which has none: no conflict for it.
     expect(err).not.toContain('planner-model');
   });
+
+  it('refuses a specialist naming a tool the file does not have, or an MCP server it does not declare (exit 2)', async () => {
+    environment({});
+    const file = join(dir, 'tools.config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ mcp: { notes: { command: 'node', args: ['notes.mjs'] } }, specialists: [{ kind: 'llm', name: 'librarian', tools: ['mcp:notes/*', 'mcp:web/fetch', 'count_words'] }] }),
+    );
+    const { code, err } = await runMain(['config', '--config', file]);
+    expect(code).toBe(2);
+    expect(err).toContain('specialists[0].tools: mcp:web/fetch: no MCP server "web" in the project\'s mcp section');
+    expect(err).toContain("specialists[0].tools: count_words: no tool of that name in the project's tools");
+    expect(err).not.toContain('mcp:notes/*');
+  });
 });

@@ -2,6 +2,7 @@ import { ConfigError } from '@tierflow/runtime';
 import { readTierflowEnv } from '@tierflow/runtime/admin';
 import { loadConfig } from '../config/config-file.js';
 import { limitProblems } from '../config/limits-of.js';
+import { toolSelectionProblems } from '../config/tool-selections.js';
 import { configRows, type SettingSource } from '../config/config-report.js';
 import { EXIT, type CliIo } from '../io.js';
 import { textTable } from '../text-table.js';
@@ -22,7 +23,7 @@ export async function configCommand(options: ConfigOptions, io: CliIo, env: Node
   const fileFrom: SettingSource = options.config !== undefined ? '--config' : resolved.TIERFLOW_CONFIG !== undefined ? 'env (TIERFLOW_CONFIG)' : 'found here';
   const loaded = await loadConfig(explicit);
   // What the workers would refuse on reading the file, named here rather than at their start.
-  const problems = limitProblems(loaded.config, env);
+  const problems = [...limitProblems(loaded.config, env), ...toolSelectionProblems(loaded.config)];
   if (problems.length > 0) throw new ConfigError(problems);
   const rows = configRows(env, resolved, loaded, fileFrom);
   io.stdout(

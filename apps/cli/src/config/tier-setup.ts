@@ -24,6 +24,7 @@ import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
 import type { DeclaredInterceptor, DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';
 import { routingOptionsOf } from './routing-section.js';
+import { toolSelectionProblems } from './tool-selections.js';
 
 /** What each tier's worker is started with, besides the runtime's options, from a configuration. */
 export interface TierSetup {
@@ -51,7 +52,9 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const where = (field: string) => `${file === null ? 'configuration' : shownPath(file, process.cwd())}: ${field}`;
   const base = file === null ? process.cwd() : dirname(file);
   const tools = projectTools(config, env, where);
-  const specialists = await specialistsOf({ ...config, toolSource: tools.source, toolNames: tools.names }, base, env, (i) => where(`specialists[${i}]`));
+  const toolProblems = toolSelectionProblems(config);
+  if (toolProblems.length > 0) throw new ConfigError(toolProblems.map(where));
+  const specialists = await specialistsOf({ ...config, toolSource: tools.source }, base, env, (i) => where(`specialists[${i}]`));
   const names = [...specialists.map((specialist) => specialist.name), 'sim'];
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
@@ -82,15 +85,11 @@ function projectTools(config: ProjectConfig, env: NodeJS.ProcessEnv, where: (fie
   const duplicates = functions.map((tool) => tool.name).filter((name, i, names) => names.indexOf(name) !== i);
   if (duplicates.length > 0) throw new ConfigError([`${where('tools')}: two tools named ${duplicates.map((name) => JSON.stringify(name)).join(', ')}`]);
   const mcp = config.mcp && Object.keys(config.mcp).length > 0 ? new McpServers({ servers: config.mcp, env, log: consoleLogger('mcp') }) : null;
-  return {
-    source: new ProjectTools(functions, mcp),
-    names: { functions: functions.map((tool) => tool.name), servers: Object.keys(config.mcp ?? {}) },
-    close: async () => mcp?.close(),
-  };
+  return { source: new ProjectTools(functions, mcp), close: async () => mcp?.close() };
 }
 
-/** What an LLM specialist entry's `tools` are checked against and found in. */
-type WithTools = ProjectConfig & { readonly toolSource: ProjectTools; readonly toolNames: { readonly functions: readonly string[]; readonly servers: readonly string[] } };
+/** Where an LLM specialist entry's `tools` are found. */
+type WithTools = ProjectConfig & { readonly toolSource: ProjectTools };
 
 /**
  * Whether Dispatchers calibrate, when the project file decides it: its `history.calibrate`, unless
@@ -157,8 +156,6 @@ async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>,
     case 'llm': {
       const { kind: _kind, apiKeyEnv, baseURL, provider, tools, ...rest } = entry;
       const endpoint = endpointOf({ baseURL, apiKeyEnv, provider }, config, env, where);
-      const toolProblems = ProjectTools.problems(tools ?? [], config.toolNames.functions, config.toolNames.servers);
-      if (toolProblems.length > 0) throw new ConfigError(toolProblems.map((problem) => `${where}.tools: ${problem}`));
       return [
         checked(
           () =>
