@@ -21,6 +21,7 @@ export type RerunRequest = Schemas['RerunRequest'];
 export type NodeEvent = Pick<RunNode, 'id' | 'tier' | 'status' | 'queue_state' | 'specialist' | 'attempts' | 'progress' | 'usage' | 'questions'>;
 export type NodeView = Schemas['NodeView'];
 export type NodeCall = NodeView['calls'][number];
+export type NodeToolCall = NodeView['tools'][number];
 export type Artifact = NonNullable<NodeView['outcome']>['artifacts'][number];
 export type RunTimeline = Schemas['RunTimeline'];
 export type AuditTrail = Schemas['AuditTrail'];

@@ -1,4 +1,4 @@
-import type { Artifact, NodeCall, NodeView } from './api-types.js';
+import type { Artifact, NodeCall, NodeToolCall, NodeView } from './api-types.js';
 import { artifactShape } from './artifact-kind.js';
 import { h, statusBadge } from './dom.js';
 import { clock, cost, duration, shortId, tierSlug, tokenCount } from './format.js';
@@ -6,7 +6,8 @@ import { routingView } from './routing-view.js';
 
 /**
  * One node of a run, opened from its row of the tree: who ran it, its input, its outcome with
- * its artifacts, its passes and waits, its model calls with their prompts and answers (folded).
+ * its artifacts, its passes and waits, its model calls with their prompts and answers and its
+ * tool calls with their arguments and results (folded).
  * Everything recorded is the run's data, put on the page as text (dom.ts), never as markup.
  * `actions` is the header's place for what can be done to the node (a rerun, say).
  */
@@ -26,6 +27,7 @@ export function nodePanel(view: NodeView, onClose: () => void): { readonly panel
     view.passes.length > 0 ? section('Passes', passTable(view)) : null,
     view.waits.length > 0 ? section('Waits', waitTable(view)) : null,
     view.calls.length > 0 ? section(`Model calls (${view.calls.length})`, h('div', { class: 'calls' }, ...view.calls.map(callView))) : null,
+    view.tools.length > 0 ? section(`Tool calls (${view.tools.length})`, h('div', { class: 'calls', id: 'tool-calls' }, ...view.tools.map(toolView))) : null,
   );
   return { panel, actions };
 }
@@ -177,6 +179,23 @@ function callView(call: NodeCall, index: number): HTMLElement {
     call.answer === null
       ? null
       : h('div', { class: 'message' }, h('div', { class: 'role' }, `answer${call.finish_reason ? ` (${call.finish_reason})` : ''}`), h('pre', { class: 'answer' }, call.answer)),
+  );
+}
+
+function toolView(tool: NodeToolCall, index: number): HTMLElement {
+  const facts = [tool.name, tool.end, `${Math.round(tool.latency_ms)} ms`, `${tool.result_bytes} bytes back`];
+  return h(
+    'details',
+    { class: 'call', 'data-tool': index },
+    h('summary', {}, `${index + 1}. ${facts.join(' · ')}`),
+    list([
+      ['Call', h('code', {}, tool.call_id)],
+      ['Caller', tool.caller],
+      ['Error', tool.error],
+      ['Arguments', tool.arguments_digest ? digestText(tool.arguments_digest) : tool.arguments === null || tool.arguments === undefined ? null : folded('JSON', tool.arguments)],
+      ['Result', tool.result_digest ? digestText(tool.result_digest) : null],
+    ]),
+    tool.result === null ? null : h('div', { class: 'message' }, h('div', { class: 'role' }, 'result'), h('pre', { class: 'answer' }, tool.result)),
   );
 }
 
