@@ -1,3 +1,5 @@
+import { wildcardMatches } from './wildcard.js';
+
 /**
  * Collaboration boundaries (docs/protocol.md#collaboration-boundaries): who may hand
  * work to whom. Parties are named as a tier's slug (`monitor`, `architect`, `dispatcher`,
@@ -25,22 +27,13 @@ export function targetParty(tierSlug: string, specialist: string | null | undefi
 /** Whether `from` may hand work to `to`. Pure. */
 export function checkBoundary(boundaries: Boundaries | null, from: string, to: string): BoundaryVerdict {
   const allowed = allowedTargets(boundaries, from);
-  if (allowed === null || allowed.some((pattern) => matches(pattern, to))) return { ok: true };
+  if (allowed === null || allowed.some((pattern) => wildcardMatches(pattern, to))) return { ok: true };
   return { ok: false, reason: `${from} may not hand work to ${to}: outside its collaboration boundaries`, allowed };
 }
 
 /** The target patterns of every key naming `from`; null when none does (not bounded). */
 function allowedTargets(boundaries: Boundaries | null, from: string): string[] | null {
   if (boundaries === null) return null;
-  const keys = Object.keys(boundaries).filter((key) => matches(key, from));
+  const keys = Object.keys(boundaries).filter((key) => wildcardMatches(key, from));
   return keys.length === 0 ? null : [...new Set(keys.flatMap((key) => boundaries[key] ?? []))];
-}
-
-function matches(pattern: string, name: string): boolean {
-  // Patterns come from the operator's configuration; only `*` is special.
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(name);
 }

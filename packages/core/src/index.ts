@@ -36,6 +36,7 @@ export type { Aggregation } from './aggregate.js';
 export { AGGREGATION_SUMMARY, toAggregatedOutcome } from './aggregated-outcome.js';
 export { errorDetailOf, questionsOf, summarize } from './aggregate-report.js';
 export { checkBoundary, targetParty } from './boundaries.js';
+export { wildcardMatches } from './wildcard.js';
 export type { Boundaries, BoundaryVerdict } from './boundaries.js';
 export type { ReportFacts } from './aggregate-report.js';
 export { CHILD_CLASS_OF, CHILD_CLASSES, childName, classifyChild, countChildren, countedChildren, isRecoverableFailure } from './child-result.js';

@@ -1,11 +1,13 @@
+import { wildcardMatches } from '@tierflow/core';
+
 /**
  * How a `tools` selection names tools: an exact name, or a pattern where `*` stands for any
  * characters (`/` included: `mcp:*` is every MCP tool). Everything else is literal.
  */
 
-/** Whether `pattern` selects the tool called `name`. */
+/** Whether `pattern` selects the tool called `name`: the wildcards of boundaries. */
 export function toolPatternMatches(pattern: string, name: string): boolean {
-  return patternRegExp(pattern).test(name);
+  return wildcardMatches(pattern, name);
 }
 
 /**
@@ -34,21 +36,4 @@ export function toolPatternMayMatchPrefix(pattern: string, prefix: string): bool
 function closure(states: Set<number>, pattern: string): Set<number> {
   for (const at of states) if (pattern[at] === '*') states.add(at + 1);
   return states;
-}
-
-const compiled = new Map<string, RegExp>();
-
-function patternRegExp(pattern: string): RegExp {
-  let regExp = compiled.get(pattern);
-  if (regExp === undefined) {
-    const source = pattern
-      .split('*')
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-      .join('.*');
-    // `s`: a star matches any character, a line break too (names have none, but "any" means any).
-    regExp = new RegExp(`^${source}$`, 's');
-    // Patterns come from project files: few and fixed, so the cache stays small.
-    if (compiled.size < 1_000) compiled.set(pattern, regExp);
-  }
-  return regExp;
 }
