@@ -17,6 +17,8 @@ const FAKE_MCP = fileURLToPath(new URL('../../apps/fleet/src/tools/mcp/testdata/
 
 let dir: string;
 let mcpLog: string;
+/** Each word look_up was run with, one a line: a replay must not add to it. */
+let lookups: string;
 let models: FakeOpenAiServer;
 let deployment: Deployment;
 
@@ -41,10 +43,12 @@ beforeAll(async () => {
     const rounds = messages.filter((message) => message.role === 'assistant').length;
     return SCRIPTS[objective]?.(results, rounds);
   };
+  lookups = join(dir, 'lookups.log');
   const config = `
+import { appendFileSync } from 'node:fs';
 export default {
   tools: [
-    { name: 'look_up', description: 'Looks a word up', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] }, run: ({ word }) => word + ': found' },
+    { name: 'look_up', description: 'Looks a word up', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] }, run: ({ word }) => (appendFileSync(${JSON.stringify(lookups)}, word + '\\n'), word + ': found') },
     { name: 'write_note', description: 'Writes a note', approve: true, run: (args) => 'wrote ' + JSON.stringify(args) },
     { name: 'forbidden', description: 'Outside the boundaries', run: () => 'it ran' },
   ],
@@ -107,6 +111,14 @@ describe('LLM specialists with tools, over four worker processes', () => {
     expect(typeof entries[0]?.data?.arguments).toBe('string');
     const inspected = await tierflow(['inspect', leaf.id], env());
     expect(inspected.stdout).toContain('tool calls (2)');
+
+    // A strict replay answers the model and the tools from the recording: look_up does not run again.
+    const { rootId } = await deployment.client.rerun(id, { replay: 'strict' });
+    const replayed = await deployment.client.waitForResult(rootId, { timeoutMs: 30_000 });
+    expect(replayed.payload.status).toBe('success');
+    expect(output(replayed)).toBe(output(outcome));
+    expect((await readFile(lookups, 'utf8')).split('\n').filter((word) => word === 'tier')).toHaveLength(1);
+    expect((await leafOf(rootId)).tools.map((tool) => tool.replayed)).toEqual([true, true]);
   });
 
   it('refuses a tool outside the specialist’s boundaries, telling the model and the audit trail', async () => {

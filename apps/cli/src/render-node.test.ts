@@ -100,6 +100,7 @@ const toolCall = {
   error: null,
   started_at: T0 + 700,
   latency_ms: 12,
+  replayed: false,
 };
 
 describe('renderNode', () => {

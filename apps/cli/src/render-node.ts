@@ -133,8 +133,8 @@ function callLines(calls: readonly NodeCall[], full: boolean): string[] {
 function toolLines(tools: readonly NodeToolCall[], full: boolean): string[] {
   const lines = [`tool calls (${tools.length})${full ? '' : ': arguments and results cut short; --calls shows them whole'}`];
   tools.forEach((tool, index) => {
-    const facts = [clean(tool.name), tool.end, `${Math.round(tool.latency_ms)} ms`, `${tool.result_bytes} bytes back`, clean(tool.call_id)];
-    lines.push(`  ${index + 1}. ${facts.join('  ')}`);
+    const facts = [clean(tool.name), tool.end, `${Math.round(tool.latency_ms)} ms`, `${tool.result_bytes} bytes back`, clean(tool.call_id), tool.replayed ? 'replayed (the tool did not run)' : ''];
+    lines.push(`  ${index + 1}. ${facts.filter(Boolean).join('  ')}`);
     if (tool.error) lines.push(block('     error', tool.error));
     if (tool.arguments_digest) lines.push(row('     args', digestText(tool.arguments_digest)));
     else if (tool.arguments !== null && tool.arguments !== undefined) {

@@ -104,40 +104,56 @@ async function runCall(planned: PlannedCall, options: ToolLoopOptions): Promise<
   const { call, tool } = planned;
   if (tool === null) return notRun(planned, options, `there is no tool ${call.name}`);
   if (typeof planned.args === 'string') return notRun(planned, options, planned.args);
-  if (planned.approval?.kind === 'deny') return ended(planned, options, Date.now(), 'denied', `denied by a person${planned.approval.reason ? `: ${planned.approval.reason}` : ''}`);
-  const args = planned.approval?.kind === 'approve' ? planned.approval.args : planned.args;
+  if (planned.approval?.kind === 'deny') return ended(planned, options, { end: 'denied', error: `denied by a person${planned.approval.reason ? `: ${planned.approval.reason}` : ''}` });
+  const run = { ...planned, args: planned.approval?.kind === 'approve' ? planned.approval.args : planned.args };
   const hooks = options.input.calls.tools;
+  // A replayed rerun hands the model what the call gave when recorded: the tool does not run again.
+  const recorded = (await hooks?.replay?.(tool.name, run.args)) ?? null;
+  if (recorded !== null) return ended(run, options, { end: recorded.isError ? 'error' : 'ok', error: recorded.isError ? recorded.content : null, content: recorded.content, replayed: true });
   const admission = hooks ? await hooks.admit(options.caller, tool.name) : { ok: true as const };
-  if (!admission.ok) return ended(planned, options, Date.now(), 'refused', admission.reason);
+  if (!admission.ok) return ended(planned, options, { end: 'refused', error: admission.reason });
   const { signal } = options.input;
   const startedAt = Date.now();
   const observed = hooks?.observe({ name: tool.name, callId: call.id, type: tool.name.startsWith('mcp:') ? 'extension' : 'function' });
   try {
-    const result = await tool.run(args, { signal, callId: call.id });
+    const result = await tool.run(run.args, { signal, callId: call.id });
     if (signal.aborted) throw abortError(signal);
     const end: ToolCallEnd = result.isError ? 'error' : 'ok';
-    return ended({ ...planned, args }, options, startedAt, end, end === 'ok' ? null : result.content, result.content, observed);
+    return ended(run, options, { startedAt, end, error: end === 'ok' ? null : result.content, content: result.content, observed });
   } catch (error) {
     if (signal.aborted) {
-      ended({ ...planned, args }, options, startedAt, 'cancelled', 'the run was cancelled or ran out of time', undefined, observed);
+      ended(run, options, { startedAt, end: 'cancelled', error: 'the run was cancelled or ran out of time', observed });
       throw abortError(signal);
     }
-    const message = error instanceof Error ? error.message : String(error);
-    return ended({ ...planned, args }, options, startedAt, 'error', message, undefined, observed);
+    return ended(run, options, { startedAt, end: 'error', error: error instanceof Error ? error.message : String(error), observed });
   }
 }
 
 function notRun(planned: PlannedCall, options: ToolLoopOptions, why: string): string {
-  return ended(planned, options, Date.now(), 'refused', why);
+  return ended(planned, options, { end: 'refused', error: why });
+}
+
+/** How a call ended, for its record and its span. */
+interface CallEnd {
+  readonly end: ToolCallEnd;
+  /** Why it failed, was refused or denied; null when it answered. */
+  readonly error: string | null;
+  /** What the tool gave; left out, the model is told why there is nothing. */
+  readonly content?: string;
+  /** When it started; now (it did not run) when left out. */
+  readonly startedAt?: number;
+  readonly observed?: ReturnType<NodeToolCalls['observe']> | undefined;
+  readonly replayed?: boolean;
 }
 
 /** Records a call's end, tells its span, and answers what the model is handed. */
-function ended(planned: PlannedCall, options: ToolLoopOptions, startedAt: number, end: ToolCallEnd, error: string | null, content?: string, observed?: ReturnType<NodeToolCalls['observe']>): string {
-  const result = content ?? (end === 'ok' ? '' : `${end === 'error' ? 'error' : `not run (${end})`}: ${error ?? ''}`);
-  const name = planned.tool?.name ?? planned.call.name;
-  observed?.ended(end, error, Buffer.byteLength(result));
+function ended(planned: PlannedCall, options: ToolLoopOptions, how: CallEnd): string {
+  const { end, error } = how;
+  const result = how.content ?? `${end === 'error' ? 'error' : `not run (${end})`}: ${error ?? ''}`;
+  const startedAt = how.startedAt ?? Date.now();
+  how.observed?.ended(end, error, Buffer.byteLength(result));
   options.input.calls.tools?.record({
-    name,
+    name: planned.tool?.name ?? planned.call.name,
     call_id: planned.call.id,
     caller: options.caller,
     arguments: typeof planned.args === 'string' ? planned.call.arguments : planned.args,
@@ -146,6 +162,7 @@ function ended(planned: PlannedCall, options: ToolLoopOptions, startedAt: number
     error,
     started_at: startedAt,
     latency_ms: Date.now() - startedAt,
+    ...(how.replayed ? { replayed: true } : {}),
   });
   return result;
 }

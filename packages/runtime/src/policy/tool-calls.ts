@@ -17,6 +17,19 @@ export interface NodeToolCalls {
   observe(start: ToolCallStart): ToolCallObservation;
   /** Records a call once it has ended, however it ended (refused and denied ones too). Never throws, never waits. */
   record(call: ToolCall): void;
+  /**
+   * In a rerun that replays its recording (`tierflow rerun --replay`): what this very call (its
+   * tool and arguments) gave when the run was recorded, to hand the model without running the
+   * tool again; null: run it.
+   * @throws TierflowError (permanent, code `replay_miss`) under a strict replay when nothing recorded matches.
+   */
+  replay?(name: string, args: unknown): Promise<RecordedToolResult | null>;
+}
+
+/** A tool call's result as a recording keeps it. */
+export interface RecordedToolResult {
+  readonly content: string;
+  readonly isError: boolean;
 }
 
 export type ToolAdmission = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -50,6 +63,8 @@ export interface ToolCall {
   /** When it started, ms since the epoch. */
   readonly started_at: number;
   readonly latency_ms: number;
+  /** Answered from a recording (a replayed rerun): the tool did not run. */
+  readonly replayed?: boolean;
 }
 
 /** One tool call's observation. Never throws. */

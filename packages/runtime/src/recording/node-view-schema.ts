@@ -114,6 +114,7 @@ export const nodeToolCallSchema = z
     error: z.string().nullable(),
     started_at: z.number(),
     latency_ms: z.number(),
+    replayed: z.boolean().meta({ description: 'Answered from the recording of the run a rerun replays: the tool did not run.' }),
   })
   .meta({ title: 'NodeToolCall' });
 

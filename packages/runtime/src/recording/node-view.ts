@@ -77,6 +77,7 @@ function toolView(call: ToolEntry): NodeToolCall {
     error: call.error,
     started_at: call.started_at,
     latency_ms: call.latency_ms,
+    replayed: call.replayed,
   };
 }
 

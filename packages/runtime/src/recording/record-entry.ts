@@ -100,6 +100,8 @@ export const toolEntrySchema = z.object({
   error: z.string().nullable().default(null),
   started_at: at,
   latency_ms: z.number().nonnegative(),
+  /** Answered from the recording of the run a rerun replays: the tool did not run. */
+  replayed: z.boolean().default(false),
 });
 
 /**

@@ -18,6 +18,16 @@ export function requestHash(request: Pick<ModelRequest, 'model' | 'messages' | '
 }
 
 /**
+ * What identifies a tool call for replay: `tool:` and the sha256 of its tool's name and its
+ * arguments (keys sorted), apart from every model request's hash by its prefix.
+ */
+export function toolCallHash(name: string, args: unknown): string {
+  const hash = createHash('sha256');
+  hashStableJson(hash, { tool: name, arguments: args });
+  return `tool:${hash.digest('hex')}`;
+}
+
+/**
  * Feeds `hash` the JSON of `value` with object keys sorted, so one request hashes one way whatever
  * order its fields were built in. Piece by piece rather than as one string: a request's messages
  * are most of a Fleet's bytes, and joining them level by level copied them each time.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOutcome } from '../messages/messages.js';
 import { digestOf } from '../recording/bounded.js';
+import { toolCallHash } from '../recording/run-recorder.js';
 import type { RecordEntry } from '../recording/record-entry.js';
 import { prepareRerun, type RerunSource } from './prepare-rerun.js';
 
@@ -73,6 +74,40 @@ describe('prepareRerun', () => {
     ]);
     // The call recorded as a digest cannot be replayed, and the caller is told.
     expect(replayed.notes).toEqual([expect.stringContaining('1 recorded model call has no answer in full')]);
+  });
+
+  it('keeps what tool calls gave, by tool and arguments, and the tool calls a model asked for with its answer', () => {
+    const tool = (args: unknown, result: unknown, end: 'ok' | 'error' | 'refused', bytes = typeof result === 'string' ? Buffer.byteLength(result) : 0): RecordEntry => ({
+      kind: 'tool',
+      node: LEAVES[0]!,
+      tier: 'fleet',
+      name: 'look_up',
+      call_id: 'call_1',
+      caller: 'fleet:writer',
+      arguments: args,
+      result,
+      result_bytes: bytes,
+      end,
+      error: null,
+      started_at: 1,
+      latency_ms: 2,
+      replayed: false,
+    });
+    const asking = { ...answer(''), tool_calls: [{ id: 'call_1', name: 'look_up', arguments: '{"word":"a"}' }] };
+    const entries = [
+      call(LEAVES[0]!, 'h', asking),
+      tool({ word: 'a' }, 'a: found', 'ok'),
+      tool({ word: 'b' }, 'no such word', 'error'),
+      tool({ word: 'c' }, 'not run (refused): outside', 'refused'),
+      tool({ word: 'd' }, 'cut… [cut: 99999 bytes in all]', 'ok', 99_999),
+      tool(digestOf({ word: 'e' }), 'e', 'ok'),
+    ];
+    const replay = prepareRerun(source({ entries }), { replay: 'strict' }).replay;
+    expect(JSON.parse(replay.get('h')!)).toEqual(asking);
+    expect(JSON.parse(replay.get(toolCallHash('look_up', { word: 'a' }))!)).toEqual({ content: 'a: found', isError: false });
+    expect(JSON.parse(replay.get(toolCallHash('look_up', { word: 'b' }))!)).toEqual({ content: 'no such word', isError: true });
+    // Refused calls never ran, a result cut to fit is not what the model saw, a digest cannot be matched.
+    expect(replay.size).toBe(3);
   });
 
   it('takes the first answer of a request made twice', () => {

@@ -1,7 +1,8 @@
 import { isOutcome, TierflowError, validate } from '@tierflow/protocol';
-import { z } from 'zod';
 import type { ObjectiveFile } from '../model/objective.js';
 import { isDigest } from '../recording/bounded.js';
+import { replayAnswerSchema } from '../recording/node-calls.js';
+import { toolCallHash } from '../recording/run-recorder.js';
 import type { RecordEntry } from '../recording/record-entry.js';
 import { applyEdits, parseEdits } from './edits.js';
 import { nodePath, rerunRole, rerunSpecSchema, type ReplayMode, type RerunSpec } from './rerun-spec.js';
@@ -39,7 +40,8 @@ export interface PreparedRerun {
   readonly notes: readonly string[];
 }
 
-const answerSchema = z.object({ content: z.string(), model: z.string(), finish_reason: z.string().nullable() });
+/** A recorded model answer, as a rerun replays it: the one shape node-calls.ts reads back (tool calls included). */
+const answerSchema = replayAnswerSchema;
 
 function refuse(message: string, code: 'invalid_argument' | 'invalid_objective' = 'invalid_argument'): TierflowError {
   return TierflowError.permanent(message, { code });
@@ -79,11 +81,22 @@ function knownNodes(source: RerunSource): Set<string> {
   return new Set([source.rootId, ...(source.nodes ?? []), ...source.outcomes.keys(), ...source.entries.map((entry) => entry.node)]);
 }
 
-/** The recorded answers by request hash (the first of each), from calls recorded with their answers in full. */
+/**
+ * The recorded answers by request hash (the first of each), from calls recorded with their answers
+ * in full; and the results of tool calls that ran, by the hash of their tool and arguments
+ * ({@link toolCallHash}), so that a replayed run calls no tool again.
+ */
 function recordedAnswers(entries: readonly RecordEntry[], notes: string[]): Map<string, string> {
   const answers = new Map<string, string>();
   let digests = 0;
   for (const entry of entries) {
+    // A result cut to fit the recording (its size says so) is not the one the model saw: not replayed.
+    const whole = entry.kind === 'tool' && typeof entry.result === 'string' && Buffer.byteLength(entry.result) === entry.result_bytes;
+    if (entry.kind === 'tool' && whole && (entry.end === 'ok' || entry.end === 'error') && !isDigest(entry.arguments)) {
+      const key = toolCallHash(entry.name, entry.arguments);
+      if (!answers.has(key)) answers.set(key, JSON.stringify({ content: entry.result, isError: entry.end === 'error' }));
+      continue;
+    }
     if (entry.kind !== 'call' || entry.answer === null) continue;
     const answer = isDigest(entry.answer) ? null : answerSchema.safeParse(entry.answer);
     if (!answer?.success) {

@@ -9,6 +9,8 @@ import type { ToolCall } from '../policy/tool-calls.js';
 import { readRecording } from '../recording/read-recording.js';
 import { RunRecorder } from '../recording/run-recorder.js';
 import { controlKeys } from '../redis/keys.js';
+import { toolCallHash } from '../recording/run-recorder.js';
+import type { ReplayMode } from '../rerun/rerun-spec.js';
 import { nodeToolCalls } from './node-tool-calls.js';
 
 const log = { info: () => undefined, warn: () => undefined };
@@ -27,13 +29,14 @@ const call: ToolCall = {
 describe('a node’s tool calls', () => {
   const db = usePrivateRedis();
 
-  function calls(mode: RecordMode, boundaries: Record<string, string[]> | null = null) {
+  function calls(mode: RecordMode, boundaries: Record<string, string[]> | null = null, replay: ReplayMode = 'off') {
     const prefix = uniquePrefix('tools');
     const keys = controlKeys(prefix);
     const recorder = new RunRecorder({ redis: db.redis, prefix, tier: 'SPECIALIZED_FLEET', mode, ttlMs: 60_000, log, worker: 'h:1' });
     const audit = new AuditTrail(db.redis, prefix, 'SPECIALIZED_FLEET', 60_000, log);
     const usage = new UsageMeters({ redis: db.redis, keys, ttlMs: 60_000, log }).for('root');
-    return { prefix, keys, tools: nodeToolCalls({ boundaries, usage, recorder, audit }, 'root', 'root.0-0.0-0.0-0') };
+    const replayKey = keys.rerun('root').replay;
+    return { prefix, keys, replayKey, tools: nodeToolCalls({ boundaries, usage, recorder, audit, replay: { mode: replay, redis: db.redis, key: replayKey } }, 'root', 'root.0-0.0-0.0-0') };
   }
 
   it('refuses a tool outside the caller’s boundaries before counting it, and counts the calls it admits', async () => {
@@ -62,6 +65,17 @@ describe('a node’s tool calls', () => {
       const [tool] = recording.nodes.get('root.0-0.0-0.0-0')?.tools ?? [];
       expect(tool).toMatchObject({ name: 'read_file', end: 'ok', result_bytes: 10 });
       if (mode === 'metadata') expect(JSON.stringify(tool)).not.toContain('secret');
+    }
+  });
+
+  it('answers a replayed rerun’s call from the recording, misses loosely or strictly, and replays nothing when not replaying', async () => {
+    const recorded = JSON.stringify({ content: 'a: found', isError: false });
+    for (const mode of ['off', 'loose', 'strict'] as const) {
+      const { replayKey, tools } = calls('full', null, mode);
+      await db.redis.hset(replayKey, toolCallHash('look_up', { word: 'a' }), recorded);
+      expect(await tools.replay!('look_up', { word: 'a' })).toEqual(mode === 'off' ? null : { content: 'a: found', isError: false });
+      if (mode === 'strict') await expect(tools.replay!('look_up', { word: 'z' })).rejects.toThrow(/^replay_miss: no recorded call of look_up/);
+      else expect(await tools.replay!('look_up', { word: 'z' })).toBeNull();
     }
   });
 });

@@ -1,10 +1,15 @@
 import { checkBoundary, type Boundaries } from '@tierflow/core';
+import type { RedisClient } from '@tierflow/beads';
+import { ERROR_TYPES, TierflowError } from '@tierflow/protocol';
+import { z } from 'zod';
 import type { Context } from '@opentelemetry/api';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import { observeToolCall } from '../observability/gen-ai/tool-call-span.js';
 import { UNOBSERVED_TOOL_CALL, type NodeToolCalls } from '../policy/tool-calls.js';
 import type { UsageMeter } from '../policy/usage-meter.js';
-import type { RunRecorder } from '../recording/run-recorder.js';
+import { readStoredRecord } from '../redis/stored-record.js';
+import { toolCallHash, type RunRecorder } from '../recording/run-recorder.js';
+import type { ReplayMode } from '../rerun/rerun-spec.js';
 
 /** What a node's tool calls are held to and written to. */
 export interface NodeToolCallsDeps {
@@ -16,7 +21,11 @@ export interface NodeToolCallsDeps {
   readonly audit: AuditTrail;
   /** The pass's span context, each call's span's parent; left out, calls are not traced. */
   readonly trace?: Context;
+  /** A rerun that replays its recording: the rerun's replay hash (`rerunKeys(…).replay`), where recorded results are found by {@link toolCallHash}. */
+  readonly replay?: { readonly mode: ReplayMode; readonly redis: RedisClient; readonly key: string };
 }
+
+const recordedResultSchema = z.object({ content: z.string(), isError: z.boolean() });
 
 /**
  * One node's {@link NodeToolCalls}: a call outside its caller's boundaries is refused before it
@@ -35,6 +44,15 @@ export function nodeToolCalls(deps: NodeToolCallsDeps, rootId: string, node: str
     record: (call) => {
       deps.recorder.tool(rootId, node, call);
       deps.audit.toolCalled(rootId, node, call, deps.recorder.mode === 'full');
+    },
+    replay: async (name, args) => {
+      const replay = deps.replay;
+      if (!replay || replay.mode === 'off') return null;
+      const text = await replay.redis.hget(replay.key, toolCallHash(name, args));
+      const read = text === null ? null : readStoredRecord(text, recordedResultSchema, { what: 'a recorded tool result' });
+      if (read?.ok) return read.value;
+      if (replay.mode === 'strict') throw TierflowError.permanent(`replay_miss: no recorded call of ${name} with these arguments in ${node}`, { code: ERROR_TYPES.replayMiss });
+      return null;
     },
   };
 }

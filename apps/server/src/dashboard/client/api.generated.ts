@@ -1291,6 +1291,8 @@ export interface components {
                 readonly error: string | null;
                 readonly started_at: number;
                 readonly latency_ms: number;
+                /** @description Answered from the recording of the run a rerun replays: the tool did not run. */
+                readonly replayed: boolean;
             }[];
         };
         readonly RunTimeline: {

@@ -183,7 +183,7 @@ function callView(call: NodeCall, index: number): HTMLElement {
 }
 
 function toolView(tool: NodeToolCall, index: number): HTMLElement {
-  const facts = [tool.name, tool.end, `${Math.round(tool.latency_ms)} ms`, `${tool.result_bytes} bytes back`];
+  const facts = [tool.name, tool.end, `${Math.round(tool.latency_ms)} ms`, `${tool.result_bytes} bytes back`, tool.replayed ? 'replayed' : ''].filter(Boolean);
   return h(
     'details',
     { class: 'call', 'data-tool': index },
