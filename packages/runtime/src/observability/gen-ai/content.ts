@@ -12,9 +12,25 @@ export interface TextPart {
   readonly content: string;
 }
 
+/** A tool call the model asked for, and a tool's answer to one, as the conventions write them. */
+export interface ToolCallPart {
+  readonly type: 'tool_call';
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+export interface ToolCallResponsePart {
+  readonly type: 'tool_call_response';
+  readonly id: string;
+  readonly response: unknown;
+}
+
+export type MessagePart = TextPart | ToolCallPart | ToolCallResponsePart;
+
 export interface InputMessage {
   readonly role: string;
-  readonly parts: readonly TextPart[];
+  readonly parts: readonly MessagePart[];
 }
 
 export interface OutputMessage extends InputMessage {
@@ -40,12 +56,34 @@ export function inputMessagesOf(messages: readonly unknown[]): { readonly instru
   const instructions: TextPart[] = [];
   const input: InputMessage[] = [];
   for (const message of messages) {
-    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    const { role, content, tool_calls: calls, tool_call_id: answers } = (message ?? {}) as { role?: unknown; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown };
     if (typeof role !== 'string') continue;
     if (role === 'system' || role === 'developer') instructions.push(...partsOf(content));
-    else input.push({ role, parts: partsOf(content) });
+    else if (role === 'tool' && typeof answers === 'string')
+      input.push({ role, parts: [{ type: 'tool_call_response', id: answers, response: typeof content === 'string' ? content : partsOf(content) }] });
+    else input.push({ role, parts: [...partsOf(content), ...toolCallParts(calls)] });
   }
   return { instructions, input };
+}
+
+/** The tool calls of a message, from the API's `{ id, function: { name, arguments } }` or a recorded answer's `{ id, name, arguments }`; arguments parsed when they are JSON. */
+function toolCallParts(calls: unknown): ToolCallPart[] {
+  if (!Array.isArray(calls)) return [];
+  return calls.flatMap((call: unknown) => {
+    const { id, function: fn } = (call ?? {}) as { id?: unknown; function?: unknown };
+    const { name, arguments: args } = (fn ?? call ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof id !== 'string' || typeof name !== 'string') return [];
+    return [{ type: 'tool_call' as const, id, name, arguments: parsedArguments(args) }];
+  });
+}
+
+function parsedArguments(args: unknown): unknown {
+  if (typeof args !== 'string') return args ?? null;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
 }
 
 /** The request's content attributes: `gen_ai.input.messages`, and `gen_ai.system_instructions` when it has any. */
@@ -57,8 +95,9 @@ export function inputContentAttributes(messages: readonly unknown[]): Attributes
   };
 }
 
-/** The answer's content attribute: one assistant message with its finish reason (`stop` when the server gave none). */
-export function outputContentAttributes(content: string, finishReason: string | null): Attributes {
-  const output: OutputMessage[] = [{ role: 'assistant', parts: [{ type: 'text', content }], finish_reason: finishReason ?? 'stop' }];
+/** The answer's content attribute: one assistant message, its text and the tools it asks to call, with its finish reason (`stop` when the server gave none). */
+export function outputContentAttributes(content: string, finishReason: string | null, toolCalls: readonly unknown[] = []): Attributes {
+  const parts: MessagePart[] = [...(content === '' && toolCalls.length > 0 ? [] : [{ type: 'text' as const, content }]), ...toolCallParts(toolCalls)];
+  const output: OutputMessage[] = [{ role: 'assistant', parts, finish_reason: finishReason ?? 'stop' }];
   return { 'gen_ai.output.messages': JSON.stringify(output) };
 }

@@ -72,7 +72,7 @@ export function observeModelCall(parent: Context, options: GenAiOptions, start: 
       guarded(() => {
         span?.setAttributes({
           ...chatResponseAttributes({ model: reply.answer.model, id: reply.id, finishReason: reply.answer.finish_reason, tokens: reply.tokens, costUsd: reply.costUsd }, options.conventions),
-          ...(options.captureContent ? outputContentAttributes(reply.answer.content, reply.answer.finish_reason) : {}),
+          ...(options.captureContent ? outputContentAttributes(reply.answer.content, reply.answer.finish_reason, reply.answer.tool_calls) : {}),
         });
         span?.end();
       });
