@@ -36,7 +36,6 @@ export type {
   ModelRequest,
   ModelToolCall,
 } from './policy/model-calls.js';
-export { TOOL_CALL_ENDS, UNOBSERVED_TOOL_CALL } from './policy/tool-calls.js';
 export type { NodeToolCalls, RecordedToolResult, ToolAdmission, ToolCall, ToolCallEnd, ToolCallObservation, ToolCallStart } from './policy/tool-calls.js';
 export { LIMIT_WINDOW_MS, modelLimitSchema, nextTry, PARK_AFTER_MS, reservedTokens, resolveModelLimit, roomWaitMs, slotLeaseMs } from './model-limits/model-limit.js';
 export type { ModelLimitOptions } from './model-limits/model-limit.js';

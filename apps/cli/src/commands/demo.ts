@@ -1,19 +1,19 @@
-import { TierflowError, type TierSlug } from '@tierflow/protocol';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectReachable, readTierflowVars, redactUrl } from '@tierflow/runtime/admin';
 import { INPUT_REQUIRED, resolveRuntimeOptions, runtimeOptionsFromEnv, TierflowClient } from '@tierflow/runtime';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findRedisServerBinary, startRedisServer, waitFor } from '@tierflow/testing';
+import { findRedisServerBinary, startRedisServer } from '@tierflow/testing';
 import { Redis } from 'ioredis';
 import { projectEnv } from '../config/project-env.js';
 import { startDashboard, stopSignal } from '../dashboard.js';
 import { EXIT, type CliIo } from '../io.js';
 import { renderTree } from '../render-tree.js';
-import { spawnTiers } from '../spawn-tiers.js';
+import type { TierProcesses } from '../spawn-tiers.js';
 import { ALL_TIERS } from '../tiers.js';
+import { runToolUseExample, startTiers } from './demo-tools.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../../examples', import.meta.url));
 
@@ -55,6 +55,8 @@ export interface DemoOptions {
  * `tierflow demo [dir]`: starts the four tiers as separate processes, enqueues every objective
  * in `dir` (default: the repository's examples/), prints each run's outcome and tree, and stops
  * everything it started; with `keep`, only once the runs have been browsed (SIGINT or SIGTERM).
+ * With the repository's examples and no project file, it then runs the tool-use example
+ * (examples/tool-use: an LLM specialist calling tools, against a scripted model) on workers of its own.
  */
 export async function demoCommand(dir: string | undefined, options: DemoOptions, io: CliIo): Promise<number> {
   // The workers get this environment, with a prefix of the demo's own: a bad variable or
@@ -71,22 +73,17 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
   if (!redis) return EXIT.unusable;
   // A prefix of its own: workers already serving this Redis must not take the demo's jobs.
   const prefix = `{tierflow-demo-${randomBytes(4).toString('hex')}}`;
+  // The tool-use example's workers, configured by its own project file, take their work under another.
+  const toolsPrefix = resolve(folder) === EXAMPLES && !env.TIERFLOW_CONFIG ? `{tierflow-demo-tools-${randomBytes(4).toString('hex')}}` : null;
   io.stdout(`Redis ${redis.mine ? `(private, ${redis.url})` : redactUrl(redis.url)}, prefix ${prefix}\n`);
   const logs: string[] = [];
-  const ready = new Set<TierSlug>();
   if (env.TIERFLOW_CONFIG) io.stdout(`Configured by ${env.TIERFLOW_CONFIG}\n`);
-  const tiers = spawnTiers({ ...env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, (tier, line) => {
-    logs.push(`${tier} | ${line}`);
-    if (line.includes('worker ready')) ready.add(tier);
-  });
+  let tiers: TierProcesses | undefined;
   const client = new TierflowClient(resolveRuntimeOptions({ redisUrl: redis.url, prefix }));
   try {
-    await waitFor(() => ready.size === ALL_TIERS.length || [...tiers.children.values()].some((child) => child.exitCode !== null), {
-      timeoutMs: 30_000,
-      description: 'the four tier workers to start',
-    });
-    if (ready.size !== ALL_TIERS.length) throw new TierflowError('a tier worker exited while starting', { code: 'worker_exited' });
-    io.stdout(`Started ${ALL_TIERS.map((tier) => `${tier} (pid ${tiers.children.get(tier)?.pid})`).join(', ')}\n\n`);
+    tiers = await startTiers({ ...env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, (tier, line) => logs.push(`${tier} | ${line}`));
+    const started = tiers;
+    io.stdout(`Started ${ALL_TIERS.map((tier) => `${tier} (pid ${started.children.get(tier)?.pid})`).join(', ')}\n\n`);
 
     const runs = await Promise.all(files.map(async (file) => ({ file, id: await client.enqueue(JSON.parse(await readFile(join(folder, file), 'utf8')) as unknown) })));
     const answers = answerQuestions(client, runs, io);
@@ -100,6 +97,7 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
       if (tree) io.stdout(`${renderTree(tree).replace(/^/gm, '   ')}\n`);
     }
     io.stdout(`Ran ${runs.length} objectives through four worker processes.\n`);
+    if (toolsPrefix) await runToolUseExample(env, redis.url, toolsPrefix, (tier, line) => logs.push(`tool-use ${tier} | ${line}`), io);
     if (options.keep) await keepUp({ ...env, REDIS_URL: redis.url, TIERFLOW_PREFIX: prefix }, options.port ?? 8080, io);
     return EXIT.ok;
   } catch (error) {
@@ -107,8 +105,8 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
     return EXIT.invalid;
   } finally {
     await client.close();
-    await tiers.stop();
-    if (!redis.mine) await deleteKeys(redis.url, prefix);
+    await tiers?.stop();
+    if (!redis.mine) for (const each of toolsPrefix ? [prefix, toolsPrefix] : [prefix]) await deleteKeys(redis.url, each);
     await redis.stop();
   }
 }

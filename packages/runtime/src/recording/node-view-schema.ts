@@ -1,5 +1,6 @@
 import { usageSchema } from '@tierflow/protocol';
 import { z } from 'zod';
+import { TOOL_CALL_ENDS } from '../policy/tool-calls.js';
 import { RECORD_MODES } from '../config/record-mode.js';
 import { PASS_ENDS } from './record-entry.js';
 import type { Wait } from './node-record.js';
@@ -110,7 +111,7 @@ export const nodeToolCallSchema = z
     result: z.string().nullable().meta({ description: 'What the model was handed back; null when not recorded.' }),
     result_digest: digestSchema.nullable(),
     result_bytes: z.number(),
-    end: z.enum(['ok', 'error', 'refused', 'denied', 'cancelled']),
+    end: z.enum(TOOL_CALL_ENDS),
     error: z.string().nullable(),
     started_at: z.number(),
     latency_ms: z.number(),

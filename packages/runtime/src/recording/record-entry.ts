@@ -1,5 +1,6 @@
 import { usageSchema } from '@tierflow/protocol';
 import { z } from 'zod';
+import { TOOL_CALL_ENDS } from '../policy/tool-calls.js';
 
 /**
  * One line of a run's recording: a stream per run, `<prefix>:record:<root id>`, one entry per
@@ -96,7 +97,7 @@ export const toolEntrySchema = z.object({
   result: recorded,
   /** Its size in bytes (UTF-8), whatever the recording keeps of it. */
   result_bytes: z.int().nonnegative(),
-  end: z.enum(['ok', 'error', 'refused', 'denied', 'cancelled']),
+  end: z.enum(TOOL_CALL_ENDS),
   error: z.string().nullable().default(null),
   started_at: at,
   latency_ms: z.number().nonnegative(),
