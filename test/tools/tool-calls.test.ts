@@ -8,6 +8,7 @@ import { completion, FakeOpenAiServer, toolCallsCompletion, waitFor, type FakeRe
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tierflow } from '../security/tier-processes.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import { startOtlpReceiver, tracingTo, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { treeNodes } from '../support/runs.js';
 
 // LLM specialists calling tools (docs/extending.md#tools), over four worker processes: function
@@ -20,6 +21,7 @@ let mcpLog: string;
 /** Each word look_up was run with, one a line: a replay must not add to it. */
 let lookups: string;
 let models: FakeOpenAiServer;
+let receiver: OtlpReceiver;
 let deployment: Deployment;
 
 interface Message {
@@ -59,12 +61,14 @@ export default {
 };
 `;
   await writeFile(join(dir, 'tierflow.config.mjs'), config);
-  deployment = await startDeployment('tools', { TIERFLOW_LOG: 'silent', TIERFLOW_CONFIG: join(dir, 'tierflow.config.mjs') });
+  receiver = await startOtlpReceiver();
+  deployment = await startDeployment('tools', { TIERFLOW_LOG: 'silent', TIERFLOW_CONFIG: join(dir, 'tierflow.config.mjs'), ...tracingTo(receiver, 'http/json'), OTEL_BSP_SCHEDULE_DELAY: '50' });
 }, 60_000);
 
 afterAll(async () => {
   await deployment?.stop();
   await models?.close();
+  await receiver?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -111,6 +115,23 @@ describe('LLM specialists with tools, over four worker processes', () => {
     expect(typeof entries[0]?.data?.arguments).toBe('string');
     const inspected = await tierflow(['inspect', leaf.id], env());
     expect(inspected.stdout).toContain('tool calls (2)');
+    // Each call an execute_tool span under the Fleet hop's, in the GenAI conventions.
+    const hop = await waitFor(() => receiver.spans.find((span) => span.serviceName === 'tierflow-fleet' && span.attributes['tierflow.root_id'] === id && span.kind === 'CONSUMER'), {
+      timeoutMs: 15_000,
+      description: 'the Fleet hop’s span',
+    });
+    const toolSpans = await waitFor(
+      () => {
+        const found = receiver.spans.filter((span) => span.traceId === hop.traceId && span.name.startsWith('execute_tool '));
+        return found.length === 2 ? found : undefined;
+      },
+      { timeoutMs: 15_000, description: 'two execute_tool spans' },
+    );
+    expect(toolSpans.map((span) => [span.name, span.parentSpanId === hop.spanId, span.attributes['gen_ai.operation.name'], span.attributes['gen_ai.tool.name']]).sort()).toEqual([
+      ['execute_tool look_up', true, 'execute_tool', 'look_up'],
+      ['execute_tool mcp:fake/echo', true, 'execute_tool', 'mcp:fake/echo'],
+    ]);
+    expect(toolSpans.map((span) => span.attributes['gen_ai.tool.call.id']).sort()).toEqual(['call_1', 'call_2']);
 
     // A strict replay answers the model and the tools from the recording: look_up does not run again.
     const { rootId } = await deployment.client.rerun(id, { replay: 'strict' });
