@@ -74,8 +74,8 @@ afterAll(async () => {
 
 const env = () => ({ REDIS_URL: deployment.redis.url, TIERFLOW_PREFIX: deployment.runtime.prefix });
 
-function enqueue(objective: string, extra: Record<string, unknown> = {}): Promise<string> {
-  return deployment.client.enqueue({ objective, task_data: { plan: { strategy: 'all_success', subtasks: [{ objective, task_type: 'tools' }] } }, ...extra });
+function enqueue(objective: string, extra: Record<string, unknown> = {}, subtask: Record<string, unknown> = {}): Promise<string> {
+  return deployment.client.enqueue({ objective, task_data: { plan: { strategy: 'all_success', subtasks: [{ objective, task_type: 'tools', ...subtask }] } }, ...extra });
 }
 
 async function leafOf(rootId: string): Promise<NodeView> {
@@ -176,6 +176,28 @@ describe('LLM specialists with tools, over four worker processes', () => {
     const outcome = await deployment.client.waitForResult(id, { timeoutMs: 30_000 });
     expect(outcome.payload.status).toBe('cancelled');
     await waitFor(async () => (await readFile(mcpLog, 'utf8')).includes(`cancelled ${requestId}`), { timeoutMs: 10_000, description: 'the MCP server to hear of the cancellation' });
+  });
+
+  it('stops a slow MCP tool call at its leaf’s deadline, and the server hears of it', async () => {
+    SCRIPTS['too slow'] = (results) => (results.length === 0 ? asks({ name: 'fake__slow', arguments: { ms: 120_000 } }) : answers(results));
+    const before = new Set((await readFile(mcpLog, 'utf8').catch(() => '')).split('\n'));
+    const id = await enqueue('too slow', {}, { timeout_ms: 3_000 });
+    const requestId = await waitFor(
+      async () =>
+        (await readFile(mcpLog, 'utf8'))
+          .split('\n')
+          .filter((line) => !before.has(line))
+          .map((line) => /^slow (\S+)$/.exec(line)?.[1])
+          .find(Boolean),
+      {
+        timeoutMs: 30_000,
+        description: 'the slow call to reach the MCP server',
+      },
+    );
+    const outcome = await deployment.client.waitForResult(id, { timeoutMs: 30_000 });
+    expect(outcome.payload.status).not.toBe('success');
+    expect((await leafOf(id)).tools).toMatchObject([{ name: 'mcp:fake/slow', end: 'cancelled' }]);
+    await waitFor(async () => (await readFile(mcpLog, 'utf8')).includes(`cancelled ${requestId}`), { timeoutMs: 10_000, description: 'the MCP server to hear of the deadline' });
   });
 
   it('asks a person before a call marked approve: a denial is told to the model, edited arguments are what runs', async () => {
