@@ -172,10 +172,10 @@ async function formCluster(members: Member[], masters: number): Promise<void> {
   await Promise.all(
     members.map(async (member, index) => {
       member.id = String(await member.admin.cluster('MYID'));
-      // Distinct epochs from the start, so nodes need not resolve a collision before they agree. A
-      // node may have taken an epoch already (a collision resolved against a node of another
-      // cluster that once had its port, still gossiping to it): then it keeps that one, and the
-      // cluster resolves any collision itself, as it would without this step.
+      // Distinct epochs from the start, so nodes need not resolve a collision before they agree. On
+      // a loaded machine the command may arrive twice (the client sends again what got no reply
+      // before a reconnect) and the second finds the epoch set: the node keeps it, and any
+      // collision left the cluster resolves itself, as it would without this step.
       await member.admin.cluster('SET-CONFIG-EPOCH', index + 1).catch((error: unknown) => {
         if (!/config epoch is already non-zero/i.test(String(error))) throw error;
       });
