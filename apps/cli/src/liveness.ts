@@ -10,15 +10,28 @@ import { z } from 'zod';
 /** How often a worker beats. */
 export const LIVENESS_BEAT_MS = 1_000;
 
-/** The one message a worker sends `up`. */
-export const workerBeatMessageSchema = z.strictObject({ kind: z.literal('beat') });
-export type WorkerBeatMessage = z.infer<typeof workerBeatMessageSchema>;
+/**
+ * Until a worker is ready, it may be silent this long whatever the limit: loading a project file
+ * (TypeScript compiled as it loads) blocks its event loop, for many seconds on a loaded machine.
+ */
+export const START_LIVENESS_MS = 120_000;
 
-export const BEAT_MESSAGE: WorkerBeatMessage = { kind: 'beat' };
+/** What a worker sends `up`: its beat, and once that it is ready (taking jobs). */
+export const workerMessageSchema = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('beat') }), z.strictObject({ kind: z.literal('ready') })]);
+export type WorkerMessage = z.infer<typeof workerMessageSchema>;
 
-/** Whether a message from a worker is its beat; anything else is ignored. */
-export function isBeat(message: unknown): boolean {
-  return workerBeatMessageSchema.safeParse(message).success;
+export const BEAT_MESSAGE: WorkerMessage = { kind: 'beat' };
+export const READY_MESSAGE: WorkerMessage = { kind: 'ready' };
+
+/** What a message from a worker says: a beat, ready, or null for anything else (ignored). */
+export function workerMessageKind(message: unknown): WorkerMessage['kind'] | null {
+  const read = workerMessageSchema.safeParse(message);
+  return read.success ? read.data.kind : null;
+}
+
+/** How long a worker may be silent: `limitMs` once it is ready, at least {@link START_LIVENESS_MS} while it starts. */
+export function livenessLimitMs(limitMs: number, ready: boolean): number {
+  return ready ? limitMs : Math.max(limitMs, START_LIVENESS_MS);
 }
 
 /** Whether a worker last heard from at `lastBeatAt` has been silent past `limitMs` at `now`. */

@@ -1,9 +1,11 @@
-import { BEAT_MESSAGE, LIVENESS_BEAT_MS } from './liveness.js';
+import { BEAT_MESSAGE, LIVENESS_BEAT_MS, READY_MESSAGE } from './liveness.js';
 
 /** A worker's link to the `tierflow up` that started it, over the IPC channel `up` opens. */
 export interface ParentLink {
   /** Resolves once `up` is gone: it stopped, or died (even by SIGKILL), and the channel closed. */
   readonly gone: Promise<void>;
+  /** Tells `up` the worker is ready: from now on its liveness limit holds (until then, its start's). */
+  ready(): void;
 }
 
 /**
@@ -14,10 +16,11 @@ export interface ParentLink {
  */
 export function linkToParent(): ParentLink | null {
   if (typeof process.send !== 'function' || !process.connected) return null;
-  const beat = (): void => {
-    // A send after `up` is gone fails; the disconnect says so.
-    if (process.connected) process.send?.(BEAT_MESSAGE, undefined, undefined, () => undefined);
+  // A send after `up` is gone fails; the disconnect says so.
+  const send = (message: typeof BEAT_MESSAGE): void => {
+    if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
   };
+  const beat = (): void => send(BEAT_MESSAGE);
   const timer = setInterval(beat, LIVENESS_BEAT_MS);
   timer.unref();
   beat();
@@ -30,5 +33,5 @@ export function linkToParent(): ParentLink | null {
     }),
   );
   process.channel?.unref();
-  return { gone };
+  return { gone, ready: () => send(READY_MESSAGE) };
 }

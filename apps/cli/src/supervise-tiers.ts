@@ -1,5 +1,5 @@
 import type { TierSlug } from '@tierflow/protocol';
-import { isBeat, isUnresponsive, livenessCheckMs } from './liveness.js';
+import { isUnresponsive, livenessCheckMs, livenessLimitMs, workerMessageKind } from './liveness.js';
 import { DEFAULT_RESTART_POLICY, describeExit, exitVerdict, restartDelayMs, restartsInARow, type RestartPolicy } from './restart-policy.js';
 import { spawnTiers, type TierProcesses } from './spawn-tiers.js';
 import { ALL_TIERS } from './tiers.js';
@@ -32,6 +32,8 @@ interface Slot {
   restarts: number;
   /** When the running process last beat (or started). */
   lastBeatAt: number;
+  /** Whether the running process said it is ready: until then it is held to its start's limit. */
+  ready: boolean;
   /** Whether the running process was killed for its silence. */
   silenced: boolean;
 }
@@ -45,7 +47,7 @@ interface Slot {
  * repeat: everything stops.
  */
 export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput, tiers: readonly TierSlug[] = ALL_TIERS, policy: RestartPolicy = DEFAULT_RESTART_POLICY): SupervisedTiers {
-  const slots = tiers.map((tier): Slot => ({ tier, processes: null, restart: null, restarts: 0, lastBeatAt: 0, silenced: false }));
+  const slots = tiers.map((tier): Slot => ({ tier, processes: null, restart: null, restarts: 0, lastBeatAt: 0, ready: false, silenced: false }));
   let stopping = false;
   let configError = false;
   let finish: (code: number) => void = () => undefined;
@@ -56,10 +58,13 @@ export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput,
     const processes = spawnTiers(env, output.line, [slot.tier]);
     slot.processes = processes;
     slot.lastBeatAt = startedAt;
+    slot.ready = false;
     slot.silenced = false;
     const child = processes.children.get(slot.tier)!;
     child.on('message', (message) => {
-      if (isBeat(message)) slot.lastBeatAt = Date.now();
+      const kind = workerMessageKind(message);
+      if (kind !== null) slot.lastBeatAt = Date.now();
+      if (kind === 'ready') slot.ready = true;
     });
     child.once('exit', (code, signal) => {
       if (stopping) return;
@@ -87,9 +92,11 @@ export function superviseTiers(env: NodeJS.ProcessEnv, output: SupervisorOutput,
     const now = Date.now();
     for (const slot of slots) {
       const child = slot.processes?.children.get(slot.tier);
-      if (!child || slot.silenced || child.exitCode !== null || child.signalCode !== null || !isUnresponsive(slot.lastBeatAt, now, policy.livenessMs)) continue;
+      const limitMs = livenessLimitMs(policy.livenessMs, slot.ready);
+      if (!child || slot.silenced || child.exitCode !== null || child.signalCode !== null || !isUnresponsive(slot.lastBeatAt, now, limitMs)) continue;
       slot.silenced = true;
-      output.note(`${slot.tier} worker (pid ${child.pid}) sent no heartbeat for ${seconds(now - slot.lastBeatAt)} (limit ${seconds(policy.livenessMs)}): killing it (SIGKILL)\n`);
+      const starting = slot.ready ? '' : ', still starting';
+      output.note(`${slot.tier} worker (pid ${child.pid}) sent no heartbeat for ${seconds(now - slot.lastBeatAt)} (limit ${seconds(limitMs)}${starting}): killing it (SIGKILL)\n`);
       child.kill('SIGKILL');
     }
   }, livenessCheckMs(policy.livenessMs));

@@ -104,6 +104,7 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   const cellsServed = runtime.cells > 1 ? `, cells ${cells.join(',')} of ${runtime.cells}` : '';
   const metricsServed = telemetry.metricsUrl ? `, metrics on ${telemetry.metricsUrl}` : '';
   io.stderr(`${tier} worker ready on ${runtime.prefix}:${tier}${cellsServed}${metricsServed} (pid ${process.pid})\n`);
+  parent?.ready();
   const reason = await stop;
   io.stderr(`${tier} worker stopping (${reason}): finishing running jobs\n`);
   // An operator whose worker takes long to stop is told what it still waits for.
