@@ -3,7 +3,7 @@ import { runDrill } from './kill-drill.js';
 
 describe('the kill drill, short form', () => {
   it('every root reaches a final outcome, nothing runs twice, nothing is left behind, while workers are killed', async () => {
-    const report = await runDrill({ roots: 60, workersPerTier: 2, killEveryMs: 1000, killForMs: 5000, lockDurationMs: 2000, stalledIntervalMs: 1000 });
+    const report = await runDrill({ roots: 60, workersPerTier: 2, killEveryMs: 1000, killForMs: 5000, minKills: 4, lockDurationMs: 2000, stalledIntervalMs: 1000 });
     expect(report.finished).toBe(60);
     expect(report.kills).toBeGreaterThanOrEqual(4);
     expect(report.duplicateExecutions).toBe(0);
@@ -14,7 +14,7 @@ describe('the kill drill, short form', () => {
   }, 180_000);
 
   it('and over cells on a Redis Cluster of three masters: the same, each run within its cell', async () => {
-    const report = await runDrill({ roots: 40, workersPerTier: 2, killEveryMs: 1000, killForMs: 4000, lockDurationMs: 2000, stalledIntervalMs: 1000, cluster: { masters: 3, cells: 6 } });
+    const report = await runDrill({ roots: 40, workersPerTier: 2, killEveryMs: 1000, killForMs: 4000, minKills: 3, lockDurationMs: 2000, stalledIntervalMs: 1000, cluster: { masters: 3, cells: 6 } });
     expect(report.finished).toBe(40);
     expect(report.kills).toBeGreaterThanOrEqual(3);
     expect(report.duplicateExecutions).toBe(0);

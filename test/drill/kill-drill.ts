@@ -14,6 +14,8 @@ export interface DrillOptions {
   readonly killEveryMs: number;
   /** …for this long. */
   readonly killForMs: number;
+  /** …and past that, until this many kills were made (a loaded machine's beat runs slow: kills are awaited). */
+  readonly minKills?: number;
   readonly lockDurationMs: number;
   readonly stalledIntervalMs: number;
   /** On a Redis Cluster of this many masters, the runs spread over `cells` cells; one Redis server when left out. */
@@ -114,7 +116,10 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     let kills = 0;
     const replacements: Promise<void>[] = [];
     const killUntil = Date.now() + options.killForMs;
-    while (Date.now() < killUntil) {
+    // A bound on the catching up, so a drill whose workers never come up still ends (and fails on its kill count).
+    const catchUpUntil = killUntil + 10 * options.killForMs;
+    const wantMore = () => (Date.now() < killUntil || kills < (options.minKills ?? 0)) && Date.now() < catchUpUntil;
+    while (wantMore()) {
       await new Promise((resolve) => setTimeout(resolve, options.killEveryMs)); // the drill's beat, not a synchronisation
       // Only workers that are up and taking jobs: killing one while it starts proves nothing.
       const alive = workers.filter((worker) => worker.ready && worker.processes.children.get(worker.tier)?.exitCode === null);
