@@ -1,4 +1,4 @@
-import { auditKey, readAuditTrail, type AuditRecord } from '@tierflow/runtime/admin';
+import { auditKey, chainHash, readAuditTrail, type AuditRecord } from '@tierflow/runtime/admin';
 import { type RunNode } from '@tierflow/runtime';
 import { redisClient, waitFor } from '@tierflow/testing';
 import type { Redis } from 'ioredis';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tierflow } from '../security/tier-processes.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { simPlan, treeNodes } from '../support/runs.js';
+import { submitJob } from '../support/queue-jobs.js';
 
 // Four worker processes write a run's audit trail; `tierflow audit` reads it back.
 const AUDIT_TTL_MS = 3_600_000;
@@ -163,6 +164,78 @@ describe('the audit trail of a run', () => {
     }
     const times = progress.map((record) => Date.parse(record.time));
     for (let i = 1; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(990);
+  });
+
+  it('chains every entry: --verify finds a trail intact, then an entry removed, and one edited; export writes lines that verify offline', async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{}]));
+    expect((await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 })).payload.status).toBe('success');
+    const intact = await tierflow(['audit', rootId, '--verify'], env());
+    expect(intact, intact.stderr).toMatchObject({ code: 0 });
+    expect(intact.stdout).toMatch(new RegExp(`audit trail of ${rootId}: \\d+ entries, chain intact\n`));
+
+    const exported = await tierflow(['audit', 'export', rootId], env());
+    expect(exported, exported.stderr).toMatchObject({ code: 0 });
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { root_id: string; stream_id: string; hash: string; entry: unknown });
+    expect(lines.length).toBeGreaterThan(5);
+    let previous = '';
+    for (const line of lines) {
+      expect(line.root_id).toBe(rootId);
+      expect(line.hash).toBe(chainHash(previous, JSON.stringify(line.entry)));
+      previous = line.hash;
+    }
+
+    // An operator with the admin's rights removes the Fleet's outcome: both the break and Redis's count give it away.
+    const key = auditKey(deployment.runtime.prefix, rootId);
+    const removed = (await readAuditTrail(redis, deployment.runtime.prefix, rootId)).find((record) => record.kind === 'outcome' && record.from === 'SPECIALIZED_FLEET' && record.direction === 'sent')!;
+    await redis.xdel(key, removed.stream_id);
+    const broken = await tierflow(['audit', rootId, '--verify', '--json'], env());
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.stdout)).toMatchObject({
+      intact: false,
+      problems: expect.arrayContaining([{ kind: 'removed', count: 1, last_removed: removed.stream_id }, expect.objectContaining({ kind: 'edited' })]) as unknown,
+    });
+
+    // Rewritten whole, with one entry's detail changed and every hash kept: the edit is named.
+    const other = await deployment.client.enqueue(simPlan('all_success', [{}]));
+    await deployment.client.waitForResult(other, { timeoutMs: 20_000 });
+    const otherKey = auditKey(deployment.runtime.prefix, other);
+    const stored = await redis.xrange(otherKey, '-', '+');
+    await redis.del(otherKey);
+    const target = stored.findIndex(([, fields]) => fields[1]!.includes('"kind":"outcome"'));
+    for (const [index, [id, fields]] of stored.entries()) {
+      const entry = index === target ? fields[1]!.replace('"confidence":', '"confidence":0.99,"was":') : fields[1]!;
+      await redis.xadd(otherKey, id, 'e', entry, 'h', fields[3]!);
+    }
+    const edited = await tierflow(['audit', other, '--verify'], env());
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toContain(`${stored[target]![0]}: does not follow from the entry before it`);
+  });
+
+  it("puts a job a tier refused on its run's trail, kept as a dead letter; a refused job naming no run opens no trail", async () => {
+    const rootId = await deployment.client.enqueue(simPlan('all_success', [{}]));
+    await deployment.client.waitForResult(rootId, { timeoutMs: 20_000 });
+    const hostile = `${rootId}.0-0.0-0.9-9`;
+    const job = await submitJob(redis, deployment.runtime.prefix, 'fleet', hostile, { hello: 'world' });
+    expect(await job.isFailed()).toBe(true);
+    const refusals = (await audit(rootId)).filter((record) => record.kind === 'refusal');
+    expect(refusals).toEqual([
+      expect.objectContaining({
+        from: 'SPECIALIZED_FLEET',
+        to: 'SPECIALIZED_FLEET',
+        direction: 'received',
+        id: hostile,
+        status: 'rejected',
+        data: { queue: 'fleet', dead_letter: `fleet-${hostile}` },
+      }),
+    ]);
+    expect(refusals[0]!.detail).toContain('invalid message');
+    expect((await tierflow(['audit', rootId, '--verify'], env())).code).toBe(0);
+
+    await submitJob(redis, deployment.runtime.prefix, 'fleet', 'no-such-run.0-0', { hello: 'world' });
+    expect(await redis.exists(auditKey(deployment.runtime.prefix, 'no-such-run'))).toBe(0);
   });
 
   it('says so for a root it has no trail of', async () => {

@@ -1,4 +1,5 @@
 import type { OutcomeMessage } from '@tierflow/protocol';
+import type { RunNode } from '@tierflow/runtime';
 import { waitFor } from '@tierflow/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployment, type Deployment } from '../support/deployment.js';
@@ -48,6 +49,12 @@ async function dispatcherChecks(rootId: string, count: number): Promise<Record<s
   return spans.map((event) => event.attributes);
 }
 
+/** The run's Fleet leaf, as `tierflow status` and the dashboard get the tree. */
+async function leaf(rootId: string): Promise<RunNode> {
+  const walk = (node: RunNode): RunNode | undefined => (node.tier === 'SPECIALIZED_FLEET' ? node : node.children.map(walk).find(Boolean));
+  return walk((await deployment.client.tree(rootId))!)!;
+}
+
 describe('the confidence cascade check', () => {
   it('proceeds with confident work, and says so', async () => {
     const { rootId, outcome } = await run(0.9);
@@ -59,6 +66,8 @@ describe('the confidence cascade check', () => {
     const { rootId, outcome } = await run(0.6);
     expect(outcome.payload).toMatchObject({ status: 'success', confidence: 0.6, cascade_check: { action: 'flag_uncertainty', threshold: 0.5 } });
     expect(await dispatcherChecks(rootId, 1)).toEqual([expect.objectContaining({ 'tierflow.cascade.action': 'flag_uncertainty', 'tierflow.cascade.confidence': 0.6 })]);
+    // The tree people read marks the work that was flagged, and who flagged it.
+    expect((await leaf(rootId)).cascade).toEqual({ signal: 'low_confidence', confidence: 0.6, threshold: 0.5, checked_by: 'ROUTING_DISPATCHER' });
   });
 
   it('holds doubtful work for review: the run asks a person instead of answering', async () => {
@@ -67,6 +76,7 @@ describe('the confidence cascade check', () => {
     const [question] = (await deployment.client.tree(rootId))!.questions!;
     expect(question).toMatchObject({ tier: 'ROUTING_DISPATCHER', question: expect.stringContaining('review needed before relying on it') as unknown });
     expect(await dispatcherChecks(rootId, 1)).toEqual([expect.objectContaining({ 'tierflow.cascade.action': 'needs_review', 'tierflow.cascade.checked_by': 'ROUTING_DISPATCHER' })]);
+    expect((await leaf(rootId)).cascade).toMatchObject({ signal: 'needs_review', checked_by: 'ROUTING_DISPATCHER' });
     await deployment.client.cancel(rootId);
     expect((await deployment.client.waitForResult(rootId, { timeoutMs: 10_000 })).payload.status).toBe('cancelled');
   });
@@ -82,5 +92,6 @@ describe('the confidence cascade check', () => {
     // Two attempts of the Monitor, each with an Architect revision: four Dispatcher rounds refused the work.
     const events = await dispatcherChecks(rootId, 4);
     expect(events.map((event) => event['tierflow.cascade.action'])).toEqual(Array(4).fill('reject_and_escalate'));
+    expect((await leaf(rootId)).cascade).toMatchObject({ signal: 'rejected', confidence: 0.2, threshold: 0.3 });
   });
 });

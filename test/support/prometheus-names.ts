@@ -50,6 +50,7 @@ export const TIERFLOW_INSTRUMENTS: readonly TierflowInstrument[] = [
   { name: 'tierflow.question.wait', kind: 'histogram', unit: 's', attributes: [], source: 'worker' },
   { name: 'tierflow.budget.stops', kind: 'counter', unit: '', attributes: ['tierflow.budget'], source: 'worker' },
   { name: 'tierflow.dead_letters', kind: 'counter', unit: '', attributes: ['tierflow.tier', 'error.type'], source: 'worker' },
+  { name: 'tierflow.security.findings', kind: 'counter', unit: '', attributes: ['tierflow.tier', 'error.type'], source: 'worker' },
   { name: 'tierflow.worker.jobs.running', kind: 'gauge', unit: '', attributes: ['tierflow.tier', 'service.instance.id'], source: 'serve' },
   { name: 'tierflow.queue.depth', kind: 'gauge', unit: '', attributes: ['tierflow.tier', 'tierflow.queue.state'], source: 'serve' },
   { name: 'tierflow.workers.alive', kind: 'gauge', unit: '', attributes: ['tierflow.tier'], source: 'serve' },

@@ -196,12 +196,29 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   cli
     .command('audit')
-    .description("print a run's audit trail: every message its tiers sent and received, in order")
-    .argument('<root-id>', 'the id printed by enqueue')
-    .option('--kind <kind>', 'only entries of this kind (repeat it, or separate kinds by commas): delegation, outcome, cancellation, progress, question, answer, decision, gap', auditKindsOf)
+    .description("print a run's audit trail: every message its tiers sent and received, in order; `audit export` writes trails as JSON lines")
+    .argument('<root-id>', 'the id printed by enqueue, or `export` followed by the roots to export')
+    .argument('[roots...]', 'with `export`: the roots whose trails to write')
+    .option(
+      '--kind <kind>',
+      'only entries of this kind (repeat it, or separate kinds by commas): delegation, outcome, cancellation, progress, question, answer, decision, gap, tool, refusal, security',
+      auditKindsOf,
+    )
     .option('--progress', 'show the progress notes too (the table leaves them out unless asked)')
     .option('--json', 'print the entries as JSON (progress notes included unless --kind narrows them)')
-    .action(async (rootId: string, options: AuditOptions) => {
+    .option('--verify', "check the trail's hash chain: exit 1 if an entry was edited, added by hand or removed")
+    .option('--all', 'with `export`: every trail the deployment holds')
+    .action(async (rootId: string, roots: string[], options: AuditOptions & { all?: boolean }) => {
+      if (rootId === 'export') {
+        const { auditExportCommand } = await import('./commands/audit-export.js');
+        exit.code = await auditExportCommand(roots, options, io);
+        return;
+      }
+      if (roots.length > 0) {
+        io.stderr(`audit takes one root id (or \`audit export <root-id>...\`), not ${roots.length + 1}\n`);
+        exit.code = EXIT.unusable;
+        return;
+      }
       const { auditCommand } = await import('./commands/audit.js');
       exit.code = await auditCommand(rootId, options, io);
     });

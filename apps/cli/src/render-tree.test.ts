@@ -43,6 +43,13 @@ describe('renderTree', () => {
     expect(renderTree(leaf(1, { reused_from: 'o.0-0.0-0.0-1' }))).toBe('fleet       r.0-0.0-0.0-1  general  sim  success  0.90  (reused o.0-0.0-0.0-1)\n');
   });
 
+  it("shows the confidence cascade's signal on the work a tier above flagged, held or rejected, and who checked it", () => {
+    const flagged = leaf(1, { confidence: 0.6, cascade: { signal: 'low_confidence', confidence: 0.6, threshold: 0.5, checked_by: 'ROUTING_DISPATCHER' } });
+    expect(renderTree(flagged)).toBe('fleet       r.0-0.0-0.0-1  general  sim  success  0.60  ⚠ low confidence (checked by dispatcher)\n');
+    expect(renderTree(leaf(1, { cascade: { signal: 'needs_review', confidence: 0.4, threshold: 0.3, checked_by: 'ROUTING_DISPATCHER' } }))).toContain('◆ needs review (checked by dispatcher)');
+    expect(renderTree(leaf(1, { cascade: { signal: 'rejected', confidence: 0.2, threshold: 0.3, checked_by: 'ROUTING_DISPATCHER' } }))).toContain('✖ rejected (checked by dispatcher)');
+  });
+
   it("shows the words users see for unfinished work, BullMQ's states only when debugging", () => {
     const jobs = new Map([
       ['r', { state: 'waiting-children', outcome: null, task_type: 'objective', specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: ['r.0-0'] }],

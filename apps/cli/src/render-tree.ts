@@ -1,6 +1,6 @@
 import { TIER_SLUGS, type Usage } from '@tierflow/protocol';
 import { progressText, runStatus, UNFINISHED_STATUSES } from '@tierflow/runtime/admin';
-import { type RunNode } from '@tierflow/runtime';
+import { type NodeCascade, type RunNode } from '@tierflow/runtime';
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`,
@@ -21,6 +21,7 @@ export function renderTree(node: RunNode, now?: number, { debug = false }: Rende
       current.status,
       debug ? queueText(current.queue_state) : '',
       current.confidence === null ? '' : current.confidence.toFixed(2),
+      current.cascade === undefined ? '' : cascadeText(current.cascade),
       now === undefined ? '' : elapsedOf(current, now),
       current.usage === null ? '' : usageText(current.usage),
       // Progress tells of work under way; once there is an outcome, it says more.
@@ -62,6 +63,13 @@ function questionLines(root: RunNode): string[] {
   lines.push(`answer with: tierflow answer ${root.id} "<text>"${root.questions.length > 1 ? ' [--to <question id>]' : ''}`);
   return lines;
 }
+
+/** The cascade's signal on a node, in the seed's words: `⚠ low confidence (checked by dispatcher)`. */
+export function cascadeText(cascade: NodeCascade): string {
+  return `${CASCADE_MARKS[cascade.signal]} (checked by ${TIER_SLUGS[cascade.checked_by]})`;
+}
+
+const CASCADE_MARKS = { low_confidence: '⚠ low confidence', needs_review: '◆ needs review', rejected: '✖ rejected' } as const;
 
 /** How long a node has run, or ran: `2.4 s`; empty before it started. */
 function elapsedOf(node: RunNode, now: number): string {

@@ -43,7 +43,7 @@ describe('the ACL file', () => {
 
   it('reaches the audit streams through an append-only selector alone, for every user but admin', () => {
     const rules = aclPermissions('{tierflow}');
-    const selector = '(~{tierflow}:audit:* +xadd +pexpire +xrange +xrevrange +xlen)';
+    const selector = '(~{tierflow}:audit:* +xadd +pexpire +xrange +xrevrange +xlen +xinfo|stream +eval +evalsha)';
     for (const user of ['client', 'monitor', 'architect', 'dispatcher', 'fleet'] as const) {
       expect(rules[user].filter((rule) => rule.includes(':audit:'))).toEqual([selector]);
     }

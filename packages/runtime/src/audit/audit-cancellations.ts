@@ -1,6 +1,5 @@
 import type { CancellationMessage, TierName } from '@tierflow/protocol';
-import type { RedisWrites } from '../redis/fenced-batch.js';
-import { appendAudit, type AuditEntry } from './audit-entry.js';
+import { appendAudit, type AuditEntry, type AuditWrites } from './audit-entry.js';
 import { auditKey } from '../redis/keys.js';
 import { DEFAULT_AUDIT_TTL_MS } from '../config/runtime-settings.js';
 import { rootIdOf } from '../messages/ids.js';
@@ -11,7 +10,7 @@ import { rootIdOf } from '../messages/ids.js';
  * deployment's audit retention, so this sets a TTL only on a stream that has none.
  */
 export function cancellationsSent(
-  pipeline: RedisWrites,
+  pipeline: AuditWrites,
   prefix: string,
   mark: CancellationMessage,
   nodes: readonly { readonly id: string; readonly tier: TierName }[],

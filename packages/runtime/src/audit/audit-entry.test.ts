@@ -1,6 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { appendAudit, auditFields, parseAuditFields, type AuditEntry } from './audit-entry.js';
+import { appendAudit, parseAuditFields, type AuditEntry } from './audit-entry.js';
+import { FencedBatch } from '../redis/fenced-batch.js';
 import { auditKey } from '../redis/keys.js';
 
 const entry: AuditEntry = {
@@ -18,13 +19,13 @@ const entry: AuditEntry = {
   detail: 'execute_code',
 };
 
+/** The stream fields an entry is written under. */
+const auditFields = (written: AuditEntry): string[] => ['e', JSON.stringify(written)];
+
 /** A pipeline that records what is queued on it. */
 function recorder(): { pipeline: ChainableCommander; calls: unknown[][] } {
   const calls: unknown[][] = [];
-  const pipeline = {
-    xadd: (...args: unknown[]) => calls.push(['xadd', ...args]),
-    pexpire: (...args: unknown[]) => calls.push(['pexpire', ...args]),
-  } as unknown as ChainableCommander;
+  const pipeline = { eval: (...args: unknown[]) => calls.push(['eval', ...args]) } as unknown as ChainableCommander;
   return { pipeline, calls };
 }
 
@@ -87,20 +88,25 @@ describe('audit entries', () => {
 });
 
 describe('appendAudit', () => {
-  it('queues one XADD per entry and one PEXPIRE for them all', () => {
+  it('on a MULTI or pipeline: one script call for the entries, with the TTL and its mode', () => {
     const { pipeline, calls } = recorder();
     appendAudit(pipeline, 'k', [entry, entry], 1000);
-    expect(calls.map((call) => call[0])).toEqual(['xadd', 'xadd', 'pexpire']);
-    expect(calls[0]!.slice(1, 3)).toEqual(['k', '*']);
-    expect(calls[2]).toEqual(['pexpire', 'k', 1000]);
-  });
-
-  it('leaves the TTL alone when told to, sets it only where there is none with onlyIfNoTtl, and queues nothing for no entries', () => {
-    const { pipeline, calls } = recorder();
     appendAudit(pipeline, 'k', [entry], null);
     appendAudit(pipeline, 'k', [entry], 1000, true);
     appendAudit(pipeline, 'k', [], 1000);
-    expect(calls.map((call) => call[0])).toEqual(['xadd', 'xadd', 'pexpire']);
-    expect(calls[2]).toEqual(['pexpire', 'k', 1000, 'NX']);
+    expect(calls.map((call) => call.slice(2, 7))).toEqual([
+      [1, 'k', '1000', '', ''],
+      [1, 'k', '', '', ''],
+      [1, 'k', '1000', 'NX', ''],
+    ]);
+    expect(calls[0]!.slice(7)).toEqual([JSON.stringify(entry), JSON.stringify(entry)]);
+  });
+
+  it("in a pass's fenced batch: one chained append per entry, then the TTL", () => {
+    const batch = new FencedBatch();
+    appendAudit(batch, 'k', [entry, entry], 1000, true);
+    const { words } = batch.scriptForm(2, false);
+    expect(words.filter((word) => word === 'TIERFLOW.AUDIT_APPEND')).toHaveLength(2);
+    expect(words.slice(-4)).toEqual(['PEXPIRE', 'k', '1000', 'NX']);
   });
 });

@@ -1,6 +1,10 @@
 import { isJsonObject, type JsonObject } from '@tierflow/protocol';
 import { z } from 'zod';
-import type { RedisWrites } from '../redis/fenced-batch.js';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '@tierflow/beads';
+import { FencedBatch } from '../redis/fenced-batch.js';
+import { APPEND_AUDIT, AUDIT_ENTRY_FIELD, AUDIT_HASH_FIELD } from '../redis/audit-append.js';
+import { runScript } from '../redis/scripts.js';
 
 /**
  * One line of a run's audit trail: a message a tier sent or received. Kept in a Redis stream per
@@ -38,30 +42,21 @@ export interface AuditEntry {
  * `question` is a question the run put to a person, `answer` the answer (docs/protocol.md#clarification);
  * `decision` is a choice a tier's policy made for a round (the specialist a subtask was routed to, and why);
  * `gap` says how many entries a tier could not append, and why (Redis refused the write);
- * `tool` is a tool call an LLM specialist made, or was refused (docs/extending.md#tools).
+ * `tool` is a tool call an LLM specialist made, or was refused (docs/extending.md#tools);
+ * `refusal` is a job a tier refused for good and kept as a dead letter (docs/operations.md#recovery-and-the-dead-letter-queue);
+ * `security` is a security finding in an outcome a tier sent, such as an agent hash mismatch (docs/protocol.md#target-agents).
  */
-export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'decision', 'gap', 'tool'] as const;
+export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'decision', 'gap', 'tool', 'refusal', 'security'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 export type AuditDirection = 'sent' | 'received';
 
 /** The party outside the tiers: who submits roots, waits for their outcomes, and cancels as an operator. */
 export const AUDIT_CLIENT = 'client';
 
-/** An entry with its place in the stream. */
+/** An entry with its place in the stream, and its link in the run's hash chain (absent from entries written before chaining). */
 export interface AuditRecord extends AuditEntry {
   readonly stream_id: string;
-}
-
-/** The one stream field an entry is written under: the entry as a JSON object. */
-const ENTRY_FIELD = 'e';
-
-/**
- * The stream fields of an entry, as XADD takes them: one field, the entry as JSON. A field per
- * value (as written before) cost 24 words per entry where this costs 2, and every word a script
- * carries is a string Redis makes for Lua; audit entries were half the words of a run's scripts.
- */
-export function auditFields(entry: AuditEntry): string[] {
-  return [ENTRY_FIELD, JSON.stringify(entry)];
+  readonly hash?: string;
 }
 
 const text = z.string().catch('');
@@ -93,17 +88,26 @@ const storedEntrySchema = z.object({
 });
 
 /**
- * An entry back from XRANGE's flat field list, in either form: the JSON field written now, or a
- * field per value as entries were written before (numbers as text). Never throws.
+ * An entry back from XRANGE's flat field list, in either form: the JSON field written now (with
+ * its chain hash), or a field per value as entries were written before (numbers as text). Never throws.
  */
 export function parseAuditFields(streamId: string, fields: readonly string[]): AuditRecord {
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) pairs.push([fields[i]!, fields[i + 1]!]);
   // Own properties whatever the names (a field called __proto__ included).
   const values: Record<string, unknown> = Object.fromEntries(pairs);
-  const entry = typeof values[ENTRY_FIELD] === 'string' ? jsonObject(values[ENTRY_FIELD]) : legacyValues(values);
+  const json = values[AUDIT_ENTRY_FIELD];
+  const entry = typeof json === 'string' ? jsonObject(json) : legacyValues(values);
   const { data, ...read } = storedEntrySchema.parse(entry);
-  return { stream_id: streamId, ...read, kind: read.kind as AuditKind, direction: read.direction as AuditDirection, ...(data === undefined ? {} : { data }) };
+  const hash = typeof json === 'string' ? values[AUDIT_HASH_FIELD] : undefined;
+  return {
+    stream_id: streamId,
+    ...read,
+    kind: read.kind as AuditKind,
+    direction: read.direction as AuditDirection,
+    ...(data === undefined ? {} : { data }),
+    ...(typeof hash === 'string' ? { hash } : {}),
+  };
 }
 
 function jsonObject(textValue: string): Record<string, unknown> {
@@ -121,16 +125,33 @@ function legacyValues(values: Record<string, unknown>): Record<string, unknown> 
   return { ...values, confidence: number(values.confidence), attempt: number(values.attempt) };
 }
 
+/** What audit entries are queued on: a pass's lock-fenced batch, or an ioredis MULTI or pipeline. */
+export type AuditWrites = FencedBatch | ChainableCommander;
+
 /**
- * Queues the entries on a pipeline or MULTI, then one PEXPIRE: a run's trail lives `ttlMs` past
- * its last entry. `ttlMs` null leaves the TTL alone (the sender's append set it a moment
- * before); `onlyIfNoTtl` (PEXPIRE NX) sets one on a stream that has none and otherwise leaves
- * the deployment's own, for writers that do not know it.
+ * Queues the entries, each chained to the trail's last (redis/audit-append.ts), then one
+ * PEXPIRE: a run's trail lives `ttlMs` past its last entry. `ttlMs` null leaves the TTL alone
+ * (the sender's append set it a moment before); `onlyIfNoTtl` (PEXPIRE NX) sets one on a stream
+ * that has none and otherwise leaves the deployment's own, for writers that do not know it.
  */
-export function appendAudit(pipeline: RedisWrites, key: string, entries: readonly AuditEntry[], ttlMs: number | null, onlyIfNoTtl = false): void {
+export function appendAudit(writes: AuditWrites, key: string, entries: readonly AuditEntry[], ttlMs: number | null, onlyIfNoTtl = false): void {
   if (entries.length === 0) return;
-  for (const entry of entries) pipeline.xadd(key, '*', ...auditFields(entry));
-  if (ttlMs === null) return;
-  if (onlyIfNoTtl) pipeline.pexpire(key, ttlMs, 'NX');
-  else pipeline.pexpire(key, ttlMs);
+  if (writes instanceof FencedBatch) {
+    for (const entry of entries) writes.appendAuditEntry(key, JSON.stringify(entry));
+    if (ttlMs === null) return;
+    if (onlyIfNoTtl) writes.pexpire(key, ttlMs, 'NX');
+    else writes.pexpire(key, ttlMs);
+    return;
+  }
+  writes.eval(APPEND_AUDIT.lua, 1, key, ...appendArgs(entries, ttlMs, onlyIfNoTtl, false));
+}
+
+/** Appends the entries now, in one script call: {@link appendAudit}'s choices, and `onlyToExisting` to add nothing to a trail that is not there. */
+export async function appendAuditNow(redis: RedisClient, key: string, entries: readonly AuditEntry[], ttlMs: number | null, onlyIfNoTtl = false, onlyToExisting = false): Promise<void> {
+  if (entries.length === 0) return;
+  await runScript(redis, APPEND_AUDIT, [key], appendArgs(entries, ttlMs, onlyIfNoTtl, onlyToExisting));
+}
+
+function appendArgs(entries: readonly AuditEntry[], ttlMs: number | null, onlyIfNoTtl: boolean, onlyToExisting: boolean): string[] {
+  return [ttlMs === null ? '' : String(ttlMs), onlyIfNoTtl ? 'NX' : '', onlyToExisting ? 'exists' : '', ...entries.map((entry) => JSON.stringify(entry))];
 }

@@ -1,6 +1,6 @@
 import type { TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import { appendAudit, type AuditEntry } from './audit-entry.js';
+import { appendAuditNow, type AuditEntry } from './audit-entry.js';
 import { auditKey } from '../redis/keys.js';
 import { errorKind, repeatedWarnings } from '../observability/logger.js';
 import type { TierLogger } from '../policy/handler.js';
@@ -61,11 +61,12 @@ export class AuditGaps {
     this.flushing = true;
     try {
       for (const [rootId, { count, cause }] of [...this.missing]) {
-        const pipeline = this.redis.pipeline();
         // NX: the trail keeps its own TTL; a gap in a trail that never opened starts one.
-        appendAudit(pipeline, auditKey(this.prefix, rootId), [this.entry(count, cause)], this.ttlMs, true);
-        const replies = await pipeline.exec().catch((error: unknown) => [[error, null]] as [unknown, unknown][]);
-        if (replies?.some(([problem]) => problem !== null)) break;
+        const written = await appendAuditNow(this.redis, auditKey(this.prefix, rootId), [this.entry(count, cause)], this.ttlMs, true).then(
+          () => true,
+          () => false,
+        );
+        if (!written) break;
         // Entries lost while this one was written wait for the next gap.
         const now = this.missing.get(rootId)!;
         if (now.count === count) this.missing.delete(rootId);

@@ -9,10 +9,10 @@ import { AuditTrail } from './audit-trail.js';
 const silent = { info: () => undefined, warn: () => undefined };
 const clock = { now: () => Date.parse('2026-11-28T10:00:00.000Z') };
 
-/** A pipeline that keeps what XADD is given. */
+/** A pipeline that keeps the entries its audit script is given, as stream fields. */
 function recorder(): { pipeline: ChainableCommander; added: string[][] } {
   const added: string[][] = [];
-  const pipeline = { xadd: (_key: string, _id: string, ...fields: string[]) => added.push(fields), pexpire: () => undefined } as unknown as ChainableCommander;
+  const pipeline = { eval: (...args: string[]) => added.push(...args.slice(6).map((entry) => ['e', entry])) } as unknown as ChainableCommander;
   return { pipeline, added };
 }
 

@@ -1,12 +1,12 @@
 import { tierAbove, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type Question, type TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import type { RedisWrites } from '../redis/fenced-batch.js';
-import { appendAudit, AUDIT_CLIENT, auditFields, type AuditEntry } from './audit-entry.js';
+import { appendAudit, appendAuditNow, AUDIT_CLIENT, type AuditEntry, type AuditWrites } from './audit-entry.js';
 import { auditKey } from '../redis/keys.js';
 import { AuditGaps } from './audit-gaps.js';
 import { systemClock, type Clock } from '../deadlines/clock.js';
 import type { Assignment, PolicyDecision, SettledChild, TierLogger } from '../policy/handler.js';
 import type { ToolCall } from '../policy/tool-calls.js';
+import type { SecurityFinding } from './security-findings.js';
 import { createHash } from 'node:crypto';
 
 /** How much of a tool call's arguments its audit entry keeps, as JSON. */
@@ -42,7 +42,7 @@ export class AuditTrail {
   }
 
   /** Delegations sent, on the MULTI that saves the parent's step. */
-  delegationsSent(pipeline: RedisWrites, rootId: string, messages: readonly DelegationMessage[]): void {
+  delegationsSent(pipeline: AuditWrites, rootId: string, messages: readonly DelegationMessage[]): void {
     const entries = messages.map((message) => this.entry(message.timestamp, message.source_tier, message.target_tier, 'delegation', 'sent', message, message.payload.task_type));
     appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
   }
@@ -52,7 +52,7 @@ export class AuditTrail {
    * each about one of `messages` (by its place), from this tier to the one below, or about the
    * round (`child` null), this tier's own. A decision naming no message of the round is dropped.
    */
-  decisionsMade(pipeline: RedisWrites, assignment: Assignment, messages: readonly DelegationMessage[], decisions: readonly PolicyDecision[]): void {
+  decisionsMade(pipeline: AuditWrites, assignment: Assignment, messages: readonly DelegationMessage[], decisions: readonly PolicyDecision[]): void {
     const at = this.time();
     const entries = decisions.flatMap((decision): AuditEntry[] => {
       const message = decision.child === null ? null : messages[decision.child];
@@ -77,7 +77,7 @@ export class AuditTrail {
    * children included), on the MULTI that sends what the parent does next: the parent decides in
    * a moment, and a crash before then reads the round, and records it, again.
    */
-  outcomesReceived(pipeline: RedisWrites, assignment: Assignment, children: readonly SettledChild[]): void {
+  outcomesReceived(pipeline: AuditWrites, assignment: Assignment, children: readonly SettledChild[]): void {
     const at = this.time();
     const entries = children.map(({ outcome }) => this.outcomeEntry(at, outcome.source_tier, this.tier, 'received', outcome));
     appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, null);
@@ -88,7 +88,7 @@ export class AuditTrail {
    * to a cancellation records the cancellation received first: `cancellation`, the mark that
    * stopped the job, as its reader checked it.
    */
-  outcomeSent(pipeline: RedisWrites, assignment: Assignment, outcome: OutcomeMessage, cancellation: CancellationMessage | null = null): void {
+  outcomeSent(pipeline: AuditWrites, assignment: Assignment, outcome: OutcomeMessage, cancellation: CancellationMessage | null = null): void {
     const entries: AuditEntry[] = [];
     if (cancellation) entries.push(this.entry(this.time(), cancellation.source_tier, this.tier, 'cancellation', 'received', cancellation, cancellation.payload.reason));
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
@@ -96,8 +96,22 @@ export class AuditTrail {
     appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), entries, this.refreshTtl());
   }
 
+  /**
+   * A security finding in the outcome sent (an agent hash mismatch), on the MULTI that records it,
+   * after it: from this tier to the one it answers, `status: flagged`, its kind and severity in `data`.
+   */
+  securityFound(pipeline: AuditWrites, assignment: Assignment, outcome: OutcomeMessage, finding: SecurityFinding): void {
+    const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : outcome.target_tier;
+    const entry: AuditEntry = {
+      ...this.entry(outcome.timestamp, this.tier, to, 'security', 'sent', outcome, finding.message),
+      status: 'flagged',
+      data: { kind: finding.kind, severity: finding.severity },
+    };
+    appendAudit(pipeline, auditKey(this.prefix, assignment.rootId), [entry], null);
+  }
+
   /** The questions a run puts to a person (docs/protocol.md#clarification), on the MULTI that starts its wait; the answers are the client's entries. */
-  questionsAsked(pipeline: RedisWrites, rootId: string, questions: readonly Question[]): void {
+  questionsAsked(pipeline: AuditWrites, rootId: string, questions: readonly Question[]): void {
     const at = this.time();
     const entries = questions.map((question) => this.entry(at, this.tier, AUDIT_CLIENT, 'question', 'sent', { id: question.id, correlation_id: null }, question.question));
     appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
@@ -158,18 +172,7 @@ export class AuditTrail {
   }
 
   private appendNow(rootId: string, entry: AuditEntry, opensStream: boolean): void {
-    const key = auditKey(this.prefix, rootId);
-    const failed = (error: unknown): void => this.gaps.lost(rootId, error);
     // Not awaited: the entry is on the wire before the worker's next command; a failure is counted, never fatal.
-    if (!opensStream) {
-      this.redis.xadd(key, '*', ...auditFields(entry)).catch(failed);
-      return;
-    }
-    const pipeline = this.redis.pipeline();
-    appendAudit(pipeline, key, [entry], this.ttlMs);
-    void pipeline.exec().then((replies) => {
-      const error = replies?.find(([problem]) => problem !== null)?.[0];
-      if (error) failed(error);
-    }, failed);
+    appendAuditNow(this.redis, auditKey(this.prefix, rootId), [entry], opensStream ? this.ttlMs : null).catch((error: unknown) => this.gaps.lost(rootId, error));
   }
 }

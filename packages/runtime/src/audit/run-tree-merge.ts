@@ -2,6 +2,7 @@ import { isZeroUsage, usageOf } from '@tierflow/core';
 import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type OutcomeStatus, type TierName, type Usage } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { AuditRecord } from './audit-entry.js';
+import { cascadeByNode, type NodeCascade } from './cascade-signals.js';
 import { ROOT_TASK_TYPE } from '../messages/assignment.js';
 import type { ProgressRecord } from '../progress/progress.js';
 import { runStatus, type RunStatus } from '../status/run-status.js';
@@ -51,6 +52,8 @@ export interface RunNode {
   readonly questions?: RunQuestion[];
   /** Until when that run waits for them (ISO 8601). */
   readonly waiting_until?: string;
+  /** The confidence cascade's word on this node's outcome, where a tier above flagged, held or rejected it. */
+  readonly cascade?: NodeCascade;
 }
 
 /** What the queue holds of one job, read at the edge and parsed there. */
@@ -181,10 +184,20 @@ export function auditChildren(audit: AuditDigest, parentId: string, childTier: T
  */
 export function mergeRunTree(rootId: string, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>, progress: ReadonlyMap<string, ProgressRecord> = new Map()): RunNode | null {
   if (!jobs.has(rootId) && !audit.exists) return null;
-  return mergeNode(rootId, 'PROGRESS_MONITOR', audit, jobs, progress);
+  const cascades = cascadeByNode([...jobs.values()].flatMap((job) => (job.outcome ? [job.outcome] : [])));
+  return mergeNode(rootId, 'PROGRESS_MONITOR', { audit, jobs, progress, cascades });
 }
 
-function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: ReadonlyMap<string, JobFacts>, progress: ReadonlyMap<string, ProgressRecord>): RunNode {
+/** What every node of a tree is merged from. */
+interface TreeSources {
+  readonly audit: AuditDigest;
+  readonly jobs: ReadonlyMap<string, JobFacts>;
+  readonly progress: ReadonlyMap<string, ProgressRecord>;
+  readonly cascades: ReadonlyMap<string, NodeCascade>;
+}
+
+function mergeNode(id: string, tier: TierName, sources: TreeSources): RunNode {
+  const { audit, jobs, progress, cascades } = sources;
   const job = jobs.get(id) ?? null;
   const record = audit.nodes.get(id) ?? null;
   const below = tierBelow(tier);
@@ -207,8 +220,9 @@ function mergeNode(id: string, tier: TierName, audit: AuditDigest, jobs: Readonl
     // The trail's first delivery: BullMQ moves processedOn to each pass of a parent, so a finished parent would seem to have taken only its last.
     started_at: record?.first_delivery ?? (job?.processed_on ? new Date(job.processed_on).toISOString() : null),
     finished_at: job?.finished_on ? new Date(job.finished_on).toISOString() : job ? null : (record?.sent?.time ?? null),
-    children: childIds.map((childId) => mergeNode(childId, below!, audit, jobs, progress)),
+    children: childIds.map((childId) => mergeNode(childId, below!, sources)),
     ...reusedFrom(job, record),
+    ...(cascades.has(id) ? { cascade: cascades.get(id)! } : {}),
   };
 }
 

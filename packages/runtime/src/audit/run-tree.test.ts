@@ -2,7 +2,7 @@ import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { auditFields, type AuditEntry } from './audit-entry.js';
+import { appendAuditNow, type AuditEntry } from './audit-entry.js';
 import { auditKey } from '../redis/keys.js';
 import { readRunTree } from './run-tree.js';
 
@@ -35,8 +35,7 @@ describe('readRunTree', () => {
       await monitor.close();
     }
     const key = auditKey(prefix, 'r');
-    await redis.xadd(key, '*', ...auditFields(sent('r.0-0', 'ABSTRACT_ARCHITECT')));
-    await redis.xadd(key, '*', ...auditFields(sent('r.0-0.0-0', 'ROUTING_DISPATCHER')));
+    await appendAuditNow(redis, key, [sent('r.0-0', 'ABSTRACT_ARCHITECT'), sent('r.0-0.0-0', 'ROUTING_DISPATCHER')], null);
     await redis.xadd(key, '*', 'kind', 'outcome', 'direction', 'received', 'id', 'r.0-0.out', 'status', 'success', 'confidence', 'lots');
     await redis.xadd(key, '*', 'garbage', '\u0000\uffff');
     // An Architect job whose data is not JSON, and a Dispatcher "job" that is a string.

@@ -19,6 +19,8 @@ import { indexAnswer } from '../run-index/run-index.js';
 import { inFlightTtlMs } from '../config/retention.js';
 import { passEndEntries } from './record-pass.js';
 import type { RecordEntryInput } from '../recording/record-entry.js';
+import { securityFindingOf, type SecurityFinding } from '../audit/security-findings.js';
+import { securityFound } from '../observability/tier-metrics.js';
 
 type Answering = PhaseOf<'answering'>;
 
@@ -26,7 +28,10 @@ type Answering = PhaseOf<'answering'>;
  * What answering uses: the tier's role, settings and send interceptors to build the outcome, the
  * records its batch is made of, the writer, and for a first_success winner, what stops its siblings.
  */
-export type Answerer = Pick<Engine, 'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'signer' | 'clock' | 'log' | 'keys' | 'reader' | 'steps' | 'dedup' | 'audit' | 'recorder' | 'writer'> &
+export type Answerer = Pick<
+  Engine,
+  'tier' | 'party' | 'role' | 'runtime' | 'handoffs' | 'signer' | 'clock' | 'log' | 'keys' | 'reader' | 'steps' | 'dedup' | 'audit' | 'recorder' | 'writer' | 'notices'
+> &
   RaceDeps;
 
 /**
@@ -69,6 +74,8 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
   // The cancellation this answers, for the audit: the mark that stopped the job, else (stopped another way) one read now.
   const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.marks([assignment.id])).get(assignment.id) ?? null);
   engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
+  const finding = securityFindingOf(outcome.payload);
+  if (finding) reportSecurityFinding(engine, pass, batch, outcome, finding);
   indexAnswer(batch, engine.keys, engine.party, {
     rootId: assignment.rootId,
     taskType: assignment.payload.task_type,
@@ -114,4 +121,18 @@ function settledRecords(keys: ControlKeys, party: TierSlug, jobId: string, state
   for (const child of state?.children ?? []) records.push(keys.timeout(party, child.id), keys.cancel(party, child.id));
   for (let round = 0; state && round <= state.round; round++) records.push(keys.race(party, `${jobId}.${round}`));
   return records;
+}
+
+/**
+ * A security finding in the outcome (docs/protocol.md#target-agents): on the run's audit trail
+ * with the outcome, as a span event and a metric, and to the deployment's webhooks (`security`).
+ */
+function reportSecurityFinding(engine: Answerer, pass: Pass, batch: FencedBatch, outcome: OutcomeMessage, finding: SecurityFinding): void {
+  const { assignment } = pass;
+  engine.audit.securityFound(batch, assignment, outcome, finding);
+  pass.span.addEvent('security_finding', { 'error.type': finding.kind, 'tierflow.security.severity': finding.severity });
+  securityFound(engine.tier, finding.kind);
+  engine.log.warn('security finding', { id: assignment.id, kind: finding.kind, severity: finding.severity, detail: finding.message });
+  // Queued before the batch commits: a pass that loses its lock and runs again names the same event, which is queued once.
+  engine.notices?.security(assignment.rootId, { nodeId: assignment.id, key: outcome.id, summary: outcome.payload.summary, detail: { ...finding } });
 }

@@ -32,6 +32,7 @@ export const TIER_METRICS = {
   questionWait: { name: 'tierflow.question.wait', unit: 's', description: 'From questions being asked to all of them answered, or the wait ending', buckets: QUESTION_WAIT_BUCKETS_S },
   budgetStops: { name: 'tierflow.budget.stops', unit: '{run}', description: 'Runs stopped for going over their budget, by the limit they passed' },
   deadLetters: { name: 'tierflow.dead_letters', unit: '{job}', description: 'Jobs refused for good and kept in the dead-letter queue' },
+  securityFindings: { name: 'tierflow.security.findings', unit: '{finding}', description: 'Security findings in outcomes a tier sent, such as an agent hash mismatch' },
   jobsRunning: { name: 'tierflow.worker.jobs.running', unit: '{job}', description: 'Jobs this worker process runs now' },
 } as const;
 
@@ -47,6 +48,7 @@ export interface TierInstruments {
   readonly questionWait: Histogram;
   readonly budgetStops: Counter;
   readonly deadLetters: Counter;
+  readonly securityFindings: Counter;
 }
 
 /** What the running-jobs gauge reads: each worker of this process, by tier slug. */
@@ -91,6 +93,7 @@ function makeInstruments(meter: Meter): TierInstruments {
     questionWait: histogram(M.questionWait),
     budgetStops: counter(M.budgetStops),
     deadLetters: counter(M.deadLetters),
+    securityFindings: counter(M.securityFindings),
   };
 }
 

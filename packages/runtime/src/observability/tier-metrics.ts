@@ -79,6 +79,11 @@ export function deadLettered(tier: TierName, reason: string): void {
   tierInstruments().deadLetters.add(1, { 'tierflow.tier': TIER_SLUGS[tier], 'error.type': code && KNOWN_ERROR_TYPES.has(code) ? code : 'invalid_message' });
 }
 
+/** A security finding (its kind is a known error type) in an outcome `tier` sent. */
+export function securityFound(tier: TierName, kind: string): void {
+  tierInstruments().securityFindings.add(1, { 'tierflow.tier': TIER_SLUGS[tier], 'error.type': kind });
+}
+
 /** Clocks of two hosts may disagree by a little: a negative time is none. */
 function nonNegative(seconds: number): number {
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;

@@ -1,6 +1,6 @@
 import { MAX_CLARIFICATION_CHARS, TierflowError, type Question } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
-import { appendAudit, AUDIT_CLIENT, type AuditEntry } from '../audit/audit-entry.js';
+import { appendAuditNow, AUDIT_CLIENT, type AuditEntry } from '../audit/audit-entry.js';
 import { auditKey } from '../redis/keys.js';
 import { controlKeys } from '../redis/keys.js';
 import type { Signer, SigningConfig } from '../security/signing-keys.js';
@@ -80,14 +80,12 @@ export async function answerQuestions(redis: RedisClient, prefix: string, rootId
   if (Array.isArray(reply) && reply[0] === 'already_answered') throw alreadyAnswered(rootId, String(reply[1]));
   // Read again: answers given at the same time by others count, so one of us sees none left open.
   const after = readAnswers(await redis.hgetall(keys.answers(rootId)), options.signing, run.asked_at).answers;
-  const pipeline = redis.pipeline();
-  appendAudit(
-    pipeline,
+  await appendAuditNow(
+    redis,
     auditKey(prefix, rootId),
     targets.map((question) => answerEntry(question, answer, options.now)),
     null,
   );
-  await pipeline.exec();
   return { answered: targets.map((question) => question.id), open: run.questions.filter((question) => !after.has(question.id)).length };
 }
 

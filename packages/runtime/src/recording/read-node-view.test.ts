@@ -2,7 +2,7 @@ import { uniquePrefix } from '@tierflow/testing';
 import { usePrivateRedis } from '@tierflow/testing/vitest';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { auditFields, type AuditEntry } from '../audit/audit-entry.js';
+import { appendAuditNow, type AuditEntry } from '../audit/audit-entry.js';
 import { buildDelegation, buildOutcome } from '../messages/messages.js';
 import { auditKey, recordKey } from '../redis/keys.js';
 import { readNodeOutcome, readNodeView, readTimeline } from './read-node-view.js';
@@ -70,7 +70,7 @@ describe('readNodeView', () => {
       ['r.0-0.0-0', 'ROUTING_DISPATCHER'],
       [leaf, 'SPECIALIZED_FLEET'],
     ] as const)
-      await redis.xadd(auditKey(prefix, 'r'), '*', ...auditFields(sent(id, to)));
+      await appendAuditNow(redis, auditKey(prefix, 'r'), [sent(id, to)], null);
 
     const view = await readNodeView(redis, prefix, leaf);
     expect(view).toMatchObject({ id: leaf, root_id: 'r', tier: 'SPECIALIZED_FLEET', task_type: 'execute', recording: 'full', input: { objective: 'Add two numbers' }, outcome: { summary: '4' } });

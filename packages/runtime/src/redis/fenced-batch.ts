@@ -1,6 +1,7 @@
 import { ADD_DECAYED_COMMAND, ADD_DECAYED_LUA, type BeadsBatch, type BeadsWrites, type RedisClient } from '@tierflow/beads';
 import { TierflowError } from '@tierflow/protocol';
 import { runScript, type RedisScript } from './scripts.js';
+import { AUDIT_APPEND_COMMAND, AUDIT_APPEND_LUA } from './audit-append.js';
 
 /**
  * The writes the runtime queues: an ioredis MULTI or pipeline satisfies it, and so does a
@@ -42,16 +43,20 @@ export function lockLostOr(error: unknown, jobId: string): unknown {
  * key declared to the script (the word is its KEYS index), `r` the value the job returns (the Lua
  * expression `returned`; the word is empty), `.` itself. So a key goes once, as a KEYS entry, and
  * a job's answer once, as BullMQ's return value. A Beads decayed add is no Redis command: it runs
- * as the Beads store's own Lua (`addDecayed`), which a script cannot call as a script. Every
- * script that runs a batch decodes it here.
+ * as the Beads store's own Lua (`addDecayed`), which a script cannot call as a script; nor is an
+ * audit append, which chains the entry to the trail's last (`appendAuditEntry`). Every script that
+ * runs a batch decodes it here.
  */
 export function runWritesLua(first: string, last: string, returned = 'nil'): string {
   return `${ADD_DECAYED_LUA}
+${AUDIT_APPEND_LUA}
 local replies = {}
 local at = ${first}
 while at <= ${last} do
   local words, refs = tonumber(ARGV[at]), ARGV[at + 1]
-  if refs == '' then
+  if ARGV[at + 2] == '${AUDIT_APPEND_COMMAND}' then
+    replies[#replies + 1] = appendAuditEntry(ARGV[at + 3], ARGV[at + 4])
+  elseif refs == '' then
     replies[#replies + 1] = redis.call(unpack(ARGV, at + 2, at + 1 + words))
   else
     local call = {unpack(ARGV, at + 2, at + 1 + words)}
@@ -128,13 +133,18 @@ export class FencedBatch implements RedisWrites, BeadsBatch {
     return this;
   }
 
-  // The streams written here are the audit trails, which tier users reach only through an ACL
-  // selector of their own, and Redis allows a script only when one selector allows all of its
-  // declared keys. So their keys are not declared: the commands inside the script are still
-  // checked one by one, and the keys share the deployment's hash tag, so a Cluster still runs
-  // the whole script on one slot.
+  // The streams written here are the audit trails and run records, which tier users reach only
+  // through an ACL selector of their own, and Redis allows a script only when one selector allows
+  // all of its declared keys. So their keys are not declared: the commands inside the script are
+  // still checked one by one, and the keys share the deployment's hash tag, so a Cluster still
+  // runs the whole script on one slot.
   xadd(key: string, id: string, ...fields: string[]): this {
     return this.add([], 'XADD', key, id, ...fields);
+  }
+
+  /** An entry appended to a run's audit stream, chained to the stream's last (redis/audit-append.ts); its key undeclared, as for xadd. */
+  appendAuditEntry(key: string, entry: string): this {
+    return this.add([], AUDIT_APPEND_COMMAND, key, entry);
   }
 
   pexpire(key: string, milliseconds: number, ...options: string[]): this {

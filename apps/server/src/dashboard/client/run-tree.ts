@@ -67,8 +67,15 @@ function nodeRow(node: RunNode, rootId: string, lead: string, now: number): HTML
     h('td', { class: 'number elapsed' }, elapsed(node.started_at, node.finished_at, now)),
     h('td', { class: 'number attempts' }, node.attempts > 0 ? String(node.attempts) : ''),
     h('td', { class: 'progress' }, progress && progress.percent !== null ? h('progress', { max: 100, value: progress.percent }) : null, progress ? ` ${progressText(progress)}` : ''),
-    h('td', { class: 'number' }, node.confidence === null ? '' : node.confidence.toFixed(2)),
+    h('td', { class: 'number' }, node.confidence === null ? '' : node.confidence.toFixed(2), node.cascade ? cascadeBadge(node.cascade) : null),
     h('td', { class: 'number usage' }, node.usage ? tokenCount(node.usage) : ''),
     h('td', { class: 'number usage' }, node.usage ? cost(node.usage) : ''),
   );
+}
+
+const CASCADE_WORDS = { low_confidence: '⚠ low confidence', needs_review: '◆ needs review', rejected: '✖ rejected' } as const;
+
+/** The confidence cascade's signal on a node (docs/protocol.md#confidence-cascade), with who checked it. */
+function cascadeBadge(cascade: NonNullable<RunNode['cascade']>): HTMLSpanElement {
+  return h('span', { class: `cascade cascade-${cascade.signal}`, 'data-cascade': cascade.signal, title: `checked by ${tierSlug(cascade.checked_by)}` }, ` ${CASCADE_WORDS[cascade.signal]}`);
 }
