@@ -110,6 +110,20 @@ describe('a model as the Architect’s planner', () => {
     expect(outcome.payload.artifacts.map((artifact) => artifact.inline_content)).toEqual(expect.arrayContaining(['say it back', 'SHOUT IT']));
   });
 
+  it('is told the objective’s due date and acceptance criteria in its prompt', async () => {
+    const before = models.requests.length;
+    models.respond = (body) =>
+      body.model === 'planner' ? { body: completion('planner', JSON.stringify({ strategy: 'all_success', subtasks: [{ objective: 'say it back', specialist_hint: 'echo' }] })) } : undefined;
+    const id = await deployment.client.enqueue({ objective: 'plan with criteria', deadline_hint: '2026-03-01', acceptance_criteria: ['every claim has a source', 'under 200 words'] });
+    const outcome = await deployment.client.waitForResult(id, { timeoutMs: 30_000 });
+    expect(outcome.payload.status, outcome.payload.summary).toBe('success');
+    const asked = models.requests.slice(before).find((request) => (request.body as { model?: string } | null)?.model === 'planner');
+    const prompt = JSON.stringify((asked?.body as { messages?: unknown } | undefined)?.messages);
+    expect(prompt).toContain('Due: 2026-03-01');
+    expect(prompt).toContain('Acceptance criteria:\\n- every claim has a source\\n- under 200 words');
+    models.respond = null;
+  });
+
   it('fails the run with invalid_plan when the model’s plan does not parse, even after it was told why', async () => {
     const before = models.requests.length;
     models.respond = (body) => (body.model === 'planner' ? { body: completion('planner', 'Step 1: write code. Step 2: test it.') } : undefined);

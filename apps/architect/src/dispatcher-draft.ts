@@ -6,7 +6,8 @@ export const DECOMPOSE_AND_SOLVE = 'decompose_and_solve';
 
 /** What the one Dispatcher delegation is made of. */
 export interface DispatcherDraftInput {
-  readonly parent: Pick<DelegationPayload, 'objective' | 'constraints' | 'priority'>;
+  /** The Architect's delegation: its deadline hint goes down too, for the Dispatcher's decomposer. */
+  readonly parent: Pick<DelegationPayload, 'objective' | 'constraints' | 'priority'> & Partial<Pick<DelegationPayload, 'deadline_hint'>>;
   /** The parent's task_data on the first try; with a revised plan on a revision. */
   readonly taskData: JsonObject;
   readonly timeoutMs: number;
@@ -22,6 +23,7 @@ export function dispatcherDraft(input: DispatcherDraftInput): DelegationDraft {
     constraints: [...parent.constraints],
     priority: parent.priority,
     timeout_ms: timeoutMs,
+    ...(parent.deadline_hint ? { deadline_hint: parent.deadline_hint } : {}),
     context_refs: [...contextRefs],
     task_data: taskData,
   };

@@ -170,6 +170,22 @@ describe('renderNode', () => {
     );
   });
 
+  it('shows the thread, the handoff constraints and the handoff metadata when the node carries them', () => {
+    const text = renderNode({
+      ...view,
+      input: { ...view.input!, thread_id: 'thread-43', handoff: { cascade_check: false, tone_isolation: true, max_context_tokens: 4000 } },
+      outcome: { ...view.outcome!, metadata: { format: 'markdown', sources_count: 7, data_freshness: '2026-02-28', gaps: ['no prices', 'no churn'], assumptions: ['2025 market size'] } },
+    });
+    expect(text).toContain('  thread       thread-43');
+    expect(text).toContain('  handoff      cascade check off, tone isolation on, at most 4000 context tokens');
+    expect(text).toContain('  work         format markdown  7 sources  data as of 2026-02-28');
+    expect(text).toContain('  gaps         - no prices\n               - no churn');
+    expect(text).toContain('  assumptions  - 2025 market size');
+    const plain = renderNode(view);
+    expect(plain).not.toContain('thread');
+    expect(plain).not.toContain('gaps');
+  });
+
   it('says when recording was off, and shows what the tree and job know', () => {
     const text = renderNode({ ...view, recording: 'none', input: null, outcome: null, passes: [], waits: [], calls: [] });
     expect(text).toContain('recording      off: nothing was recorded of this node (TIERFLOW_RECORD=none, or a run older than recording)');

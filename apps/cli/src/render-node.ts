@@ -1,4 +1,4 @@
-import type { NodeCall, NodeInput, NodeOutcome, NodeToolCall, NodeView } from '@tierflow/runtime/admin';
+import type { NodeCall, NodeInput, NodeMetadata, NodeOutcome, NodeToolCall, NodeView } from '@tierflow/runtime/admin';
 import { textTable } from './text-table.js';
 import { routingLines } from './render-routing.js';
 import { usageText } from './render-tree.js';
@@ -63,6 +63,8 @@ function inputLines(input: NodeInput): string[] {
   if (input.specialist_hint) lines.push(row('  specialist', `hint ${clean(input.specialist_hint)}`));
   if (input.routing) for (const [index, line] of routingLines(input.routing, clean).entries()) lines.push(row(index === 0 ? '  routing' : '', line));
   if (input.priority !== null) lines.push(row('  priority', String(input.priority)));
+  if (input.thread_id !== undefined) lines.push(row('  thread', clean(input.thread_id)));
+  if (input.handoff !== undefined) lines.push(row('  handoff', handoffText(input.handoff)));
   for (const [index, edit] of input.edits.entries()) lines.push(row(index === 0 ? '  edits' : '', clean(edit)));
   return lines;
 }
@@ -77,11 +79,37 @@ function outcomeLines(outcome: NodeOutcome): string[] {
   if (outcome.summary !== null) lines.push(block('  summary', outcome.summary));
   if (outcome.error_type !== null || outcome.error_detail !== null) lines.push(block('  error', [outcome.error_type, outcome.error_detail].filter((part) => part).join(': ')));
   if (outcome.usage) lines.push(row('  usage', usageText(outcome.usage)));
+  if (outcome.metadata) lines.push(...metadataLines(outcome.metadata));
   for (const artifact of outcome.artifacts) {
     const where = artifact.inline_content === null ? `in Beads at ${clean(artifact.content_ref ?? '?')}` : `${Buffer.byteLength(artifact.inline_content)} bytes inline`;
     lines.push(row('  artifact', `${clean(artifact.artifact_type)} (${where})`));
     if (artifact.inline_content !== null) lines.push(indent(clean(artifact.inline_content), ' '.repeat(LABEL + 4)));
   }
+  return lines;
+}
+
+/** Handoff constraints as flags: `cascade check off, tone isolation on, at most 4000 context tokens`. */
+function handoffText(handoff: Readonly<Record<string, unknown>>): string {
+  const onOff = (value: unknown): string => (value === true ? 'on' : value === false ? 'off' : clean(JSON.stringify(value)));
+  const parts = Object.entries(handoff).map(([key, value]) => {
+    if (key === 'cascade_check') return `cascade check ${onOff(value)}`;
+    if (key === 'tone_isolation') return `tone isolation ${onOff(value)}`;
+    if (key === 'max_context_tokens') return `at most ${clean(String(value))} context tokens`;
+    return `${clean(key)} ${clean(JSON.stringify(value))}`;
+  });
+  return parts.join(', ');
+}
+
+function metadataLines(metadata: NodeMetadata): string[] {
+  const lines: string[] = [];
+  const facts = [
+    metadata.format === undefined ? '' : `format ${clean(metadata.format)}`,
+    metadata.sources_count === undefined ? '' : `${metadata.sources_count} sources`,
+    metadata.data_freshness === undefined ? '' : `data as of ${clean(metadata.data_freshness)}`,
+  ].filter(Boolean);
+  if (facts.length > 0) lines.push(row('  work', facts.join('  ')));
+  for (const [index, gap] of (metadata.gaps ?? []).entries()) lines.push(row(index === 0 ? '  gaps' : '', `- ${clean(gap)}`));
+  for (const [index, assumption] of (metadata.assumptions ?? []).entries()) lines.push(row(index === 0 ? '  assumptions' : '', `- ${clean(assumption)}`));
   return lines;
 }
 

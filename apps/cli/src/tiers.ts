@@ -1,5 +1,5 @@
 import { TIER_SLUGS, tierOfSlug, type TierSlug } from '@tierflow/protocol';
-import { consoleLogger, type RuntimeOptions, type TierWorker } from '@tierflow/runtime';
+import { consoleLogger, type NotifyOptionsInput, type RuntimeOptions, type TierWorker } from '@tierflow/runtime';
 import { type TierflowEnv } from '@tierflow/runtime/admin';
 import type { LoadedConfig } from './config/config-file.js';
 import { discoveredSpecialists, type TierSetup } from './config/tier-setup.js';
@@ -34,17 +34,18 @@ export const START_TIER: Readonly<Record<TierSlug, Starter>> = {
     return startMonitorWorker({
       ...options,
       ...setup.monitor,
+      ...notifyOf(setup),
       ...opt('architectTimeoutMs', env.TIERFLOW_ARCHITECT_TIMEOUT_MS),
       ...opt('historyHalfLifeMs', env.TIERFLOW_HISTORY_HALF_LIFE_MS),
     });
   },
   architect: async ({ options, env, setup }) => {
     const { startArchitectWorker } = await import('@tierflow/architect');
-    return startArchitectWorker({ ...options, ...setup.architect, ...opt('dispatcherTimeoutMs', env.TIERFLOW_DISPATCHER_TIMEOUT_MS) });
+    return startArchitectWorker({ ...options, ...setup.architect, ...notifyOf(setup), ...opt('dispatcherTimeoutMs', env.TIERFLOW_DISPATCHER_TIMEOUT_MS) });
   },
   dispatcher: async ({ options, env, setup }) => {
     const { startDispatcherWorker } = await import('@tierflow/dispatcher');
-    return startDispatcherWorker({ ...options, ...setup.dispatcher, ...opt('fleetTimeoutMs', env.TIERFLOW_FLEET_TIMEOUT_MS) });
+    return startDispatcherWorker({ ...options, ...setup.dispatcher, ...notifyOf(setup), ...opt('fleetTimeoutMs', env.TIERFLOW_FLEET_TIMEOUT_MS) });
   },
   fleet: async ({ options, env, project, setup }) => {
     const { defaultRegistry, startFleetWorker } = await import('@tierflow/fleet');
@@ -52,9 +53,14 @@ export const START_TIER: Readonly<Record<TierSlug, Starter>> = {
     for (const specialist of setup.specialists) registry.register(specialist);
     const log = consoleLogger('fleet');
     for (const specialist of await discoveredSpecialists(project.config, registry, log)) registry.register(specialist);
-    return startFleetWorker({ ...options, registry, log, trackCompletions: env.TIERFLOW_TRACK_COMPLETIONS });
+    return startFleetWorker({ ...options, ...notifyOf(setup), registry, log, trackCompletions: env.TIERFLOW_TRACK_COMPLETIONS });
   },
 };
+
+/** Every tier queues the webhook events it sees (docs/operations.md#webhooks); the Monitor also delivers them. */
+function notifyOf(setup: TierSetup): { notify?: NotifyOptionsInput } {
+  return setup.notify === undefined ? {} : { notify: setup.notify };
+}
 
 function opt<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
   return value === undefined ? {} : ({ [key]: value } as Partial<Record<K, number>>);

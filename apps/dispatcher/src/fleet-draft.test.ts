@@ -1,4 +1,4 @@
-import { delegationPayloadSchema } from '@tierflow/protocol';
+import { DELEGATION_CHAIN_KEY, delegationPayloadSchema } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
 import { fleetDraft, type FleetDraftInput } from './fleet-draft.js';
 
@@ -50,5 +50,18 @@ describe('fleetDraft', () => {
 
   it('adds no upstream field for a subtask that depends on nothing', () => {
     expect(fleetDraft({ ...base, upstream: [] }).task_data).toEqual({ language: 'python', task_type: 'execute_code', subtask_index: 1, subtask_total: 3 });
+  });
+
+  it('hands every leaf the delegation chain its own delegation carries, never the plan’s', () => {
+    const chain = { depth: 1, visited: ['d-a'] };
+    const planned = { ...base.subtask, task_data: { ...base.subtask.task_data, [DELEGATION_CHAIN_KEY]: { depth: 0, visited: [] } } };
+    const handed = fleetDraft({ ...base, subtask: planned, parent: { ...base.parent, task_data: { [DELEGATION_CHAIN_KEY]: chain } } });
+    expect(handed.task_data?.[DELEGATION_CHAIN_KEY]).toEqual(chain);
+    expect(fleetDraft({ ...base, subtask: planned }).task_data).not.toHaveProperty([DELEGATION_CHAIN_KEY]);
+  });
+
+  it("carries the subtask's handoff constraints, and none when it sets none", () => {
+    expect(fleetDraft({ ...base, subtask: { ...base.subtask, handoff: { cascade_check: false } } }).handoff).toEqual({ cascade_check: false });
+    expect(fleetDraft(base)).not.toHaveProperty('handoff');
   });
 });

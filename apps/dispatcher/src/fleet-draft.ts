@@ -1,5 +1,5 @@
 import type { RoutingDecision } from '@tierflow/core';
-import type { AgentIdentity, DelegationPayload, ErrorPolicy, UpstreamWork } from '@tierflow/protocol';
+import { DELEGATION_CHAIN_KEY, type AgentIdentity, type DelegationPayload, type ErrorPolicy, type UpstreamWork } from '@tierflow/protocol';
 import type { DelegationDraft, Subtask } from '@tierflow/runtime';
 import { DEFAULT_TASK_TYPE } from './plan-of.js';
 
@@ -10,8 +10,8 @@ export interface FleetDraftInput {
   readonly index: number;
   readonly total: number;
   readonly specialist: string;
-  /** The Dispatcher's own delegation: priority and default constraints come from it. */
-  readonly parent: Pick<DelegationPayload, 'priority' | 'constraints'>;
+  /** The Dispatcher's own delegation: priority, default constraints and the delegation chain (in its `task_data`) come from it. */
+  readonly parent: Pick<DelegationPayload, 'priority' | 'constraints'> & { readonly task_data?: Readonly<Record<string, unknown>> };
   readonly fleetTimeoutMs: number;
   /** `beads:routing/<root>/task-graph`. */
   readonly taskGraphRef: string;
@@ -35,6 +35,10 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
   const { subtask, index, total, specialist, parent, fleetTimeoutMs, taskGraphRef, targetAgent, planPolicy, concern, upstream, routing } = input;
   const policy = { ...planPolicy, ...subtask.error_policy };
   const taskType = subtask.task_type ?? DEFAULT_TASK_TYPE;
+  // The chain of work that came from another deployment goes to every leaf, whatever the plan
+  // says, so that an a2a specialist extends it (docs/protocol.md#delegation-across-deployments).
+  const { [DELEGATION_CHAIN_KEY]: _planned, ...own } = subtask.task_data ?? {};
+  const chain = parent.task_data?.[DELEGATION_CHAIN_KEY];
   return {
     task_type: taskType,
     objective: subtask.objective,
@@ -44,7 +48,8 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
     specialist_hint: specialist,
     context_refs: [taskGraphRef],
     task_data: {
-      ...subtask.task_data,
+      ...own,
+      ...(chain === undefined ? {} : { [DELEGATION_CHAIN_KEY]: chain }),
       // The task type the leaf is learned under, where the runtime looks for it (docs/operations.md#routing-modes).
       task_type: taskType,
       subtask_index: index,
@@ -58,6 +63,8 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
     ...(targetAgent ? { target_agent: targetAgent } : {}),
     // docs/protocol.md#error-policies: what the Fleet, and this Dispatcher reading its outcome, do when it goes wrong.
     ...(Object.keys(policy).length > 0 ? { error_policy: policy } : {}),
+    // docs/protocol.md#handoff-metadata: the runtime puts the parent's constraints under these.
+    ...(subtask.handoff ? { handoff: subtask.handoff } : {}),
     ...(routing ? { routing } : {}),
   };
 }

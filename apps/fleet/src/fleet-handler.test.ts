@@ -127,6 +127,19 @@ describe('fleetHandler: a run that finished before its worker died', () => {
   });
 });
 
+describe('fleetHandler: handoff metadata', () => {
+  it("puts what the specialist says of its work on the outcome, and hands it the delegation's context limit", async () => {
+    const metadata = { format: 'json', sources_count: 2, data_freshness: '2026-02-28T10:00:00Z', gaps: ['no prices'], assumptions: ['EU only'] };
+    const outcome = await outcomeOf(runFleet({ task_data: { sim: metadata } }));
+    expect(outcome).toMatchObject(metadata);
+    expectValidOutcome(outcome);
+    const seen: (number | null | undefined)[] = [];
+    const spy = defineSpecialist({ name: 'spy', version: '1', run: (input) => (seen.push(input.maxContextTokens), Promise.resolve({ summary: 'seen', confidence: 1 })) });
+    await runFleet({ specialist_hint: 'spy', handoff: { max_context_tokens: 4000 } }, { specialists: [spy] }).step;
+    expect(seen).toEqual([4000]);
+  });
+});
+
 describe('fleetHandler: artifacts and Beads', () => {
   it('sends a 100-byte artifact inline and writes only the execution log', async () => {
     const harness = runFleet({ task_data: { sim: { output_bytes: 100 } } });
@@ -262,6 +275,7 @@ describe('fleetHandler: outcomes', () => {
         contextRefs: ['beads:task/problem'],
         taskData: { language: 'python' },
         expectedOutputSchema: null,
+        maxContextTokens: null,
         deadline: null,
         attempt: 2,
         signal,

@@ -187,6 +187,7 @@ function specialistInput(context: TierContext, repair: SpecialistInput['repair']
     readContext: () => readRefs(context, assignment.payload.context_refs),
     taskData: assignment.payload.task_data,
     expectedOutputSchema: assignment.payload.expected_output_schema ?? null,
+    maxContextTokens: assignment.payload.handoff?.max_context_tokens ?? null,
     deadline: context.answerBy,
     attempt: context.attempt,
     signal: context.signal,

@@ -1,4 +1,4 @@
-import { evidenceGradeSchema, fastSafeParse, TierflowError } from '@tierflow/protocol';
+import { evidenceGradeSchema, fastSafeParse, handoffMetadataShape, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import { SPECIALIST_STATUSES } from './specialist.js';
 
@@ -21,6 +21,8 @@ export const simConfigSchema = z.strictObject({
   confidence: z.number().min(0).max(1).default(0.9),
   /** The evidence grade of its work (docs/protocol.md#evidence-grades); none when left out. */
   evidence_grade: evidenceGradeSchema.optional(),
+  /** format, sources_count, data_freshness, gaps, assumptions: handoff metadata to report (docs/protocol.md#handoff-metadata). */
+  ...handoffMetadataShape,
   /** Milliseconds of pretend work; cut short by cancellation. */
   delay_ms: count.default(0),
   /** Throw a retryable error while `attempt <= fail_times`. */

@@ -28,6 +28,13 @@ describe('sim statuses', () => {
     expect(result.summary).toBe('sim: success on attempt 1');
   });
 
+  it('reports the handoff metadata it is given, and refuses a date that is not one', async () => {
+    const metadata = { format: 'markdown', sources_count: 7, data_freshness: '2026-02-28', gaps: ['no prices'], assumptions: ['2025 market size'] };
+    expect(await run(metadata)).toMatchObject(metadata);
+    expect(await run({})).not.toHaveProperty('gaps');
+    await expect(run({ data_freshness: 'yesterday' })).rejects.toMatchObject({ code: 'invalid_sim_config' });
+  });
+
   it('reports the confidence it is given', async () => {
     expect((await run({ confidence: 0.25 })).confidence).toBe(0.25);
     expect((await run({ confidence: 0 })).confidence).toBe(0);

@@ -114,6 +114,11 @@ function simResult(config: SimConfig, attempt: number): SpecialistResult {
     summary: `sim: ${did}`,
     confidence: config.confidence,
     ...(config.evidence_grade === undefined ? {} : { evidence_grade: config.evidence_grade }),
+    ...(config.format === undefined ? {} : { format: config.format }),
+    ...(config.sources_count === undefined ? {} : { sources_count: config.sources_count }),
+    ...(config.data_freshness === undefined ? {} : { data_freshness: config.data_freshness }),
+    ...(config.gaps === undefined ? {} : { gaps: config.gaps }),
+    ...(config.assumptions === undefined ? {} : { assumptions: config.assumptions }),
     artifacts,
     resources_used: { delay_ms: config.delay_ms },
   };

@@ -1,6 +1,6 @@
 import type { BeadsEntry } from '@tierflow/beads';
 import { artifactFor } from '@tierflow/core';
-import type { Artifact, EvidenceGrade, OutcomePayloadInput, OutcomeStatus } from '@tierflow/protocol';
+import type { Artifact, EvidenceGrade, OutcomePayloadInput, OutcomeStatus, OutputFormat } from '@tierflow/protocol';
 import { logKey, outputKey } from './output-keys.js';
 import type { CheckedSpecialistResult } from './specialist-result.js';
 
@@ -37,6 +37,11 @@ export type FleetOutcome = {
   readonly summary: string;
   readonly confidence: number;
   readonly evidence_grade?: EvidenceGrade;
+  readonly format?: OutputFormat;
+  readonly sources_count?: number;
+  readonly data_freshness?: string;
+  readonly gaps?: string[];
+  readonly assumptions?: string[];
   readonly result_refs: string[];
   readonly artifacts: Artifact[];
   readonly resources_used: Record<string, unknown>;
@@ -90,6 +95,7 @@ export function fleetReport(run: SpecialistRun): FleetReport {
     summary: result.summary,
     confidence: result.confidence,
     ...(result.evidence_grade === undefined ? {} : { evidence_grade: result.evidence_grade }),
+    ...handoffMetadataOf(result),
     result_refs: resultRefs,
     artifacts,
     resources_used: { specialist: specialist.name, specialist_version: specialist.version, ...result.resources_used },
@@ -103,5 +109,17 @@ export function fleetReport(run: SpecialistRun): FleetReport {
       ...(result.recoverable === undefined ? {} : { recoverable: result.recoverable }),
     },
     writes,
+  };
+}
+
+/** The handoff metadata a specialist gave (docs/protocol.md#handoff-metadata), only the fields it set. */
+function handoffMetadataOf(result: CheckedSpecialistResult): Pick<FleetOutcome, 'format' | 'sources_count' | 'data_freshness' | 'gaps' | 'assumptions'> {
+  const { format, sources_count, data_freshness, gaps, assumptions } = result;
+  return {
+    ...(format === undefined ? {} : { format }),
+    ...(sources_count === undefined ? {} : { sources_count }),
+    ...(data_freshness === undefined ? {} : { data_freshness }),
+    ...(gaps === undefined ? {} : { gaps: [...gaps] }),
+    ...(assumptions === undefined ? {} : { assumptions: [...assumptions] }),
   };
 }

@@ -1,4 +1,4 @@
-import { confidenceSchema, evidenceGradeSchema, fastSafeParse, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
+import { confidenceSchema, evidenceGradeSchema, fastSafeParse, handoffMetadataShape, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
 import { z } from 'zod';
 import { SPECIALIST_STATUSES, type SpecialistResult } from './specialist.js';
 
@@ -8,6 +8,7 @@ export const specialistResultSchema = z.object({
   summary: z.string(),
   confidence: confidenceSchema,
   evidence_grade: evidenceGradeSchema.optional(),
+  ...handoffMetadataShape,
   artifacts: z.array(z.object({ artifact_type: z.string().trim().min(1), content: z.string(), metadata: jsonObjectSchema.optional() })).default([]),
   error_type: z.string().optional(),
   error_detail: z.string().optional(),

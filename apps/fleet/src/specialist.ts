@@ -1,5 +1,5 @@
 import type { Context } from '@opentelemetry/api';
-import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError, type EvidenceGrade, type Usage } from '@tierflow/protocol';
+import { canonicalJson, ERROR_TYPES, isTierflowError, TierflowError, type EvidenceGrade, type OutputFormat, type Usage } from '@tierflow/protocol';
 import type { ProgressUpdate } from '@tierflow/runtime';
 import type { ModelCalls } from '@tierflow/runtime/policy';
 import { z } from 'zod';
@@ -22,6 +22,8 @@ export interface SpecialistInput {
   readonly taskData: Readonly<Record<string, unknown>>;
   /** The JSON Schema the outcome must match (docs/protocol.md#expected-output-schemas), or null. */
   readonly expectedOutputSchema: Readonly<Record<string, unknown>> | null;
+  /** The most tokens a prompt built for this work may take (the delegation's `handoff.max_context_tokens`); null or absent for no limit. */
+  readonly maxContextTokens?: number | null;
   /**
    * A repair pass (`on_format_mismatch: adapt`, docs/protocol.md#error-policies): what the last
    * answer got wrong against the schema, for a specialist that {@link Specialist.repairs}; null on a first run.
@@ -92,6 +94,13 @@ export interface SpecialistResult {
   readonly confidence: number;
   /** How well the work is supported: NOBEL, PR, IV, PP, HEUR or DISC (docs/protocol.md#evidence-grades). */
   readonly evidence_grade?: EvidenceGrade | undefined;
+  /** What the work rests on and misses (docs/protocol.md#handoff-metadata); each goes on the outcome as given. */
+  readonly format?: OutputFormat | undefined;
+  readonly sources_count?: number | undefined;
+  /** ISO 8601 date or date-time of the data behind the work. */
+  readonly data_freshness?: string | undefined;
+  readonly gaps?: readonly string[] | undefined;
+  readonly assumptions?: readonly string[] | undefined;
   readonly artifacts?: readonly SpecialistArtifact[] | undefined;
   readonly error_type?: string | undefined;
   /** For `needs_clarification`: the question to ask. */

@@ -1,6 +1,7 @@
 import { BeadsStore } from '@tierflow/beads';
 import { cellPrefixes, connect } from '@tierflow/runtime/admin';
 import { consoleLogger, TierWorker, type PolicyWorkerOptions, type RuntimeOptions } from '@tierflow/runtime';
+import { resolveNotifyOptions } from '@tierflow/runtime/policy';
 import { publishAgents } from './agent-registry.js';
 import { fleetHandler } from './fleet-handler.js';
 import { defaultRegistry, type SpecialistRegistry } from './registry.js';
@@ -39,6 +40,7 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.cells === undefined ? {} : { cells: options.cells }),
     ...(options.metricsUrl === undefined ? {} : { metricsUrl: options.metricsUrl }),
+    ...(options.notify === undefined ? {} : { notify: resolveNotifyOptions(options.notify) }),
   });
   log.info('fleet worker started', { specialists: registry.names(), prefix: options.runtime.prefix });
   return worker;

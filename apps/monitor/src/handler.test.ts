@@ -48,6 +48,12 @@ describe('monitorHandler.start', () => {
     expect(beads.writes).toEqual([]);
   });
 
+  it('hands the root’s deadline hint to the Architect, for its planner', async () => {
+    const assignment = rootAssignment('r1', { objective: 'x', deadline_hint: '2026-03-01' });
+    const step = delegated(await monitorHandler().start(fakeContext(assignment, new FakeBeads('PROGRESS_MONITOR'))));
+    expect(step.children[0]?.deadline_hint).toBe('2026-03-01');
+  });
+
   it('keeps the root’s own timeout', async () => {
     const assignment = rootAssignment('r1', { objective: 'x', timeout_ms: 5_000 });
     const step = delegated(await monitorHandler().start(fakeContext(assignment, new FakeBeads('PROGRESS_MONITOR'))));

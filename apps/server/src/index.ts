@@ -43,3 +43,4 @@ export { METRIC_WINDOWS, metricsSchema } from './metrics/metrics-schemas.js';
 export type { MetricsAnswer, MetricWindow } from './metrics/metrics-schemas.js';
 export { statsRoutes } from './stats/stats-routes.js';
 export { statsQuery, statsSchema } from './stats/stats-schemas.js';
+export { deliveriesQuery, deliveriesSchema } from './webhooks/webhook-routes.js';

@@ -25,6 +25,7 @@ import { nodeRoutes } from './runs/node-routes.js';
 import { runRoutes } from './runs/run-routes.js';
 import { runStream } from './runs/run-stream.js';
 import { statsRoutes } from './stats/stats-routes.js';
+import { webhookRoutes } from './webhooks/webhook-routes.js';
 
 /** A built server: its app (to mount or to call with `app.request` in tests) and what to close. */
 export interface TierflowServer {
@@ -85,6 +86,7 @@ export function createServer(runtime: RuntimeOptions, options: ServerOptions, lo
   const depths = new QueueDepths(redis, runtime, log);
   metricsRoutes(app, { client, redis, runtime, depths });
   statsRoutes(app, { client });
+  webhookRoutes(app, { redis, runtime });
   dashboard(app, options.token);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: { title: 'Tierflow', version: '1.0.0', description: 'Runs of a Tierflow deployment: enqueue, watch, cancel, answer.' } });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });

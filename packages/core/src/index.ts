@@ -48,6 +48,9 @@ export type { Majority, StrategyVerdict } from './strategy-verdict.js';
 export { CASCADE_ACTIONS, CASCADE_SEVERITY, cascadeCheck, DEFAULT_CASCADE_THRESHOLDS, resolveCascadeThresholds } from './confidence-cascade.js';
 export type { CascadeAction, CascadeDecision, CascadeThresholds } from './confidence-cascade.js';
 export { gateUpstream, gravestCheck } from './cascade-gate.js';
+export { aggregateMetadata } from './handoff-metadata.js';
+export type { AggregatedMetadata } from './handoff-metadata.js';
+export { cascadeThresholdsFor, isolatesTone } from './handoff-flags.js';
 export type { GatedOutcome, UpstreamOutcome } from './cascade-gate.js';
 
 export { checkOutput, compileOutputSchema, describeMismatch, OUTPUT_SCHEMA_CACHE_SIZE } from './output-schema.js';

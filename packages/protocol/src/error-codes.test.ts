@@ -19,6 +19,7 @@ describe('THROWN_ERRORS', () => {
       [
         'boundary_violation',
         'budget_exceeded',
+        'context_too_large',
         'corrupt_record',
         'handoff_refused',
         'input_too_large',

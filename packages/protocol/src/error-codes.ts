@@ -46,6 +46,7 @@ export const THROWN_ERRORS = {
   invalid_task_data: { kind: 'invalid_input', meaning: "the code runner's task_data cannot be run" },
   invalid_sim_config: { kind: 'invalid_input', meaning: "the simulated specialist's script is not valid" },
   llm_call_refused: { kind: 'invalid_input', meaning: 'the model endpoint refused the request for good' },
+  [ERROR_TYPES.contextTooLarge]: { kind: 'invalid_input', meaning: "a prompt over its delegation's max_context_tokens" },
   a2a_call_refused: { kind: 'invalid_input', meaning: 'a remote A2A agent refused the request for good' },
   // not_found
   root_not_found: { kind: 'not_found', meaning: "no such root on this deployment's Monitor queue" },

@@ -46,6 +46,8 @@ export const ERROR_TYPES = {
   retriesExhausted: 'retries_exhausted',
   /** The model endpoint could not be reached (refused, unknown host, TLS): no call reached a model, so none is charged. */
   modelUnreachable: 'model_unreachable',
+  /** A prompt built for the work was over its delegation's `handoff.max_context_tokens`: the model was not called. */
+  contextTooLarge: 'context_too_large',
   /** A permanent error without a code of its own. */
   permanentError: 'permanent_error',
   /** A child's job failed outside its handler, or vanished. */
@@ -62,6 +64,10 @@ export const ERROR_TYPES = {
   budgetExceeded: 'budget_exceeded',
   /** A strict replay (`tierflow rerun --replay=strict`) met a model call that nothing recorded matches. */
   replayMiss: 'replay_miss',
+  /** A remote Tierflow refused work that this deployment had already handed on (docs/protocol.md#delegation-across-deployments). */
+  delegationCycle: 'delegation_cycle',
+  /** A remote Tierflow refused work that has crossed more deployments than it allows. */
+  delegationTooDeep: 'delegation_too_deep',
 } as const;
 
 /** One of the codes Tierflow sets. */

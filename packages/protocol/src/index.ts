@@ -27,6 +27,30 @@ export type { ErrorPolicy, FormatMismatchPolicy, LowConfidencePolicy, ResolvedEr
 export type { CascadeCheck } from './cascade-check.js';
 export { EVIDENCE_GRADES, evidenceGradeSchema, evidenceRank, weakestGrade } from './evidence-grade.js';
 export type { EvidenceGrade } from './evidence-grade.js';
+export {
+  dataFreshnessSchema,
+  handoffConstraintsSchema,
+  handoffMetadataSchema,
+  handoffMetadataShape,
+  inheritHandoffConstraints,
+  MAX_HANDOFF_NOTES,
+  OUTPUT_FORMATS,
+  outputFormatSchema,
+} from './handoff-metadata.js';
+export type { HandoffConstraints, HandoffMetadata, OutputFormat } from './handoff-metadata.js';
+export {
+  chainIn,
+  chainRefusal,
+  DEFAULT_MAX_DELEGATION_DEPTH,
+  DELEGATION_CHAIN_KEY,
+  DELEGATION_REFUSALS,
+  delegationChainSchema,
+  deploymentIdSchema,
+  extendedChain,
+  LOCAL_CHAIN,
+  MAX_DELEGATION_DEPTH,
+} from './delegation-chain.js';
+export type { DelegationChain, DelegationRefusal, DelegationRefusalType } from './delegation-chain.js';
 export { ERROR_KINDS, isErrorKind, isThrownCode, kindOfCode, THROWN_ERRORS } from './error-codes.js';
 export type { ErrorKind, ThrownCode } from './error-codes.js';
 export { errorKindOf, isTierflowError, TierflowError } from './errors.js';

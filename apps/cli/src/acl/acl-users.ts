@@ -1,6 +1,6 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { beadsAclKeyRules, escapeRedisGlob } from '@tierflow/beads';
-import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, metricStoreKeys, modelLimitsGlob, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
+import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, metricStoreKeys, modelLimitsGlob, NOTIFY_QUEUE, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
 import { resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
@@ -57,6 +57,8 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
   const rerun = rerunKeys(p, '*');
   const queues = Object.values(QUEUE_OF).map((queue) => `~${p}:${queue}:*`);
   const deadLetters = `~${p}:${DEAD_LETTER_QUEUE}:*`;
+  // The webhook deliveries (docs/operations.md#webhooks): every tier queues the events it sees, the Monitor delivers them, a client reads them.
+  const webhooks = `${p}:${NOTIFY_QUEUE}:*`;
   const channel = `&${keys.channel}`;
   const reset = ['resetkeys', 'resetchannels'];
   // Records of every party, for reading: `*` as a party matches them all.
@@ -96,6 +98,7 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${modelLimitsGlob(escapeRedisGlob(prefix))}`,
     // Only the Monitor records a root's trace id (and marks it exported), and puts a run's questions to a person; it reads their answers.
     ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
+    `~${webhooks}`,
     ...beadsAclKeyRules(tierOfSlug(slug)!, p),
     // What each node did (docs/operations.md#recording): every tier records its own nodes in the run's stream.
     `~${recordKey(p, '*')}`,
@@ -128,6 +131,7 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       // A person answers a run's questions: the client writes the answers, and reads the questions.
       `~${keys.answers('*')}`,
       `%R~${keys.questions('*')}`,
+      `%R~${webhooks}`,
       `%R~${p}:beads:*`,
       // The run index: the client enters each root it enqueues, and reads what every party added, and what each run spent.
       `~${keys.runIndex}`,

@@ -55,6 +55,16 @@ function projectRows(loaded: LoadedConfig, resolved: TierflowEnv): SettingRow[] 
     ...(config.interceptors.length === 0
       ? []
       : [{ name: 'interceptors', value: config.interceptors.map((entry) => ('kind' in entry ? entry.kind : entry.name)).join(', '), from: 'project file' as const }]),
+    // Each webhook by its URL (its secrets hidden) and events; its secret by the variable's name alone.
+    ...(config.notify === undefined || config.notify.length === 0
+      ? []
+      : [
+          {
+            name: 'notify',
+            value: config.notify.map((entry) => `${shownUrl(entry.url)} (${entry.events?.join(', ') ?? 'all events'}; secret in ${entry.secretEnv})`).join(', '),
+            from: 'project file' as const,
+          },
+        ]),
   ];
 }
 

@@ -4,6 +4,7 @@ import { EVIDENCE_GRADES_INTERCEPTOR, interceptorProblems, modelLimitSchema, RUN
 import { type HandoffInterceptor } from '@tierflow/runtime';
 import { z } from 'zod';
 import { routingSectionSchema } from './routing-section.js';
+import { notifySectionSchema } from './notify-section.js';
 
 /** A module to load, relative to the configuration file, and which of its exports (`default` when left out). */
 const moduleRef = { module: z.string().min(1), export: z.string().min(1).optional() };
@@ -179,6 +180,8 @@ export const projectConfigSchema = z.strictObject({
   mcp: mcpSectionSchema.optional(),
   /** Middleware on every handoff, in order (docs/protocol.md#handoff-interceptors): every tier runs the same chain. */
   interceptors: z.array(z.union([interceptorObject, declaredInterceptor])).default([]),
+  /** Webhooks told of runs: `{ url, events?, secretEnv }` each (docs/extending.md#webhooks). */
+  notify: notifySectionSchema.optional(),
 });
 
 /** What a configuration file's default export may be. */

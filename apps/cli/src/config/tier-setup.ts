@@ -16,7 +16,7 @@ import {
 } from '@tierflow/fleet';
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
-import { ConfigError, consoleLogger, type HandoffInterceptor, type TierLogger } from '@tierflow/runtime';
+import { ConfigError, consoleLogger, deploymentIdFromEnv, type HandoffInterceptor, type NotifyOptionsInput, type TierLogger } from '@tierflow/runtime';
 import { defined } from './defined.js';
 import { defaultBaseURL, limitsOf } from './limits-of.js';
 import { evidenceGrades, interceptorProblems, toneIsolation, type Isolate, type Planner } from '@tierflow/runtime/policy';
@@ -24,11 +24,14 @@ import { dirname, resolve } from 'node:path';
 import { importModule, shownPath, type LoadedConfig } from './config-file.js';
 import type { DeclaredInterceptor, DeclaredSpecialist, PlannerEntry, ProjectConfig } from './config-schema.js';
 import { routingOptionsOf } from './routing-section.js';
+import { notifyOptionsOf } from './notify-section.js';
 import { toolSelectionProblems } from './tool-selections.js';
 
 /** What each tier's worker is started with, besides the runtime's options, from a configuration. */
 export interface TierSetup {
   readonly monitor: { readonly budget?: Budget; readonly historyHalfLifeMs?: number };
+  /** The deployment's webhooks, for every tier: each queues the events it sees, the Monitor delivers them. */
+  readonly notify?: NotifyOptionsInput;
   readonly architect: { readonly planner?: Planner; readonly maxRevisions?: number };
   readonly dispatcher: { readonly decomposer?: Planner; readonly boundaries?: Record<string, string[]> } & ReturnType<typeof routingOptionsOf>;
   /** The specialists the Fleet serves besides `sim`: those configured, then the endpoint's models ({@link discoveredSpecialists}). */
@@ -58,9 +61,14 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const names = [...specialists.map((specialist) => specialist.name), 'sim'];
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
+  const notify = notifyOptionsOf(config.notify, env, where);
   const interceptors = (await Promise.all(config.interceptors.map((entry, i) => interceptorsOf(entry, base, where(`interceptors[${i}]`))))).flat();
   return {
-    monitor: { ...(config.budget === undefined ? {} : { budget: config.budget }), ...(config.history?.halfLife === undefined ? {} : { historyHalfLifeMs: config.history.halfLife }) },
+    monitor: {
+      ...(config.budget === undefined ? {} : { budget: config.budget }),
+      ...(config.history?.halfLife === undefined ? {} : { historyHalfLifeMs: config.history.halfLife }),
+    },
+    ...(notify === undefined ? {} : { notify }),
     architect: { ...(planner ? { planner } : {}), ...(config.architect?.maxRevisions === undefined ? {} : { maxRevisions: config.architect.maxRevisions }) },
     dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? routingOptionsOf(config.routing) : {}), ...(config.boundaries ? { boundaries: config.boundaries } : {}) },
     specialists,
@@ -179,7 +187,9 @@ async function declared(entry: Exclude<DeclaredSpecialist, { kind: 'checked' }>,
       const { kind: _kind, tokenEnv, ...rest } = entry;
       const token = tokenEnv === undefined ? undefined : env[tokenEnv];
       if (tokenEnv !== undefined && !token) throw new ConfigError([`${where}.tokenEnv: ${tokenEnv} is not set`]);
-      return [checked(() => a2aSpecialist({ ...defined(rest), ...(token === undefined ? {} : { token }) }), where)];
+      // The id the work it hands over carries (docs/protocol.md#delegation-across-deployments), as this Fleet's options resolve it.
+      const deploymentId = deploymentIdFromEnv(env, { tier: 'fleet' });
+      return [checked(() => a2aSpecialist({ ...defined(rest), ...(token === undefined ? {} : { token }), deploymentId }), where)];
     }
     case 'module': {
       const value = await loaded(resolve(base, entry.module), entry.export, where);

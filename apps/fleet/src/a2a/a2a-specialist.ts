@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { TaskState, type Message } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { isTierflowError, TierflowError } from '@tierflow/protocol';
+import { chainIn, DELEGATION_CHAIN_KEY, extendedChain, isTierflowError, TierflowError } from '@tierflow/protocol';
+import { deploymentIdFromEnv } from '@tierflow/runtime';
 import { z } from 'zod';
 import { abortableDelay, abortError } from '../abortable-delay.js';
 import { defineSpecialist, SpecialistThrottledError, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
 import { a2aError, httpError } from './a2a-failure.js';
+import { delegationRefusalOf, refusedResult } from './delegation-refusal.js';
 import { isOver, isRunning, remoteMessage, remoteResult, remoteTaskSchema, type RemoteTask } from './remote-task.js';
 
 /** Options of {@link a2aSpecialist}. */
@@ -21,6 +23,12 @@ export interface A2aSpecialistOptions {
   readonly maxConcurrent?: number;
   /** How often the remote task is read while it runs. */
   readonly pollIntervalMs?: number;
+  /**
+   * This deployment's id, which the work handed over carries so that it cannot come back
+   * (docs/protocol.md#delegation-across-deployments); read from the environment when left out
+   * (`deploymentIdFromEnv`: TIERFLOW_DEPLOYMENT_ID, else derived from REDIS_URL and TIERFLOW_PREFIX).
+   */
+  readonly deploymentId?: string;
 }
 
 /** How often a remote task is read while it runs, by default. */
@@ -36,6 +44,7 @@ interface Settings {
   readonly token: string | null;
   readonly defaultConfidence: number;
   readonly pollIntervalMs: number;
+  readonly deploymentId: string;
 }
 
 /**
@@ -44,7 +53,9 @@ interface Settings {
  * an objective file as data, then the task read every `pollIntervalMs` until it ends or asks.
  * Completed is success with the task's artifacts; a question comes back as
  * `needs_clarification`; a failure fails the subtask. Cancellation and the delegation's deadline
- * cancel the remote task, and a remote task never outlives the run that started it.
+ * cancel the remote task, and a remote task never outlives the run that started it. Each message
+ * carries the work's delegation chain, this deployment added, and a remote Tierflow's refusal of a
+ * cycle or of work too deep fails the subtask for good (docs/protocol.md#delegation-across-deployments).
  *
  * ```ts
  * registry.register(a2aSpecialist({ name: 'remote-writer', url: 'https://agents.example.com', token: process.env.WRITER_TOKEN }));
@@ -55,7 +66,14 @@ export function a2aSpecialist(options: A2aSpecialistOptions): Specialist {
   if (!url.success) throw TierflowError.permanent(`url ${JSON.stringify(options.url)} must be an http(s) URL`, { code: 'invalid_specialist' });
   const defaultConfidence = options.defaultConfidence ?? 0.8;
   if (!(defaultConfidence >= 0 && defaultConfidence <= 1)) throw TierflowError.permanent(`defaultConfidence (${defaultConfidence}) must be from 0 to 1`, { code: 'invalid_specialist' });
-  const settings: Settings = { name: options.name, url: url.data, token: options.token ?? null, defaultConfidence, pollIntervalMs: options.pollIntervalMs ?? A2A_POLL_INTERVAL_MS };
+  const settings: Settings = {
+    name: options.name,
+    url: url.data,
+    token: options.token ?? null,
+    defaultConfidence,
+    pollIntervalMs: options.pollIntervalMs ?? A2A_POLL_INTERVAL_MS,
+    deploymentId: options.deploymentId ?? deploymentIdFromEnv(process.env, { tier: 'fleet' }),
+  };
   return defineSpecialist({
     name: options.name,
     version: '1.0.0',
@@ -116,10 +134,21 @@ function replyTask(message: Message): unknown {
 
 async function delegate(settings: Settings, input: SpecialistInput): Promise<SpecialistResult> {
   const { signal } = input;
+  const chain = chainIn(input.taskData);
+  if (chain === null) throw TierflowError.permanent(`${settings.name}: task_data["${DELEGATION_CHAIN_KEY}"] must be { depth, visited }`, { code: 'invalid_objective' });
   const client = await call(settings, signal, () => connect(settings, signal));
-  const message = remoteMessage(input, randomUUID(), Date.now());
+  const message = remoteMessage(input, extendedChain(chain, settings.deploymentId), randomUUID(), Date.now());
   const configuration = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, historyLength: 0, returnImmediately: true };
-  const sent = await call(settings, signal, () => client.sendMessage({ tenant: '', message, configuration, metadata: undefined }, { signal }));
+  let sent: Awaited<ReturnType<Client['sendMessage']>>;
+  try {
+    sent = await client.sendMessage({ tenant: '', message, configuration, metadata: undefined }, { signal });
+  } catch (error) {
+    if (signal.aborted) throw abortError(signal);
+    // A cycle or a chain too long: final, so a failed result, never a retry.
+    const refusal = delegationRefusalOf(error);
+    if (refusal) return refusedResult(settings.name, refusal);
+    throw a2aError(settings.name, error);
+  }
   let task = checked(settings, 'messageId' in sent ? replyTask(sent) : sent);
   try {
     let failures = 0;

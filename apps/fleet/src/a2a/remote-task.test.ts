@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { isTierflowError } from '@tierflow/protocol';
+import { DELEGATION_CHAIN_KEY, isTierflowError, LOCAL_CHAIN } from '@tierflow/protocol';
 import { describe, expect, it } from 'vitest';
 import { SpecialistThrottledError, SpecialistUnavailableError } from '../specialist.js';
 import { specialistInput } from '../test-input.js';
@@ -77,18 +77,26 @@ describe('a remote task’s end, as the Fleet reports it', () => {
 describe('the message that hands a subtask over', () => {
   it('gives the objective as text, and an objective file with the task data, constraints and the time left as data', () => {
     const input = specialistInput({ objective: 'Write it', taskData: { sim: { delay_ms: 1 } }, constraints: ['python'], deadline: 11_000 });
-    const message = remoteMessage(input, 'm1', 1_000);
+    const message = remoteMessage(input, LOCAL_CHAIN, 'm1', 1_000);
     expect(message.parts.map((part) => part.content)).toEqual([
       { $case: 'text', value: 'Write it' },
       { $case: 'data', value: { objective: 'Write it', task_data: { sim: { delay_ms: 1 } }, constraints: ['python'], timeout_ms: 9_750 } },
     ]);
     expect(message.messageId).toBe('m1');
-    expect(remoteMessage(specialistInput({ objective: 'Write it' }), 'm2', 0).parts[1]?.content).toEqual({ $case: 'data', value: { objective: 'Write it' } });
+    expect(remoteMessage(specialistInput({ objective: 'Write it' }), LOCAL_CHAIN, 'm2', 0).parts[1]?.content).toEqual({ $case: 'data', value: { objective: 'Write it' } });
+  });
+
+  it('carries the delegation chain in its metadata, not in the objective file', () => {
+    const chain = { depth: 2, visited: ['d-a', 'd-b'] };
+    const taskData = { sim: { delay_ms: 1 }, [DELEGATION_CHAIN_KEY]: { depth: 1, visited: ['d-a'] } };
+    const message = remoteMessage(specialistInput({ objective: 'Write it', taskData }), chain, 'm1', 0);
+    expect(message.metadata).toEqual({ [DELEGATION_CHAIN_KEY]: chain });
+    expect(message.parts[1]?.content).toEqual({ $case: 'data', value: { objective: 'Write it', task_data: { sim: { delay_ms: 1 } } } });
   });
 
   it('carries the answers to the run’s earlier questions in its text too', () => {
     const taskData = { clarifications: [{ question_id: 'r.0-0.out', question: 'Which region?', answer: 'eu-west' }] };
-    expect(remoteMessage(specialistInput({ objective: 'Deploy', taskData }), 'm1', 0).parts[0]?.content).toEqual({
+    expect(remoteMessage(specialistInput({ objective: 'Deploy', taskData }), LOCAL_CHAIN, 'm1', 0).parts[0]?.content).toEqual({
       $case: 'text',
       value: 'Deploy\n\nAnswers to earlier questions:\nQ: Which region?\nA: eu-west',
     });

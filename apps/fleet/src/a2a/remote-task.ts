@@ -1,5 +1,5 @@
 import { Role, TaskState, type Message, type Part } from '@a2a-js/sdk';
-import { clarificationsOf, confidenceSchema, ERROR_TYPES, jsonObjectSchema, TierflowError } from '@tierflow/protocol';
+import { clarificationsOf, confidenceSchema, DELEGATION_CHAIN_KEY, ERROR_TYPES, jsonObjectSchema, TierflowError, type DelegationChain } from '@tierflow/protocol';
 import { receiverMarginMs } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 import type { SpecialistArtifact, SpecialistInput, SpecialistResult } from '../specialist.js';
@@ -144,18 +144,22 @@ function dataPart(value: Record<string, unknown>): Part {
  * questions the run asked before (so that an agent reading text alone has them), and an objective
  * file as a data part: the objective, the subtask's `task_data` and constraints, and the time left
  * before the delegation's deadline as `timeout_ms` (less the margin for the answer to come back),
- * which a remote Tierflow keeps. Pure: `messageId` and `now` are given.
+ * which a remote Tierflow keeps. The message's metadata carries `chain`, the delegation chain a
+ * remote Tierflow checks (docs/protocol.md#delegation-across-deployments); the subtask's own, in
+ * its `task_data`, is left out of the file. Pure: `messageId` and `now` are given.
  */
-export function remoteMessage(input: Pick<SpecialistInput, 'objective' | 'taskData' | 'constraints' | 'deadline'>, messageId: string, now: number): Message {
+export function remoteMessage(input: Pick<SpecialistInput, 'objective' | 'taskData' | 'constraints' | 'deadline'>, chain: DelegationChain, messageId: string, now: number): Message {
   const answers = clarificationsOf(input.taskData).map((clarification) => `Q: ${clarification.question}\nA: ${clarification.answer}`);
   const text = answers.length === 0 ? input.objective : `${input.objective}\n\nAnswers to earlier questions:\n${answers.join('\n')}`;
   const left = input.deadline === null ? null : input.deadline - now;
   const timeoutMs = left === null ? null : Math.floor(left - receiverMarginMs(left));
+  const { [DELEGATION_CHAIN_KEY]: _sentAsMetadata, ...taskData } = input.taskData;
   const file = {
     objective: input.objective,
-    ...(Object.keys(input.taskData).length > 0 ? { task_data: input.taskData } : {}),
+    ...(Object.keys(taskData).length > 0 ? { task_data: taskData } : {}),
     ...(input.constraints.length > 0 ? { constraints: input.constraints } : {}),
     ...(timeoutMs !== null && timeoutMs > 0 ? { timeout_ms: timeoutMs } : {}),
   };
-  return { messageId, contextId: '', taskId: '', role: Role.ROLE_USER, parts: [textPart(text), dataPart(file)], metadata: undefined, extensions: [], referenceTaskIds: [] };
+  const metadata = { [DELEGATION_CHAIN_KEY]: { depth: chain.depth, visited: [...chain.visited] } };
+  return { messageId, contextId: '', taskId: '', role: Role.ROLE_USER, parts: [textPart(text), dataPart(file)], metadata, extensions: [], referenceTaskIds: [] };
 }

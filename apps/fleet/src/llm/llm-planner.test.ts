@@ -119,6 +119,14 @@ describe('llmPlanner on a revision', () => {
     expect(user).toContain('Task data (JSON):\n{"language":"python"}');
   });
 
+  it('tells the model when the work is due and what it must satisfy, the criteria once', () => {
+    const user = planMessages({ ...request(), deadlineHint: '2026-03-01', acceptanceCriteria: ['all tests pass'], taskData: { acceptance_criteria: ['all tests pass'], language: 'go' } }, {})[1]
+      ?.content as string;
+    expect(user).toContain('Due: 2026-03-01');
+    expect(user).toContain('Acceptance criteria:\n- all tests pass');
+    expect(user).toContain('Task data (JSON):\n{"language":"go"}');
+  });
+
   it('says nothing of a revision on a first plan', () => {
     expect(revisionText(revision)).not.toBe('');
     const user = planMessages(request(), {})[1]?.content as string;

@@ -1,6 +1,6 @@
 import type { ModelPrice } from '@tierflow/core';
 import { aggregationStrategySchema, isTierflowError, TierflowError } from '@tierflow/protocol';
-import { checkedPlan, resolveModelLimit, type ModelLimit, type ModelLimitOptions, type PlanRequest, type Planner, type RevisionContext } from '@tierflow/runtime/policy';
+import { ACCEPTANCE_CRITERIA_KEY, checkedPlan, resolveModelLimit, type ModelLimit, type ModelLimitOptions, type PlanRequest, type Planner, type RevisionContext } from '@tierflow/runtime/policy';
 import { type Plan } from '@tierflow/runtime';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -77,9 +77,13 @@ async function ask(client: OpenAI, options: LlmPlannerOptions, modelLimit: Model
 export function planMessages(request: PlanRequest, options: Pick<LlmPlannerOptions, 'systemPrompt' | 'specialists'>): ChatCompletionMessageParam[] {
   const parts = [`Objective: ${request.objective}`];
   if (request.constraints.length > 0) parts.push(`Constraints:\n${request.constraints.map((constraint) => `- ${constraint}`).join('\n')}`);
-  // On a revision the plan that ran is shown with the failure, not as task data to follow again.
-  const { plan: _plan, ...taskData } = request.taskData;
-  const shown = request.revision ? taskData : request.taskData;
+  if (request.deadlineHint) parts.push(`Due: ${request.deadlineHint}`);
+  if (request.acceptanceCriteria && request.acceptanceCriteria.length > 0) parts.push(`Acceptance criteria:\n${request.acceptanceCriteria.map((criterion) => `- ${criterion}`).join('\n')}`);
+  // On a revision the plan that ran is shown with the failure, not as task data to follow again;
+  // the acceptance criteria are shown above, not twice.
+  const { [ACCEPTANCE_CRITERIA_KEY]: _criteria, ...given } = request.taskData;
+  const { plan: _plan, ...taskData } = given;
+  const shown = request.revision ? taskData : given;
   if (Object.keys(shown).length > 0) parts.push(`Task data (JSON):\n${JSON.stringify(shown)}`);
   if (options.specialists && options.specialists.length > 0) parts.push(`Specialists you may name in specialist_hint: ${options.specialists.join(', ')}`);
   if (request.revision) parts.push(revisionText(request.revision));

@@ -4,7 +4,8 @@ import { resolveModelLimit, type ModelLimitOptions } from '@tierflow/runtime/pol
 import type OpenAI from 'openai';
 import { defineSpecialist, type Specialist, type SpecialistInput, type SpecialistResult } from '../specialist.js';
 import type { Tool, ToolSource } from '../tools/tool.js';
-import { chatCompletion, openAiClient, type CallResult, type CallSettings, type LlmEndpoint } from './llm-call.js';
+import { chatCompletion, openAiClient, promptText, type CallResult, type CallSettings, type LlmEndpoint } from './llm-call.js';
+import { checkContextSize } from './context-limit.js';
 import { answerFormat, llmMessages, readAnswer } from './llm-prompt.js';
 import { completeWithTools, DEFAULT_MAX_TOOL_CALLS } from './llm-tools.js';
 
@@ -112,8 +113,13 @@ function isPrice(value: unknown): boolean {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
-/** One request of the specialist's: reserved first (a spent budget, or one it would pass, sends none: budget_exceeded) and settled after; requests a busy endpoint refused count as calls but cost no tokens. */
+/**
+ * One request of the specialist's: held to the delegation's max_context_tokens (over it, none is
+ * sent: context_too_large), reserved (a spent budget, or one it would pass, sends none:
+ * budget_exceeded) and settled after; requests a busy endpoint refused count as calls but cost no tokens.
+ */
 function callOnce(client: OpenAI, settings: CallSettings, input: SpecialistInput, request: Parameters<typeof chatCompletion>[1]): Promise<CallResult> {
+  checkContextSize(promptText(request), input.maxContextTokens, `specialist ${settings.model}`);
   const limits = {
     signal: input.signal,
     deadline: input.deadline,

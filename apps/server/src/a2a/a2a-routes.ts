@@ -18,9 +18,9 @@ export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 export interface A2aRouteDeps {
   readonly client: TierflowClient;
-  readonly options: Pick<ServerOptions, 'token'>;
+  readonly options: Pick<ServerOptions, 'token' | 'a2aMaxDepth'>;
   /** The deployment's input limits bound a request's size. */
-  readonly runtime: Pick<RuntimeOptions, 'limits'>;
+  readonly runtime: Pick<RuntimeOptions, 'limits' | 'deploymentId'>;
   readonly log: TierLogger;
   /** The proxies whose X-Forwarded-Proto and -Host name the origin the client reached; none when left out. */
   readonly proxies?: TrustedProxies;
@@ -107,7 +107,14 @@ export function a2aRoutes(app: OpenAPIHono, deps: A2aRouteDeps): void {
     } catch (error) {
       return c.json(rpcError(id, error));
     }
-    const handler = new RunRequestHandler({ client: deps.client, card: () => cardFor(c), intervalMs, log: deps.log });
+    const handler = new RunRequestHandler({
+      client: deps.client,
+      card: () => cardFor(c),
+      intervalMs,
+      log: deps.log,
+      deploymentId: deps.runtime.deploymentId,
+      maxDepth: deps.options.a2aMaxDepth,
+    });
     const answer = await new JsonRpcTransportHandler(handler).handle(body, context);
     if (!(Symbol.asyncIterator in answer)) return c.json(answer);
     const events = answer[Symbol.asyncIterator]();

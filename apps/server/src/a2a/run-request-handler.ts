@@ -14,7 +14,7 @@ import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { errorKindOf, isTierflowError } from '@tierflow/protocol';
 import type { TierflowClient, TierLogger } from '@tierflow/runtime';
 import { a2aErrorOf } from './a2a-errors.js';
-import { objectiveFileOf, readMessage, type MessageInput } from './message-input.js';
+import { checkChain, objectiveFileOf, readMessage, type MessageInput } from './message-input.js';
 import { followRun, readTask, stateOf, streamUpdates } from './run-follow.js';
 import { isFinal, submittedTask } from './task-view.js';
 
@@ -31,6 +31,10 @@ export interface RunRequestHandlerDeps {
   /** How often a wait or a stream reads the run again. */
   readonly intervalMs: number;
   readonly log: TierLogger;
+  /** This deployment's id, which a message's delegation chain must not name already. */
+  readonly deploymentId: string;
+  /** How many deployments a message's work may have crossed (docs/protocol.md#delegation-across-deployments). */
+  readonly maxDepth: number;
 }
 
 /**
@@ -131,6 +135,7 @@ export class RunRequestHandler implements A2ARequestHandler {
   }
 
   private async enqueue(input: MessageInput): Promise<Task> {
+    checkChain(input, this.deps.deploymentId, this.deps.maxDepth);
     const rootId = await this.deps.client.enqueue(objectiveFileOf(input));
     return submittedTask(rootId, new Date());
   }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { readTierflowVars } from '@tierflow/runtime/admin';
 import { ConfigError } from '@tierflow/runtime';
+import { DEFAULT_MAX_DELEGATION_DEPTH, MAX_DELEGATION_DEPTH } from '@tierflow/protocol';
 import { z } from 'zod';
 
 /** What `tierflow serve` listens on and how it lets requests in. */
@@ -25,6 +26,12 @@ export interface ServerOptions {
   readonly queueActions: boolean;
   /** Whether /metrics answers without the token (`TIERFLOW_SERVE_METRICS_PUBLIC`); it asks for it otherwise, whenever there is one. */
   readonly metricsPublic: boolean;
+  /**
+   * How many deployments work may have crossed when it reaches the A2A endpoint
+   * (`TIERFLOW_SERVE_A2A_MAX_DEPTH`, docs/protocol.md#delegation-across-deployments): 1 by default,
+   * so a remote Tierflow may not hand the work further; 0 takes work only from clients that are not Tierflows.
+   */
+  readonly a2aMaxDepth: number;
 }
 
 export interface ServerOptionsInput {
@@ -36,9 +43,17 @@ export interface ServerOptionsInput {
   readonly trustedProxies?: readonly string[];
   readonly queueActions?: boolean;
   readonly metricsPublic?: boolean;
+  readonly a2aMaxDepth?: number;
 }
 
-export const SERVER_DEFAULTS = { host: '127.0.0.1', port: 8080, jaegerUrl: 'http://localhost:16686', queueActions: false, metricsPublic: false } as const;
+export const SERVER_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  jaegerUrl: 'http://localhost:16686',
+  queueActions: false,
+  metricsPublic: false,
+  a2aMaxDepth: DEFAULT_MAX_DELEGATION_DEPTH,
+} as const;
 
 /** A DNS name (letters, digits, `-`, dots between labels) or an IP address, as a Host header names one. */
 const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
@@ -71,6 +86,7 @@ const inputSchema = z.object({
   trustedProxies: z.array(z.string().trim().refine(isAddressOrRange, { message: 'must be an IP address or a range such as 10.0.0.0/8' })).optional(),
   queueActions: z.boolean().optional(),
   metricsPublic: z.boolean().optional(),
+  a2aMaxDepth: z.int().min(0).max(MAX_DELEGATION_DEPTH).optional(),
 });
 
 /**
@@ -117,6 +133,7 @@ export function resolveServerOptions(input: ServerOptionsInput = {}): ServerOpti
     trustedProxies: parsed.data.trustedProxies ?? [],
     queueActions: parsed.data.queueActions ?? SERVER_DEFAULTS.queueActions,
     metricsPublic: parsed.data.metricsPublic ?? SERVER_DEFAULTS.metricsPublic,
+    a2aMaxDepth: parsed.data.a2aMaxDepth ?? SERVER_DEFAULTS.a2aMaxDepth,
   };
 }
 
@@ -131,7 +148,8 @@ const listOf = (text: string | undefined): string[] | undefined =>
 
 /**
  * The options from the environment (TIERFLOW_API_TOKEN, JAEGER_URL, TIERFLOW_SERVE_ALLOWED_HOSTS,
- * TIERFLOW_SERVE_TRUSTED_PROXIES, TIERFLOW_SERVE_QUEUE_ACTIONS, TIERFLOW_SERVE_METRICS_PUBLIC), with the command's flags over them.
+ * TIERFLOW_SERVE_TRUSTED_PROXIES, TIERFLOW_SERVE_QUEUE_ACTIONS, TIERFLOW_SERVE_METRICS_PUBLIC,
+ * TIERFLOW_SERVE_A2A_MAX_DEPTH), with the command's flags over them.
  */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv, flags: { readonly host?: string; readonly port?: number } = {}): ServerOptions {
   const vars = readTierflowVars(env, [
@@ -141,6 +159,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv, flags: { readonly h
     'TIERFLOW_SERVE_TRUSTED_PROXIES',
     'TIERFLOW_SERVE_QUEUE_ACTIONS',
     'TIERFLOW_SERVE_METRICS_PUBLIC',
+    'TIERFLOW_SERVE_A2A_MAX_DEPTH',
   ]);
   const allowedHosts = listOf(vars.TIERFLOW_SERVE_ALLOWED_HOSTS);
   const trustedProxies = listOf(vars.TIERFLOW_SERVE_TRUSTED_PROXIES);
@@ -153,6 +172,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv, flags: { readonly h
       ...(trustedProxies ? { trustedProxies } : {}),
       queueActions: vars.TIERFLOW_SERVE_QUEUE_ACTIONS,
       metricsPublic: vars.TIERFLOW_SERVE_METRICS_PUBLIC,
+      ...(vars.TIERFLOW_SERVE_A2A_MAX_DEPTH === undefined ? {} : { a2aMaxDepth: vars.TIERFLOW_SERVE_A2A_MAX_DEPTH }),
     });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { outcomeMessageSchema } from '@tierflow/protocol';
-import { AUDIT_KINDS, REPLAY_MODES, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime/admin';
+import { AUDIT_KINDS, CASCADE_SIGNALS, REPLAY_MODES, runStatusSchema, workerBeatSchema, type AuditRecord } from '@tierflow/runtime/admin';
 import { objectiveFileSchema } from '@tierflow/runtime';
 
 /** An error as every route answers one: a stable code and a sentence. */
@@ -107,6 +107,17 @@ export const runNodeSchema = z
     },
     questions: z.array(questionSchema).optional(),
     waiting_until: z.string().optional(),
+    cascade: z
+      .object({
+        signal: z.enum(CASCADE_SIGNALS),
+        confidence: z.number(),
+        threshold: z.number(),
+        checked_by: z.string(),
+      })
+      .optional()
+      .openapi({
+        description: "The confidence cascade's word on this node's outcome, where a tier above flagged it (`low_confidence`), held it for review (`needs_review`) or rejected it (`rejected`).",
+      }),
   })
   .openapi('RunNode');
 
@@ -178,6 +189,7 @@ export const auditEntrySchema = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: "A decision's own record (a routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); absent from other entries." }),
+    hash: z.string().optional().openapi({ description: "The entry's link in the run's hash chain (`tierflow audit <root> --verify`); absent from entries written before trails were chained." }),
   } satisfies Record<keyof AuditRecord, z.ZodType>)
   .openapi('AuditEntry');
 

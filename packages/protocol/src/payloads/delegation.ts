@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentIdentitySchema } from '../agent-identity.js';
 import { beadsRefSchema } from '../identifiers.js';
 import { errorPolicySchema } from '../error-policy.js';
+import { handoffConstraintsSchema } from '../handoff-metadata.js';
 import { jsonObjectSchema } from '../json.js';
 
 /** Priorities run from 0 (critical) to 4 (backlog); a delegation that names none is normal (2). */
@@ -29,6 +30,8 @@ export const delegationPayloadSchema = z
     expected_output_schema: jsonObjectSchema.optional().meta({ description: 'A JSON Schema (2020-12) the outcome payload must match; the receiver answers failed/format_mismatch if it does not.' }),
     target_agent: agentIdentitySchema.optional().meta({ description: 'The exact agent expected; the receiver refuses the work if it differs.' }),
     error_policy: errorPolicySchema.optional(),
+    thread_id: z.string().min(1).optional().meta({ description: "The conversation or thread the work belongs to; a child delegation without one inherits its parent's." }),
+    handoff: handoffConstraintsSchema.optional(),
     routing: jsonObjectSchema.optional().meta({
       description: 'How the sender chose the receiver named in specialist_hint (mode, chosen, reason, fixed, learned, expected_gain, scores): for people and traces; the receiver does not act on it.',
     }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { artifactSchema } from '../artifact.js';
 import { cascadeCheckSchema } from '../cascade-check.js';
 import { evidenceGradeSchema } from '../evidence-grade.js';
+import { handoffMetadataShape } from '../handoff-metadata.js';
 import { questionSchema } from '../clarification.js';
 import { beadsRefSchema } from '../identifiers.js';
 import { jsonObjectSchema, whenObject } from '../json.js';
@@ -29,6 +30,7 @@ export const outcomePayloadSchema = z
     artifacts: z.array(artifactSchema).default([]).meta({ description: 'Concrete outputs.' }),
     cascade_check: cascadeCheckSchema.optional().meta({ description: 'The gravest confidence cascade check behind this outcome, its own or one its children carried.' }),
     evidence_grade: evidenceGradeSchema.optional().meta({ description: 'How well the work is supported: the weakest grade behind it, once a tier aggregates (docs/protocol.md#evidence-grades).' }),
+    ...handoffMetadataShape,
     questions: z.array(questionSchema).optional().meta({ description: 'With needs_clarification: every question behind it, each with the id of the outcome that asked.' }),
   })
   .superRefine(

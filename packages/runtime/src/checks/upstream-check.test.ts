@@ -46,6 +46,25 @@ describe('checkUpstream', () => {
   });
 });
 
+describe('checkUpstream with per-handoff flags', () => {
+  const flagged = (flags: readonly (boolean | undefined)[]): SettledRound => {
+    const children = flags.map((flag, i) => ({ task_type: 't', objective: `o${i}`, ...(flag === undefined ? {} : { handoff: { cascade_check: flag } }) }));
+    return settle(parent, 'ROUTING_DISPATCHER', delegated({ kind: 'delegate', children, strategy: 'all_success' }), 0, () => ({ status: 'success', summary: 'ok', confidence: 0.2 }));
+  };
+
+  it('leaves unchecked the answer of a delegation that turned the check off', () => {
+    const checked = checkUpstream(flagged([false, undefined]), 'ROUTING_DISPATCHER', BOUNDS);
+    expect(checked.checks.map((check) => check.upstream_id)).toEqual(['r.0-0.0-0.0-1.out']);
+    expect(checked.round.children.map((child) => child.outcome.payload.status)).toEqual(['success', 'failed']);
+  });
+
+  it('checks, by the default bounds, the answer of a delegation that turned it on where the deployment has it off', () => {
+    const checked = checkUpstream(flagged([true, undefined]), 'ROUTING_DISPATCHER', null);
+    expect(checked.checks).toEqual([expect.objectContaining({ action: 'reject_and_escalate', threshold: 0.3, upstream_id: 'r.0-0.0-0.0-0.out' })]);
+    expect(checked.round.children.map((child) => child.outcome.payload.status)).toEqual(['failed', 'success']);
+  });
+});
+
 describe('reportChecks', () => {
   it('records a confidence_cascade span event per check, the gravest as an attribute, and warns of refusals', () => {
     const events: [string, unknown][] = [];

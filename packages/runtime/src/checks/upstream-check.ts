@@ -1,5 +1,5 @@
 import type { Span } from '@opentelemetry/api';
-import { gateUpstream, gravestCheck, type CascadeThresholds } from '@tierflow/core';
+import { cascadeThresholdsFor, gateUpstream, gravestCheck, type CascadeThresholds } from '@tierflow/core';
 import { DEFAULT_ERROR_POLICY, resolveErrorPolicy, type CascadeCheck, type ResolvedErrorPolicy, type TierName } from '@tierflow/protocol';
 import type { SettledRound, Step, TierLogger } from '../policy/handler.js';
 
@@ -16,15 +16,17 @@ export interface CheckedRound {
 /**
  * The confidence cascade check (docs/protocol.md#confidence-cascade) at a parent's aggregate
  * step: every upstream outcome is checked before the policy reads it (the decision is the core's,
- * pure). With `thresholds` null the check is off, and only what the children carried travels on.
+ * pure). With `thresholds` null the check is off, and only what the children carried travels on;
+ * a child's delegation may turn it off or on for its own answer (`handoff.cascade_check`).
  */
 export function checkUpstream(round: SettledRound, tier: TierName, thresholds: CascadeThresholds | null, policy: ResolvedErrorPolicy = DEFAULT_ERROR_POLICY): CheckedRound {
   const checks: CascadeCheck[] = [];
   const children = round.children.map((child) => {
-    if (thresholds === null) return child;
+    const bounds = cascadeThresholdsFor(thresholds, child.request.handoff?.cascade_check);
+    if (bounds === null) return child;
     // Each child by the policy its own delegation carried (docs/protocol.md#error-policies).
     const onLow = resolveErrorPolicy(child.request.error_policy, policy).on_low_confidence;
-    const gated = gateUpstream({ id: child.outcome.id, payload: child.outcome.payload }, tier, thresholds, onLow);
+    const gated = gateUpstream({ id: child.outcome.id, payload: child.outcome.payload }, tier, bounds, onLow);
     if (gated.check) checks.push(gated.check);
     return gated.payload === child.outcome.payload ? child : { ...child, outcome: { ...child.outcome, payload: gated.payload } };
   });

@@ -1,8 +1,9 @@
 import { DEFAULT_RECORD_MODE, RECORD_MODES, type RecordMode } from './record-mode.js';
 import { resolveRetryOptions, type Boundaries, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
-import { formatValidationError, resolveErrorPolicy, TierflowError, type ErrorPolicy, type ResolvedErrorPolicy, type TierSlug, validateWith } from '@tierflow/protocol';
+import { deploymentIdSchema, formatValidationError, resolveErrorPolicy, TierflowError, type ErrorPolicy, type ResolvedErrorPolicy, type TierSlug, validateWith } from '@tierflow/protocol';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from './runtime-settings.js';
+import { derivedDeploymentId } from './deployment-id.js';
 import { wholeNumber } from './env-values.js';
 import { ConfigError } from './read-env.js';
 import { DEFAULT_PREFIX, DEFAULT_REDIS_URL, prefixProblem, RUNTIME_DEFAULTS, RUNTIME_RANGES } from './runtime-settings.js';
@@ -94,6 +95,12 @@ export interface RuntimeOptions {
    * `reported_confidence` (docs/protocol.md#calibrated-confidence). Default true.
    */
   readonly calibration: boolean;
+  /**
+   * The deployment's stable id (TIERFLOW_DEPLOYMENT_ID), which work handed to a remote Tierflow
+   * carries so that it cannot come back (docs/protocol.md#delegation-across-deployments); by
+   * default derived from the Redis address and the prefix ({@link derivedDeploymentId}).
+   */
+  readonly deploymentId: string;
 }
 
 export interface RuntimeOptionsInput {
@@ -121,6 +128,7 @@ export interface RuntimeOptionsInput {
   readonly record?: RecordMode;
   readonly genAi?: Partial<GenAiOptions>;
   readonly calibration?: boolean;
+  readonly deploymentId?: string;
 }
 
 const R = RUNTIME_RANGES;
@@ -140,6 +148,7 @@ const runtimeNumbersSchema = z.looseObject({
   cells: wholeNumber(R.cells).optional(),
   record: z.enum(RECORD_MODES).optional(),
   calibration: z.boolean().optional(),
+  deploymentId: deploymentIdSchema.optional(),
   genAi: z.strictObject({ conventions: z.enum(GEN_AI_CONVENTIONS).optional(), captureContent: z.boolean().optional() }).optional(),
   limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
 });
@@ -185,6 +194,7 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     record: input.record ?? DEFAULT_RECORD_MODE,
     genAi: { ...DEFAULT_GEN_AI_OPTIONS, ...input.genAi },
     calibration: input.calibration ?? true,
+    deploymentId: input.deploymentId ?? derivedDeploymentId(redisUrl, input.redisCluster ?? null, prefix),
   };
 }
 
@@ -224,7 +234,20 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     genAi: resolveGenAiOptions({ semconvOptIn: config.OTEL_SEMCONV_STABILITY_OPT_IN, captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT }),
     // Unset, the project file's `history.calibrate` may decide (the CLI's worker), else the default.
     ...(config.TIERFLOW_CALIBRATION === undefined ? {} : { calibration: config.TIERFLOW_CALIBRATION === 'on' }),
+    ...(config.TIERFLOW_DEPLOYMENT_ID === undefined ? {} : { deploymentId: config.TIERFLOW_DEPLOYMENT_ID }),
   });
+}
+
+/**
+ * The deployment's id from the environment alone, as {@link runtimeOptionsFromEnv} resolves it
+ * (TIERFLOW_DEPLOYMENT_ID, else derived from the Redis address and the prefix), for code that
+ * needs no more of the options: a Fleet's `a2a` specialist.
+ *
+ * @throws ConfigError (code `invalid_config`) as {@link readTierflowEnv} does.
+ */
+export function deploymentIdFromEnv(env: NodeJS.ProcessEnv = process.env, scope: { readonly tier?: TierSlug } = {}): string {
+  const config = readTierflowEnv(env);
+  return config.TIERFLOW_DEPLOYMENT_ID ?? derivedDeploymentId(redisUrlOf(config, scope.tier), parseClusterSeeds(config.TIERFLOW_REDIS_CLUSTER), config.TIERFLOW_PREFIX);
 }
 
 const OWN_REDIS_URL = {

@@ -1,5 +1,5 @@
 import { DEFAULT_CASCADE_THRESHOLDS, DEFAULT_RETRY_OPTIONS } from '@tierflow/core';
-import { DEFAULT_ERROR_POLICY, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES, TIMEOUT_POLICIES } from '@tierflow/protocol';
+import { DEFAULT_ERROR_POLICY, deploymentIdSchema, FORMAT_MISMATCH_POLICIES, LOW_CONFIDENCE_POLICIES, MAX_DELEGATION_DEPTH, TIMEOUT_POLICIES } from '@tierflow/protocol';
 import { z } from 'zod';
 import { DEFAULT_RECORD_MODE, RECORD_MODES } from './record-mode.js';
 import { DEFAULT_AUDIT_TTL_MS, METRIC_STORE_INTERVAL_MS } from './runtime-settings.js';
@@ -40,6 +40,8 @@ export const tierflowEnvSchema = z.object({
     })
     .default(DEFAULT_PREFIX),
   TIERFLOW_CELLS: envWhole(R.cells).default(1),
+  /** The deployment's stable id, which work handed to a remote Tierflow carries (docs/operations.md#deployment-id); derived from REDIS_URL's host and the prefix when unset. */
+  TIERFLOW_DEPLOYMENT_ID: deploymentIdSchema.optional(),
   /** How long a client command waits for Redis's first answer before it gives up (exit 3). */
   TIERFLOW_CONNECT_TIMEOUT_MS: envWhole(R.connectTimeoutMs).default(RUNTIME_DEFAULTS.connectTimeoutMs),
 
@@ -118,6 +120,8 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_SERVE_QUEUE_ACTIONS: envChoice(['0', '1'])
     .default('0')
     .transform((flag) => flag === '1'),
+  /** How many deployments work may have crossed when it reaches `tierflow serve`'s A2A endpoint (docs/protocol.md#delegation-across-deployments); the server's default (1) when unset. */
+  TIERFLOW_SERVE_A2A_MAX_DEPTH: envWhole({ unit: 'count', min: 0, max: MAX_DELEGATION_DEPTH }).optional(),
   /** 1: `tierflow serve`'s /metrics answers without the token (for a Prometheus that cannot send one); it asks for the token otherwise. */
   TIERFLOW_SERVE_METRICS_PUBLIC: envChoice(['0', '1'])
     .default('0')

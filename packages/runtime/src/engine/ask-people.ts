@@ -23,7 +23,7 @@ type AnswerReads = Pick<Engine, 'redis' | 'keys' | 'runtime' | 'log'>;
  * not, so the job looks once more after.
  */
 export async function askPeople(
-  engine: AnswerReads & Pick<Engine, 'tier' | 'party' | 'clock' | 'steps' | 'audit' | 'writer'>,
+  engine: AnswerReads & Pick<Engine, 'tier' | 'party' | 'clock' | 'steps' | 'audit' | 'writer' | 'notices'>,
   pass: Pass,
   state: StepState,
   draft: OutcomeDraft,
@@ -48,6 +48,7 @@ export async function askPeople(
   if (state.watchdog) batch.zrem(keys.watchdogs(party), state.watchdog);
   await engine.writer.commit(batch, pass.lock);
   questionsAsked(engine.tier, questions.length);
+  engine.notices?.questionsAsked(assignment.rootId, { askedAt: now, until: awaiting.until, questions }, { status: 'needs_clarification', summary: draft.summary, cascade_check: draft.cascade_check });
   pass.span.addEvent('waiting for answers', { questions: questions.length, until: new Date(awaiting.until).toISOString() });
   engine.log.info('waiting for answers', { root: assignment.rootId, questions: questions.length });
   await waitForAnswers(engine, pass, awaiting);

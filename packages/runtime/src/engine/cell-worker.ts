@@ -18,6 +18,7 @@ import { signerOf } from '../security/signing-keys.js';
 import { composeCell, type CellParts, type CellWorkerOptions } from './compose-cell.js';
 import { crashesOf, crashVerdict, runsAloneFrom } from './crash-guard.js';
 import { receivedAssignment, reportRefusal } from './handoffs.js';
+import { refusalRecorded } from '../audit/audit-refusals.js';
 import type { JobFacts } from './job-facts.js';
 import { answerByOf, openPass, processSpan } from './open-pass.js';
 import { openingPhase, type Terminal } from './pass-machine.js';
@@ -68,13 +69,15 @@ export class CellWorker {
       throw error;
     }
     const cellWorker = new CellWorker(options, redis, clock);
-    const { running, worker, watchdogs, budgetStops, heartbeat, log } = cellWorker.parts;
+    const { running, worker, watchdogs, budgetStops, heartbeat, log, webhooks } = cellWorker.parts;
     try {
       await running.listen();
       void worker.run().catch((error: unknown) => log.warn('worker stopped', { error: String(error) }));
       await worker.waitUntilReady();
+      await webhooks?.deliveries?.start();
     } catch (error) {
       void worker.close(true).catch(() => undefined);
+      void webhooks?.deliveries?.close().catch(() => undefined);
       cellWorker.disconnect();
       throw error;
     }
@@ -92,7 +95,7 @@ export class CellWorker {
 
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   async close(): Promise<void> {
-    const { worker, watchdogs, budgetStops, heartbeat, finder, deadLetters } = this.parts;
+    const { worker, watchdogs, budgetStops, heartbeat, finder, deadLetters, webhooks } = this.parts;
     const step = async (name: string, work: Promise<unknown> | undefined): Promise<void> => {
       this.closing.add(name);
       try {
@@ -101,10 +104,15 @@ export class CellWorker {
         this.closing.delete(name);
       }
     };
-    await Promise.all([step('running jobs', worker.close()), step('watchdog sweeps', watchdogs.stop()), step('budget stops', budgetStops?.stop())]);
+    await Promise.all([
+      step('running jobs', worker.close()),
+      step('watchdog sweeps', watchdogs.stop()),
+      step('budget stops', budgetStops?.stop()),
+      step('webhook deliveries', webhooks?.deliveries?.close()),
+    ]);
     // Gone from `tierflow workers` at once, not after three missed beats.
     await step('heartbeat', heartbeat.stop());
-    await Promise.all([step('queue connections', finder.close()), step('dead-letter queue', deadLetters.close())]);
+    await Promise.all([step('queue connections', finder.close()), step('dead-letter queue', deadLetters.close()), step('webhook queue', webhooks?.notifier.close())]);
     this.disconnect();
   }
 
@@ -140,6 +148,11 @@ export class CellWorker {
       // Refused for good: kept in the dead-letter queue first, then failed without a retry.
       const letter = await deadLetters.keep(job, error.message);
       deadLettered(this.tier, error.message);
+      // On the run's own record too; a trail Redis will not take it on loses nothing (the letter holds it).
+      const refusal = { jobId: job.id!, queue: job.queueName, reason: error.message, deadLetter: letter, time: new Date(this.clock.now()).toISOString() };
+      await refusalRecorded(this.redis, engine.runtime.prefix, this.tier, refusal, engine.runtime.auditTtlMs).catch((problem: unknown) =>
+        log.warn('could not record a refusal on its run', { id: job.id, error: String(problem) }),
+      );
       log.warn('rejected a job', { queue: job.queueName, id: job.id, reason: error.message, dead_letter: letter });
       throw new UnrecoverableError(error.message);
     }

@@ -43,6 +43,9 @@ import type { Engine } from './pass.js';
 import { PassWriter } from './pass-writer.js';
 import { roleOf } from './role.js';
 import { RunTraces } from './run-traces.js';
+import type { NotifyOptions } from '../notify/delivery-policy.js';
+import { RunNotices } from '../notify/run-notices.js';
+import { WebhookDeliveryWorker, WebhookNotifier } from '../notify/webhook-queue.js';
 
 export interface CellWorkerOptions {
   readonly handler: TierHandler;
@@ -71,6 +74,11 @@ export interface CellWorkerOptions {
    * waiter of one cell is woken by a room notice heard on any); one of its own when left out.
    */
   readonly roomWaits?: RoomWaits;
+  /**
+   * The deployment's webhooks (docs/operations.md#webhooks): events this worker sees are queued on
+   * its cell's `notify` queue; the root's worker also delivers them. None when left out or empty.
+   */
+  readonly notify?: NotifyOptions;
 }
 
 /** How often each process looks for missed deadlines (they are already given 500 ms of grace). */
@@ -97,6 +105,8 @@ export interface CellParts {
   /** At the root: runs over their budget, to cancel (queued by whichever process saw it). */
   readonly budgetStops: WatchdogSweeper<string> | null;
   readonly heartbeat: Heartbeat;
+  /** What queues webhook events, and at the root what delivers them; null without webhooks. */
+  readonly webhooks: { readonly notifier: WebhookNotifier; readonly deliveries: WebhookDeliveryWorker | null } | null;
   /** Connections of our own: BullMQ leaves connections it was handed open, so we close them. */
   readonly connections: readonly RedisClient[];
 }
@@ -130,6 +140,7 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
   const processId = `${hostname()}:${process.pid}`;
   // Calls here waiting for room at a model, woken by the room notices of settles in the cells this process serves.
   const roomWaits = options.roomWaits ?? new RoomWaits();
+  const webhooks = webhooksOf(options, role.kind === 'root', queueRedis, log);
   const recorder = new RunRecorder({ redis, prefix: runtime.prefix, tier, mode: runtime.record, ttlMs: runtime.auditTtlMs, log, worker: processId });
   const engine: Engine = {
     tier,
@@ -156,6 +167,7 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     meters: new UsageMeters({ redis, keys, ttlMs: inFlightTtlMs(runtime), log }),
     budget: defaultRunBudget,
     ...(role.recordsRunTrace ? { traces: new RunTraces(redis, keys, runtime.keepFinishedMs, log) } : {}),
+    ...(webhooks ? { notices: new RunNotices(webhooks.notifier, options.deploymentPrefix ?? runtime.prefix, log, () => clock.now()) } : {}),
     handoffs: handoffChains(runtime.interceptors),
     writer: new PassWriter({ redis, rounds: new RoundSender(redis, finder.queue(tier)), finisher, lowerQueue, log }),
   };
@@ -188,6 +200,9 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
   const workerError = repeatedWarnings(log, 'worker error');
   worker.on('error', (error) => workerError(errorKind(error), { error: error.message }));
   worker.on('failed', (job, error) => log.warn('job failed', { id: job?.id, error: error.message }));
+  // A root's answer is its run's end: `done` for the webhooks (queued by the process that completed it).
+  const notices = engine.notices;
+  if (notices && role.kind === 'root') worker.on('completed', (job, result) => notices.rootAnswered(job.id, result));
   const watchdogs = new WatchdogSweeper<WatchdogJob>({
     redis,
     key: keys.watchdogs(party),
@@ -230,7 +245,8 @@ export function composeCell(options: CellWorkerOptions, redis: RedisClient, cloc
     watchdogs,
     budgetStops,
     heartbeat,
-    connections: [queueRedis, workerRedis, subscriber],
+    webhooks: webhooks ? { notifier: webhooks.notifier, deliveries: webhooks.deliveries } : null,
+    connections: [queueRedis, workerRedis, subscriber, ...(webhooks?.connection ? [webhooks.connection] : [])],
   };
 }
 
@@ -240,4 +256,17 @@ function defaultBudget(budget: Budget | undefined): Budget | null {
   const parsed = validateWith(budgetSchema, budget);
   if (!parsed.ok) throw TierflowError.permanent(`invalid default budget: ${parsed.errors.map(formatValidationError).join('; ')}`, { code: 'invalid_config' });
   return parsed.value;
+}
+
+/** The webhooks' queue writer, and at the root their delivery worker on a connection of its own; null without subscriptions. */
+function webhooksOf(options: CellWorkerOptions, root: boolean, queueRedis: RedisClient, log: TierLogger) {
+  const notify = options.notify;
+  if (!notify || notify.subscriptions.length === 0) return null;
+  const { runtime } = options;
+  const connection = root ? connect(runtime) : null;
+  return {
+    notifier: new WebhookNotifier(queueRedis, runtime.prefix, notify, log),
+    deliveries: connection ? new WebhookDeliveryWorker(connection, runtime.prefix, notify, log) : null,
+    connection,
+  };
 }

@@ -1,4 +1,5 @@
 import { clarificationsOf, inheritErrorPolicy, type DelegationMessage } from '@tierflow/protocol';
+import { inheritedHandoff } from '../handoff/inherit-handoff.js';
 import { pausedMs, withClarifications } from '../questions/questions.js';
 import { UnrecoverableError } from 'bullmq';
 import type { Assignment, DelegationDraft, SettledChild } from '../policy/handler.js';
@@ -149,14 +150,15 @@ export async function keepWatch(engine: Pick<Engine, 'tier' | 'party' | 'keys' |
 /**
  * Validated delegation messages; the root's children have no correlation id, since the root is
  * not a message. The answers a job was sent with go down with its work, so whoever asked finds
- * them; so does its error policy, field by field under the child's own (docs/protocol.md#error-policies).
+ * them; so does its error policy, field by field under the child's own (docs/protocol.md#error-policies),
+ * and its thread and handoff constraints (docs/protocol.md#handoff-metadata).
  */
-function childMessages(engine: Pick<Engine, 'tier' | 'signer'>, assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
+function childMessages(engine: Pick<Engine, 'tier' | 'signer' | 'runtime'>, assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
   const correlation = assignment.message ? assignment.id : null;
   const answers = clarificationsOf(assignment.payload.task_data);
   return children.map((child) => {
     const policy = inheritErrorPolicy(child.request.error_policy, assignment.payload.error_policy);
-    const request = policy === undefined ? child.request : { ...child.request, error_policy: policy };
+    const request = inheritedHandoff(policy === undefined ? child.request : { ...child.request, error_policy: policy }, assignment.payload, engine.runtime.interceptors);
     return buildDelegation(engine.tier, child.id, correlation, withClarifications(request, answers), now, engine.signer);
   });
 }

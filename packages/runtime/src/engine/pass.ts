@@ -1,3 +1,4 @@
+import type { RunNotices } from '../notify/run-notices.js';
 import type { DeferredBeadsStore } from '@tierflow/beads';
 import type { ModelLimiter } from '../policy/model-calls.js';
 import type { TierName, TierSlug } from '@tierflow/protocol';
@@ -72,6 +73,8 @@ export interface EngineWrites {
   readonly limiter: ModelLimiter;
   /** At the root: the runs' traces this process recorded, to mark once their spans are exported. */
   readonly traces?: RunTraces;
+  /** What webhooks are told of runs (docs/operations.md#webhooks); absent when the deployment has none. */
+  readonly notices?: RunNotices;
 }
 
 /**

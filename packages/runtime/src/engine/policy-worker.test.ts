@@ -38,6 +38,14 @@ describe('a tier app worker', () => {
     expect(Object.keys(options).sort()).toEqual(['handler', 'runtime']);
   });
 
+  it('hands the webhooks to the worker resolved, and refuses bad ones before anything starts', () => {
+    const { given, make } = recording();
+    const options = policyWorkerOptions(make, { runtime, notify: { subscriptions: [{ url: 'https://hooks.test/t', events: ['done'], secret: 's' }] } });
+    expect(given).toEqual([{}]);
+    expect(options.notify?.subscriptions).toEqual([{ url: 'https://hooks.test/t', events: ['done'], secret: 's', maxAttempts: 8, timeoutMs: 10_000 }]);
+    expect(() => policyWorkerOptions(make, { runtime, notify: { subscriptions: [{ url: 'not a url', secret: 's' }] } })).toThrow(/invalid notify options/);
+  });
+
   it('rejects, before anything starts, when the policy refuses its options', async () => {
     const refuse = (): TierHandler => {
       throw TierflowError.permanent('maxRevisions: too many', { code: 'invalid_config' });

@@ -1,5 +1,6 @@
 import type { Budget } from '@tierflow/protocol';
 import type { RuntimeOptions } from '../config/options.js';
+import { resolveNotifyOptions, type NotifyOptionsInput } from '../notify/delivery-policy.js';
 import type { TierHandler, TierLogger } from '../policy/handler.js';
 import { TierWorker, type TierWorkerOptions } from './tier-worker.js';
 
@@ -13,6 +14,11 @@ export interface PolicyWorkerOptions {
   readonly log?: TierLogger;
   /** Where the process's own metrics are scraped, for its heartbeat (`tierflow workers`); none when left out. */
   readonly metricsUrl?: string | null;
+  /**
+   * The deployment's webhooks (docs/operations.md#webhooks): every tier's worker queues the events
+   * it sees (a security finding in what it sends); the root's tells of runs, and delivers.
+   */
+  readonly notify?: NotifyOptionsInput;
 }
 
 /** The root tier's host options: a run's budget belongs to the root, so only the Monitor's worker is given one. */
@@ -27,7 +33,7 @@ export interface RootWorkerOptions extends PolicyWorkerOptions {
  * runtime's defaults apply. Pure.
  */
 export function policyWorkerOptions<Policy extends object>(makeHandler: (policy: Policy) => TierHandler, options: RootWorkerOptions & Policy): TierWorkerOptions {
-  const { runtime, concurrency, cells, log, budget, metricsUrl, ...policy } = options;
+  const { runtime, concurrency, cells, log, budget, metricsUrl, notify, ...policy } = options;
   return {
     // What is left once the host's keys are taken is the policy's own.
     handler: makeHandler(policy as unknown as Policy),
@@ -37,6 +43,7 @@ export function policyWorkerOptions<Policy extends object>(makeHandler: (policy:
     ...(cells === undefined ? {} : { cells }),
     ...(log === undefined ? {} : { log }),
     ...(metricsUrl === undefined ? {} : { metricsUrl }),
+    ...(notify === undefined ? {} : { notify: resolveNotifyOptions(notify) }),
   };
 }
 

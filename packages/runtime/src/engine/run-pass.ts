@@ -1,6 +1,7 @@
 import { context as otelContext } from '../observability/tracing.js';
 import { isStopReason, type StopReason } from '../cancellation/control-listener.js';
 import { checkUpstream, reportChecks, withCascadeCheck } from '../checks/upstream-check.js';
+import { withHandoffMetadata } from '../checks/handoff-metadata.js';
 import type { SettledRound, Step } from '../policy/handler.js';
 import { answer } from './answer.js';
 import { collectRound, isPending, type CollectMode } from './collect-round.js';
@@ -174,7 +175,8 @@ async function readRound(engine: Pick<Engine, 'tier' | 'runtime' | 'handoffs' | 
 
 /**
  * The policy's `resume`, after the round's Fleet leaves are calibrated against their history and
- * its outcomes pass the cascade check; its answer carries the gravest check.
+ * its outcomes pass the cascade check; its answer carries the gravest check and the round's
+ * handoff metadata, aggregated.
  */
 async function resume(engine: Pick<Engine, 'tier' | 'handler' | 'runtime' | 'log' | 'clock'>, pass: Pass, settled: SettledRound): Promise<Step> {
   const round = await calibrated(engine, pass, settled);
@@ -184,7 +186,7 @@ async function resume(engine: Pick<Engine, 'tier' | 'handler' | 'runtime' | 'log
   const step: Step = handler.resume
     ? await handler.resume(pass.context, checked.round)
     : { kind: 'outcome', outcome: { status: 'failed', summary: `${engine.tier} cannot resume delegated work`, confidence: 0 } };
-  return withCascadeCheck(step, checked.carried);
+  return withHandoffMetadata(withCascadeCheck(step, checked.carried), checked.round);
 }
 
 /**

@@ -15,7 +15,7 @@ const draft: UpstreamWorkInput = {
   artifacts: [{ artifact_type: 'text', inline_content: 'Revenue grew 12% in 2025 (annual report, p. 4).' }],
 };
 
-function delegation(taskType: string, upstream: unknown): DelegationHandoff {
+function delegation(taskType: string, upstream: unknown, extra: Record<string, unknown> = {}): DelegationHandoff {
   return {
     kind: 'delegation',
     id: 'root-1.0-0.0-0.1-1',
@@ -23,7 +23,7 @@ function delegation(taskType: string, upstream: unknown): DelegationHandoff {
     from: 'ROUTING_DISPATCHER',
     to: 'SPECIALIZED_FLEET',
     signal: new AbortController().signal,
-    payload: delegationPayloadSchema.parse({ task_type: taskType, objective: 'check the claims', task_data: { subtask_index: 2, ...(upstream === undefined ? {} : { upstream }) } }),
+    payload: delegationPayloadSchema.parse({ task_type: taskType, objective: 'check the claims', task_data: { subtask_index: 2, ...(upstream === undefined ? {} : { upstream }) }, ...extra }),
   };
 }
 
@@ -49,6 +49,12 @@ describe('tone isolation', () => {
     const grouped = delegation('edit', [draft]);
     expect(upstreamOf(await send({ groups: { generative: ['write', 'edit'] } }, grouped))[0]!.summary).toBe(draft.summary);
     expect(crossesTaskTypes('write', 'edit', () => 'one')).toBe(false);
+  });
+
+  it('leaves alone a delegation that opts out with handoff.tone_isolation: false', async () => {
+    const optedOut = delegation('analyse', [draft], { handoff: { tone_isolation: false } });
+    expect(await send({}, optedOut)).toBe(optedOut);
+    expect(upstreamOf(await send({}, delegation('analyse', [draft], { handoff: { tone_isolation: true } })))[0]!.summary).toBeNull();
   });
 
   it('leaves a delegation without upstream work alone', async () => {

@@ -1,3 +1,4 @@
+import { isolatesTone } from '@tierflow/core';
 import { formatValidationError, upstreamWorkSchema, validateWith, type UpstreamWork } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { DelegationHandoff, HandoffInterceptor } from '../policy/handoff.js';
@@ -43,6 +44,8 @@ export function toneIsolation(options: ToneIsolationOptions = {}): HandoffInterc
     name: TONE_ISOLATION_INTERCEPTOR,
     send: async (handoff, next) => {
       if (handoff.kind !== 'delegation' || handoff.payload.task_data.upstream === undefined) return next(handoff);
+      // A delegation may opt out of the deployment's isolation (docs/protocol.md#handoff-metadata).
+      if (!isolatesTone(true, handoff.payload.handoff?.tone_isolation)) return next(handoff);
       return next(await isolated(handoff, groupOf, isolate));
     },
   };

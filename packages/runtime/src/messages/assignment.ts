@@ -2,7 +2,7 @@ import { delegationPayloadSchema, formatValidationError, isDelegation, TierflowE
 import type { Assignment } from '../policy/handler.js';
 import { rootIdOf } from './ids.js';
 import { checkObjectiveSize, checkSubtaskCount, InputTooLargeError, type InputLimits } from './input-limits.js';
-import { rootObjectiveSchema } from '../model/objective.js';
+import { ACCEPTANCE_CRITERIA_KEY, rootObjectiveSchema } from '../model/objective.js';
 
 /** The task_type the Monitor gives a root objective. */
 export const ROOT_TASK_TYPE = 'objective';
@@ -48,8 +48,12 @@ function readRoot(data: unknown): Assignment {
     constraints: objective.constraints ?? [],
     priority: objective.priority,
     timeout_ms: objective.timeout_ms ?? null,
-    task_data: objective.task_data ?? {},
+    deadline_hint: objective.deadline_hint ?? null,
+    // The payload has no field for them: they go down in task_data, where the planners read them.
+    task_data: objective.acceptance_criteria ? { ...objective.task_data, [ACCEPTANCE_CRITERIA_KEY]: objective.acceptance_criteria } : (objective.task_data ?? {}),
     ...(objective.error_policy ? { error_policy: objective.error_policy } : {}),
+    ...(objective.thread_id ? { thread_id: objective.thread_id } : {}),
+    ...(objective.handoff ? { handoff: objective.handoff } : {}),
   });
   return { id: root.value.root_id, rootId: root.value.root_id, payload, message: null, ...(objective.budget ? { budget: objective.budget } : {}) };
 }

@@ -1,9 +1,36 @@
-import { agentIdentitySchema, aggregationStrategySchema, budgetSchema, errorPolicySchema, jsonObjectSchema, messageSignatureSchema, prioritySchema } from '@tierflow/protocol';
+import {
+  agentIdentitySchema,
+  aggregationStrategySchema,
+  budgetSchema,
+  errorPolicySchema,
+  handoffConstraintsSchema,
+  jsonObjectSchema,
+  messageSignatureSchema,
+  prioritySchema,
+} from '@tierflow/protocol';
 import { z } from 'zod';
 import { outputSchemaField } from './output-schema-field.js';
 import { dependencyProblems } from './plan-dependencies.js';
 
 const positiveMs = z.int().positive({ message: 'must be a positive number of milliseconds' });
+
+/** The `task_data` key a root's acceptance criteria travel under (the delegation payload has no field for them). */
+export const ACCEPTANCE_CRITERIA_KEY = 'acceptance_criteria';
+
+/** When the work is due, as planning guidance (not enforced: `timeout_ms` is): an ISO 8601 date (`2026-03-01`) or date-time with an offset (`2026-03-01T17:00:00Z`). */
+export const deadlineHintSchema = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be an ISO 8601 date (2026-03-01) or date-time with an offset (2026-03-01T17:00:00Z)' })
+  .meta({ description: 'When the work is due: an ISO 8601 date or date-time with an offset. Guidance for planning; timeout_ms is what is enforced.' });
+
+/** What the work must satisfy to count as done, one statement each: the planners see them, and so may a check of the result. */
+export const acceptanceCriteriaSchema = z
+  .array(z.string().trim().min(1, { message: 'must not be blank' }))
+  .min(1, { message: 'needs at least one criterion, or leave the field out' })
+  .max(100)
+  .meta({ description: 'What the work must satisfy to count as done, one statement each.' });
+
+/** Handoff constraints as a file gives them (docs/protocol.md#handoff-metadata): strict, so a misspelt flag is an error. */
+const handoffField = z.strictObject(handoffConstraintsSchema.shape);
 
 /** One subtask of a plan: what the Dispatcher turns into one delegation to the Fleet. */
 export const subtaskSchema = z.strictObject({
@@ -26,6 +53,8 @@ export const subtaskSchema = z.strictObject({
   target_agent: agentIdentitySchema.optional(),
   /** What to do when this subtask's work goes wrong (docs/protocol.md#error-policies), over the plan's. */
   error_policy: errorPolicySchema.optional(),
+  /** This subtask's handoff constraints, over the run's (docs/protocol.md#handoff-metadata). */
+  handoff: handoffField.optional(),
   /**
    * The subtasks (1-based, in the same plan) whose work this one takes as its input: it is sent once
    * they have all succeeded, with their work in `task_data.upstream` (docs/protocol.md#subtask-dependencies).
@@ -63,6 +92,14 @@ export const objectiveFileSchema = z.strictObject({
   budget: budgetSchema.optional(),
   /** The whole run's error policy, handed down to every delegation that sets none of its own (docs/protocol.md#error-policies). */
   error_policy: errorPolicySchema.optional(),
+  /** When the work is due (docs/operations.md#the-objective-file): the root delegation's `deadline_hint`, which the planners see. */
+  deadline_hint: deadlineHintSchema.optional(),
+  /** What the work must satisfy: `task_data.acceptance_criteria` of the root delegation, which the planners see. */
+  acceptance_criteria: acceptanceCriteriaSchema.optional(),
+  /** The conversation or thread the run belongs to, carried by every delegation of it (docs/protocol.md#handoff-metadata). */
+  thread_id: z.string().min(1).optional(),
+  /** Handoff constraints handed down to every delegation of the run, field by field under its own (docs/protocol.md#handoff-metadata). */
+  handoff: handoffField.optional(),
 });
 export type ObjectiveFile = z.infer<typeof objectiveFileSchema>;
 

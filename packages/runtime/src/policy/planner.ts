@@ -1,5 +1,5 @@
 import { formatValidationError, TierflowError, validateWith, type JsonObject } from '@tierflow/protocol';
-import { planSchema, type Plan } from '../model/objective.js';
+import { ACCEPTANCE_CRITERIA_KEY, acceptanceCriteriaSchema, planSchema, type Plan } from '../model/objective.js';
 import type { TierContext } from './handler.js';
 
 /** What a planner is asked: the delegation it plans for, and what it may read or obey while it works. */
@@ -14,6 +14,13 @@ export interface PlanRequest {
   readonly beads: TierContext['beads'];
   /** When the plan must be ready for the tier to answer in time (ms since the epoch), or null. */
   readonly deadline: number | null;
+  /**
+   * When the work is due, as the objective said (`deadline_hint`: an ISO 8601 date or date-time),
+   * for the plan to fit; guidance, not enforced. Null or absent without one.
+   */
+  readonly deadlineHint?: string | null;
+  /** What the work must satisfy, as the objective said (`task_data.acceptance_criteria`); empty or absent without any. */
+  readonly acceptanceCriteria?: readonly string[];
   /** Fires on cancellation or timeout: stop at once and throw. */
   readonly signal: AbortSignal;
   readonly log: TierContext['log'];
@@ -110,11 +117,19 @@ function planRequest(context: TierContext): PlanRequest {
     contextRefs: payload.context_refs,
     beads: context.beads,
     deadline: context.answerBy,
+    deadlineHint: payload.deadline_hint,
+    acceptanceCriteria: acceptanceCriteriaOf(payload.task_data),
     signal: context.signal,
     log: context.log,
     usage: context.usage,
     calls: context.calls,
   };
+}
+
+/** The acceptance criteria a delegation's `task_data` carries; none when they are missing or out of shape. Pure. */
+export function acceptanceCriteriaOf(taskData: Readonly<Record<string, unknown>>): string[] {
+  const parsed = acceptanceCriteriaSchema.safeParse(taskData[ACCEPTANCE_CRITERIA_KEY]);
+  return parsed.success ? parsed.data : [];
 }
 
 /**

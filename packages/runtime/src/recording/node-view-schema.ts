@@ -32,6 +32,11 @@ export const nodeInputSchema = z
       .nullable()
       .meta({ description: 'How the Dispatcher chose the specialist (its routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); null when the delegation carries none.' }),
     priority: z.number().nullable(),
+    thread_id: z.string().optional().meta({ description: 'The conversation or thread the work belongs to; absent when the delegation names none.' }),
+    handoff: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'Its handoff constraints (tone_isolation, cascade_check, max_context_tokens: docs/protocol.md#handoff-metadata); absent when it carries none.' }),
     edits: z.array(z.string()).meta({ description: '`tierflow rerun --set` edits applied to it, as `path=json`.' }),
     attempt: z.number().nullable(),
     at,
@@ -45,6 +50,16 @@ export const nodeArtifactSchema = z.object({
   metadata: z.record(z.string(), z.unknown()),
 });
 
+export const nodeMetadataSchema = z
+  .object({
+    format: z.string().optional(),
+    sources_count: z.number().optional(),
+    data_freshness: z.string().optional(),
+    gaps: z.array(z.string()).optional(),
+    assumptions: z.array(z.string()).optional(),
+  })
+  .meta({ title: 'NodeMetadata' });
+
 export const nodeOutcomeSchema = z
   .object({
     from: z.enum(['recording', 'job']),
@@ -57,6 +72,7 @@ export const nodeOutcomeSchema = z
     artifacts: z.array(nodeArtifactSchema),
     usage: usageSchema.nullable(),
     execution_time_ms: z.number().nullable(),
+    metadata: nodeMetadataSchema.optional().meta({ description: 'What the outcome says of the work behind it (docs/protocol.md#handoff-metadata); absent when it says nothing.' }),
     at,
   })
   .meta({ title: 'NodeOutcome' });
@@ -154,3 +170,4 @@ export type NodePass = z.output<typeof nodePassSchema>;
 export type NodeWait = z.output<typeof nodeWaitSchema>;
 export type ChatMessage = z.output<typeof chatMessageSchema>;
 export type NodeArtifact = z.output<typeof nodeArtifactSchema>;
+export type NodeMetadata = z.output<typeof nodeMetadataSchema>;

@@ -142,6 +142,32 @@ describe('nodeView', () => {
   });
 });
 
+describe('nodeView of handoff metadata', () => {
+  it('shows the thread, the handoff constraints and what the outcome says of its work, and nothing where none is carried', () => {
+    const withThread = buildDelegation(
+      'ROUTING_DISPATCHER',
+      LEAF,
+      PARENT,
+      { task_type: 'execute', objective: 'x', thread_id: 't-43', handoff: { cascade_check: false, max_context_tokens: 4000 } },
+      T0,
+    );
+    const described = buildOutcome(
+      'SPECIALIZED_FLEET',
+      LEAF,
+      { status: 'success', summary: 's', confidence: 0.9, sources_count: 7, data_freshness: '2026-02-28', gaps: ['no prices'], format: 'markdown' },
+      10,
+      T0 + 10,
+    );
+    const view = nodeViewSchema.parse(nodeView({ rootId: 'r', nodeId: LEAF, tree: leafNode, job: { data: withThread, returnvalue: described }, record: null, skipped: 0 }));
+    expect(view.input).toMatchObject({ thread_id: 't-43', handoff: { cascade_check: false, max_context_tokens: 4000 } });
+    expect(view.outcome?.metadata).toEqual({ format: 'markdown', sources_count: 7, data_freshness: '2026-02-28', gaps: ['no prices'] });
+    const plain = nodeView({ rootId: 'r', nodeId: LEAF, tree: leafNode, job: { data: delegation, returnvalue: outcome }, record: null, skipped: 0 });
+    expect(plain.input).not.toHaveProperty('thread_id');
+    expect(plain.input).not.toHaveProperty('handoff');
+    expect(plain.outcome).not.toHaveProperty('metadata');
+  });
+});
+
 describe('runTimeline', () => {
   it("puts each node's passes and waits on one axis, depth first; a node not recorded gets its tree's times", () => {
     const parent: RunNode = { ...leafNode, id: PARENT, tier: 'ROUTING_DISPATCHER', started_at: new Date(T0 - 500).toISOString(), finished_at: null, children: [leafNode] };

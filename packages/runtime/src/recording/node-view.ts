@@ -5,7 +5,7 @@ import { isDigest } from './bounded.js';
 import type { NodeRecord } from './node-record.js';
 import type { CallEntry, DelegationEntry, OutcomeEntry, ToolEntry } from './record-entry.js';
 import type { RecordMode } from '../config/record-mode.js';
-import type { ChatMessage, NodeArtifact, NodeCall, NodeInput, NodeOutcome, NodeToolCall, NodeView } from './node-view-schema.js';
+import type { ChatMessage, NodeArtifact, NodeCall, NodeInput, NodeMetadata, NodeOutcome, NodeToolCall, NodeView } from './node-view-schema.js';
 
 /** What the queue still holds of a node's job: its data (the delegation, or a root's objective record) and its return value. */
 export interface NodeJob {
@@ -118,6 +118,8 @@ function inputOf(payload: Record<string, unknown> | null, from: NodeInput['from'
     specialist_hint: stringOr(p.specialist_hint),
     routing: isJsonObject(p.routing) ? p.routing : null,
     priority: numberOr(p.priority),
+    ...(typeof p.thread_id === 'string' ? { thread_id: p.thread_id } : {}),
+    ...(isJsonObject(p.handoff) && Object.keys(p.handoff).length > 0 ? { handoff: p.handoff } : {}),
     edits: [],
     attempt: null,
     at: null,
@@ -145,8 +147,22 @@ function outcomeOf(message: Record<string, unknown>, from: NodeOutcome['from'], 
     artifacts: Array.isArray(p.artifacts) ? p.artifacts.filter(isJsonObject).map(artifactOf) : [],
     usage,
     execution_time_ms: numberOr(p.execution_time_ms),
+    ...metadataOf(p),
     at,
   };
+}
+
+/** The handoff metadata an outcome carries, read field by field; nothing when it carries none. */
+function metadataOf(p: Record<string, unknown>): { metadata?: NodeMetadata } {
+  const strings = (value: unknown): string[] | undefined => (Array.isArray(value) ? value.map(String) : undefined);
+  const metadata: NodeMetadata = {
+    ...(typeof p.format === 'string' ? { format: p.format } : {}),
+    ...(typeof p.sources_count === 'number' ? { sources_count: p.sources_count } : {}),
+    ...(typeof p.data_freshness === 'string' ? { data_freshness: p.data_freshness } : {}),
+    ...(strings(p.gaps) ? { gaps: strings(p.gaps) } : {}),
+    ...(strings(p.assumptions) ? { assumptions: strings(p.assumptions) } : {}),
+  };
+  return Object.keys(metadata).length > 0 ? { metadata } : {};
 }
 
 function artifactOf(artifact: Record<string, unknown>): NodeArtifact {

@@ -119,7 +119,7 @@ export function delegationTo(tier: TierName, id: string, payload: DelegationPayl
 }
 
 /** An assignment for the Monitor: a root objective, which reaches it from outside the tiers (no message). */
-export function rootAssignment(rootId: string, payload: Pick<DelegationPayloadInput, 'objective' | 'constraints' | 'priority' | 'timeout_ms' | 'task_data'>): Assignment {
+export function rootAssignment(rootId: string, payload: Pick<DelegationPayloadInput, 'objective' | 'constraints' | 'priority' | 'timeout_ms' | 'task_data' | 'deadline_hint'>): Assignment {
   return { id: rootId, rootId, payload: delegationPayloadSchema.parse({ ...payload, task_type: 'objective' }), message: null };
 }
 

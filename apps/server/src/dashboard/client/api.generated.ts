@@ -123,6 +123,14 @@ export interface paths {
                                         /** @enum {string} */
                                         readonly on_timeout?: "partial_result" | "escalate";
                                     };
+                                    readonly handoff?: {
+                                        /** @description Isolate upstream work's tone for this delegation (true) or not (false), whatever the deployment does. */
+                                        readonly tone_isolation?: boolean;
+                                        /** @description Check this delegation's answer against its confidence (true, with the deployment's or the default bounds) or not (false). */
+                                        readonly cascade_check?: boolean;
+                                        /** @description The most tokens the prompt built for this work may take; a larger one fails before the model is called. */
+                                        readonly max_context_tokens?: number;
+                                    };
                                     readonly depends_on?: readonly number[];
                                 }[];
                                 /** @description What the receiver does on low-confidence upstream work, a result that does not match its schema, or running out of time; the deployment default for what is left out. */
@@ -155,6 +163,19 @@ export interface paths {
                             readonly on_format_mismatch?: "adapt" | "reject" | "escalate";
                             /** @enum {string} */
                             readonly on_timeout?: "partial_result" | "escalate";
+                        };
+                        /** @description When the work is due: an ISO 8601 date or date-time with an offset. Guidance for planning; timeout_ms is what is enforced. */
+                        readonly deadline_hint?: string;
+                        /** @description What the work must satisfy to count as done, one statement each. */
+                        readonly acceptance_criteria?: readonly string[];
+                        readonly thread_id?: string;
+                        readonly handoff?: {
+                            /** @description Isolate upstream work's tone for this delegation (true) or not (false), whatever the deployment does. */
+                            readonly tone_isolation?: boolean;
+                            /** @description Check this delegation's answer against its confidence (true, with the deployment's or the default bounds) or not (false). */
+                            readonly cascade_check?: boolean;
+                            /** @description The most tokens the prompt built for this work may take; a larger one fails before the model is called. */
+                            readonly max_context_tokens?: number;
                         };
                     };
                 };
@@ -555,7 +576,7 @@ export interface paths {
         readonly get: {
             readonly parameters: {
                 readonly query?: {
-                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, decision, gap, tool. */
+                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, decision, gap, tool, refusal, security. */
                     readonly kind?: string;
                     /** @description Start after this entry: a `next_cursor` or `prev_cursor` of another page. */
                     readonly cursor?: string;
@@ -796,6 +817,45 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/webhooks/deliveries": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The latest webhook deliveries: event, URL, state, attempts, the last status or error */
+        readonly get: {
+            readonly parameters: {
+                readonly query?: {
+                    /** @description How many deliveries at most, newest first (100 when left out). */
+                    readonly limit?: number;
+                };
+                readonly header?: never;
+                readonly path?: never;
+                readonly cookie?: never;
+            };
+            readonly requestBody?: never;
+            readonly responses: {
+                /** @description The deliveries kept (delivered ones a day, given-up ones a week), newest first */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["WebhookDeliveries"];
+                    };
+                };
+            };
+        };
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -957,6 +1017,19 @@ export interface components {
                      * @enum {string}
                      */
                     readonly evidence_grade?: "NOBEL" | "PR" | "IV" | "PP" | "HEUR" | "DISC";
+                    /**
+                     * @description The shape of the work handed over.
+                     * @enum {string}
+                     */
+                    readonly format?: "markdown" | "json" | "csv" | "structured";
+                    /** @description How many sources the work rests on; summed over the children once a tier aggregates. */
+                    readonly sources_count?: number;
+                    /** @description How recent the data behind the work is: an ISO 8601 date or date-time. */
+                    readonly data_freshness?: string;
+                    /** @description What the work is known to miss; unioned over the children once a tier aggregates. */
+                    readonly gaps?: readonly string[];
+                    /** @description What the work assumed; unioned over the children once a tier aggregates. */
+                    readonly assumptions?: readonly string[];
                     /** @description With needs_clarification: every question behind it, each with the id of the outcome that asked. */
                     readonly questions?: readonly ({
                         /** @description The id of the outcome message that asked: what an answer names. */
@@ -1030,6 +1103,14 @@ export interface components {
             readonly children: readonly components["schemas"]["RunNode"][];
             readonly questions?: readonly components["schemas"]["Question"][];
             readonly waiting_until?: string;
+            /** @description The confidence cascade's word on this node's outcome, where a tier above flagged it (`low_confidence`), held it for review (`needs_review`) or rejected it (`rejected`). */
+            readonly cascade?: {
+                /** @enum {string} */
+                readonly signal: "low_confidence" | "needs_review" | "rejected";
+                readonly confidence: number;
+                readonly threshold: number;
+                readonly checked_by: string;
+            };
         };
         readonly Question: {
             readonly id: string;
@@ -1151,6 +1232,12 @@ export interface components {
                     readonly [key: string]: unknown;
                 } | null;
                 readonly priority: number | null;
+                /** @description The conversation or thread the work belongs to; absent when the delegation names none. */
+                readonly thread_id?: string;
+                /** @description Its handoff constraints (tone_isolation, cascade_check, max_context_tokens: docs/protocol.md#handoff-metadata); absent when it carries none. */
+                readonly handoff?: {
+                    readonly [key: string]: unknown;
+                };
                 /** @description `tierflow rerun --set` edits applied to it, as `path=json`. */
                 readonly edits: readonly string[];
                 readonly attempt: number | null;
@@ -1193,6 +1280,14 @@ export interface components {
                     readonly [key: string]: unknown;
                 }) | null;
                 readonly execution_time_ms: number | null;
+                /** @description What the outcome says of the work behind it (docs/protocol.md#handoff-metadata); absent when it says nothing. */
+                readonly metadata?: {
+                    readonly format?: string;
+                    readonly sources_count?: number;
+                    readonly data_freshness?: string;
+                    readonly gaps?: readonly string[];
+                    readonly assumptions?: readonly string[];
+                };
                 /** @description ms since the epoch */
                 readonly at: number | null;
             } | null;
@@ -1334,7 +1429,7 @@ export interface components {
             /** @description A tier, or `client` for whoever is outside the tiers. */
             readonly from: string;
             readonly to: string;
-            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `decision`, `gap`, `tool`. */
+            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `decision`, `gap`, `tool`, `refusal`, `security`. */
             readonly kind: string;
             /** @description `sent` or `received`. */
             readonly direction: string;
@@ -1353,6 +1448,8 @@ export interface components {
             readonly data?: {
                 readonly [key: string]: unknown;
             };
+            /** @description The entry's link in the run's hash chain (`tierflow audit <root> --verify`); absent from entries written before trails were chained. */
+            readonly hash?: string;
         };
         readonly Metrics: {
             /** @enum {string} */
@@ -1519,6 +1616,25 @@ export interface components {
                 readonly success_rate: number | null;
                 readonly p95_latency_ms: number | null;
             }[];
+        };
+        /** @description The latest webhook deliveries of every cell, newest first (docs/operations.md#webhooks). */
+        readonly WebhookDeliveries: {
+            readonly deliveries: readonly components["schemas"]["WebhookDelivery"][];
+        };
+        readonly WebhookDelivery: {
+            readonly event_id: string;
+            /** @enum {string} */
+            readonly type: "review" | "question" | "blocked" | "done" | "security";
+            readonly root_id: string;
+            readonly url: string;
+            /** @enum {string} */
+            readonly state: "pending" | "retrying" | "delivered" | "failed";
+            readonly attempts: number;
+            readonly max_attempts: number;
+            readonly last_status: number | null;
+            readonly last_error: string | null;
+            readonly queued_at: number;
+            readonly finished_at: number | null;
         };
     };
     responses: never;

@@ -65,6 +65,8 @@ function inputList(input: NonNullable<NodeView['input']>): HTMLElement {
     ['Specialist hint', input.specialist_hint],
     ['Routing', input.routing ? routingView(input.routing) : null],
     ['Priority', input.priority === null ? null : String(input.priority)],
+    ['Thread', input.thread_id ?? null],
+    ['Handoff', input.handoff ? folded('JSON', input.handoff) : null],
     ['Edits', input.edits.length > 0 ? h('ul', {}, ...input.edits.map((edit) => h('li', {}, h('code', {}, edit)))) : null],
   ]);
 }
@@ -81,9 +83,23 @@ function outcomeList(outcome: NonNullable<NodeView['outcome']>): HTMLElement {
       ['Error', outcome.error_type || outcome.error_detail ? [outcome.error_type, outcome.error_detail].filter(Boolean).join(': ') : null],
       ['Took', outcome.execution_time_ms === null ? null : duration(outcome.execution_time_ms)],
       ['Usage', outcome.usage ? usageText(outcome.usage) : null],
+      ...metadataRows(outcome.metadata),
     ]),
     ...outcome.artifacts.map(artifactView),
   );
+}
+
+/** What the outcome says of its work (docs/protocol.md#handoff-metadata); no rows when it says nothing. */
+function metadataRows(metadata: NonNullable<NodeView['outcome']>['metadata']): (readonly [string, Value])[] {
+  if (!metadata) return [];
+  const items = (values: readonly string[] | undefined) => (values && values.length > 0 ? h('ul', {}, ...values.map((value) => h('li', {}, value))) : null);
+  return [
+    ['Format', metadata.format ?? null],
+    ['Sources', metadata.sources_count === undefined ? null : String(metadata.sources_count)],
+    ['Data as of', metadata.data_freshness ?? null],
+    ['Gaps', items(metadata.gaps)],
+    ['Assumptions', items(metadata.assumptions)],
+  ];
 }
 
 /** An artifact by its type: code as code, JSON folded, test cases as a table, else text. */
