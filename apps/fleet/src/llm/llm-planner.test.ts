@@ -119,6 +119,13 @@ describe('llmPlanner on a revision', () => {
     expect(user).toContain('Task data (JSON):\n{"language":"python"}');
   });
 
+  it("refuses a prompt over the delegation's max_context_tokens before calling the model, and keeps one under it", async () => {
+    await expect(planner()({ ...request(), maxContextTokens: 20 })).rejects.toMatchObject({ code: 'context_too_large', retryable: false });
+    expect(server.requests).toHaveLength(0);
+    server.replies.push(reply(good));
+    await expect(planner()({ ...request(), maxContextTokens: 100_000 })).resolves.toEqual(good);
+  });
+
   it('tells the model when the work is due and what it must satisfy, the criteria once', () => {
     const user = planMessages({ ...request(), deadlineHint: '2026-03-01', acceptanceCriteria: ['all tests pass'], taskData: { acceptance_criteria: ['all tests pass'], language: 'go' } }, {})[1]
       ?.content as string;

@@ -5,7 +5,8 @@ import { type Plan } from '@tierflow/runtime';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
-import { chatCompletion, openAiClient, type LlmEndpoint } from './llm-call.js';
+import { chatCompletion, openAiClient, promptText, type LlmEndpoint } from './llm-call.js';
+import { checkContextSize } from './context-limit.js';
 
 /** Options of {@link llmPlanner}. */
 export interface LlmPlannerOptions extends LlmEndpoint {
@@ -69,7 +70,10 @@ async function ask(client: OpenAI, options: LlmPlannerOptions, modelLimit: Model
     modelLimit,
   } as const;
   const maxTokens = options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens };
-  const reply = await chatCompletion(client, { model: options.model, messages, response_format: planFormat(options.specialists), ...maxTokens }, limits);
+  const body = { model: options.model, messages, response_format: planFormat(options.specialists), ...maxTokens };
+  // As a specialist's: a prompt over the delegation's limit is refused before the model is called.
+  checkContextSize(promptText(body), request.maxContextTokens, `planner ${options.model}`);
+  const reply = await chatCompletion(client, body, limits);
   return reply.content;
 }
 

@@ -21,6 +21,8 @@ export interface PlanRequest {
   readonly deadlineHint?: string | null;
   /** What the work must satisfy, as the objective said (`task_data.acceptance_criteria`); empty or absent without any. */
   readonly acceptanceCriteria?: readonly string[];
+  /** The delegation's `handoff.max_context_tokens`: a planner that calls a model keeps its prompt under it (docs/protocol.md#handoff-metadata). */
+  readonly maxContextTokens?: number | null;
   /** Fires on cancellation or timeout: stop at once and throw. */
   readonly signal: AbortSignal;
   readonly log: TierContext['log'];
@@ -119,6 +121,7 @@ function planRequest(context: TierContext): PlanRequest {
     deadline: context.answerBy,
     deadlineHint: payload.deadline_hint,
     acceptanceCriteria: acceptanceCriteriaOf(payload.task_data),
+    maxContextTokens: payload.handoff?.max_context_tokens ?? null,
     signal: context.signal,
     log: context.log,
     usage: context.usage,
