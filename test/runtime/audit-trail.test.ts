@@ -187,6 +187,11 @@ describe('the audit trail of a run', () => {
       previous = line.hash;
     }
 
+    // --all finds every trail the deployment holds by SCAN: this run's among them, whole.
+    const all = await tierflow(['audit', 'export', '--all'], env());
+    expect(all, all.stderr).toMatchObject({ code: 0 });
+    expect(all.stdout.split('\n').filter((line) => line.includes(`"root_id":"${rootId}"`))).toHaveLength(lines.length);
+
     // An operator with the admin's rights removes the Fleet's outcome: both the break and Redis's count give it away.
     const key = auditKey(deployment.runtime.prefix, rootId);
     const removed = (await readAuditTrail(redis, deployment.runtime.prefix, rootId)).find((record) => record.kind === 'outcome' && record.from === 'SPECIALIZED_FLEET' && record.direction === 'sent')!;

@@ -1,6 +1,6 @@
 import { cellOf, cellPrefixes, connectReachable, readAuditChain, auditKey, type RedisClient } from '@tierflow/runtime/admin';
 import { runtimeOptionsFromEnv } from '@tierflow/runtime';
-import { scanKeys } from '@tierflow/beads';
+import { escapeRedisGlob, scanKeys } from '@tierflow/beads';
 import { EXIT, type CliIo } from '../io.js';
 
 export interface AuditExportOptions {
@@ -58,12 +58,7 @@ async function everyTrail(redis: RedisClient, prefixes: readonly string[]): Prom
   const found: { prefix: string; rootId: string }[] = [];
   for (const prefix of prefixes) {
     const head = auditKey(prefix, '');
-    for (const key of (await scanKeys(redis, `${globEscape(head)}*`)).sort()) found.push({ prefix, rootId: key.slice(head.length) });
+    for (const key of (await scanKeys(redis, `${escapeRedisGlob(head)}*`)).sort()) found.push({ prefix, rootId: key.slice(head.length) });
   }
   return found;
-}
-
-/** A literal for a SCAN pattern: the prefix's braces and brackets are not a glob's. */
-function globEscape(text: string): string {
-  return text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
 }
