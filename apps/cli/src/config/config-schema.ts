@@ -128,6 +128,17 @@ export function durationSchema(range: { readonly min: number; readonly max: numb
   });
 }
 
+/**
+ * How handoffs are governed (docs/operations.md#governed-handoffs). `require: true` makes every
+ * worker refuse to start with an agent the lock file does not list as it runs, and every tier
+ * refuse a handoff without a valid attestation.
+ */
+const governanceSectionSchema = z.strictObject({
+  require: z.boolean().optional(),
+  /** The lock file, relative to the project file: `tierflow.lock.json` when left out. */
+  lock: z.string().min(1).optional(),
+});
+
 /** What the tiers learn from their history (docs/operations.md#history). */
 const historySection = z.strictObject({
   /** The half-life of the Monitor's history: what happened that long ago counts half. A day when left out. */
@@ -182,6 +193,8 @@ export const projectConfigSchema = z.strictObject({
   interceptors: z.array(z.union([interceptorObject, declaredInterceptor])).default([]),
   /** Webhooks told of runs: `{ url, events?, secretEnv }` each (docs/extending.md#webhooks). */
   notify: notifySectionSchema.optional(),
+  /** How handoffs are governed (docs/operations.md#governed-handoffs): the agents' manifest, the lock file they are checked against, and whether checks are required. */
+  governance: governanceSectionSchema.optional(),
 });
 
 /** What a configuration file's default export may be. */
