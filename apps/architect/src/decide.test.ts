@@ -15,6 +15,7 @@ describe('decideArchitect', () => {
   it.each<[string, DispatcherVerdict, { revisions: number; delegated: number[] }, number, ArchitectDecision]>([
     ['success is reported', { status: 'success', error_type: null, recoverable: null, childOutcomes: entries('success') }, fresh, 1, { kind: 'report', reaggregate: false }],
     ['a clarification goes up', { status: 'needs_clarification', error_type: 'ambiguous_request', recoverable: true, childOutcomes: null }, fresh, 1, { kind: 'pass_up' }],
+    ['blocked work goes up, never revised', { status: 'blocked', error_type: 'blocked', recoverable: true, childOutcomes: entries('blocked') }, fresh, 1, { kind: 'pass_up' }],
     [
       'a clarification goes up even with revisions left after one',
       { status: 'needs_clarification', error_type: 'ambiguous_request', recoverable: true, childOutcomes: null },

@@ -14,7 +14,7 @@ export interface DispatcherVerdict {
 
 /** The Architect's next move. */
 export type ArchitectDecision =
-  /** Ambiguity flows up, never guessed at (docs/protocol.md#clarification). */
+  /** Ambiguity flows up, never guessed at (docs/protocol.md#clarification); so does work blocked on something outside the run (docs/protocol.md#blocked-work), which no revision can fix. */
   | { readonly kind: 'pass_up' }
   | {
       readonly kind: 'revise';
@@ -45,7 +45,7 @@ export function callsForRevision(verdict: Pick<DispatcherVerdict, 'status' | 'er
  * depends on, so that goes again too, and is no longer kept. Pure.
  */
 export function decideArchitect(verdict: DispatcherVerdict, memo: Pick<ArchitectMemo, 'revisions' | 'delegated' | 'plan'>, maxRevisions: number): ArchitectDecision {
-  if (verdict.status === 'needs_clarification') return { kind: 'pass_up' };
+  if (verdict.status === 'needs_clarification' || verdict.status === 'blocked') return { kind: 'pass_up' };
   const report: ArchitectDecision = { kind: 'report', reaggregate: memo.revisions > 0 };
   if (!callsForRevision(verdict) || memo.revisions >= maxRevisions) return report;
   const closed = (indices: readonly number[]): number[] => (memo.plan ? withDependencies(memo.plan, indices) : [...new Set(indices)].sort((a, b) => a - b));

@@ -26,7 +26,7 @@ describe('the audit rows shown', () => {
   it('takes kinds given one by one or separated by commas, and refuses an unknown one', () => {
     expect(auditKindsOf('outcome', ['delegation'])).toEqual(['delegation', 'outcome']);
     expect(auditKindsOf('outcome,question', [])).toEqual(['outcome', 'question']);
-    expect(() => auditKindsOf('outcomes', [])).toThrow('unknown kind "outcomes"; the kinds are: delegation, outcome, cancellation, progress, question, answer, decision, gap');
+    expect(() => auditKindsOf('outcomes', [])).toThrow('unknown kind "outcomes"; the kinds are: delegation, outcome, cancellation, progress, question, answer, blocked, unblocked, decision, gap');
   });
 });
 

@@ -57,6 +57,11 @@ describe('dispatchReport: status and error fields', () => {
       memo('all_success', result(1, 'needs_clarification', 0.5, { error_detail: 'Return -1?' }), result(2, 'needs_clarification', 0.5, { error_detail: 'Or raise?' })),
       { status: 'needs_clarification', error_type: 'ambiguous_request', error_detail: 'Return -1? | Or raise?', recoverable: true },
     ],
+    [
+      'blocked beside a success',
+      memo('all_success', result(1, 'success', 0.9), result(2, 'blocked', 0.5, { error_detail: 'Waiting for the API key' })),
+      { status: 'blocked', error_type: 'blocked', error_detail: 'Waiting for the API key', recoverable: true },
+    ],
     ['everything cancelled', memo('all_success', result(1, 'cancelled', 0.2)), { status: 'cancelled', error_type: 'cancelled', recoverable: null }],
   ])('%s', (_name, subject, expected) => {
     const { outcome } = dispatchReport(subject, input);

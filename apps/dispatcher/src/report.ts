@@ -6,14 +6,16 @@ import type { DispatchMemo, SubtaskResult } from './dispatch-memo.js';
 /** The error_type of an aggregate, by status (the vocabulary lives in the core). */
 export const ERROR_TYPE_OF = AGGREGATE_ERROR_TYPE;
 
-/** The error fields of an aggregate; none on success. A clarification's detail is its questions, joined with ` | `. */
+/** The error fields of an aggregate; none on success. A clarification's detail is its questions, a blocked one's its blockers, joined with ` | `. */
 export function errorFieldsOf(aggregation: Aggregation): Pick<OutcomeFields, 'error_type' | 'error_detail' | 'recoverable'> {
   const errorType = ERROR_TYPE_OF[aggregation.status](aggregation.revise);
   if (errorType === null) return {};
   const questions = aggregation.questions.length > 0 ? aggregation.questions.join(' | ') : null;
+  const blockers = aggregation.blockers.length > 0 ? aggregation.blockers.join(' | ') : null;
+  const detail = aggregation.status === 'needs_clarification' ? questions : aggregation.status === 'blocked' ? blockers : null;
   return {
     error_type: errorType,
-    error_detail: aggregation.status === 'needs_clarification' ? (questions ?? aggregation.error_detail) : aggregation.error_detail,
+    error_detail: detail ?? aggregation.error_detail,
     recoverable: aggregation.recoverable,
   };
 }

@@ -7,6 +7,7 @@ describe('decideMonitor', () => {
     ['success', null, 0, 1, 'evaluate'],
     ['partial', true, 0, 1, 'evaluate'],
     ['needs_clarification', true, 0, 1, 'pass_up'],
+    ['blocked', true, 0, 1, 'pass_up'],
     ['failed', true, 0, 1, 'reset'],
     ['failed', true, 1, 1, 'evaluate'],
     ['failed', true, 1, 2, 'reset'],

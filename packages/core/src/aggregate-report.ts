@@ -40,6 +40,8 @@ function tail(facts: ReportFacts): string {
       return facts.majority === 'succeeded' ? '; majority succeeded' : '; majority failed: revise the strategy';
     case 'failed':
       return ': all failed';
+    case 'blocked':
+      return facts.counts.waits === 1 ? ': blocked on 1 subtask' : `: blocked on ${facts.counts.waits} subtasks`;
     case 'needs_clarification': {
       const asked = facts.questions.length;
       return asked === 0 ? ': needs clarification' : `: needs clarification (${asked} ${plural(asked, 'question')})`;
@@ -56,6 +58,7 @@ const PHRASES: Readonly<Record<ChildClass, { readonly verb: string; readonly alo
   progressed: { verb: 'made partial progress', alone: 'made partial progress' },
   failed: { verb: 'failed', alone: 'failed' },
   asks: { verb: 'asks', alone: 'asks for clarification' },
+  waits: { verb: 'is blocked', alone: 'is blocked' },
   cancelled: { verb: 'was cancelled', alone: 'was cancelled' },
 };
 
@@ -88,10 +91,19 @@ export function errorDetailOf(status: OutcomeStatus, children: readonly ChildRes
 
 /** The questions of the children that asked for clarification (their non-blank `error_detail`), in order. */
 export function questionsOf(children: readonly ChildResult[]): string[] {
-  const questions: string[] = [];
+  return detailsOf(children, 'asks');
+}
+
+/** What the blocked children wait on (their non-blank `error_detail`), in order. */
+export function blockersOf(children: readonly ChildResult[]): string[] {
+  return detailsOf(children, 'waits');
+}
+
+function detailsOf(children: readonly ChildResult[], kind: ChildClass): string[] {
+  const details: string[] = [];
   for (const child of children) {
-    const question = classifyChild(child) === 'asks' ? nonBlank(child.error_detail) : null;
-    if (question !== null) questions.push(question);
+    const detail = classifyChild(child) === kind ? nonBlank(child.error_detail) : null;
+    if (detail !== null) details.push(detail);
   }
-  return questions;
+  return details;
 }

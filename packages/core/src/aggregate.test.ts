@@ -27,7 +27,7 @@ describe('aggregate: status, majority, revise and confidence', () => {
     ['majority failed', 'all_success', kids(['success', 0.9], ['failed', 0.3], ['failed', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.3) }],
     ['a tie is no majority', 'all_success', kids(['success', 0.8], ['failed', 0.4]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.4) }],
     ['success and partial tie', 'all_success', kids(['success', 0.8], ['partial', 0.6]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.7) }],
-    ['all failed', 'all_success', kids(['failed', 0.2], ['timeout', 0.1], ['blocked', 0.3]), { status: 'failed', majority: null, revise: false, confidence: 0 }],
+    ['all failed', 'all_success', kids(['failed', 0.2], ['timeout', 0.1], ['throttled', 0.3]), { status: 'failed', majority: null, revise: false, confidence: 0 }],
     ['partial-only children', 'all_success', kids(['partial', 0.6], ['partial', 0.4]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.5) }],
     ['all cancelled', 'all_success', kids(['cancelled', 0.5], ['cancelled', 0.3]), { status: 'cancelled', majority: null, revise: false, confidence: close(0.4) }],
     ['cancelled not counted', 'all_success', kids(['success', 0.9], ['cancelled', 0.1]), { status: 'success', confidence: close(0.9) }],
@@ -57,7 +57,7 @@ describe('aggregate: status, majority, revise and confidence', () => {
     // majority
     ['two of three', 'majority', kids(['success', 0.9], ['success', 0.7], ['failed', 0.1]), { status: 'success', majority: null, confidence: close(0.8) }],
     ['a tie is no majority', 'majority', kids(['success', 0.9], ['success', 0.7], ['failed', 0.1], ['timeout', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.4) }],
-    ['one of three', 'majority', kids(['success', 0.9], ['failed', 0.3], ['blocked', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.3) }],
+    ['one of three', 'majority', kids(['success', 0.9], ['failed', 0.3], ['timeout', 0.3]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.3) }],
     ['progress only', 'majority', kids(['partial', 0.5], ['failed', 0.3], ['failed', 0.1]), { status: 'partial', majority: 'failed', revise: true, confidence: close(0.5 / 3) }],
     ['all failed', 'majority', kids(['failed', 0.3], ['timeout', 0.1]), { status: 'failed', confidence: 0 }],
     ['cancelled not counted', 'majority', kids(['success', 0.6], ['success', 0.8], ['cancelled', 0], ['cancelled', 0], ['cancelled', 0]), { status: 'success', confidence: close(0.7) }],
@@ -82,6 +82,23 @@ describe('aggregate: status, majority, revise and confidence', () => {
     ],
     ['all cancelled', 'first_success', kids(['cancelled', 0.4], ['cancelled', 0.6]), { status: 'cancelled', winner: null, confidence: close(0.5) }],
     ['single child', 'first_success', kids(['success', 0.8]), { status: 'success', winner: 'msg-1' }],
+    // blocked: waits on something outside the run, never revised around
+    [
+      'blocked beside a success',
+      'all_success',
+      kids(['success', 0.9], ['blocked', 0.5, { error_detail: 'no API key' }]),
+      { status: 'blocked', majority: null, revise: false, blockers: ['no API key'], confidence: close(0.7) },
+    ],
+    ['blocked beside failures', 'all_success', kids(['failed', 0.2], ['blocked', 0.6]), { status: 'blocked', revise: false, blockers: [], confidence: close(0.3) }],
+    ['blocked beside a success', 'any_success', kids(['blocked', 0.5], ['success', 0.9]), { status: 'success', blockers: [], confidence: 0.9 }],
+    ['blocked, majority', 'majority', kids(['success', 0.9], ['success', 0.7], ['blocked', 0.3]), { status: 'success', confidence: close(0.8) }],
+    ['blocked and cancelled', 'first_success', kids(['cancelled', 0.1], ['blocked', 0.4, { error_detail: 'w' }]), { status: 'blocked', blockers: ['w'] }],
+    [
+      'a question goes before a blocker',
+      'all_success',
+      kids(['blocked', 0.5, { error_detail: 'no key' }], ['needs_clarification', 0.5, { error_detail: 'Which?' }]),
+      { status: 'needs_clarification', questions: ['Which?'], blockers: [] },
+    ],
   ])('%s (%s)', (_label, strategy, children, expected) => {
     expect(aggregate(strategy, children)).toMatchObject(expected);
   });
@@ -95,7 +112,7 @@ describe('aggregate: confidence counts failed children at 0', () => {
   });
 
   it('gives a failed aggregate 0, however sure its children were', () => {
-    expect(aggregate('any_success', kids(['failed', 1], ['timeout', 1], ['blocked', 1], ['throttled', 1])).confidence).toBe(0);
+    expect(aggregate('any_success', kids(['failed', 1], ['timeout', 1], ['throttled', 1])).confidence).toBe(0);
   });
 
   it('takes a question and progress at their own confidence: neither has failed', () => {
@@ -117,8 +134,9 @@ describe('aggregate: recoverable', () => {
     ['all cancelled', 'all_success', kids(['cancelled', 1]), null],
     ['partial', 'all_success', kids(['success', 1], ['failed', 0, { recoverable: false }]), true],
     ['needs clarification', 'any_success', kids(['needs_clarification', 0.5, { recoverable: false }]), true],
+    ['blocked', 'all_success', kids(['blocked', 0.5, { recoverable: false }]), true],
     ['failed, flags absent', 'any_success', kids(['failed', 0], ['timeout', 0]), true],
-    ['failed, every child unrecoverable', 'any_success', kids(['failed', 0, { recoverable: false }], ['blocked', 0, { recoverable: false }]), false],
+    ['failed, every child unrecoverable', 'any_success', kids(['failed', 0, { recoverable: false }], ['timeout', 0, { recoverable: false }]), false],
     ['failed, one child recoverable', 'majority', kids(['failed', 0, { recoverable: false }], ['timeout', 0, { recoverable: true }]), true],
     ['failed, a throttled child is always recoverable', 'majority', kids(['failed', 0, { recoverable: false }], ['throttled', 0, { recoverable: false }]), true],
     ['failed, cancelled children do not matter', 'first_success', kids(['failed', 0, { recoverable: false }], ['cancelled', 0]), false],
@@ -143,9 +161,9 @@ describe('aggregate: summary and error_detail', () => {
     [
       'all failed',
       'all_success',
-      kids(['failed', 0.1, { error_detail: 'syntax error' }], ['blocked', 0], ['failed', 0, { error_type: 'crash' }]),
+      kids(['failed', 0.1, { error_detail: 'syntax error' }], ['timeout', 0], ['failed', 0, { error_type: 'crash' }]),
       '0/3 subtasks succeeded (all_success): all failed',
-      'spec-1 failed: syntax error; spec-2 failed: blocked; spec-3 failed: crash',
+      'spec-1 failed: syntax error; spec-2 failed: timeout; spec-3 failed: crash',
     ],
     [
       'majority failed',
@@ -183,7 +201,7 @@ describe('aggregate: counts, child outcomes and the wire form', () => {
   const children = kids(['success', 0.9], ['partial', 0.5], ['timeout', 0.1], ['needs_clarification', 0.4], ['cancelled', 0.2], ['throttled', 0.3]);
 
   it('counts every class, cancelled ones apart', () => {
-    expect(aggregate('all_success', children).counts).toEqual({ total: 6, succeeded: 1, progressed: 1, failed: 2, asks: 1, cancelled: 1 });
+    expect(aggregate('all_success', children).counts).toEqual({ total: 6, succeeded: 1, progressed: 1, failed: 2, asks: 1, waits: 0, cancelled: 1 });
   });
 
   it('reports one child outcome per child, in input order, without error fields', () => {

@@ -1,5 +1,5 @@
 import type { AggregationStrategy, ChildOutcomeSummary, OutcomeStatus } from '@tierflow/protocol';
-import { errorDetailOf, questionsOf, summarize } from './aggregate-report.js';
+import { blockersOf, errorDetailOf, questionsOf, summarize } from './aggregate-report.js';
 import { classifyChild, countChildren, countedChildren, isRecoverableFailure, type AggregationCounts, type ChildResult } from './child-result.js';
 import { isConfidence, meanConfidence } from './mean-confidence.js';
 import { strategyVerdict, type Majority } from './strategy-verdict.js';
@@ -21,6 +21,8 @@ export interface Aggregation {
   readonly winner: string | null;
   /** The clarifying questions, when the status is `needs_clarification`. */
   readonly questions: readonly string[];
+  /** What the blocked children wait on (their error detail), when the status is `blocked`. */
+  readonly blockers: readonly string[];
   /** One per child, in input order. */
   readonly child_outcomes: readonly ChildOutcomeSummary[];
   readonly summary: string;
@@ -39,9 +41,10 @@ export interface Aggregation {
  * | ------------------------------ | ---------- | ---------------------------------------------------------------- |
  * | `success`                      | succeeded  |                                                                  |
  * | `partial`                      | progressed | made progress, not a success                                     |
- * | `failed`, `timeout`, `blocked` | failed     |                                                                  |
+ * | `failed`, `timeout`            | failed     |                                                                  |
  * | `throttled`                    | failed     | still throttled at aggregation time; always recoverable          |
  * | `needs_clarification`          | asks       | not a success; its question flows up                             |
+ * | `blocked`                      | waits      | waits on something outside the run; its blockers flow up         |
  * | `cancelled`                    | cancelled  | stopped by a higher tier or lost a race: not counted, not failed |
  *
  * With n the counted (non-cancelled) children, s those that succeeded and p those that progressed:
@@ -57,6 +60,9 @@ export interface Aggregation {
  * - n = 0 (every child cancelled) → `cancelled`.
  * - Any status but `success` with at least one `needs_clarification` child → `needs_clarification`,
  *   with the children's questions: ambiguity flows up, it is never guessed at.
+ * - Else, any status but `success` with at least one `blocked` child → `blocked`: the run waits
+ *   for the dependency rather than revising or retrying around it. Questions go first because a
+ *   person can answer them now; a child still blocked reports so again when the round is re-sent.
  *
  * Confidence says how far the aggregate's work can be trusted (docs/protocol.md#aggregated-confidence):
  * the mean over the children it answers for, a failed child counting 0 (its work cannot be
@@ -66,15 +72,15 @@ export interface Aggregation {
  * | ------------------------------------------ | ---------------------- | --------------------- |
  * | `success`, first_success                   | the winner alone       | —                     |
  * | `success`, all other strategies            | the succeeded children | —                     |
- * | `partial`, `failed`, `needs_clarification` | every counted child    | 0                     |
+ * | `partial`, `failed`, `needs_clarification`, `blocked` | every counted child | 0          |
  * | `cancelled` (every child cancelled)        | every child            | —                     |
  *
  * So a `failed` aggregate is 0, and a `partial` one is at most the share of counted children that
  * did not fail times their highest confidence.
  *
  * `recoverable` is null on `success` and `cancelled`; on `failed`, true unless every failed child
- * said `recoverable: false` (a throttled child is always recoverable); on `partial` and
- * `needs_clarification`, true.
+ * said `recoverable: false` (a throttled child is always recoverable); on `partial`,
+ * `needs_clarification` and `blocked`, true.
  *
  * @throws RangeError for no children (a fan-out has at least one), or a confidence outside [0, 1].
  */
@@ -89,6 +95,7 @@ export function aggregate(strategy: AggregationStrategy, children: readonly Chil
 
   let status: OutcomeStatus = verdict === null ? 'cancelled' : verdict.status;
   if (status !== 'success' && status !== 'cancelled' && counts.asks > 0) status = 'needs_clarification';
+  else if (status !== 'success' && status !== 'cancelled' && counts.waits > 0) status = 'blocked';
 
   const majority = status === 'partial' ? (verdict?.majority ?? null) : null;
   const questions = status === 'needs_clarification' ? questionsOf(children) : [];
@@ -102,6 +109,7 @@ export function aggregate(strategy: AggregationStrategy, children: readonly Chil
     recoverable: recoverableOf(status, children),
     winner: winnerChild?.message_id ?? null,
     questions,
+    blockers: status === 'blocked' ? blockersOf(children) : [],
     child_outcomes: children.map(({ message_id, status: childStatus, confidence, specialist }) => ({
       message_id,
       status: childStatus,

@@ -8,7 +8,7 @@ describe('classifyChild', () => {
     ['partial', 'progressed'],
     ['failed', 'failed'],
     ['timeout', 'failed'],
-    ['blocked', 'failed'],
+    ['blocked', 'waits'],
     ['throttled', 'failed'],
     ['needs_clarification', 'asks'],
     ['cancelled', 'cancelled'],
@@ -21,8 +21,9 @@ describe('classifyChild', () => {
       total: 8,
       succeeded: 1,
       progressed: 1,
-      failed: 4,
+      failed: 3,
       asks: 1,
+      waits: 1,
       cancelled: 1,
     });
   });

@@ -14,19 +14,20 @@ export interface ChildResult {
 }
 
 /** How a child's status counts towards its fan-out. */
-export const CHILD_CLASSES = ['succeeded', 'progressed', 'failed', 'asks', 'cancelled'] as const;
+export const CHILD_CLASSES = ['succeeded', 'progressed', 'failed', 'asks', 'waits', 'cancelled'] as const;
 export type ChildClass = (typeof CHILD_CLASSES)[number];
 
 /**
  * Every status's class. `throttled` is a failure here: a child still throttled when its parent
  * aggregates has run out of retries. `cancelled` is not a failure: a higher tier stopped it or it
- * lost a first_success race, so it is left out of the counting base.
+ * lost a first_success race, so it is left out of the counting base. `blocked` waits on something
+ * outside the run: not a failure to revise or retry, its blockers flow up.
  */
 export const CHILD_CLASS_OF: Readonly<Record<OutcomeStatus, ChildClass>> = {
   success: 'succeeded',
   partial: 'progressed',
   failed: 'failed',
-  blocked: 'failed',
+  blocked: 'waits',
   timeout: 'failed',
   throttled: 'failed',
   needs_clarification: 'asks',
@@ -44,11 +45,13 @@ export interface AggregationCounts {
   readonly progressed: number;
   readonly failed: number;
   readonly asks: number;
+  /** Children blocked on an external dependency. */
+  readonly waits: number;
   readonly cancelled: number;
 }
 
 export function countChildren(children: readonly Pick<ChildResult, 'status'>[]): AggregationCounts {
-  const counts: Record<ChildClass, number> = { succeeded: 0, progressed: 0, failed: 0, asks: 0, cancelled: 0 };
+  const counts: Record<ChildClass, number> = { succeeded: 0, progressed: 0, failed: 0, asks: 0, waits: 0, cancelled: 0 };
   for (const child of children) counts[classifyChild(child)] += 1;
   return { total: children.length, ...counts };
 }

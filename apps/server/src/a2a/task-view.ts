@@ -53,6 +53,8 @@ export function runState(tree: RunNode, outcome: OutcomePayload | null): TaskSta
   }
   if (tree.status === INPUT_REQUIRED) return openQuestions(tree).length > 0 ? TaskState.TASK_STATE_INPUT_REQUIRED : TaskState.TASK_STATE_WORKING;
   if (tree.source === 'cancellation') return TaskState.TASK_STATE_CANCELED;
+  // A run waiting on blocked work goes on once unblocked: A2A has no state for it but working.
+  if (tree.status === 'blocked' && (tree.blockers?.length ?? 0) > 0) return TaskState.TASK_STATE_WORKING;
   return UNFINISHED_STATUSES.has(tree.status) ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_FAILED;
 }
 

@@ -15,6 +15,8 @@ import {
   runListQuery,
   runPageSchema,
   runSchema,
+  unblockBody,
+  unblockReportSchema,
   workersSchema,
 } from './run-schemas.js';
 import { type z } from '@hono/zod-openapi';
@@ -112,6 +114,27 @@ export function runRoutes(app: OpenAPIHono, deps: RunRouteDeps): void {
       // A refusal (invalid_answer, unknown_question: 400; not_waiting, already_answered: 409) answers from onError.
       const report = await client.answer(id, text, to === undefined ? {} : { to });
       return c.json({ answered: [...report.answered], open: report.open, resumed: report.resumed }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/unblock',
+      summary: 'Unblock a run that waits on blocked work (status blocked)',
+      request: { params: rootIdParams, body: { content: { 'application/json': { schema: unblockBody } }, required: false } },
+      responses: {
+        200: json(unblockReportSchema, 'Unblocked; `resumed` once no blocker is left on'),
+        400: failure('A node that reported none of the run’s open blockers, or a note too long'),
+        409: failure('The run is not blocked now'),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const body = (c.req.valid('json') as z.infer<typeof unblockBody> | undefined) ?? {};
+      // A refusal (unknown_blocker, invalid_argument: 400; not_blocked: 409) answers from onError.
+      const report = await client.unblock(id, { ...(body.node === undefined ? {} : { node: body.node }), ...(body.note === undefined ? {} : { note: body.note }) });
+      return c.json({ unblocked: [...report.unblocked], open: report.open, resumed: report.resumed }, 200);
     },
   );
 

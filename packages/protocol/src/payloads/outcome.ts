@@ -4,6 +4,7 @@ import { cascadeCheckSchema } from '../cascade-check.js';
 import { evidenceGradeSchema } from '../evidence-grade.js';
 import { handoffMetadataShape } from '../handoff-metadata.js';
 import { questionSchema } from '../clarification.js';
+import { blockerSchema } from '../blocker.js';
 import { beadsRefSchema } from '../identifiers.js';
 import { jsonObjectSchema, whenObject } from '../json.js';
 import { isErrorStatus, outcomeStatusSchema } from '../statuses.js';
@@ -32,10 +33,14 @@ export const outcomePayloadSchema = z
     evidence_grade: evidenceGradeSchema.optional().meta({ description: 'How well the work is supported: the weakest grade behind it, once a tier aggregates (docs/protocol.md#evidence-grades).' }),
     ...handoffMetadataShape,
     questions: z.array(questionSchema).optional().meta({ description: 'With needs_clarification: every question behind it, each with the id of the outcome that asked.' }),
+    blockers: z.array(blockerSchema).optional().meta({ description: 'With blocked: every external dependency behind it, each with the id of the outcome that reported it.' }),
   })
   .superRefine(
     (outcome, ctx) => {
       const parsed = outcomeStatusSchema.safeParse(outcome.status);
+      if (parsed.success && parsed.data !== 'blocked' && Array.isArray(outcome.blockers) && outcome.blockers.length > 0) {
+        ctx.addIssue({ code: 'custom', path: ['blockers'], message: `blockers belong to status "blocked", not "${parsed.data}"`, params: { rule: 'blockers_status' } });
+      }
       if (!parsed.success || isErrorStatus(parsed.data)) return;
       for (const field of ERROR_FIELDS) {
         const value: unknown = outcome[field];

@@ -9,6 +9,7 @@ import { controlKeys } from '../redis/keys.js';
 import { readProgress, type ProgressRecord } from '../progress/progress.js';
 import { auditChildren, digestAudit, mergeRunTree, type JobFacts, type RunNode } from './run-tree-merge.js';
 import { readRunWait, withWait } from '../questions/run-questions.js';
+import { readRunBlocked, withBlockedWait } from '../questions/run-blocked.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { bullQueue } from '../redis/bull-queue.js';
 import { partyOf } from '../security/party.js';
@@ -28,11 +29,12 @@ export async function readRunTree(redis: RedisClient, prefix: string, rootId: st
     return queue;
   };
   try {
-    const [records, root, progress, wait] = await Promise.all([
+    const [records, root, progress, wait, blocked] = await Promise.all([
       readTrail(redis, prefix, rootId),
       readJob(queueOf, deferredMark, 'PROGRESS_MONITOR', rootId),
       readRunProgress(redis, prefix, rootId),
       readRunWait(redis, prefix, rootId, signing).catch(() => null),
+      readRunBlocked(redis, prefix, rootId, signing).catch(() => null),
     ]);
     const audit = digestAudit(records);
     const jobs = new Map<string, JobFacts>();
@@ -48,7 +50,7 @@ export async function readRunTree(redis: RedisClient, prefix: string, rootId: st
       level = ids;
     }
     const tree = mergeRunTree(rootId, audit, jobs, progress);
-    return tree && withWait(tree, wait);
+    return tree && withBlockedWait(withWait(tree, wait), blocked);
   } finally {
     // The queues share the caller's connection: closing them must not close it.
     await Promise.all([...queues.values()].map((queue) => queue.close()));

@@ -37,6 +37,9 @@ import type { RunNode } from '../audit/run-tree-merge.js';
 import { signRecord } from '../security/signing.js';
 import { signerOf } from '../security/signing-keys.js';
 import { answerQuestions, type AnswerReport } from '../questions/answer-questions.js';
+import { unblockWork, type UnblockReport } from '../questions/unblock-work.js';
+import type { RunStatus } from '../status/run-status.js';
+import { rootIdOf } from '../messages/ids.js';
 import { readPersonWait } from '../questions/run-questions.js';
 import { bullQueue } from '../redis/bull-queue.js';
 import { readHistoryReport, type HistoryReport } from '../learning/history-report.js';
@@ -337,11 +340,16 @@ export class TierflowClient {
    * @throws TierflowError (code `invalid_argument`) for a cursor no listing gave.
    */
   async findRuns(options: RunListOptions = {}): Promise<RunPage> {
-    const waitingForAnswers = async (prefix: string, ids: readonly string[]): Promise<ReadonlySet<string>> => {
-      if (ids.length === 0) return new Set();
+    const waitingForAnswers = async (prefix: string, ids: readonly string[]): Promise<ReadonlyMap<string, RunStatus>> => {
+      if (ids.length === 0) return new Map();
       const keys = controlKeys(prefix);
-      const views = await this.redis.mget(...ids.map((id) => keys.questions(id)));
-      return new Set(ids.filter((_, index) => views[index] !== null));
+      const [asking, blocked] = await Promise.all([this.redis.mget(...ids.map((id) => keys.questions(id))), this.redis.mget(...ids.map((id) => keys.blocked(id)))]);
+      const waits = new Map<string, RunStatus>();
+      ids.forEach((id, index) => {
+        if (asking[index] !== null) waits.set(id, 'input_required');
+        else if (blocked[index] !== null) waits.set(id, 'blocked');
+      });
+      return waits;
     };
     return findRuns(this.cells, options, { redis: this.redis, now: await this.now(), waitingForAnswers });
   }
@@ -371,6 +379,36 @@ export class TierflowClient {
       // Not waiting in the delayed set this moment (its pass is still parking it): it looks for answers once parked.
     }
     return { ...report, resumed: true };
+  }
+
+  /**
+   * Unblocks a run that waits on blocked work (status `blocked`, docs/protocol.md#blocked-work):
+   * the blockers reported at or below `node` (a node id, as `tierflow status` shows them), or every
+   * one still on. `id` is the run's root id, or a node's id (its run is the one it belongs to, and
+   * it stands for `node`). Once none is left on the run goes on: its round is sent again, each
+   * delegation carrying the notes in `task_data.unblocked`.
+   *
+   * @throws TierflowError with code `not_blocked`, `unknown_blocker` or `invalid_argument` (see unblockWork).
+   */
+  async unblock(id: string, options: { node?: string; note?: string } = {}): Promise<UnblockReport & { readonly rootId: string; readonly resumed: boolean }> {
+    const rootId = rootIdOf(id);
+    const node = options.node ?? (id === rootId ? undefined : id);
+    const cell = this.cellOf(rootId);
+    const report = await unblockWork(this.redis, cell.runtime.prefix, rootId, {
+      ...(node === undefined ? {} : { node }),
+      ...(options.note === undefined ? {} : { note: options.note }),
+      now: await this.now(),
+      signer: signerOf(this.runtime.signing, CLIENT),
+      signing: this.runtime.signing,
+      ttlMs: inFlightTtlMs(this.runtime),
+    });
+    if (report.open > 0) return { ...report, rootId, resumed: false };
+    try {
+      await (await cell.monitor.getJob(rootId))?.promote();
+    } catch {
+      // Not in the delayed set this moment (its pass is still parking it): it looks for unblocks once parked.
+    }
+    return { ...report, rootId, resumed: true };
   }
 
   /**

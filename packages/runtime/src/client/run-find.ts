@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '@tierflow/beads';
 import type { RuntimeOptions } from '../config/options.js';
 import { controlKeys } from '../redis/keys.js';
-import { UNFINISHED_STATUSES } from '../status/run-status.js';
+import { UNFINISHED_STATUSES, type RunStatus } from '../status/run-status.js';
 import { decodeCursor, encodeCursor, mergePages, type CellPage, type RunPosition } from '../run-index/run-cursor.js';
 import { filtersBeyondStatus } from '../run-index/run-filter.js';
 import { readIndexPage, readSpending, type FoundRun } from '../run-index/run-index.js';
@@ -18,8 +18,8 @@ export interface FindCell {
 export interface FindDeps {
   readonly redis: RedisClient;
   readonly now: number;
-  /** Which of these roots (of the cell with this prefix) wait for a person's answers. */
-  readonly waitingForAnswers: (prefix: string, rootIds: readonly string[]) => Promise<ReadonlySet<string>>;
+  /** Which of these roots (of the cell with this prefix) wait, and on what (`input_required` or `blocked`). */
+  readonly waitingForAnswers: (prefix: string, rootIds: readonly string[]) => Promise<ReadonlyMap<string, RunStatus>>;
 }
 
 type Listed = RunPosition & { readonly summary: RunSummary };
@@ -41,7 +41,7 @@ export async function findRuns(cells: readonly FindCell[], query: RunListOptions
 async function findInCell({ runtime, monitor }: FindCell, query: RunListOptions, after: RunPosition | null, limit: number, deps: FindDeps): Promise<CellPage<Listed>> {
   const { redis, now } = deps;
   const keys = controlKeys(runtime.prefix);
-  const waitingForAnswers = (ids: readonly string[]): Promise<ReadonlySet<string>> => deps.waitingForAnswers(runtime.prefix, ids);
+  const waitingForAnswers = (ids: readonly string[]): Promise<ReadonlyMap<string, RunStatus>> => deps.waitingForAnswers(runtime.prefix, ids);
   const signing = runtime.signing;
   const page = await readIndexPage(redis, keys, {
     filter: query,

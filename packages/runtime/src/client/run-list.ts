@@ -90,8 +90,8 @@ export function shortObjective(objective: string): string {
 export interface RunListing {
   readonly options: RunListOptions;
   readonly now: number;
-  /** Which of these roots wait for a person's answers. */
-  readonly waitingForAnswers: (rootIds: readonly string[]) => Promise<ReadonlySet<string>>;
+  /** Which of these roots wait, and on what: a person's answers (`input_required`) or blocked work (`blocked`). */
+  readonly waitingForAnswers: (rootIds: readonly string[]) => Promise<ReadonlyMap<string, RunStatus>>;
   /** The deployment's signing, whose Monitor signature a finished run's outcome must carry. */
   readonly signing: SigningConfig | null;
 }
@@ -106,11 +106,14 @@ export async function listRuns(monitor: Queue, { options, now, waitingForAnswers
   const reach = options.status === undefined || UNFINISHED_STATUSES.has(options.status) ? limit : limit * 10;
   const states = statesFor(options.status);
   const found = await Promise.all(states.map(async (state) => (await monitor.getJobs([state], 0, reach - 1, false)).map((job) => runSummary(job, state, now, signing))));
-  // A delayed root is a retry's back-off, or a run waiting for a person.
+  // A delayed root is a retry's back-off, or a run waiting for a person or on blocked work.
   const delayed = states.includes('delayed') ? found[states.indexOf('delayed')]! : [];
-  const asking = await waitingForAnswers(delayed.map((run) => run.root_id));
+  const waits = await waitingForAnswers(delayed.map((run) => run.root_id));
   return latestRuns(
-    found.flat().map((run) => (asking.has(run.root_id) ? { ...run, status: runStatus({ queueState: run.queue_state, outcome: null, waitsForPerson: true }) } : run)),
+    found.flat().map((run) => {
+      const wait = waits.get(run.root_id);
+      return wait ? { ...run, status: runStatus({ queueState: run.queue_state, outcome: null, waitsForPerson: wait === 'input_required', blocked: wait === 'blocked' }) } : run;
+    }),
     options,
   );
 }
@@ -143,8 +146,8 @@ export async function liveStatuses(
     }),
   );
   const known = read.filter((entry) => entry !== null);
-  const asking = await waitingForAnswers(known.filter((entry) => entry.state === 'delayed').map((entry) => entry.id));
-  return new Map(known.map(({ id, state, status }) => [id, { status: asking.has(id) ? 'input_required' : status, queueState: state }]));
+  const waits = await waitingForAnswers(known.filter((entry) => entry.state === 'delayed').map((entry) => entry.id));
+  return new Map(known.map(({ id, state, status }) => [id, { status: waits.get(id) ?? status, queueState: state }]));
 }
 
 /** How many runs a page holds: 20 unless told, 1 to 1,000. */

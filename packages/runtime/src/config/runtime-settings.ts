@@ -38,6 +38,8 @@ export const RUNTIME_DEFAULTS = {
   heartbeatMs: 5_000,
   /** How long a run waits for a person to answer its questions before it ends needs_clarification. */
   answerWaitMs: 24 * 3600_000,
+  /** How long a run waits for its blocked work to be unblocked before it ends blocked. */
+  blockedWaitMs: 24 * 3600_000,
   /** How long a client command waits for Redis's first answer before it gives up (exit 3). */
   connectTimeoutMs: 5_000,
 } as const;
@@ -61,6 +63,8 @@ export const RUNTIME_RANGES = {
   maxCrashes: count(100),
   /** 0: a question ends the run at once. At most six days, so a waiting run's records (kept a week) outlive the wait. */
   answerWaitMs: ms(0, 6 * 24 * 3600_000),
+  /** 0: blocked work ends the run at once. At most six days, as for answers. */
+  blockedWaitMs: ms(0, 6 * 24 * 3600_000),
   retryAttempts: count(100),
   /** A retry at once, or days away, is not a retry policy; a delay becomes a timer. */
   retryDelayMs: ms(1, MAX_TIMER_MS),

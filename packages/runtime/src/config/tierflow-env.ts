@@ -62,6 +62,8 @@ export const tierflowEnvSchema = z.object({
   TIERFLOW_RECORD: envChoice(RECORD_MODES).default(DEFAULT_RECORD_MODE),
   /** How long a run waits for answers to its questions (0: it ends needs_clarification at once). */
   TIERFLOW_ANSWER_WAIT_MS: envWhole(R.answerWaitMs).default(RUNTIME_DEFAULTS.answerWaitMs),
+  /** How long a run waits for its blocked work to be unblocked (0: it ends blocked at once). */
+  TIERFLOW_BLOCKED_WAIT_MS: envWhole(R.blockedWaitMs).default(RUNTIME_DEFAULTS.blockedWaitMs),
 
   // The confidence cascade check (docs/protocol.md#confidence-cascade).
   TIERFLOW_CASCADE_CHECK: envChoice(['on', 'off']).default('on'),

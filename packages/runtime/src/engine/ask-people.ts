@@ -8,7 +8,7 @@ import type { StepState } from '../steps/step-store.js';
 import { usageBelow } from './usage-rollup.js';
 import { wakeJob } from './wake-job.js';
 import { completeAnswers, questionsBehind } from '../questions/questions.js';
-import type { Awaiting } from '../questions/awaiting.js';
+import type { QuestionsWait } from '../questions/awaiting.js';
 import { readAnswers, type WaitingRun } from '../questions/question-records.js';
 import { questionsAsked, questionWaited } from '../observability/tier-metrics.js';
 
@@ -34,7 +34,7 @@ export async function askPeople(
   const questions = questionsBehind(draft, received, { tier: engine.tier, outcomeId: outcomeMessageId(assignment.id) });
   // The questions are kept once, beside the draft: the outcome sent without answers gets them back.
   const { questions: _kept, ...asked } = draft;
-  const awaiting: Awaiting = { asked_at: now, until: now + engine.runtime.answerWaitMs, questions, draft: { ...asked, status: 'needs_clarification' } };
+  const awaiting: QuestionsWait = { asked_at: now, until: now + engine.runtime.answerWaitMs, questions, draft: { ...asked, status: 'needs_clarification' } };
   const { watchdog: _settled, ...rest } = state;
   const next: StepState = { ...rest, awaiting, usage: usageBelow(state, received) };
   const view: WaitingRun = { root_id: assignment.rootId, asked_at: now, until: awaiting.until, questions };
@@ -60,7 +60,7 @@ export type WaitRead = { readonly kind: 'complete'; readonly answers: readonly C
  * A waiting job, woken: its answers if every question has one, else whether its wait is over;
  * woken early (a partial answer, a promotion by hand), it goes back to waiting until the end.
  */
-export async function readWait(engine: AnswerReads & Pick<Engine, 'clock' | 'tier'>, pass: Pass, awaiting: Awaiting): Promise<WaitRead> {
+export async function readWait(engine: AnswerReads & Pick<Engine, 'clock' | 'tier'>, pass: Pass, awaiting: QuestionsWait): Promise<WaitRead> {
   const answers = await answersFor(engine, pass.assignment.rootId, awaiting);
   const now = engine.clock.now();
   if (answers) {
@@ -77,12 +77,12 @@ export async function readWait(engine: AnswerReads & Pick<Engine, 'clock' | 'tie
 }
 
 /** Delays the job until its wait ends; answers that came meanwhile wake it at once. */
-async function waitForAnswers(engine: AnswerReads, pass: Pass, awaiting: Awaiting): Promise<void> {
+async function waitForAnswers(engine: AnswerReads, pass: Pass, awaiting: QuestionsWait): Promise<void> {
   await pass.job.moveToDelayed(awaiting.until, pass.lock.token);
   if (await answersFor(engine, pass.assignment.rootId, awaiting)) await wakeJob(pass.job);
 }
 
-async function answersFor(engine: AnswerReads, rootId: string, awaiting: Awaiting): Promise<Clarification[] | null> {
+async function answersFor(engine: AnswerReads, rootId: string, awaiting: QuestionsWait): Promise<Clarification[] | null> {
   const read = readAnswers(await engine.redis.hgetall(engine.keys.answers(rootId)), engine.runtime.signing, awaiting.asked_at);
   for (const { field, reason } of read.ignored) engine.log.warn('ignored an answer', { root: rootId, question: field, reason });
   return completeAnswers(awaiting, read.answers);

@@ -148,6 +148,7 @@ export function openPass(engine: PassOpener, input: PassInput): Pass {
       attempt: context.attempt,
       maxAttempts: context.maxAttempts,
       asks: engine.role.kind === 'root' && engine.runtime.answerWaitMs > 0,
+      waitsOnBlocked: engine.role.kind === 'root' && engine.runtime.blockedWaitMs > 0,
       onTimeout: errorPolicy.on_timeout,
       boundaries: engine.runtime.boundaries,
     },

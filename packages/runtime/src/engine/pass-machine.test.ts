@@ -10,7 +10,7 @@ import type { StepState } from '../steps/step-store.js';
 // The engine's transitions, driven through every phase and event without Redis.
 
 const DISPATCHER: PassRules = { tier: 'ROUTING_DISPATCHER', attempt: 1, maxAttempts: 3, asks: false, onTimeout: 'escalate', boundaries: null };
-const ROOT: PassRules = { tier: 'PROGRESS_MONITOR', attempt: 1, maxAttempts: 3, asks: true, onTimeout: 'escalate', boundaries: null };
+const ROOT: PassRules = { tier: 'PROGRESS_MONITOR', attempt: 1, maxAttempts: 3, asks: true, waitsOnBlocked: true, onTimeout: 'escalate', boundaries: null };
 const LAST_TRY: PassRules = { ...DISPATCHER, attempt: 3 };
 const assignment = delegationTo('ROUTING_DISPATCHER', 'root-1.0-0', { task_type: 'decompose', objective: 'split the work' });
 const delegate: Extract<Step, { kind: 'delegate' }> = {
@@ -41,6 +41,11 @@ const asked = { status: 'needs_clarification' as const, summary: 'asks', confide
 const awaiting = { asked_at: 1_000, until: 61_000, questions: [question], draft: asked };
 const waiting: StepState = { ...state, awaiting };
 const answers = [{ question_id: question.id, question: question.question, answer: 'the blue one' }];
+const blocker = { id: 'root-1.0-0-1.out', blocker: 'Waiting for the API key', tier: 'SPECIALIZED_FLEET' as const };
+const held = { status: 'blocked' as const, summary: 'blocked', confidence: 0.5, artifacts: [{ artifact_type: 'text', inline_content: 'A', content_ref: null }] };
+const blockedWait = { kind: 'blocked' as const, asked_at: 1_000, until: 61_000, blockers: [blocker], draft: held };
+const blockedState: StepState = { ...state, awaiting: blockedWait };
+const notes = [{ blocker_id: blocker.id, blocker: blocker.blocker, note: 'key issued' }];
 
 /** One of each phase. */
 const PHASES: { readonly [K in PhaseKind]: Extract<Phase, { kind: K }> } = {
@@ -54,6 +59,7 @@ const PHASES: { readonly [K in PhaseKind]: Extract<Phase, { kind: K }> } = {
   delegating: { kind: 'delegating', previous: null, step: delegate, received: [] },
   answering: { kind: 'answering', state: null, draft: { status: 'success', summary: 'done', confidence: 0.8 }, received: [], stop: null },
   asking: { kind: 'asking', state, draft: asked, received: round.children },
+  blocking: { kind: 'blocking', state, draft: held, received: round.children },
   awaiting: { kind: 'awaiting', state: waiting, awaiting },
   deferring: { kind: 'deferring', until: 5_000, reason: 'gpt: over its rpm limit' },
   parked: { kind: 'parked' },
@@ -79,6 +85,8 @@ const EVENTS: { readonly [T in PassEvent['type']]: Extract<PassEvent, { type: T 
   answered: { type: 'answered', outcome: answered },
   asked: { type: 'asked' },
   answers_complete: { type: 'answers_complete', answers },
+  blocked: { type: 'blocked' },
+  unblocked: { type: 'unblocked', notes },
   answers_pending: { type: 'answers_pending' },
   answers_expired: { type: 'answers_expired' },
   deferred: { type: 'deferred' },
@@ -96,7 +104,8 @@ const TABLE: { readonly [K in PhaseKind]: Partial<Record<PassEvent['type'], Phas
   delegating: { delegated: 'parked', refused: 'answering' },
   answering: { answered: 'answered' },
   asking: { asked: 'delayed' },
-  awaiting: { answers_complete: 'delegating', answers_pending: 'delayed', answers_expired: 'answering', failed: 'retrying', stopped: 'answering' },
+  blocking: { blocked: 'delayed' },
+  awaiting: { answers_complete: 'delegating', unblocked: 'delegating', answers_pending: 'delayed', answers_expired: 'answering', failed: 'retrying', stopped: 'answering' },
   deferring: { deferred: 'deferred' },
   parked: {},
   delayed: {},
@@ -136,6 +145,8 @@ describe('the pass machine', () => {
       ['children out and stopped: read what settled', { state, corrupt: null, stop: cancelled }, 'stopping'],
       ['waiting for answers: read them', { state: waiting, corrupt: null, stop: null }, 'awaiting'],
       ['waiting for answers and stopped: answer at once', { state: waiting, corrupt: null, stop: cancelled }, 'answering'],
+      ['blocked: read the unblocks', { state: blockedState, corrupt: null, stop: null }, 'awaiting'],
+      ['blocked and stopped: answer at once', { state: blockedState, corrupt: null, stop: cancelled }, 'answering'],
       ['no step state and refused by an interceptor: answer at once', { state: null, corrupt: null, stop: null, refused: EVENTS.refused.error }, 'answering'],
       ['poison work, whatever else holds: its policy is not run again', { state, corrupt, stop: null, refused: EVENTS.refused.error, poison: 3 }, 'poisoned'],
     ] as const)('%s', (_, opening, kind) => {
@@ -340,6 +351,43 @@ describe('the pass machine', () => {
     it('cancelled while it waits, it answers cancelled with what the round had brought', () => {
       const next = transition(PHASES.awaiting, EVENTS.stopped, ROOT);
       expect(next).toMatchObject({ kind: 'answering', draft: { status: 'cancelled', artifacts: asked.artifacts } });
+    });
+  });
+
+  describe('blocked work', () => {
+    const blocks: Step = { kind: 'outcome', outcome: held };
+    const phase: Phase = { kind: 'awaiting', state: blockedState, awaiting: blockedWait };
+
+    it('at the root, a round that comes back blocked waits to be unblocked', () => {
+      expect(transition(PHASES.resuming, { type: 'decided', step: blocks }, ROOT)).toEqual({ kind: 'blocking', state, draft: held, received: round.children });
+    });
+
+    it('below the root, or with blocked waits off, it is answered up as it is', () => {
+      expect(transition(PHASES.resuming, { type: 'decided', step: blocks }, DISPATCHER)).toMatchObject({ kind: 'answering', draft: held });
+      expect(transition(PHASES.resuming, { type: 'decided', step: blocks }, { ...ROOT, waitsOnBlocked: false })).toMatchObject({ kind: 'answering', draft: held });
+    });
+
+    it('a root blocked before it delegated anything has no round to send again, and answers', () => {
+      expect(transition(PHASES.fresh, { type: 'decided', step: blocks }, ROOT)).toMatchObject({ kind: 'answering', state: null, draft: held });
+    });
+
+    it('unblocked, it sends the same round again with the notes in every child', () => {
+      const next = transition(phase, EVENTS.unblocked, ROOT);
+      expect(next).toMatchObject({ kind: 'delegating', previous: blockedState, received: [], step: { strategy: 'all_success' } });
+      const children = next.kind === 'delegating' ? next.step.children : [];
+      expect(children.map((child) => child.task_data?.unblocked)).toEqual([notes, notes]);
+    });
+
+    it('out of time, it answers blocked with its blockers, saying it was not unblocked', () => {
+      expect(transition(phase, EVENTS.answers_expired, ROOT)).toMatchObject({
+        kind: 'answering',
+        draft: { status: 'blocked', summary: 'blocked (not unblocked within 1 min)', blockers: [blocker] },
+      });
+    });
+
+    it('woken early, it waits on; cancelled, it answers cancelled with what the round had brought', () => {
+      expect(transition(phase, EVENTS.answers_pending, ROOT)).toEqual({ kind: 'delayed' });
+      expect(transition(phase, EVENTS.stopped, ROOT)).toMatchObject({ kind: 'answering', draft: { status: 'cancelled', artifacts: held.artifacts } });
     });
   });
 });

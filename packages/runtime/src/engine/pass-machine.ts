@@ -1,11 +1,12 @@
 import { checkBoundary, checkDelegation, targetParty, type Boundaries } from '@tierflow/core';
-import { ERROR_TYPES, TIER_SLUGS, tierBelow, TierflowError, type Clarification, type OutcomeMessage, type TierName, type TimeoutPolicy } from '@tierflow/protocol';
+import { ERROR_TYPES, TIER_SLUGS, tierBelow, TierflowError, type Clarification, type OutcomeMessage, type TierName, type TimeoutPolicy, type UnblockNote } from '@tierflow/protocol';
 import type { StopReason } from '../cancellation/control-listener.js';
 import type { DelegateStep, OutcomeDraft, SettledChild, SettledRound, Step } from '../policy/handler.js';
 import { failureDraft, isPermanent, stoppedDraft } from './failures.js';
 import { crashedDraft } from './crash-guard.js';
 import { subtasksBelow } from './usage-rollup.js';
 import { answeredRound } from '../questions/questions.js';
+import { unblockedRound } from '../questions/blocked.js';
 import type { Awaiting } from '../questions/awaiting.js';
 import { unansweredDraft } from './unanswered.js';
 import type { StepState } from '../steps/step-store.js';
@@ -31,6 +32,12 @@ import type { StepState } from '../steps/step-store.js';
  *   resuming ──decided(needs_clarification)──▶ asking ──asked──▶ delayed
  *   (woken) awaiting ──answers_complete──▶ delegating (the round again, with the answers)
  *                    ──answers_pending──▶ delayed     ──answers_expired──▶ answering
+ *
+ * A root whose round comes back blocked on something outside the run waits likewise for it to be
+ * unblocked, its deadline paused (docs/protocol.md#blocked-work); the wait is `awaiting` too, of kind `blocked`:
+ *   resuming ──decided(blocked)──▶ blocking ──blocked──▶ delayed
+ *   (woken) awaiting ──unblocked──▶ delegating (the round again, with the unblock notes)
+ *                    ──answers_pending──▶ delayed     ──answers_expired──▶ answering (blocked)
  *
  * A job with no round whose policy cannot go on yet (its model has no room) leaves its worker and
  * starts afresh later (docs/operations.md#waiting-without-holding-a-worker):
@@ -60,7 +67,9 @@ export type Phase =
   | { readonly kind: 'answering'; readonly state: StepState | null; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[]; readonly stop: StopReason | null }
   /** Putting the round's questions to a person: the root publishes them and waits (BullMQ's delayed) until answered or out of time. */
   | { readonly kind: 'asking'; readonly state: StepState; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
-  /** Woken while waiting for answers: go on with them, wait on, or give up. */
+  /** Holding a round that came back blocked: the root publishes its blockers and waits (BullMQ's delayed) until unblocked or out of time. */
+  | { readonly kind: 'blocking'; readonly state: StepState; readonly draft: OutcomeDraft; readonly received: readonly SettledChild[] }
+  /** Woken while waiting for answers or for blocked work to be unblocked: go on, wait on, or give up. */
   | { readonly kind: 'awaiting'; readonly state: StepState; readonly awaiting: Awaiting }
   /** A job with no round that cannot go on before `until`: it waits in BullMQ's delayed set and starts afresh then. */
   | { readonly kind: 'deferring'; readonly until: number; readonly reason: string }
@@ -91,8 +100,11 @@ export type PassEvent =
   | { readonly type: 'answered'; readonly outcome: OutcomeMessage }
   | { readonly type: 'asked' }
   | { readonly type: 'answers_complete'; readonly answers: readonly Clarification[] }
+  /** The wait, for answers or for an unblock, goes on; or it ran out. */
   | { readonly type: 'answers_pending' }
   | { readonly type: 'answers_expired' }
+  | { readonly type: 'blocked' }
+  | { readonly type: 'unblocked'; readonly notes: readonly UnblockNote[] }
   | { readonly type: 'deferred' };
 
 type EventOf<T extends PassEvent['type']> = Extract<PassEvent, { type: T }>;
@@ -111,7 +123,8 @@ export interface PhaseEvents {
   delegating: EventOf<'delegated' | 'refused'>;
   answering: EventOf<'answered'>;
   asking: EventOf<'asked'>;
-  awaiting: EventOf<'answers_complete' | 'answers_pending' | 'answers_expired'> | Deciding;
+  blocking: EventOf<'blocked'>;
+  awaiting: EventOf<'answers_complete' | 'unblocked' | 'answers_pending' | 'answers_expired'> | Deciding;
   deferring: EventOf<'deferred'>;
   parked: never;
   delayed: never;
@@ -138,7 +151,8 @@ export const ACCEPTS: { readonly [K in PhaseKind]: readonly PhaseEvents[K]['type
   delegating: ['delegated', 'refused'],
   answering: ['answered'],
   asking: ['asked'],
-  awaiting: ['answers_complete', 'answers_pending', 'answers_expired', 'failed', 'stopped'],
+  blocking: ['blocked'],
+  awaiting: ['answers_complete', 'unblocked', 'answers_pending', 'answers_expired', 'failed', 'stopped'],
   deferring: ['deferred'],
   parked: [],
   delayed: [],
@@ -155,6 +169,8 @@ export interface PassRules {
   readonly maxAttempts: number;
   /** Whether a question this job's round asks waits here for a person (the root, unless waits are off). */
   readonly asks: boolean;
+  /** Whether blocked work this job's round reports waits here to be unblocked (the root, unless those waits are off). */
+  readonly waitsOnBlocked?: boolean;
   /** The job's `on_timeout` (docs/protocol.md#error-policies): out of time, answer `partial` with what its children brought, or `timeout`. */
   readonly onTimeout: TimeoutPolicy;
   /** Who may hand work to whom (docs/protocol.md#collaboration-boundaries); null: anyone to the tier below. */
@@ -267,10 +283,13 @@ const TRANSITIONS: Transitions = {
   },
   answering: (_, event) => ({ kind: 'answered', outcome: event.outcome }),
   asking: () => ({ kind: 'delayed' }),
+  blocking: () => ({ kind: 'delayed' }),
   awaiting: (phase, event, rules) => {
     switch (event.type) {
       case 'answers_complete':
         return decide(answeredRound(phase.state, event.answers), phase.state, [], rules);
+      case 'unblocked':
+        return decide(unblockedRound(phase.state, event.notes), phase.state, [], rules);
       case 'answers_pending':
         return { kind: 'delayed' };
       case 'answers_expired':
@@ -321,6 +340,8 @@ function decide(step: Step, state: StepState | null, received: readonly SettledC
   if (step.kind === 'outcome') {
     // Only a round can be sent again with answers: a job that asks at once answers as it is.
     if (rules.asks && state !== null && step.outcome.status === 'needs_clarification') return { kind: 'asking', state, draft: step.outcome, received };
+    // Likewise only a round can be sent again once unblocked.
+    if (rules.waitsOnBlocked && state !== null && step.outcome.status === 'blocked') return { kind: 'blocking', state, draft: step.outcome, received };
     return answering(state, step.outcome, received);
   }
   const refused = refusal(rules.tier, step, rules.boundaries);

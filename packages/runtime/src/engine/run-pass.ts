@@ -10,6 +10,8 @@ import { isTerminal, transition, type PassEvent, type Phase, type PhaseEvents, t
 import type { Engine, Pass } from './pass.js';
 import type { StepState } from '../steps/step-store.js';
 import { askPeople, readWait } from './ask-people.js';
+import { blockWork, readBlockedWait } from './block-work.js';
+import { isBlockedWait } from '../questions/awaiting.js';
 import { defer, orWait } from './defer.js';
 import { HandoffRefusedError } from '../handoff/chain.js';
 import type { TierCanceller } from '../cancellation/tier-canceller.js';
@@ -76,9 +78,19 @@ const EFFECTS: Effects = {
     await askPeople(engine, pass, phase.state, phase.draft, phase.received);
     return { type: 'asked' };
   },
+  blocking: async (engine, pass, phase) => {
+    await blockWork(engine, pass, phase.state, phase.draft, phase.received);
+    return { type: 'blocked' };
+  },
   awaiting: (engine, pass, phase) =>
     guarded(pass, async () => {
-      const read = await readWait(engine, pass, phase.awaiting);
+      const { awaiting } = phase;
+      if (isBlockedWait(awaiting)) {
+        const read = await readBlockedWait(engine, pass, awaiting);
+        if (read.kind === 'complete') return { type: 'unblocked', notes: read.notes } as const;
+        return read.kind === 'expired' ? ({ type: 'answers_expired' } as const) : ({ type: 'answers_pending' } as const);
+      }
+      const read = await readWait(engine, pass, awaiting);
       switch (read.kind) {
         case 'complete':
           return { type: 'answers_complete', answers: read.answers } as const;
@@ -166,6 +178,7 @@ async function readRound(engine: Pick<Engine, 'tier' | 'runtime' | 'handoffs' | 
     mode,
     timedOut: (ids) => engine.reader.timedOut(ids),
     signing: engine.runtime.signing,
+    attesting: engine.runtime,
     childValues: () => pass.childValues(),
     now: engine.clock.now(),
     receive: outcomeReceiver(engine, pass),

@@ -1,5 +1,5 @@
 import { clarificationsOf, MAX_CLARIFICATION_CHARS, questionSchema, type Clarification, type Question, type TierName } from '@tierflow/protocol';
-import type { Awaiting } from './awaiting.js';
+import type { QuestionsWait } from './awaiting.js';
 import type { OutcomeDraft, SettledChild } from '../policy/handler.js';
 import type { DelegateStep } from '../policy/handler.js';
 import type { StepState } from '../steps/step-store.js';
@@ -55,14 +55,14 @@ export function withClarifications<T extends { readonly task_data?: Readonly<Rec
   return fresh.length === 0 ? request : { ...request, task_data: { ...taskData, clarifications: [...known, ...fresh] } };
 }
 
-/** How long a job has waited for answers so far, all waits together: time its deadline does not count. Pure. */
+/** How long a job has waited for answers or for blocked work so far, all waits together: time its deadline does not count. Pure. */
 export function pausedMs(state: Pick<StepState, 'paused_ms' | 'awaiting'> | null, now: number): number {
   if (!state) return 0;
   return (state.paused_ms ?? 0) + (state.awaiting ? Math.max(0, now - state.awaiting.asked_at) : 0);
 }
 
 /** The answers that complete a wait, in the order asked; null while any question has none. Pure. */
-export function completeAnswers(awaiting: Pick<Awaiting, 'questions'>, answers: ReadonlyMap<string, string>): Clarification[] | null {
+export function completeAnswers(awaiting: Pick<QuestionsWait, 'questions'>, answers: ReadonlyMap<string, string>): Clarification[] | null {
   const complete: Clarification[] = [];
   for (const { id, question } of awaiting.questions) {
     const answer = answers.get(id);

@@ -3,12 +3,13 @@ import { controlKeys } from '../redis/keys.js';
 import type { RunNode, RunQuestion } from '../audit/run-tree-merge.js';
 import type { SigningConfig } from '../security/signing-keys.js';
 import { readAnswers, readWaitingRun } from './question-records.js';
+import { readUnblocks } from './blocked-records.js';
 import { runStatus, type RunStatus } from '../status/run-status.js';
 
 /** A run's wait for a person, as a waiting client looks at it when a default limit is up. */
 export interface PersonWait {
   readonly waiting: boolean;
-  /** When the last answer to the run's questions was given (epoch ms); null for none. */
+  /** When the last answer to the run's questions was given, or the last of its blockers lifted (epoch ms); null for none. */
   readonly lastAnswerAt: number | null;
 }
 
@@ -40,8 +41,11 @@ export async function readRunWait(redis: RedisClient, prefix: string, rootId: st
  */
 export async function readPersonWait(redis: RedisClient, prefix: string, rootId: string, signing: SigningConfig | null): Promise<PersonWait> {
   const keys = controlKeys(prefix);
-  const [waiting, hash] = await Promise.all([redis.exists(keys.questions(rootId)), redis.hgetall(keys.answers(rootId))]);
-  return { waiting: waiting === 1, lastAnswerAt: readAnswers(hash, signing, 0).lastAt };
+  // A run blocked on work outside it waits on people too: for whoever lifts the blocker.
+  const [waiting, hash, unblocks] = await Promise.all([redis.exists(keys.questions(rootId), keys.blocked(rootId)), redis.hgetall(keys.answers(rootId)), redis.hgetall(keys.unblocks(rootId))]);
+  const answered = readAnswers(hash, signing, 0).lastAt;
+  const lifted = readUnblocks(unblocks, signing, 0).lastAt;
+  return { waiting: waiting > 0, lastAnswerAt: answered === null && lifted === null ? null : Math.max(answered ?? 0, lifted ?? 0) };
 }
 
 /**

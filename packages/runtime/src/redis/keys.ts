@@ -51,6 +51,10 @@ export const controlKeys = (prefix: string) => ({
   questions: (rootId: string) => `${prefix}:questions:${rootId}`,
   /** A person's answers to a run's questions (a hash by question id, written by clients). */
   answers: (rootId: string) => `${prefix}:answers:${rootId}`,
+  /** The blockers a run waits to see lifted (JSON, written by the root, deleted once it goes on): docs/protocol.md#blocked-work. */
+  blocked: (rootId: string) => `${prefix}:blocked:${rootId}`,
+  /** The blockers lifted of a blocked run (a hash by blocker id, written by clients). */
+  unblocks: (rootId: string) => `${prefix}:unblocks:${rootId}`,
   /**
    * The cell's runs by when they were submitted (a sorted set of root ids scored by milliseconds),
    * written by the client that enqueues each root and trimmed to the audit trail's retention as it

@@ -33,6 +33,12 @@ describe('runStatus', () => {
     for (const state of [...QUEUE_STATES, null]) expect(runStatus({ queueState: state, outcome: null, waitsForPerson: true })).toBe('input_required');
   });
 
+  it('says blocked for a job with no outcome waiting on blocked work; an outcome, and a person, go first', () => {
+    expect(runStatus({ queueState: 'delayed', outcome: null, blocked: true })).toBe('blocked');
+    expect(runStatus({ queueState: 'delayed', outcome: 'success', blocked: true })).toBe('success');
+    expect(runStatus({ queueState: 'delayed', outcome: null, waitsForPerson: true, blocked: true })).toBe('input_required');
+  });
+
   it('says deferred for a delayed job whose pass left its worker to wait, and only for a delayed one', () => {
     expect(runStatus({ queueState: 'delayed', outcome: null, deferred: true })).toBe('deferred');
     expect(runStatus({ queueState: 'delayed', outcome: null, deferred: false })).toBe('retrying');
@@ -59,6 +65,7 @@ describe('queueStatesOf', () => {
     expect(queueStatesOf('waiting_for_children')).toEqual(['waiting-children']);
     expect(queueStatesOf('input_required')).toEqual(['delayed']);
     expect(queueStatesOf('deferred')).toEqual(['delayed']);
+    expect(queueStatesOf('blocked')).toEqual(['completed', 'delayed']);
     expect(queueStatesOf('success')).toEqual(['completed']);
     expect(queueStatesOf('failed')).toEqual(['completed', 'failed']);
   });

@@ -43,19 +43,23 @@ export interface StatusFacts {
   readonly queueState: string | null;
   readonly outcome: OutcomeStatus | null;
   readonly waitsForPerson?: boolean;
+  /** It waits for blocked work below it to be unblocked (docs/protocol.md#blocked-work): it reads `blocked` before it answers. */
+  readonly blocked?: boolean;
   /** Its current attempt is marked deferred (engine/defer.ts): it waits in the delayed set for a time its pass chose. */
   readonly deferred?: boolean;
 }
 
 /**
  * The status a user sees for a node or a run, first that applies: its outcome's status; then
- * `input_required` while it waits for a person; `deferred` while its pass waits off the worker;
+ * `input_required` while it waits for a person; `blocked` while it waits for blocked work to be
+ * unblocked; `deferred` while its pass waits off the worker;
  * then its queue state's word; `missing` for a job
  * gone (or in a state BullMQ does not know) with no outcome. Pure.
  */
-export function runStatus({ queueState, outcome, waitsForPerson = false, deferred = false }: StatusFacts): RunStatus {
+export function runStatus({ queueState, outcome, waitsForPerson = false, blocked = false, deferred = false }: StatusFacts): RunStatus {
   if (outcome !== null) return outcome;
   if (waitsForPerson) return 'input_required';
+  if (blocked) return 'blocked';
   if (deferred && queueState === 'delayed') return 'deferred';
   return (queueState === null ? undefined : BY_QUEUE_STATE[queueState]) ?? 'missing';
 }
@@ -66,6 +70,8 @@ export function runStatus({ queueState, outcome, waitsForPerson = false, deferre
  */
 export function queueStatesOf(status: RunStatus): readonly string[] {
   if (status === 'input_required' || status === 'deferred') return ['delayed'];
+  // A run waiting on blocked work reads `blocked` from the delayed set, before its outcome does.
+  if (status === 'blocked') return ['completed', 'delayed'];
   const states = Object.keys(BY_QUEUE_STATE).filter((state) => BY_QUEUE_STATE[state] === status);
   return outcomeStatusSchema.safeParse(status).success ? [...new Set(['completed', ...states])] : states;
 }

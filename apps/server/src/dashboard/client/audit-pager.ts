@@ -2,7 +2,7 @@ import type { AuditTrail } from './api-types.js';
 import { h } from './dom.js';
 
 /** The kinds of entries, as the audit trail's filter offers them (the runtime's AUDIT_KINDS). */
-const KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'decision', 'gap', 'tool'] as const;
+const KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'blocked', 'unblocked', 'decision', 'gap', 'tool'] as const;
 
 /** Which page of the audit trail the page shows: after `cursor` (none: the first), of `kind` (empty: all). */
 export interface AuditView {

@@ -6,6 +6,7 @@ import { nodePanel } from './node-panel.js';
 import { auditTable } from './run-audit.js';
 import { timelineView } from './run-timeline.js';
 import { questionsPanel } from './run-questions.js';
+import { blockersPanel } from './run-blockers.js';
 import { rerunControls, rerunLinks } from './run-rerun.js';
 import { patchNode, treeTable } from './run-tree.js';
 import { errorBanner, REFRESH_MS, report, type PageContext, type StopPage } from './page.js';
@@ -71,10 +72,10 @@ export function showRun(context: PageContext, rootId: string): StopPage {
     fill(treeSlot, treeTable(tree, Date.now()));
     if (openNode !== null) treeSlot.querySelector(`tr[data-node-id="${CSS.escape(openNode)}"]`)?.setAttribute('aria-selected', 'true');
     // Redrawn only when they change, and an open question keeps its form, so an answer being typed stays.
-    const key = `${tree.status} ${JSON.stringify(tree.questions ?? [])}`;
+    const key = `${tree.status} ${JSON.stringify(tree.questions ?? [])} ${JSON.stringify(tree.blockers ?? [])}`;
     if (key !== questionsKey) {
       questionsKey = key;
-      fill(questionsSlot, questionsPanel(context, tree, answerForms));
+      fill(questionsSlot, questionsPanel(context, tree, answerForms), blockersPanel(context, tree));
     }
   };
 
