@@ -1,6 +1,6 @@
 import { agentKey } from '@tierflow/beads';
 import type { AgentIdentity, OutcomeMessage } from '@tierflow/protocol';
-import { buildDelegation } from '@tierflow/runtime/admin';
+import { AgentBlocks, buildDelegation } from '@tierflow/runtime/admin';
 import { type ObjectiveFile } from '@tierflow/runtime';
 import { redisClient } from '@tierflow/testing';
 import type { Redis } from 'ioredis';
@@ -64,6 +64,8 @@ describe('the agent registry', () => {
     expect(outcome.payload.status).toBe('failed');
     expect(fleet).toHaveLength(1);
     expect(fleet[0]?.answer.payload).toMatchObject({ status: 'failed', error_type: 'agent_hash_mismatch', recoverable: false });
+    // The Fleet blocked sim for the deployment (docs/operations.md#governed-handoffs): lifted, as `tierflow lock --accept sim` does, for the tests below.
+    expect(await new AgentBlocks(redis, deployment.runtime.prefix).lift('sim')).toMatchObject({ agent_id: 'sim' });
   });
 
   it('routes around an agent the Fleet does not register, to the next one', async () => {
@@ -78,6 +80,8 @@ describe('the agent registry', () => {
     ['a hash mismatch', { target_agent: { agent_id: 'sim', agent_version: '1.0.0', prompt_hash: 'a'.repeat(64) } }, 'agent_hash_mismatch'],
     ['a version mismatch', { target_agent: { agent_id: 'sim', agent_version: '0.9.0', prompt_hash: 'a'.repeat(64) } }, 'agent_hash_mismatch'],
   ])('answers a delegation for %s with an unrecoverable failure at once', async (_name, payload, errorType) => {
+    // Each case meets sim unblocked: a mismatch blocks it until reconciled.
+    await new AgentBlocks(redis, deployment.runtime.prefix).lift('sim');
     const id = `agent-${errorType}-${Object.keys(payload).join('-')}-${String(payload.specialist_hint)}`;
     const job = await submitJob(redis, deployment.runtime.prefix, 'fleet', id, fleetDelegation(id, payload));
     expect(await job.isCompleted()).toBe(true);

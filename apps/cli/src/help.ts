@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 
 /** The top-level help's groups, in order; a command that is in none of them is listed last, under "Other commands". */
 const GROUPS: readonly (readonly [heading: string, commands: readonly string[]])[] = [
-  ['Runs:', ['enqueue', 'status', 'watch', 'runs', 'inspect', 'result', 'rerun', 'answer', 'cancel', 'audit', 'trace']],
-  ['Operations:', ['dev', 'up', 'worker', 'serve', 'mcp', 'demo', 'workers', 'stats', 'dlq', 'config', 'validate', 'schema', 'completion']],
+  ['Runs:', ['enqueue', 'status', 'watch', 'runs', 'inspect', 'result', 'rerun', 'answer', 'unblock', 'cancel', 'audit', 'trace']],
+  ['Operations:', ['dev', 'up', 'worker', 'serve', 'mcp', 'demo', 'workers', 'stats', 'dlq', 'config', 'lock', 'validate', 'schema', 'completion']],
   ['Security:', ['keys', 'acl']],
 ];
 

@@ -146,7 +146,7 @@ function program(io: CliIo, exit: { code: number }): Command {
   cli
     .command('runs')
     .description('list runs, latest first, filtered, a page at a time')
-    .option('--status <status>', 'only runs of this status: queued, running, waiting_for_children, input_required, retrying, deferred, or an outcome status (success, failed, …)', statusWord)
+    .option('--status <status>', 'only runs of this status: queued, running, waiting_for_children, input_required, retrying, deferred, or an outcome status (success, failed, blocked, …)', statusWord)
     .option('--text <text>', 'only runs whose objective holds this text, in any case')
     .option('--task-type <type>', 'only runs with a delegation of this task type')
     .option('--specialist <name>', 'only runs with an outcome from this specialist')
@@ -306,6 +306,16 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   cli
+    .command('unblock')
+    .description('unblock a run that waits on blocked work (status blocked); it goes on once every blocker is lifted')
+    .argument('<id>', 'the run (every open blocker), or a node of it (the blockers reported at or below it)')
+    .option('--note <text>', 'what changed: handed to the work sent again (task_data.unblocked)')
+    .action(async (id: string, options: { note?: string }) => {
+      const { unblockCommand } = await import('./commands/unblock.js');
+      exit.code = await unblockCommand(id, options, io);
+    });
+
+  cli
     .command('acl')
     .description('Redis users per tier (ACL): print an ACL file, or apply it to a server; passwords from TIERFLOW_ACL_PASSWORD_<USER>')
     .argument('<action>', 'print | apply')
@@ -348,6 +358,17 @@ function program(io: CliIo, exit: { code: number }): Command {
     .action(async (options: { config?: string; json?: boolean }) => {
       const { configCommand } = await import('./commands/config.js');
       exit.code = await configCommand(options, io);
+    });
+
+  cli
+    .command('lock')
+    .description("write the lock file of the project's agents (their versions and prompt hashes); --check compares, --accept reconciles one agent")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .option('--check', 'compare the lock file with the agents as they are now: exit 1 listing each difference')
+    .option('--accept <agent>', 'reconcile one agent: write its current entry into the lock file and lift its block')
+    .action(async (options: { config?: string; check?: boolean; accept?: string }) => {
+      const { lockCommand } = await import('./commands/lock.js');
+      exit.code = await lockCommand(options, io);
     });
 
   cli

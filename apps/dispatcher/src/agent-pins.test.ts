@@ -63,6 +63,23 @@ describe('agent pins', () => {
     expect(step.children[1]).not.toHaveProperty('target_agent');
   });
 
+  it("pins the lock file's identity over what the Fleet publishes, and the registry's for an agent the lock does not list", async () => {
+    const locked: AgentIdentity = { ...sim, prompt_hash: 'c'.repeat(64) };
+    const found = await registeredAgents({ beads: beadsWith(sim, gpu), log: silent }, ['sim', 'gpu-lora'], () => Promise.resolve(new Map([['sim', locked]])));
+    expect(found.get('sim')).toEqual(locked);
+    expect(found.get('gpu-lora')).toEqual(gpu);
+    const context = fakeContext(
+      delegationTo('ROUTING_DISPATCHER', 'r1.0-0.0-0', {
+        task_type: 'decompose_and_solve',
+        objective: 'o',
+        task_data: { plan: { strategy: 'all_success', subtasks: [{ objective: 'a', specialist_hint: 'sim' }] } },
+      }),
+      beadsWith(sim),
+    );
+    const handler = dispatcherHandler({ lockedAgents: () => Promise.resolve(new Map([['sim', locked]])) });
+    expect(delegated(await handler.start(context)).children[0]).toMatchObject({ specialist_hint: 'sim', target_agent: locked });
+  });
+
   it('routes around an agent the Fleet does not register, pinning the alternate', async () => {
     const { context, handler } = run({ strategy: 'all_success', subtasks: [{ objective: 'render' }] }, beadsWith(sim));
     const first = delegated(await handler.start(context));

@@ -11,17 +11,28 @@ export function routeOf(subtask: Subtask, routing: Readonly<Record<string, reado
 }
 
 /**
- * The agents the Fleet published to Beads (`execution/agents/<id>`), for the given specialists;
- * a specialist without a readable entry is left out (and the Fleet still checks what it runs).
+ * The identities to pin for the given specialists: the lock file's, when `locked` reads one (a
+ * source independent of the agents: docs/operations.md#governed-handoffs), else what the Fleet
+ * published to Beads (`execution/agents/<id>`); a specialist with neither is left out (and the
+ * Fleet still checks what it runs).
  */
-export async function registeredAgents(context: Pick<TierContext, 'beads' | 'log'>, specialists: readonly string[]): Promise<ReadonlyMap<string, AgentIdentity>> {
-  const names = [...new Set(specialists)];
+export async function registeredAgents(
+  context: Pick<TierContext, 'beads' | 'log'>,
+  specialists: readonly string[],
+  locked: (() => Promise<ReadonlyMap<string, AgentIdentity>>) | null = null,
+): Promise<ReadonlyMap<string, AgentIdentity>> {
+  const lock = locked === null ? new Map<string, AgentIdentity>() : await locked();
+  const names = [...new Set(specialists)].filter((name) => !lock.has(name));
   const entries = await Promise.all(names.map((name) => readEntry(context, agentKey(name))));
   const found = new Map<string, AgentIdentity>();
   names.forEach((name, index) => {
     const parsed = agentIdentitySchema.safeParse(entries[index]);
     if (parsed.success && parsed.data.agent_id === name) found.set(name, identity(parsed.data));
   });
+  for (const name of new Set(specialists)) {
+    const pinned = lock.get(name);
+    if (pinned) found.set(name, identity(pinned));
+  }
   return found;
 }
 

@@ -1,5 +1,5 @@
 import { DEFAULT_ROUTING_OBJECTIVE, resolveRetryOptions, ROUTING_MODES, seededRandom, type Boundaries, type RetryOptions, type RoutingMode, type RoutingObjective } from '@tierflow/core';
-import { formatValidationError, TierflowError, validateWith } from '@tierflow/protocol';
+import { formatValidationError, TierflowError, validateWith, type AgentIdentity } from '@tierflow/protocol';
 import { RUNTIME_RANGES, wholeNumber, type Planner } from '@tierflow/runtime/policy';
 import { z } from 'zod';
 
@@ -72,6 +72,8 @@ export const dispatcherOptionsSchema = z.strictObject({
   exploration: explorationSchema.optional(),
   /** Seeds the routing draws, so a test can replay them; production leaves it out and draws from Math.random. */
   routingSeed: z.int().optional(),
+  /** The agents a lock file pins (docs/operations.md#governed-handoffs): pinned in place of what the Fleet publishes of itself. */
+  lockedAgents: z.custom<() => Promise<ReadonlyMap<string, AgentIdentity>>>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
 });
 export type DispatcherOptionsInput = z.input<typeof dispatcherOptionsSchema>;
 
@@ -88,6 +90,8 @@ export interface ResolvedDispatcherOptions {
   readonly exploration: number;
   /** Uniform in [0, 1): `Math.random`, or a seeded sequence when `routingSeed` is given. */
   readonly random: () => number;
+  /** The agents a lock file pins; null without one. */
+  readonly lockedAgents: (() => Promise<ReadonlyMap<string, AgentIdentity>>) | null;
 }
 
 /** Throttled subtasks are tried 5 times in all, backing off from 100 ms up to 2 s. */
@@ -114,5 +118,6 @@ export function resolveDispatcherOptions(input: DispatcherOptionsInput = {}): Re
     routingObjective: routingObjectiveOf(result.value.routingObjective),
     exploration: result.value.exploration ?? DEFAULT_EXPLORATION,
     random: result.value.routingSeed === undefined ? Math.random : seededRandom(result.value.routingSeed),
+    lockedAgents: result.value.lockedAgents ?? null,
   };
 }

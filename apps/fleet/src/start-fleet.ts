@@ -1,7 +1,8 @@
 import { BeadsStore } from '@tierflow/beads';
-import { cellPrefixes, connect } from '@tierflow/runtime/admin';
+import { AgentBlocks, agentBlocksPrefix, cellPrefixes, connect } from '@tierflow/runtime/admin';
 import { consoleLogger, TierWorker, type PolicyWorkerOptions, type RuntimeOptions } from '@tierflow/runtime';
 import { resolveNotifyOptions } from '@tierflow/runtime/policy';
+import { blockingAgents } from './agent-blocking.js';
 import { publishAgents } from './agent-registry.js';
 import { fleetHandler } from './fleet-handler.js';
 import { defaultRegistry, type SpecialistRegistry } from './registry.js';
@@ -29,11 +30,14 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
   const registry = options.registry ?? defaultRegistry(options.simMaxConcurrent === undefined ? {} : { simMaxConcurrent: options.simMaxConcurrent });
   const log = options.log ?? consoleLogger('fleet');
   await publishRegistry(options.runtime, registry);
+  // Blocked agents (docs/operations.md#governed-handoffs) are the deployment's, kept in its first cell: one connection reads and writes them.
+  const blocksRedis = connect(options.runtime);
+  const policy = fleetHandler(registry, {
+    ...(options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),
+    trackCompletions: options.trackCompletions ?? false,
+  });
   const worker = await TierWorker.start({
-    handler: fleetHandler(registry, {
-      ...(options.outputTtlMs === undefined ? {} : { outputTtlMs: options.outputTtlMs }),
-      trackCompletions: options.trackCompletions ?? false,
-    }),
+    handler: blockingAgents(policy, new AgentBlocks(blocksRedis, agentBlocksPrefix(options.runtime)), registry),
     runtime: options.runtime,
     log,
     specialists: registry.names(),
@@ -41,8 +45,20 @@ export async function startFleetWorker(options: StartFleetOptions): Promise<Tier
     ...(options.cells === undefined ? {} : { cells: options.cells }),
     ...(options.metricsUrl === undefined ? {} : { metricsUrl: options.metricsUrl }),
     ...(options.notify === undefined ? {} : { notify: resolveNotifyOptions(options.notify) }),
+  }).catch((error: unknown) => {
+    blocksRedis.disconnect();
+    throw error;
   });
   log.info('fleet worker started', { specialists: registry.names(), prefix: options.runtime.prefix });
+  // The blocks' connection goes with the worker.
+  const close = worker.close.bind(worker);
+  worker.close = async () => {
+    try {
+      await close();
+    } finally {
+      blocksRedis.disconnect();
+    }
+  };
   return worker;
 }
 

@@ -1,6 +1,6 @@
 import { TierflowError, tierOfSlug, type TierSlug } from '@tierflow/protocol';
 import { beadsAclKeyRules, escapeRedisGlob } from '@tierflow/beads';
-import { cellsGlob, controlKeys, DEAD_LETTER_QUEUE, metricStoreKeys, modelLimitsGlob, NOTIFY_QUEUE, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
+import { agentBlockKey, cellsGlob, controlKeys, DEAD_LETTER_QUEUE, metricStoreKeys, modelLimitsGlob, NOTIFY_QUEUE, QUEUE_OF, recordKey, rerunKeys } from '@tierflow/runtime/admin';
 import { resolveRuntimeOptions } from '@tierflow/runtime';
 import { ALL_TIERS } from '../tiers.js';
 import { auditAclSelector } from './audit-acl.js';
@@ -96,8 +96,10 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
     `~${keys.budgetStops}`,
     // The models' shared limits (docs/operations.md#model-limits), under the deployment's prefix whatever the cells: any tier's model calls reserve and settle there.
     `~${modelLimitsGlob(escapeRedisGlob(prefix))}`,
-    // Only the Monitor records a root's trace id (and marks it exported), and puts a run's questions to a person; it reads their answers.
-    ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`] : []),
+    // Agents blocked after a hash mismatch (docs/operations.md#governed-handoffs), kept in the first cell: the Fleet blocks them and reads them.
+    ...(slug === 'fleet' ? [`~${agentBlockKey(p, '*')}`] : []),
+    // Only the Monitor records a root's trace id (and marks it exported), puts a run's questions to a person and publishes its blockers; it reads the answers and unblocks.
+    ...(slug === 'monitor' ? [`~${keys.trace('*')}`, `~${keys.traceExported('*')}`, `~${keys.questions('*')}`, `%R~${keys.answers('*')}`, `~${keys.blocked('*')}`, `%R~${keys.unblocks('*')}`] : []),
     `~${webhooks}`,
     ...beadsAclKeyRules(tierOfSlug(slug)!, p),
     // What each node did (docs/operations.md#recording): every tier records its own nodes in the run's stream.
@@ -131,6 +133,9 @@ export function aclPermissions(prefix: string, cells = 1): Record<AclUser, strin
       // A person answers a run's questions: the client writes the answers, and reads the questions.
       `~${keys.answers('*')}`,
       `%R~${keys.questions('*')}`,
+      // Whoever unblocks a run writes the unblocks, and reads the blockers.
+      `~${keys.unblocks('*')}`,
+      `%R~${keys.blocked('*')}`,
       `%R~${webhooks}`,
       `%R~${p}:beads:*`,
       // The run index: the client enters each root it enqueues, and reads what every party added, and what each run spent.

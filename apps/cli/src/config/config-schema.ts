@@ -5,6 +5,7 @@ import { type HandoffInterceptor } from '@tierflow/runtime';
 import { z } from 'zod';
 import { routingSectionSchema } from './routing-section.js';
 import { notifySectionSchema } from './notify-section.js';
+import { governedAgentSchema } from './governance-section.js';
 
 /** A module to load, relative to the configuration file, and which of its exports (`default` when left out). */
 const moduleRef = { module: z.string().min(1), export: z.string().min(1).optional() };
@@ -137,6 +138,8 @@ const governanceSectionSchema = z.strictObject({
   require: z.boolean().optional(),
   /** The lock file, relative to the project file: `tierflow.lock.json` when left out. */
   lock: z.string().min(1).optional(),
+  /** Agent id → the type or version the manifest gives it in place of the one derived from the setup. */
+  agents: z.record(z.string().min(1), governedAgentSchema).optional(),
 });
 
 /** What the tiers learn from their history (docs/operations.md#history). */

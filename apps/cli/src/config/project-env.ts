@@ -1,6 +1,7 @@
 import { loadConfig } from './config-file.js';
 import { defaultEndpointCallers, defaultEndpointWarning } from './default-endpoint.js';
 import { tierSetup } from './tier-setup.js';
+import { checkGovernanceAtStart } from './governance.js';
 
 /**
  * Checks the project configuration once, as every worker would, and returns the environment for
@@ -12,7 +13,8 @@ import { tierSetup } from './tier-setup.js';
  */
 export async function projectEnv(explicit: string | undefined, env: NodeJS.ProcessEnv, warn?: (line: string) => void): Promise<NodeJS.ProcessEnv> {
   const project = await loadConfig(explicit);
-  await tierSetup(project, env);
+  const setup = await tierSetup(project, env);
+  await checkGovernanceAtStart(project, setup.specialists, 'all', (line) => warn?.(line));
   const warning = defaultEndpointWarning(defaultEndpointCallers(project.config, env));
   if (warning !== null) warn?.(warning);
   const { TIERFLOW_CONFIG: _unused, ...rest } = env;

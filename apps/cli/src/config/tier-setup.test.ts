@@ -132,8 +132,10 @@ describe('tierSetup', () => {
 
   it('hands the Dispatcher the routes apart from the routing settings', async () => {
     const setup = await setupOf({ routing: { code: ['sim'], mode: 'learned', objective: 'latency', exploration: 0.05 } });
-    expect(setup.dispatcher).toEqual({ routing: { code: ['sim'] }, routingMode: 'learned', routingObjective: 'latency', exploration: 0.05 });
-    expect((await setupOf({ routing: { mode: 'shadow' } })).dispatcher).toEqual({ routingMode: 'shadow' });
+    // …and the reader of the lock file it pins delegations to (docs/operations.md#governed-handoffs).
+    const lockedAgents = expect.any(Function) as unknown;
+    expect(setup.dispatcher).toEqual({ routing: { code: ['sim'] }, routingMode: 'learned', routingObjective: 'latency', exploration: 0.05, lockedAgents });
+    expect((await setupOf({ routing: { mode: 'shadow' } })).dispatcher).toEqual({ routingMode: 'shadow', lockedAgents });
   });
 
   it('prices each model call as models.prices says, and hands the Monitor the default budget', async () => {

@@ -16,6 +16,7 @@ import {
 } from '@tierflow/fleet';
 import type { ModelPrice } from '@tierflow/core';
 import { isTierflowError, type Budget } from '@tierflow/protocol';
+import type { AgentIdentity } from '@tierflow/protocol';
 import { ConfigError, consoleLogger, deploymentIdFromEnv, type HandoffInterceptor, type NotifyOptionsInput, type TierLogger } from '@tierflow/runtime';
 import { defined } from './defined.js';
 import { defaultBaseURL, limitsOf } from './limits-of.js';
@@ -26,6 +27,8 @@ import type { DeclaredInterceptor, DeclaredSpecialist, PlannerEntry, ProjectConf
 import { routingOptionsOf } from './routing-section.js';
 import { notifyOptionsOf } from './notify-section.js';
 import { toolSelectionProblems } from './tool-selections.js';
+import { lockedAgentsReader } from './governance.js';
+import { lockFilePath } from './governance-section.js';
 
 /** What each tier's worker is started with, besides the runtime's options, from a configuration. */
 export interface TierSetup {
@@ -33,7 +36,12 @@ export interface TierSetup {
   /** The deployment's webhooks, for every tier: each queues the events it sees, the Monitor delivers them. */
   readonly notify?: NotifyOptionsInput;
   readonly architect: { readonly planner?: Planner; readonly maxRevisions?: number };
-  readonly dispatcher: { readonly decomposer?: Planner; readonly boundaries?: Record<string, string[]> } & ReturnType<typeof routingOptionsOf>;
+  readonly dispatcher: {
+    readonly decomposer?: Planner;
+    readonly boundaries?: Record<string, string[]>;
+    /** The agents the lock file pins, read afresh when it changes: the Dispatcher pins its Fleet delegations to them (docs/operations.md#governed-handoffs). */
+    readonly lockedAgents?: () => Promise<ReadonlyMap<string, AgentIdentity>>;
+  } & ReturnType<typeof routingOptionsOf>;
   /** The specialists the Fleet serves besides `sim`: those configured, then the endpoint's models ({@link discoveredSpecialists}). */
   readonly specialists: readonly Specialist[];
   /** Every tier's handoff interceptors, in the file's order. */
@@ -57,7 +65,7 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
   const tools = projectTools(config, env, where);
   const toolProblems = toolSelectionProblems(config);
   if (toolProblems.length > 0) throw new ConfigError(toolProblems.map(where));
-  const specialists = await specialistsOf({ ...config, toolSource: tools.source }, base, env, (i) => where(`specialists[${i}]`));
+  const specialists = governedVersions(await specialistsOf({ ...config, toolSource: tools.source }, base, env, (i) => where(`specialists[${i}]`)), config);
   const names = [...specialists.map((specialist) => specialist.name), 'sim'];
   const planner = config.architect?.planner === undefined ? undefined : await plannerOf(config.architect.planner, config, base, env, names, where('architect.planner'));
   const decomposer = config.dispatcher?.decomposer === undefined ? undefined : await plannerOf(config.dispatcher.decomposer, config, base, env, names, where('dispatcher.decomposer'));
@@ -70,11 +78,28 @@ export async function tierSetup(loaded: LoadedConfig, env: NodeJS.ProcessEnv = p
     },
     ...(notify === undefined ? {} : { notify }),
     architect: { ...(planner ? { planner } : {}), ...(config.architect?.maxRevisions === undefined ? {} : { maxRevisions: config.architect.maxRevisions }) },
-    dispatcher: { ...(decomposer ? { decomposer } : {}), ...(config.routing ? routingOptionsOf(config.routing) : {}), ...(config.boundaries ? { boundaries: config.boundaries } : {}) },
+    dispatcher: {
+      ...(decomposer ? { decomposer } : {}),
+      ...(config.routing ? routingOptionsOf(config.routing) : {}),
+      ...(config.boundaries ? { boundaries: config.boundaries } : {}),
+      lockedAgents: lockedAgentsReader(lockFilePath(loaded), shownPath(lockFilePath(loaded), process.cwd()), consoleLogger('dispatcher')),
+    },
     specialists,
     interceptors,
     close: () => tools.close(),
   };
+}
+
+/**
+ * The specialists with the versions `governance.agents` gives them, so the Fleet registers the
+ * version the manifest and the lock file name.
+ */
+function governedVersions(specialists: Specialist[], config: ProjectConfig): Specialist[] {
+  const agents = config.governance?.agents ?? {};
+  return specialists.map((specialist) => {
+    const version = Object.hasOwn(agents, specialist.name) ? agents[specialist.name]?.version : undefined;
+    return version === undefined ? specialist : { ...specialist, version };
+  });
 }
 
 /**
@@ -270,6 +295,11 @@ function checked(specialist: Specialist | (() => Specialist), where: string): Sp
 export async function discoveredSpecialists(config: ProjectConfig, registry: SpecialistRegistry, log: TierLogger, env: NodeJS.ProcessEnv = process.env): Promise<Specialist[]> {
   const baseURL = config.models?.baseURL ?? defaultBaseURL(env);
   if (baseURL === undefined || config.models?.discover === false) return [];
+  // Under governance.require every agent is in the lock file: models found at start are not.
+  if (config.governance?.require === true) {
+    log.info('governance.require is on: the endpoint models are not discovered; declare the ones to serve as specialists');
+    return [];
+  }
   const endpoint = endpointOf({}, config, env, 'models');
   let models: string[];
   try {
