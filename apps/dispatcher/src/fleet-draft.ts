@@ -1,5 +1,5 @@
 import type { RoutingDecision } from '@tierflow/core';
-import { DELEGATION_CHAIN_KEY, type AgentIdentity, type DelegationPayload, type ErrorPolicy, type UpstreamWork } from '@tierflow/protocol';
+import { COMPOSITION_KEY, DELEGATION_CHAIN_KEY, type AgentIdentity, type DelegationPayload, type ErrorPolicy, type UpstreamWork } from '@tierflow/protocol';
 import type { DelegationDraft, Subtask } from '@tierflow/runtime';
 import { DEFAULT_TASK_TYPE } from './plan-of.js';
 
@@ -55,6 +55,8 @@ export function fleetDraft(input: FleetDraftInput): DelegationDraft {
       subtask_index: index,
       subtask_total: total,
       ...(concern ? { concern } : {}),
+      // docs/protocol.md#attestations: the archetype the specialist works as, which the delegation's attestation vouches for.
+      ...(subtask.composition ? { [COMPOSITION_KEY]: subtask.composition } : {}),
       ...(upstream && upstream.length > 0 ? { upstream: upstream.map((work) => ({ ...work, artifacts: [...work.artifacts] })) } : {}),
     },
     // docs/protocol.md#expected-output-schemas: the Fleet's outcome is held to the subtask's

@@ -11,7 +11,7 @@ import { fleetDraft } from './fleet-draft.js';
 import { readHistory } from './history.js';
 import { learnFromRound, reroutedIn, reroutePairs, rerouteRound, routingDecisions, settledPairs } from './learning-round.js';
 import { resolveDispatcherOptions, type DispatcherOptionsInput, type ResolvedDispatcherOptions } from './options.js';
-import { planOf } from './plan-of.js';
+import { checkedCompositions, knownSpecialists, planOf } from './plan-of.js';
 import { dispatchReport } from './report.js';
 import { routingKeys } from './routing-keys.js';
 import { assignmentsOf, statusesOf, taskGraphOf } from './task-graph.js';
@@ -46,7 +46,8 @@ export function startDispatcherWorker(options: DispatcherWorkerOptions): Promise
 async function start(context: TierContext, options: ResolvedDispatcherOptions, settings: RoutingSettings): Promise<Step> {
   const { rootId, payload } = context.assignment;
   const decomposed = payload.task_data.plan === undefined && options.decomposer ? await planWith(options.decomposer, context) : null;
-  const plan = decomposed ?? planOf(payload);
+  // A composition may draw only on the specialists the routes name (docs/protocol.md#attestations).
+  const plan = checkedCompositions(decomposed ?? planOf(payload), knownSpecialists(options.routing));
   const keys = routingKeys(rootId);
   const now = context.now();
   // Only the subtasks that depend on nothing go now; a dependent's deadline is set when it is sent.
@@ -67,6 +68,7 @@ async function start(context: TierContext, options: ResolvedDispatcherOptions, s
     registeredAgents(
       context,
       memo.subtasks.map((subtask) => subtask.specialist),
+      options.lockedAgents,
     ),
     context.beads.setMany([
       { key: keys.taskGraph, value: taskGraphOf(plan) },
@@ -110,6 +112,7 @@ async function resume(context: TierContext, round: SettledRound, options: Resolv
       registeredAgents(
         context,
         memo.subtasks.map((subtask) => subtask.specialist),
+        options.lockedAgents,
       ),
       decision.kind === 'reroute' ? context.beads.set(keys.assignments, assignmentsOf(memo)) : Promise.resolve(),
     ]);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentIdentitySchema } from './agent-identity.js';
+import { attestationSchema, compositionSchema } from './attestation.js';
 import { aggregatedOutcomeSchema, aggregationStrategySchema, childOutcomeSummarySchema, parallelDelegationSchema } from './aggregation.js';
 import { artifactSchema } from './artifact.js';
 import { evidenceGradeSchema } from './evidence-grade.js';
@@ -31,6 +32,8 @@ export const WIRE_TYPES = {
   'aggregated-outcome': aggregatedOutcomeSchema,
   'message-signature': messageSignatureSchema,
   'agent-identity': agentIdentitySchema,
+  'governance-attestation': attestationSchema,
+  composition: compositionSchema,
   usage: usageSchema,
   'evidence-grade': evidenceGradeSchema,
   'upstream-work': upstreamWorkSchema,

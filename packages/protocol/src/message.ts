@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attestationSchema } from './attestation.js';
 import { messageIdSchema, timestampSchema } from './identifiers.js';
 import { isJsonObject, whenObject } from './json.js';
 import { cancellationPayloadSchema } from './payloads/cancellation.js';
@@ -36,6 +37,7 @@ function envelopeSchema<P extends z.ZodType>(kind: MessageKind, payload: P) {
       correlation_id: messageIdSchema.nullable().default(null).meta({ description: 'Links to the originating request.' }),
       payload,
       signature: messageSignatureSchema.optional().meta({ description: 'Ed25519 signature over the canonical message; required by deployments that sign.' }),
+      attestation: attestationSchema.optional().meta({ description: "The sender's governance attestation of this handoff; required by deployments that require governance." }),
     })
     .superRefine(
       (message, ctx) => {

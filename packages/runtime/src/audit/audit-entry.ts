@@ -33,7 +33,7 @@ export interface AuditEntry {
   readonly attempt: number | null;
   /** A word on what it was: a delegation's task type, an outcome's error type, a cancellation's reason, a decision in a line. */
   readonly detail: string;
-  /** A decision's own record, as its policy gave it (a routing decision with its scores); absent from other entries. */
+  /** A decision's own record, as its policy gave it (a routing decision with its scores); a handoff's governance attestation (`attestation`); a finding's or refusal's particulars. */
   readonly data?: JsonObject;
 }
 
@@ -46,7 +46,7 @@ export interface AuditEntry {
  * `refusal` is a job a tier refused for good and kept as a dead letter (docs/operations.md#recovery-and-the-dead-letter-queue);
  * `security` is a security finding in an outcome a tier sent, such as an agent hash mismatch (docs/protocol.md#target-agents).
  */
-export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'decision', 'gap', 'tool', 'refusal', 'security'] as const;
+export const AUDIT_KINDS = ['delegation', 'outcome', 'cancellation', 'progress', 'question', 'answer', 'blocked', 'unblocked', 'decision', 'gap', 'tool', 'refusal', 'security'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 export type AuditDirection = 'sent' | 'received';
 

@@ -1,4 +1,4 @@
-import { tierAbove, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type Question, type TierName } from '@tierflow/protocol';
+import { isJsonObject, tierAbove, type CancellationMessage, type DelegationMessage, type OutcomeMessage, type Blocker, type Question, type TierName } from '@tierflow/protocol';
 import type { RedisClient } from '@tierflow/beads';
 import { appendAudit, appendAuditNow, AUDIT_CLIENT, type AuditEntry, type AuditWrites } from './audit-entry.js';
 import { auditKey } from '../redis/keys.js';
@@ -117,6 +117,13 @@ export class AuditTrail {
     appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
   }
 
+  /** What a blocked run waits on (docs/protocol.md#blocked-work), on the MULTI that starts its wait; the unblocks are the client's entries. */
+  blockersReported(pipeline: AuditWrites, rootId: string, blockers: readonly Blocker[]): void {
+    const at = this.time();
+    const entries = blockers.map((blocker) => this.entry(at, this.tier, AUDIT_CLIENT, 'blocked', 'sent', { id: blocker.id, correlation_id: null }, blocker.blocker));
+    appendAudit(pipeline, auditKey(this.prefix, rootId), entries, this.refreshTtl());
+  }
+
   /** A job's progress, as it reports it (throttled by its reporter): from this tier to the one that asked for the work. */
   progress(rootId: string, messageId: string, text: string): void {
     const to = this.tier === 'PROGRESS_MONITOR' ? AUDIT_CLIENT : tierAbove(this.tier)!;
@@ -165,10 +172,12 @@ export class AuditTrail {
     to: string,
     kind: AuditEntry['kind'],
     direction: AuditEntry['direction'],
-    message: { readonly id: string; readonly correlation_id: string | null },
+    message: { readonly id: string; readonly correlation_id: string | null; readonly attestation?: unknown },
     detail: string,
   ): AuditEntry {
-    return { time, from, to, kind, direction, id: message.id, correlation_id: message.correlation_id ?? '', status: '', confidence: null, by: this.tier, attempt: null, detail };
+    // A handoff is logged with its governance attestation (docs/protocol.md#attestations), whose audit_ref names this entry by message id.
+    const attested = isJsonObject(message.attestation) ? { data: { attestation: message.attestation } } : {};
+    return { time, from, to, kind, direction, id: message.id, correlation_id: message.correlation_id ?? '', status: '', confidence: null, by: this.tier, attempt: null, detail, ...attested };
   }
 
   private appendNow(rootId: string, entry: AuditEntry, opensStream: boolean): void {

@@ -17,6 +17,8 @@ export interface SecurityFinding {
  */
 const SECURITY_ERROR_TYPES: Readonly<Record<string, SecuritySeverity>> = {
   [ERROR_TYPES.agentHashMismatch]: 'high',
+  // A delegation whose attestation claims what does not hold was forged or tampered with (docs/protocol.md#attestations).
+  [ERROR_TYPES.attestationInvalid]: 'high',
 };
 
 /** How much of the outcome's error detail a finding keeps. */

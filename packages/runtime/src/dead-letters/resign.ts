@@ -16,8 +16,15 @@ import type { SigningConfig } from '../security/signing-keys.js';
 export function resignForReplay(data: unknown, signing: SigningConfig, now: number): unknown {
   if (!isJsonObject(data)) return data;
   const at = new Date(now).toISOString();
-  const dated = data.kind === 'root' ? { ...data, submitted_at: at } : { ...data, timestamp: at };
+  const dated = data.kind === 'root' ? { ...data, submitted_at: at } : { ...data, timestamp: at, ...reattested(data.attestation, at) };
   return signRecord(dated, signing.keys.signer(senderOf(data)));
+}
+
+/** A message's attestation issued again with it, now signed (docs/protocol.md#attestations); nothing for one without. */
+function reattested(attestation: unknown, at: string): { attestation?: Record<string, unknown> } {
+  if (!isJsonObject(attestation)) return {};
+  const source = isJsonObject(attestation.source) ? { ...attestation.source, verified_by: 'signature' } : attestation.source;
+  return { attestation: { ...attestation, source, issued_at: at } };
 }
 
 function senderOf(data: Readonly<Record<string, unknown>>): Party {

@@ -1,7 +1,9 @@
 import { isOutcome, tierBelow, validate, type OutcomeMessage, type TierName } from '@tierflow/protocol';
 import type { Job, Queue } from 'bullmq';
 import type { SettledChild, SettledRound } from '../policy/handler.js';
-import { failedChildOutcome, timedOutChildOutcome } from '../messages/messages.js';
+import { failedChildOutcome, refusedChildOutcome, timedOutChildOutcome } from '../messages/messages.js';
+import { rootIdOf } from '../messages/ids.js';
+import { outcomeAttestationRefusal, type Attesting } from '../security/attestations.js';
 import { verifiedOutcome } from '../security/outcome-check.js';
 import { childValueKey } from '../redis/bullmq-keys.js';
 import type { SigningConfig } from '../security/signing-keys.js';
@@ -38,6 +40,8 @@ export interface CollectInput {
   readonly childValues: () => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Now, on the deployment's clock: the time of the outcomes made up for silent children. */
   readonly now: number;
+  /** What each child's attestation is checked against (docs/protocol.md#attestations): the deployment's boundaries and governance. */
+  readonly attesting?: Attesting | null;
   /** Reads each outcome of a settled round through the deployment's receive interceptors; null without any. */
   readonly receive?: ((child: SettledChild, now: number) => Promise<SettledChild>) | null;
 }
@@ -49,7 +53,7 @@ export interface CollectInput {
  * settled as `mode` says.
  */
 export async function collectRound(input: CollectInput): Promise<SettledRound | PendingRound> {
-  const { job, lowerQueue, state, tier, mode, timedOut, signing, childValues, now, receive } = input;
+  const { job, lowerQueue, state, tier, mode, timedOut, signing, childValues, now, receive, attesting = null } = input;
   const childTier = tierBelow(tier)!;
   const values = await childValues();
   // Usually every child has answered: only then are failures and timeout records worth a read.
@@ -61,7 +65,7 @@ export async function collectRound(input: CollectInput): Promise<SettledRound | 
   for (const child of state.children) {
     const key = childValueKey(lowerQueue, child.id);
     let outcome: OutcomeMessage | null = null;
-    if (key in values) outcome = readOutcome(values[key], childTier, child.id, now, signing);
+    if (key in values) outcome = readOutcome(values[key], child, childTier, now, signing, attesting);
     else if (key in failures) outcome = failedChildOutcome(childTier, child.id, failures[key] ?? 'unknown failure', now);
     else if (late.has(child.id)) outcome = timedOutChildOutcome(childTier, child.id, child.request.timeout_ms, now);
     else if (mode === 'give-up') outcome = failedChildOutcome(childTier, child.id, 'the child job vanished before reporting', now);
@@ -84,12 +88,27 @@ async function receivedInOrder(settled: readonly SettledChild[], receive: (child
   return children;
 }
 
-function readOutcome(value: unknown, childTier: TierName, childId: string, now: number, signing: SigningConfig | null): OutcomeMessage {
+function readOutcome(value: unknown, child: StepState['children'][number], childTier: TierName, now: number, signing: SigningConfig | null, attesting: Attesting | null): OutcomeMessage {
+  const childId = child.id;
   const result = validate(value);
-  // In a deployment that signs, an unsigned, forged or misdirected answer becomes a refusal.
-  if (result.ok && isOutcome(result.value)) return verifiedOutcome(value, result.value, childTier, childId, now, signing);
+  // In a deployment that signs, an unsigned, forged or misdirected answer becomes a refusal; so does one whose attestation does not hold.
+  if (result.ok && isOutcome(result.value)) {
+    const verified = verifiedOutcome(value, result.value, childTier, childId, now, signing);
+    return verified === result.value ? attestedOrRefused(verified, child, childTier, now, attesting) : verified;
+  }
   const reason = result.ok ? 'it returned a message that is not an outcome' : `its outcome is invalid: ${result.errors[0]?.message ?? ''}`;
   return failedChildOutcome(childTier, childId, reason, now);
+}
+
+/**
+ * A child's answer as its parent may read it for its attestation: as it is, or (unattested under
+ * `governance.require`, or attested with claims that do not hold) a failed, unrecoverable outcome
+ * saying why. An outcome this parent made up (a refusal, a failure) carries none and is not checked.
+ */
+function attestedOrRefused(outcome: OutcomeMessage, child: StepState['children'][number], childTier: TierName, now: number, attesting: Attesting | null): OutcomeMessage {
+  if (attesting === null) return outcome;
+  const refusal = outcomeAttestationRefusal(outcome, rootIdOf(child.id), child.request, attesting);
+  return refusal === null ? outcome : refusedChildOutcome(childTier, child.id, refusal.error_type, refusal.detail, now);
 }
 
 export function isPending(round: SettledRound | PendingRound): round is PendingRound {

@@ -25,7 +25,7 @@ import { applyEdits } from '../rerun/edits.js';
  */
 export async function sendDelegations(
   chain: HandoffChain,
-  engine: Pick<Engine, 'tier' | 'signer'>,
+  engine: Pick<Engine, 'tier' | 'signer' | 'runtime'>,
   pass: Pass,
   messages: readonly DelegationMessage[],
   now: number,
@@ -35,7 +35,7 @@ export async function sendDelegations(
   for (const message of messages) {
     const handoff = await chain({ kind: 'delegation', id: message.id, rootId, from: engine.tier, to: message.target_tier, signal: pass.context.signal, payload: message.payload });
     const payload = handoff.payload as DelegationPayload;
-    sent.push(payload === message.payload ? message : buildDelegation(engine.tier, message.id, message.correlation_id, payload, now, engine.signer));
+    sent.push(payload === message.payload ? message : buildDelegation(engine.tier, message.id, message.correlation_id, payload, now, engine.signer, engine.runtime));
   }
   return sent;
 }

@@ -17,12 +17,25 @@ import {
 } from '@tierflow/protocol';
 import type { z } from 'zod';
 import type { DelegationDraft, OutcomeDraft } from '../policy/handler.js';
-import { outcomeMessageId } from './ids.js';
+import { outcomeMessageId, rootIdOf } from './ids.js';
+import { attestedDelegation, type Attesting } from '../security/attestations.js';
 import { signRecord } from '../security/signing.js';
 import type { Signer } from '../security/signing-keys.js';
 
-/** Builds and validates a delegation from `tier` to the tier below it; signed when `signing` is given. */
-export function buildDelegation(tier: TierName, id: string, correlationId: string | null, draft: DelegationDraft, now: number, signer: Signer | null = null): DelegationMessage {
+/**
+ * Builds and validates a delegation from `tier` to the tier below it, attested
+ * (docs/protocol.md#attestations) under `attesting`'s boundaries and identity, then signed when
+ * `signer` is given, so that the signature covers the attestation.
+ */
+export function buildDelegation(
+  tier: TierName,
+  id: string,
+  correlationId: string | null,
+  draft: DelegationDraft,
+  now: number,
+  signer: Signer | null = null,
+  attesting: Attesting | null = null,
+): DelegationMessage {
   const target = tierBelow(tier);
   if (!target) throw TierflowError.permanent(`${tier} cannot delegate: it is the lowest tier`, { code: 'delegation_refused' });
   const message: DelegationMessage = {
@@ -34,7 +47,7 @@ export function buildDelegation(tier: TierName, id: string, correlationId: strin
     correlation_id: correlationId,
     payload: checkedPayload(delegationPayloadSchema, draft, id, correlationId),
   };
-  return signRecord(message, signer);
+  return signRecord(attestedDelegation(message, rootIdOf(id), signer !== null, attesting), signer);
 }
 
 /**

@@ -60,6 +60,13 @@ export const subtaskSchema = z.strictObject({
    * they have all succeeded, with their work in `task_data.upstream` (docs/protocol.md#subtask-dependencies).
    */
   depends_on: z.array(z.int()).optional(),
+  /**
+   * The archetype this subtask's specialist is composed as: each domain specialist with its share
+   * in percent, above 0 and summing to 100 (docs/protocol.md#attestations). It travels in the
+   * delegation's `task_data.composition`, which the attestation vouches for. Its shape is checked
+   * here; its rules where the plan is read, which refuses it as `composition_invalid` with the reason.
+   */
+  composition: z.record(z.string(), z.number()).optional().meta({ description: 'An archetype: domain specialist → share in percent, each above 0, summing to 100; checked where the plan is read.' }),
 });
 export type Subtask = z.infer<typeof subtaskSchema>;
 
