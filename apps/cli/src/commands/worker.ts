@@ -3,6 +3,7 @@ import { runtimeOptionsFromEnv, type TierWorker } from '@tierflow/runtime';
 import { startTelemetry } from '@tierflow/telemetry';
 import { findConfigFile, loadConfig, shownPath } from '../config/config-file.js';
 import { projectCalibration, tierSetup } from '../config/tier-setup.js';
+import { checkGovernanceAtStart, tierAgent } from '../config/governance.js';
 import { guardExit } from '../exit-guard.js';
 import { EXIT, type CliIo } from '../io.js';
 import { linkToParent } from '../parent-link.js';
@@ -52,6 +53,8 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
   try {
     project = await loadConfig(file ?? undefined);
     setup = await tierSetup(project);
+    // Under governance.require, an agent of this tier the lock file does not list as it runs stops it here.
+    await checkGovernanceAtStart(project, setup.specialists, tier, (line) => io.stderr(`${tier} worker: ${line}\n`));
   } finally {
     disarm();
   }
@@ -61,6 +64,19 @@ export async function workerCommand(tier: string, options: WorkerOptions, io: Cl
     ...fromEnv,
     ...(project.config.boundaries ? { boundaries: project.config.boundaries } : {}),
     ...(calibrate === undefined ? {} : { calibration: calibrate }),
+    // Every receiver checks an attestation it is given; under `governance.require`, one without is refused (docs/protocol.md#attestations).
+    // A governed tier attests as the agent the manifest names it, and pins the tier below to the
+    // lock file's entry for it (docs/operations.md#governed-handoffs).
+    ...(project.config.governance
+      ? {
+          governance: {
+            ...fromEnv.governance,
+            require: project.config.governance.require === true || fromEnv.governance.require,
+            agent: tierAgent(project, setup.specialists, tier),
+            pins: setup.dispatcher.lockedAgents ?? null,
+          },
+        }
+      : {}),
     interceptors: setup.interceptors,
   };
   let onSignal: (signal: NodeJS.Signals) => void = () => undefined;

@@ -21,6 +21,16 @@ describe('resolveRuntimeOptions', () => {
     expect(() => resolveRuntimeOptions({ calibration: 'no' as unknown as boolean })).toThrow(/calibration/);
   });
 
+  it('checks attestations without requiring them unless told, and names the tier by a valid identity only', () => {
+    expect(resolveRuntimeOptions().governance).toEqual({ require: false, agent: null, pins: null });
+    const agent = { agent_id: 'dispatcher', agent_version: '0.1.0', prompt_hash: 'a'.repeat(64) };
+    expect(resolveRuntimeOptions({ governance: { require: true, agent } }).governance).toEqual({ require: true, agent, pins: null });
+    expect(() => resolveRuntimeOptions({ governance: { agent: { ...agent, prompt_hash: 'short' } } })).toThrow(/governance\.agent\.prompt_hash/);
+    const pins = () => Promise.resolve(new Map([['architect', agent]]));
+    expect(resolveRuntimeOptions({ governance: { pins } }).governance.pins).toBe(pins);
+    expect(() => resolveRuntimeOptions({ governance: { pins: 'tierflow.lock.json' as never } })).toThrow(/governance\.pins/);
+  });
+
   it.each(['tierflow', '{a}:b', '{}', '{a}{b}'])('refuses the prefix %j', (prefix) => {
     expect(() => resolveRuntimeOptions({ prefix })).toThrow(/hash tag/);
   });

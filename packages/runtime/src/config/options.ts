@@ -1,6 +1,17 @@
 import { DEFAULT_RECORD_MODE, RECORD_MODES, type RecordMode } from './record-mode.js';
 import { resolveRetryOptions, type Boundaries, type CascadeThresholds, type RetryOptions } from '@tierflow/core';
-import { deploymentIdSchema, formatValidationError, resolveErrorPolicy, TierflowError, type ErrorPolicy, type ResolvedErrorPolicy, type TierSlug, validateWith } from '@tierflow/protocol';
+import {
+  agentIdentitySchema,
+  deploymentIdSchema,
+  formatValidationError,
+  resolveErrorPolicy,
+  TierflowError,
+  type AgentIdentity,
+  type ErrorPolicy,
+  type ResolvedErrorPolicy,
+  type TierSlug,
+  validateWith,
+} from '@tierflow/protocol';
 import { z } from 'zod';
 import { DEFAULT_AUDIT_TTL_MS } from './runtime-settings.js';
 import { derivedDeploymentId } from './deployment-id.js';
@@ -73,6 +84,11 @@ export interface RuntimeOptions {
    */
   readonly answerWaitMs: number;
   /**
+   * How long a run whose blocked work reaches the root waits for it to be unblocked (`tierflow
+   * unblock`) before it ends `blocked`; 0 ends it at once. Default 24 h (docs/protocol.md#blocked-work).
+   */
+  readonly blockedWaitMs: number;
+  /**
    * How long a client (`TierflowClient`, the `tierflow` commands) waits for Redis's first
    * answer before it gives up, saying why (`RedisUnreachableError`). Default 5 s. Workers wait as long as it takes.
    */
@@ -101,7 +117,26 @@ export interface RuntimeOptions {
    * default derived from the Redis address and the prefix ({@link derivedDeploymentId}).
    */
   readonly deploymentId: string;
+  /** Governed handoffs (docs/protocol.md#attestations): whether receivers refuse a message without an attestation, and this tier's own agent identity. */
+  readonly governance: Governance;
 }
+
+/** How a tier attests what it sends and checks what it receives (docs/protocol.md#attestations). */
+export interface Governance {
+  /** Refuse a delegation or outcome that carries no attestation (the project file's `governance.require`). Default false: one that carries one is still checked. */
+  readonly require: boolean;
+  /** This tier's own agent identity, named as the source of what it sends; null: none. */
+  readonly agent: AgentIdentity | null;
+  /**
+   * The identities the deployment's lock file pins its agents to, by id (read afresh when the file
+   * changes): a tier pins what it sends the tier above the Fleet to the lock's entry for that tier
+   * (docs/operations.md#governed-handoffs); null: no pins.
+   */
+  readonly pins: AgentPins | null;
+}
+
+/** Reads the lock file's identities, by agent id. */
+export type AgentPins = () => Promise<ReadonlyMap<string, AgentIdentity>>;
 
 export interface RuntimeOptionsInput {
   readonly redisUrl?: string;
@@ -124,11 +159,13 @@ export interface RuntimeOptionsInput {
   readonly signing?: SigningConfig | null;
   readonly limits?: Partial<InputLimits>;
   readonly answerWaitMs?: number;
+  readonly blockedWaitMs?: number;
   readonly connectTimeoutMs?: number;
   readonly record?: RecordMode;
   readonly genAi?: Partial<GenAiOptions>;
   readonly calibration?: boolean;
   readonly deploymentId?: string;
+  readonly governance?: { readonly require?: boolean; readonly agent?: AgentIdentity | null; readonly pins?: AgentPins | null };
 }
 
 const R = RUNTIME_RANGES;
@@ -144,6 +181,7 @@ const runtimeNumbersSchema = z.looseObject({
   beadsTtlMs: wholeNumber(R.beadsTtlMs).optional(),
   auditTtlMs: wholeNumber(R.auditTtlMs).optional(),
   answerWaitMs: wholeNumber(R.answerWaitMs).optional(),
+  blockedWaitMs: wholeNumber(R.blockedWaitMs).optional(),
   connectTimeoutMs: wholeNumber(R.connectTimeoutMs).optional(),
   cells: wholeNumber(R.cells).optional(),
   record: z.enum(RECORD_MODES).optional(),
@@ -151,6 +189,16 @@ const runtimeNumbersSchema = z.looseObject({
   deploymentId: deploymentIdSchema.optional(),
   genAi: z.strictObject({ conventions: z.enum(GEN_AI_CONVENTIONS).optional(), captureContent: z.boolean().optional() }).optional(),
   limits: z.strictObject({ maxObjectiveBytes: wholeNumber(R.maxObjectiveBytes).optional(), maxSubtasks: wholeNumber(R.maxSubtasks).optional() }).optional(),
+  governance: z
+    .strictObject({
+      require: z.boolean().optional(),
+      agent: agentIdentitySchema.nullable().optional(),
+      pins: z
+        .custom<AgentPins>((value) => typeof value === 'function', { message: 'must be a function' })
+        .nullable()
+        .optional(),
+    })
+    .optional(),
 });
 
 /**
@@ -190,11 +238,13 @@ export function resolveRuntimeOptions(input: RuntimeOptionsInput = {}): RuntimeO
     signing: input.signing ?? null,
     limits: { ...DEFAULT_INPUT_LIMITS, ...input.limits },
     answerWaitMs: input.answerWaitMs ?? RUNTIME_DEFAULTS.answerWaitMs,
+    blockedWaitMs: input.blockedWaitMs ?? RUNTIME_DEFAULTS.blockedWaitMs,
     connectTimeoutMs: input.connectTimeoutMs ?? RUNTIME_DEFAULTS.connectTimeoutMs,
     record: input.record ?? DEFAULT_RECORD_MODE,
     genAi: { ...DEFAULT_GEN_AI_OPTIONS, ...input.genAi },
     calibration: input.calibration ?? true,
     deploymentId: input.deploymentId ?? derivedDeploymentId(redisUrl, input.redisCluster ?? null, prefix),
+    governance: { require: input.governance?.require ?? false, agent: input.governance?.agent ?? null, pins: input.governance?.pins ?? null },
   };
 }
 
@@ -229,6 +279,7 @@ export function runtimeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, scop
     signing: signingFromEnv(env),
     limits: { maxObjectiveBytes: config.TIERFLOW_MAX_OBJECTIVE_BYTES, maxSubtasks: config.TIERFLOW_MAX_SUBTASKS },
     answerWaitMs: config.TIERFLOW_ANSWER_WAIT_MS,
+    blockedWaitMs: config.TIERFLOW_BLOCKED_WAIT_MS,
     connectTimeoutMs: config.TIERFLOW_CONNECT_TIMEOUT_MS,
     record: config.TIERFLOW_RECORD,
     genAi: resolveGenAiOptions({ semconvOptIn: config.OTEL_SEMCONV_STABILITY_OPT_IN, captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT }),

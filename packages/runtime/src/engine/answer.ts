@@ -1,12 +1,14 @@
 import { resolveErrorPolicy, type OutcomeMessage, type TierSlug } from '@tierflow/protocol';
 import { outcomeMessageId } from '../messages/ids.js';
 import { withQuestions } from '../questions/questions.js';
+import { withBlockers } from '../questions/blocked.js';
 import { roundKeyOf, type ControlKeys } from '../redis/keys.js';
 import { winRace, type RaceDeps } from '../cancellation/race.js';
 import { withExpectedOutput } from '../checks/expected-output.js';
 import type { OutcomeDraft } from '../policy/handler.js';
 import { FencedBatch } from '../redis/fenced-batch.js';
 import { partyOf } from '../security/party.js';
+import { attestedOutcome } from '../security/attestations.js';
 import { signRecord } from '../security/signing.js';
 import type { Engine, Pass } from './pass.js';
 import type { PhaseOf } from './pass-machine.js';
@@ -45,7 +47,8 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
   const { job, assignment } = pass;
   const now = engine.clock.now();
   // A parent that delegated reports what its whole subtree used, whatever its policy wrote.
-  const asked = withQuestions(draft, received, { tier: engine.tier, outcomeId: outcomeMessageId(assignment.id) });
+  const own = { tier: engine.tier, outcomeId: outcomeMessageId(assignment.id) };
+  const asked = withBlockers(withQuestions(draft, received, own), received, own);
   const build = (given: OutcomeDraft) => {
     // A hop's own calls count even when it answers with no result of its own (stopped, failed).
     const draft = withHopUsage(given, pass.spent());
@@ -65,7 +68,9 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
   }
   // Signed before it is cached, so a duplicate delivery answered from the cache is signed too.
   const onMismatch = resolveErrorPolicy(assignment.payload.error_policy, engine.runtime.errorPolicy).on_format_mismatch;
-  const outcome = signRecord(withExpectedOutput(assignment.payload, built, onMismatch), engine.signer);
+  // Attested before it is signed, so the signature covers the attestation (docs/protocol.md#attestations).
+  const checked = withExpectedOutput(assignment.payload, built, onMismatch);
+  const outcome = signRecord(attestedOutcome(checked, assignment.rootId, assignment.message?.payload ?? null, engine.signer !== null, engine.runtime), engine.signer);
   const parentParty = assignment.message ? partyOf(assignment.message.source_tier) : null;
   const batch = new FencedBatch();
   engine.dedup.record(batch, assignment.id, outcome);
@@ -75,7 +80,8 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
   const cancellation = outcome.payload.status !== 'cancelled' ? null : (stop?.cancellation ?? (await engine.reader.marks([assignment.id])).get(assignment.id) ?? null);
   engine.audit.outcomeSent(batch, assignment, outcome, cancellation);
   const finding = securityFindingOf(outcome.payload);
-  if (finding) reportSecurityFinding(engine, pass, batch, outcome, finding);
+  // A finding carried up from a child is that child's tier's, reported there once.
+  if (finding && !received.some((child) => child.outcome.payload.error_type === finding.kind)) reportSecurityFinding(engine, pass, batch, outcome, finding);
   indexAnswer(batch, engine.keys, engine.party, {
     rootId: assignment.rootId,
     taskType: assignment.payload.task_type,
@@ -95,7 +101,7 @@ export async function answer(engine: Answerer, pass: Pass, { state, draft, recei
   // The round settled: its watchdog has nothing left to do.
   if (state?.watchdog) batch.zrem(engine.keys.watchdogs(engine.party), state.watchdog);
   // A run that stops waiting for answers (cancelled, or the wait ran out) asks nothing any more.
-  if (state?.awaiting) batch.del(engine.keys.questions(assignment.rootId));
+  if (state?.awaiting) batch.del(engine.keys.questions(assignment.rootId), engine.keys.blocked(assignment.rootId));
   const { race } = pass;
   const raceKey = roundKeyOf(assignment.id);
   if (race === null || raceKey === null || parentParty === null || outcome.payload.status !== 'success') {

@@ -1,11 +1,10 @@
-import { TIER_SLUGS, type OutcomeMessage, type TierName } from '@tierflow/protocol';
+import { TIER_SLUGS, type OutcomeMessage, type TierflowError, type TierName } from '@tierflow/protocol';
 import { DelayedError, UnrecoverableError, WaitingChildrenError, type Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { Span } from '@opentelemetry/api';
 import type { RedisClient } from '@tierflow/beads';
 import type { StopReason } from '../cancellation/control-listener.js';
 import { RedisClock } from '../deadlines/clock.js';
-import type { HandoffRefusedError } from '../handoff/chain.js';
 import { InvalidJobError } from '../messages/assignment.js';
 import { endForRetry, endWithOutcome } from '../observability/tracing.js';
 import { watchRunning } from '../observability/tier-instruments.js';
@@ -18,6 +17,7 @@ import { signerOf } from '../security/signing-keys.js';
 import { composeCell, type CellParts, type CellWorkerOptions } from './compose-cell.js';
 import { crashesOf, crashVerdict, runsAloneFrom } from './crash-guard.js';
 import { receivedAssignment, reportRefusal } from './handoffs.js';
+import { attestationRefused, pinRefused } from './attestation-gate.js';
 import { refusalRecorded } from '../audit/audit-refusals.js';
 import type { JobFacts } from './job-facts.js';
 import { answerByOf, openPass, processSpan } from './open-pass.js';
@@ -195,12 +195,20 @@ export class CellWorker {
       const rerun = facts.rerun ? nodeRerun(facts.rerun, job.id!, assignment.rootId) : null;
       // A fork's node takes its rerun's edits, as it takes what the receive interceptors make of it.
       const edits = rerun?.forkNode ? rerun.spec.edits : [];
+      const span = processSpan(engine.tier, engine.role, job, assignment, facts.state, engine.runtime.genAi.conventions);
+      // Its governance attestation is checked as the work arrives, unless it is stopped already
+      // (docs/protocol.md#attestations); a delegation refused for it goes to no interceptor.
+      // So is the agent it pins, where a tier above the Fleet is pinned (security/tier-pins.ts).
+      const unattested =
+        facts.state === null && facts.stop === null && poison === null
+          ? ((await attestationRefused({ redis: this.redis, prefix: engine.runtime.prefix, attesting: engine.runtime, log }, assignment, span, this.clock.now())) ??
+            pinRefused(engine.tier, assignment, engine.runtime.governance, span, log))
+          : null;
       // Poison work is not handed to the receive interceptors either: what killed its workers may be one of them.
       const received =
-        poison === null && (engine.handoffs.receive || facts.state?.received || edits.length > 0)
+        unattested === null && poison === null && (engine.handoffs.receive || facts.state?.received || edits.length > 0)
           ? await receivedAssignment(engine, assignment, facts, controller.signal, edits)
           : { assignment, changed: false, refused: null };
-      const span = processSpan(engine.tier, engine.role, job, assignment, facts.state, engine.runtime.genAi.conventions);
       if (received.refused) reportRefusal(span, log, received.refused);
       // A fork's node outside the fork's subtree answers with its original's outcome, on its first pass.
       const reused =
@@ -210,7 +218,7 @@ export class CellWorker {
       const delivery: Delivery = { job, token, assignment: received.assignment, changedOnReceipt: received.changed, startedAt, receipt: firstStart || (facts.state === null && !woken), rerun, reused };
       let end: Terminal;
       try {
-        end = await this.runPass(delivery, facts, controller, span, received.refused, poison);
+        end = await this.runPass(delivery, facts, controller, span, unattested ?? received.refused, poison);
       } catch (error) {
         endForRetry(span, error, job.attemptsMade + 1);
         hopEnded(this.tier, 'errored', (this.clock.now() - startedAt) / 1000);
@@ -264,7 +272,7 @@ export class CellWorker {
   }
 
   /** Runs one pass of a job through the engine (pass-machine.ts), from what the job knows of itself. */
-  private async runPass(delivery: Delivery, facts: JobFacts, controller: AbortController, span: Span, refused: HandoffRefusedError | null, poison: number | null): Promise<Terminal> {
+  private async runPass(delivery: Delivery, facts: JobFacts, controller: AbortController, span: Span, refused: TierflowError | null, poison: number | null): Promise<Terminal> {
     const { engine } = this.parts;
     const { job, assignment } = delivery;
     const waitedMs = pausedMs(facts.state, this.clock.now());

@@ -1,6 +1,7 @@
-import { clarificationsOf, inheritErrorPolicy, type DelegationMessage } from '@tierflow/protocol';
+import { clarificationsOf, inheritErrorPolicy, unblockedOf, type AgentIdentity, type DelegationMessage } from '@tierflow/protocol';
 import { inheritedHandoff } from '../handoff/inherit-handoff.js';
 import { pausedMs, withClarifications } from '../questions/questions.js';
+import { withUnblockNotes } from '../questions/blocked.js';
 import { UnrecoverableError } from 'bullmq';
 import type { Assignment, DelegationDraft, SettledChild } from '../policy/handler.js';
 import { roundKeyOf } from '../redis/keys.js';
@@ -20,6 +21,7 @@ import type { StepState } from '../steps/step-store.js';
 import { subtasksBelow, usageBelow } from './usage-rollup.js';
 import { runBudget, writeBudget } from '../budget/charge-usage.js';
 import { sendDelegations } from './handoffs.js';
+import { pinnedTo, tierPinOf } from '../security/tier-pins.js';
 
 type Child = StepState['children'][number];
 
@@ -48,11 +50,13 @@ export async function delegate(engine: Delegator, pass: Pass, previous: StepStat
   const lowerQueue = engine.lowerQueue;
   if (!lowerQueue) throw new UnrecoverableError(`${engine.tier} has no tier below`);
   const round = previous === null ? 0 : previous.round + 1;
+  // Read before the round's time is taken: reading the lock file is I/O.
+  const pin = await lockedPin(engine);
   const now = engine.clock.now();
   const built = childMessages(
     engine,
     assignment,
-    step.children.map((request, index) => ({ id: childMessageId(assignment.id, round, index), request })),
+    step.children.map((request, index) => ({ id: childMessageId(assignment.id, round, index), request: pinnedTo(request, pin) })),
     now,
   );
   // The interceptors see the round first: one that refuses a child stops it before anything is written.
@@ -98,7 +102,7 @@ export async function delegate(engine: Delegator, pass: Pass, previous: StepStat
   if (step.decisions && step.decisions.length > 0) engine.audit.decisionsMade(batch, assignment, messages, step.decisions);
   if (previous?.watchdog) batch.zrem(keys.watchdogs(party), previous.watchdog);
   // Answered: the run asks nothing now.
-  if (previous?.awaiting) batch.del(keys.questions(assignment.rootId));
+  if (previous?.awaiting) batch.del(keys.questions(assignment.rootId), keys.blocked(assignment.rootId));
   if (watchAt !== null) batch.zadd(keys.watchdogs(party), watchAt, watchMember(watch));
   const raceKey = roundKeyOf(messages[0]!.id);
   if (step.strategy === 'first_success' && raceKey) {
@@ -149,16 +153,23 @@ export async function keepWatch(engine: Pick<Engine, 'tier' | 'party' | 'keys' |
 
 /**
  * Validated delegation messages; the root's children have no correlation id, since the root is
- * not a message. The answers a job was sent with go down with its work, so whoever asked finds
- * them; so does its error policy, field by field under the child's own (docs/protocol.md#error-policies),
+ * not a message. The answers and unblock notes a job was sent with go down with its work, so
+ * whoever asked or was blocked finds them; so does its error policy, field by field under the child's own (docs/protocol.md#error-policies),
  * and its thread and handoff constraints (docs/protocol.md#handoff-metadata).
  */
+/** The identity the lock file gives the tier below, for a tier that pins it (security/tier-pins.ts); null without pins. */
+async function lockedPin(engine: Pick<Engine, 'tier' | 'runtime'>): Promise<AgentIdentity | null> {
+  const { pins } = engine.runtime.governance;
+  return pins === null ? null : tierPinOf(engine.tier, await pins());
+}
+
 function childMessages(engine: Pick<Engine, 'tier' | 'signer' | 'runtime'>, assignment: Assignment, children: readonly { id: string; request: DelegationDraft }[], now: number): DelegationMessage[] {
   const correlation = assignment.message ? assignment.id : null;
   const answers = clarificationsOf(assignment.payload.task_data);
+  const notes = unblockedOf(assignment.payload.task_data);
   return children.map((child) => {
     const policy = inheritErrorPolicy(child.request.error_policy, assignment.payload.error_policy);
     const request = inheritedHandoff(policy === undefined ? child.request : { ...child.request, error_policy: policy }, assignment.payload, engine.runtime.interceptors);
-    return buildDelegation(engine.tier, child.id, correlation, withClarifications(request, answers), now, engine.signer);
+    return buildDelegation(engine.tier, child.id, correlation, withUnblockNotes(withClarifications(request, answers), notes), now, engine.signer, engine.runtime);
   });
 }
