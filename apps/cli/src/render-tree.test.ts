@@ -50,6 +50,13 @@ describe('renderTree', () => {
     expect(renderTree(leaf(1, { cascade: { signal: 'rejected', confidence: 0.2, threshold: 0.3, checked_by: 'ROUTING_DISPATCHER' } }))).toContain('✖ rejected (checked by dispatcher)');
   });
 
+  it('marks a handoff its agent rejected, with the reason when it is known', () => {
+    expect(renderTree(leaf(1, { status: 'failed', confidence: 0, rejection: { reason: 'reviews only' } }))).toBe(
+      'fleet       r.0-0.0-0.0-1  general  sim  failed  0.00  ✖ rejected by its agent: reviews only\n',
+    );
+    expect(renderTree(leaf(1, { status: 'failed', confidence: 0, rejection: { reason: null } }))).toContain('✖ rejected by its agent\n');
+  });
+
   it("shows the words users see for unfinished work, BullMQ's states only when debugging", () => {
     const jobs = new Map([
       ['r', { state: 'waiting-children', outcome: null, task_type: 'objective', specialist_hint: null, attempts_made: 0, processed_on: null, finished_on: null, children: ['r.0-0'] }],
@@ -85,6 +92,21 @@ describe('renderTree', () => {
       '    answered: eu-west',
       '  r.0-0.0-0.0-1.out  (asked by fleet)  Which year?',
       'answer with: tierflow answer r "<text>" [--to <question id>]',
+      '',
+    ]);
+  });
+
+  it('lists the blockers of a run that waits on blocked work, with their notes and how to unblock', () => {
+    const root: RunNode = {
+      ...runNode('r', { tier: 'PROGRESS_MONITOR', task_type: 'root', specialist: null, status: 'blocked', source: 'queue', queue_state: 'delayed', confidence: null }),
+      blockers: [{ id: 'r.0-0.0-0.0-0.out', blocker: 'Waiting for the API key', tier: 'SPECIALIZED_FLEET', unblocked: null }],
+      blocked_since: '2026-11-25T10:00:00.000Z',
+      waiting_until: '2026-11-26T10:00:00.000Z',
+    };
+    expect(renderTree(root).split('\n').slice(1)).toEqual([
+      'blocked since 2026-11-25T10:00:00.000Z, waits until 2026-11-26T10:00:00.000Z:',
+      '  r.0-0.0-0.0-0.out  (reported by fleet)  Waiting for the API key',
+      'unblock with: tierflow unblock r [--note "<text>"]',
       '',
     ]);
   });

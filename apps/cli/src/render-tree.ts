@@ -1,6 +1,6 @@
 import { TIER_SLUGS, type Usage } from '@tierflow/protocol';
 import { progressText, runStatus, UNFINISHED_STATUSES } from '@tierflow/runtime/admin';
-import { type NodeCascade, type RunNode } from '@tierflow/runtime';
+import { type NodeCascade, type NodeRejection, type RunNode } from '@tierflow/runtime';
 
 /**
  * A run's tree as text, one node a line: `fleet  <id>  execute  sim  success  0.90  attempts 2`,
@@ -22,6 +22,7 @@ export function renderTree(node: RunNode, now?: number, { debug = false }: Rende
       debug ? queueText(current.queue_state) : '',
       current.confidence === null ? '' : current.confidence.toFixed(2),
       current.cascade === undefined ? '' : cascadeText(current.cascade),
+      current.rejection === undefined ? '' : rejectionText(current.rejection),
       now === undefined ? '' : elapsedOf(current, now),
       current.usage === null ? '' : usageText(current.usage),
       // Progress tells of work under way; once there is an outcome, it says more.
@@ -38,7 +39,7 @@ export function renderTree(node: RunNode, now?: number, { debug = false }: Rende
     });
   };
   walk(node, '', '');
-  return `${[...lines, ...questionLines(node)].join('\n')}\n`;
+  return `${[...lines, ...questionLines(node), ...blockerLines(node)].join('\n')}\n`;
 }
 
 /** What a text view may be asked to add. */
@@ -64,9 +65,26 @@ function questionLines(root: RunNode): string[] {
   return lines;
 }
 
+/** A run waiting on blocked work: its blockers, each with its id and any note, and how to unblock. */
+function blockerLines(root: RunNode): string[] {
+  if (!root.blockers || root.blockers.length === 0) return [];
+  const lines = [`blocked since ${root.blocked_since ?? '?'}, waits until ${root.waiting_until ?? '?'}:`];
+  for (const blocker of root.blockers) {
+    lines.push(`  ${blocker.id}  (reported by ${TIER_SLUGS[blocker.tier]})  ${blocker.blocker}`);
+    if (blocker.unblocked !== null) lines.push(`    unblocked${blocker.unblocked ? `: ${blocker.unblocked}` : ''}`);
+  }
+  lines.push(`unblock with: tierflow unblock ${root.blockers.length > 1 ? '<node id>' : root.id} [--note "<text>"]`);
+  return lines;
+}
+
 /** The cascade's signal on a node, in the seed's words: `⚠ low confidence (checked by dispatcher)`. */
 export function cascadeText(cascade: NodeCascade): string {
   return `${CASCADE_MARKS[cascade.signal]} (checked by ${TIER_SLUGS[cascade.checked_by]})`;
+}
+
+/** A handoff its agent turned down before starting, with why: `✖ rejected by its agent: I only review code`. */
+export function rejectionText(rejection: NodeRejection): string {
+  return `✖ rejected by its agent${rejection.reason === null ? '' : `: ${rejection.reason}`}`;
 }
 
 const CASCADE_MARKS = { low_confidence: '⚠ low confidence', needs_review: '◆ needs review', rejected: '✖ rejected' } as const;

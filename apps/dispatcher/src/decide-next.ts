@@ -31,8 +31,8 @@ const MIN_TIME_LEFT_MS = 50;
 
 /**
  * An unavailable specialist's subtask is re-routed to an alternate (docs/protocol.md#escalation),
- * for a subtask that has one left; an agent the Fleet does not register is routed around the same
- * way.
+ * for a subtask that has one left; an agent the Fleet does not register, or one that rejected the
+ * work, is routed around the same way.
  */
 export function needsReroute(subtask: SubtaskState): boolean {
   return isRoutable(subtask) && subtask.alternates.length > 0;
@@ -43,10 +43,11 @@ export function needsConcernRetry(subtask: SubtaskState): boolean {
   return subtask.result?.error_type === ERROR_TYPES.lowConfidenceRetry && subtask.concern === null;
 }
 
+const ROUTABLE: ReadonlySet<string> = new Set(Object.values(ROUTABLE_ERROR_TYPES));
+
 function isRoutable(subtask: SubtaskState): boolean {
   const { result } = subtask;
-  const routable = result?.error_type === ROUTABLE_ERROR_TYPES.specialistUnavailable || result?.error_type === ROUTABLE_ERROR_TYPES.unknownAgent;
-  return result !== null && result.status === 'failed' && routable;
+  return result !== null && result.status === 'failed' && ROUTABLE.has(result.error_type ?? '');
 }
 
 /**

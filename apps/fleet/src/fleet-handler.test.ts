@@ -340,6 +340,56 @@ describe('fleetHandler: a busy specialist', () => {
   });
 });
 
+describe('fleetHandler: explicit rejection', () => {
+  it('answers handoff_rejected, recoverable, without running the specialist or writing anything', async () => {
+    let ran = false;
+    const picky = defineSpecialist({
+      name: 'picky',
+      version: '1.0.0',
+      accepts: ({ taskType }) => (taskType === 'execute_code' ? { accept: false, reason: 'I only review code' } : { accept: true }),
+      run: () => {
+        ran = true;
+        return Promise.resolve({ summary: 'done', confidence: 1 });
+      },
+    });
+    const harness = runFleet({ specialist_hint: 'picky' }, { specialists: [picky] });
+    const outcome = await outcomeOf(harness);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error_type: 'handoff_rejected',
+      error_detail: 'I only review code',
+      recoverable: true,
+      confidence: 0,
+      summary: 'rejected by picky: I only review code',
+    });
+    expect(ran).toBe(false);
+    expect(harness.batches).toEqual([]);
+    expectValidOutcome(outcome);
+  });
+
+  it('runs a handoff the specialist accepts', async () => {
+    const picky = defineSpecialist({ name: 'picky', version: '1.0.0', accepts: () => Promise.resolve({ accept: true as const }), run: () => Promise.resolve({ summary: 'reviewed', confidence: 1 }) });
+    const outcome = await outcomeOf(runFleet({ specialist_hint: 'picky', task_type: 'review' }, { specialists: [picky] }));
+    expect(outcome).toMatchObject({ status: 'success', summary: 'reviewed' });
+  });
+
+  it('rejects as the sim script says, and the script is still checked by the run', async () => {
+    const rejected = await outcomeOf(runFleet({ task_data: { sim: { reject: 'not my kind of work' } } }));
+    expect(rejected).toMatchObject({ error_type: 'handoff_rejected', error_detail: 'not my kind of work' });
+    await expect(runFleet({ task_data: { sim: { reject: 'x', bogus: 1 } } }).step).rejects.toThrow(/task_data\.sim/);
+  });
+
+  it.each([
+    ['a rejection without a reason', { accept: false, reason: '  ' }],
+    ['something else', { yes: true }],
+  ])('fails the run on %s, naming the specialist', async (_label, answer) => {
+    const odd = defineSpecialist({ name: 'odd', version: '1.0.0', accepts: () => answer as never, run: () => Promise.resolve({ summary: 'x', confidence: 1 }) });
+    await expect(runFleet({ specialist_hint: 'odd' }, { specialists: [odd] }).step).rejects.toThrow(
+      expect.objectContaining({ code: 'invalid_specialist_result', message: expect.stringContaining('odd: accepts') as string }),
+    );
+  });
+});
+
 describe('fleetHandler: agent verification', () => {
   const sim = { agent_id: 'sim', agent_version: '1.0.0', prompt_hash: promptHashOf(simSpecialist.config) };
 

@@ -2,6 +2,7 @@ import { ERROR_TYPES, fastSafeParse, isJsonObject, isTierflowError, outcomePaylo
 import { z } from 'zod';
 import { checkOutput } from '@tierflow/core';
 import type { ProgressUpdate, Step, TierContext, TierHandler } from '@tierflow/runtime';
+import { rejectedOutcome, rejectionOf } from './acceptance.js';
 import { agentRefusal, type AgentRefusal } from './agent-check.js';
 import type { SpecialistRegistry } from './registry.js';
 import { fleetReport, type FleetOutcome } from './specialist-outcome.js';
@@ -27,7 +28,9 @@ export interface FleetHandlerOptions {
  * `failed` outcome with `error_type: 'specialist_unavailable'`, so the Dispatcher re-routes. An
  * agent not in the registry (`unknown_agent`), or not the version and prompt hash the delegation
  * pins in `target_agent` (`agent_hash_mismatch`), is refused unrecoverably without running
- * anything (docs/protocol.md#target-agents). Any other error propagates: the runtime retries
+ * anything (docs/protocol.md#target-agents). A specialist that rejects the handoff
+ * (`accepts`) is answered `handoff_rejected`, recoverable, so the Dispatcher routes on
+ * (docs/protocol.md#explicit-rejection). Any other error propagates: the runtime retries
  * transient ones and reports permanent ones.
  *
  * @throws TierflowError (permanent, code `invalid_config`) for an `outputTtlMs` that is not a whole number ≥ 1.
@@ -53,6 +56,12 @@ export function fleetHandler(registry: SpecialistRegistry, options: FleetHandler
       if (recorded) {
         context.log.info('answering from the recorded outcome of a run that finished before its worker died', { id: context.assignment.id });
         return { kind: 'outcome', outcome: recorded };
+      }
+      // Asked before it takes a slot: a rejected handoff runs nothing.
+      const rejection = await rejectionOf(specialist, specialistInput(context, null));
+      if (rejection !== null) {
+        context.log.info('the specialist rejected the handoff', { id: context.assignment.id, specialist: specialist.name, reason: rejection });
+        return { kind: 'outcome', outcome: rejectedOutcome(specialist, rejection) };
       }
       const running = inFlight.get(specialist.name) ?? 0;
       if (specialist.maxConcurrent !== undefined && running >= specialist.maxConcurrent) {

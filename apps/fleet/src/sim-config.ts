@@ -31,6 +31,8 @@ export const simConfigSchema = z.strictObject({
   permanent_error: z.boolean().default(false),
   /** Throw SpecialistUnavailableError, as a specialist that is not loaded would. */
   unavailable: z.boolean().default(false),
+  /** Reject the handoff before starting, with this reason (docs/protocol.md#explicit-rejection). */
+  reject: z.string().trim().min(1).optional(),
   /** Produce one `text` artifact of exactly this many ASCII bytes. */
   output_bytes: count.optional(),
   /** The clarifying question sent with `needs_clarification`. */
@@ -40,6 +42,11 @@ export const simConfigSchema = z.strictObject({
    * `task_data.clarifications`; then do as scripted, the answer added as a `text` artifact.
    */
   ask: z.string().trim().min(1).optional(),
+  /**
+   * Report `blocked` on this (what it waits on) until the delegation carries an unblock note for
+   * it in `task_data.unblocked`; then do as scripted, the note added as a `text` artifact.
+   */
+  block: z.string().trim().min(1).optional(),
   /** How it answers a repair pass (`on_format_mismatch: adapt`, docs/protocol.md#error-policies). */
   repaired: simAnswerSchema.optional(),
   /** How it answers when sent again with a concern (`task_data.concern`, `on_low_confidence: retry`). */

@@ -67,6 +67,23 @@ describe('sim failures', () => {
     expect(error).toMatchObject({ message, code: 'sim_transient', retryable: true });
   });
 
+  describe('block', () => {
+    const block = 'Waiting for the API key';
+    const blocking = (taskData: Record<string, unknown>): Promise<SpecialistResult> => simSpecialist.run(specialistInput({ taskData: { sim: { block }, ...taskData } }));
+
+    it('reports blocked until its delegation carries an unblock note for it', async () => {
+      expect(await blocking({})).toMatchObject({ status: 'blocked', error_type: 'sim_blocked', error_detail: block, recoverable: true });
+      expect(await blocking({ unblocked: [{ blocker_id: 'r.0-0.out', blocker: 'Another', note: 'x' }] })).toMatchObject({ status: 'blocked' });
+    });
+
+    it('then does as scripted, the note as an artifact', async () => {
+      const result = await blocking({ unblocked: [{ blocker_id: 'r.0-0.out', blocker: block, note: 'key issued' }] });
+      expect(result).toMatchObject({ status: 'success' });
+      expect(result.summary).toContain('unblocked: key issued');
+      expect(result.artifacts).toEqual([{ artifact_type: 'text', content: 'key issued', metadata: { blocker: block } }]);
+    });
+  });
+
   describe('ask', () => {
     const ask = 'Which region?';
     const asking = (taskData: Record<string, unknown>): Promise<SpecialistResult> => simSpecialist.run(specialistInput({ taskData: { sim: { ask }, ...taskData } }));

@@ -1,4 +1,4 @@
-import { answerTo, ERROR_TYPES, TierflowError, upstreamOf, type UpstreamWork } from '@tierflow/protocol';
+import { answerTo, ERROR_TYPES, unblockNoteFor, TierflowError, upstreamOf, type UpstreamWork } from '@tierflow/protocol';
 import { abortableDelay } from './abortable-delay.js';
 import { parseSimConfig, type SimConfig } from './sim-config.js';
 import { defineSpecialist, SpecialistUnavailableError, type SpecialistArtifact, type SpecialistInput, type SpecialistResult, type SpecialistStatus } from './specialist.js';
@@ -31,6 +31,8 @@ export function simContent(bytes: number): string {
  *
  * With `ask`, it asks a person first: `{ "sim": { "ask": "Which region?" } }` answers
  * `needs_clarification` until its delegation carries the answer (docs/protocol.md#clarification).
+ * With `block`, it waits on something outside the run: `{ "sim": { "block": "Waiting for the API key" } }`
+ * answers `blocked` until its delegation carries an unblock note for it (docs/protocol.md#blocked-work).
  */
 export const simSpecialist = defineSpecialist({
   name: SIM_SPECIALIST,
@@ -39,8 +41,21 @@ export const simSpecialist = defineSpecialist({
   config: { kind: 'simulator', script: 'task_data.sim' },
   // Scripted: `sim.repaired` says how it answers a repair pass.
   repairs: true,
+  // An invalid script is not a reason to reject: `run` reports it as the failure it is.
+  accepts: (input) => {
+    const reason = simRejection(input.taskData);
+    return reason === undefined ? { accept: true } : { accept: false, reason };
+  },
   run: runSim,
 });
+
+function simRejection(taskData: Readonly<Record<string, unknown>>): string | undefined {
+  try {
+    return parseSimConfig(taskData).reject;
+  } catch {
+    return undefined;
+  }
+}
 
 async function runSim(input: SpecialistInput): Promise<SpecialistResult> {
   const script = parseSimConfig(input.taskData);
@@ -65,6 +80,20 @@ async function runSim(input: SpecialistInput): Promise<SpecialistResult> {
 }
 
 function scriptedResult(config: SimConfig, input: SpecialistInput): SpecialistResult {
+  if (config.block !== undefined) {
+    const note = unblockNoteFor(input.taskData, config.block);
+    if (note === null) return simResult({ ...config, status: 'blocked' }, input.attempt);
+    const result = answeredResult({ ...config, block: undefined }, input);
+    return {
+      ...result,
+      summary: `${result.summary}, unblocked${note ? `: ${note}` : ''}`,
+      artifacts: [...(result.artifacts ?? []), { artifact_type: 'text', content: note || '(no note)', metadata: { blocker: config.block } }],
+    };
+  }
+  return answeredResult(config, input);
+}
+
+function answeredResult(config: SimConfig, input: SpecialistInput): SpecialistResult {
   if (config.ask === undefined) return simResult(config, input.attempt);
   const answer = answerTo(input.taskData, config.ask);
   if (answer === null) return simResult({ ...config, status: 'needs_clarification', question: config.ask }, input.attempt);
@@ -129,5 +158,6 @@ function simResult(config: SimConfig, attempt: number): SpecialistResult {
 
 function errorDetail(config: SimConfig): string {
   if (config.status === 'needs_clarification') return config.question ?? 'sim: which variant is wanted?';
+  if (config.status === 'blocked' && config.block !== undefined) return config.block;
   return `sim: scripted ${config.status}`;
 }

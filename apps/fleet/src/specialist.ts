@@ -103,7 +103,7 @@ export interface SpecialistResult {
   readonly assumptions?: readonly string[] | undefined;
   readonly artifacts?: readonly SpecialistArtifact[] | undefined;
   readonly error_type?: string | undefined;
-  /** For `needs_clarification`: the question to ask. */
+  /** For `needs_clarification`: the question to ask; for `blocked`: what the work waits on (docs/protocol.md#blocked-work). */
   readonly error_detail?: string | undefined;
   readonly recoverable?: boolean | undefined;
   /**
@@ -138,8 +138,18 @@ export interface Specialist {
   readonly config?: Readonly<Record<string, unknown>>;
   /** The prompt hash as a lock file gives it (64 hex digits); wins over the hash of `config`. */
   readonly promptHash?: string;
+  /**
+   * Looks at a handoff before any work starts and may reject it with a reason
+   * (docs/protocol.md#explicit-rejection): the Fleet then answers `handoff_rejected` without
+   * running it, and the Dispatcher hands the work to the next specialist on its route. Every
+   * handoff is accepted when left out. A throw counts as a failure of the run, not a rejection.
+   */
+  accepts?(input: SpecialistInput): Acceptance | Promise<Acceptance>;
   run(input: SpecialistInput): Promise<SpecialistResult>;
 }
+
+/** A specialist's answer to a handoff offered to it: take it, or say why not. */
+export type Acceptance = { readonly accept: true } | { readonly accept: false; readonly reason: string };
 
 /** A specialist name: a token of letters, digits, `.`, `_`, `-`, like `python-lora`. */
 export const specialistNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
@@ -159,6 +169,7 @@ export function defineSpecialist(spec: Specialist): Specialist {
   if (!name.success) problems.push(`name ${JSON.stringify(spec.name)} ${name.error.issues[0]?.message ?? 'is invalid'}`);
   if (typeof spec.version !== 'string' || spec.version.trim() === '') problems.push('version must be a non-empty string');
   if (typeof spec.run !== 'function') problems.push('run must be a function');
+  if (spec.accepts !== undefined && typeof spec.accepts !== 'function') problems.push('accepts must be a function');
   if (spec.promptHash !== undefined && !/^[0-9a-f]{64}$/.test(spec.promptHash)) problems.push('promptHash must be a SHA-256 hash: 64 lowercase hex digits');
   if (spec.config !== undefined && !isJsonConfig(spec.config)) problems.push('config must be a JSON object');
   if (problems.length > 0) throw TierflowError.permanent(`invalid specialist: ${problems.join('; ')}`, { code: 'invalid_specialist' });

@@ -158,6 +158,23 @@ describe('mergeRunTree', () => {
     expect(byId(tree, dispatcher)!.children.map((child) => child.id)).toEqual([`${dispatcher}.0-0`, `${dispatcher}.1-0`, `${dispatcher}.2-0`, `${dispatcher}.10-0`]);
   });
 
+  it('marks a handoff its agent rejected: with the reason from its outcome, without once only the trail remembers it', () => {
+    const records = [...fullRun(2), { ...answered(leaf(0), 'sent', 'failed', 0), detail: 'handoff_rejected' }, answered(leaf(1), 'sent', 'failed', 0)];
+    const fromTrail = mergeRunTree(ROOT, digestAudit(records), new Map());
+    expect(byId(fromTrail, leaf(0))).toMatchObject({ status: 'failed', rejection: { reason: null } });
+    expect(byId(fromTrail, leaf(1))!.rejection).toBeUndefined();
+
+    const rejected = buildOutcome(
+      'SPECIALIZED_FLEET',
+      leaf(0),
+      { status: 'failed', summary: 'rejected by reviewer: reviews only', confidence: 0, error_type: 'handoff_rejected', error_detail: 'reviews only', recoverable: true },
+      1,
+      T0,
+    );
+    const withJob = mergeRunTree(ROOT, digestAudit(records), new Map([[leaf(0), job({ state: 'completed', outcome: rejected })]]));
+    expect(byId(withJob, leaf(0))).toMatchObject({ status: 'failed', rejection: { reason: 'reviews only' } });
+  });
+
   it('knows no root that neither the trail nor the queues know; a root known to either is a tree', () => {
     expect(mergeRunTree(ROOT, digestAudit([]), new Map())).toBeNull();
     expect(mergeRunTree(ROOT, digestAudit([]), new Map([[ROOT, job({ state: 'waiting', task_type: null })]]))).toMatchObject({ status: 'queued', source: 'queue', children: [] });

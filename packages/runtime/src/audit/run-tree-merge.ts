@@ -1,5 +1,5 @@
 import { isZeroUsage, usageOf } from '@tierflow/core';
-import { outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type OutcomeStatus, type TierName, type Usage } from '@tierflow/protocol';
+import { ERROR_TYPES, outcomeStatusSchema, tierBelow, tierNameSchema, type OutcomeMessage, type OutcomeStatus, type TierName, type Usage } from '@tierflow/protocol';
 import { z } from 'zod';
 import type { AuditRecord } from './audit-entry.js';
 import { cascadeByNode, type NodeCascade } from './cascade-signals.js';
@@ -14,6 +14,16 @@ export interface RunQuestion {
   /** The tier that asked. */
   readonly tier: TierName;
   readonly answer: string | null;
+}
+
+/** A blocker a run waits on, as `tierflow status` shows it: with its note once it is lifted. */
+export interface RunBlocker {
+  readonly id: string;
+  readonly blocker: string;
+  /** The tier that reported it. */
+  readonly tier: TierName;
+  /** The note it was lifted with ('' for none); null while it is still on. */
+  readonly unblocked: string | null;
 }
 
 /**
@@ -50,10 +60,21 @@ export interface RunNode {
   readonly reused_from?: string;
   /** At the root of a run waiting for a person (status `input_required`): its questions, with the answers given so far. */
   readonly questions?: RunQuestion[];
-  /** Until when that run waits for them (ISO 8601). */
+  /** Until when that run waits for them, or to be unblocked (ISO 8601). */
   readonly waiting_until?: string;
+  /** At the root of a run waiting on blocked work (status `blocked`, no outcome yet): what blocks it, with the blockers lifted so far. */
+  readonly blockers?: RunBlocker[];
+  /** Since when that run is blocked (ISO 8601). */
+  readonly blocked_since?: string;
   /** The confidence cascade's word on this node's outcome, where a tier above flagged, held or rejected it. */
   readonly cascade?: NodeCascade;
+  /** The node's agent rejected the handoff before starting (docs/protocol.md#explicit-rejection): why, when its outcome is still on hand. */
+  readonly rejection?: NodeRejection;
+}
+
+/** A handoff the receiving agent turned down: its reason, null once only the audit trail remembers it. */
+export interface NodeRejection {
+  readonly reason: string | null;
 }
 
 /** What the queue holds of one job, read at the edge and parsed there. */
@@ -79,6 +100,8 @@ interface OutcomeFact {
   readonly time: string | null;
   /** A fork's node that answered with this original node's outcome (the entry's detail `reused <node>`). */
   readonly reused: string | null;
+  /** Its agent rejected the handoff (the entry's detail `handoff_rejected`). */
+  readonly rejected: boolean;
 }
 
 /** What the audit trail says of one node. */
@@ -150,7 +173,13 @@ export function digestAudit(records: readonly AuditRecord[]): AuditDigest {
       // A sent cancellation names the node it marked; a received one names the cancel's target.
       if (entry.direction === 'sent') nodeOf(entry.correlation_id).cancelled = true;
     } else if (entry.kind === 'outcome') {
-      const fact = { status: entry.status, confidence: entry.confidence, time: entry.time, reused: entry.detail.startsWith(REUSED) ? entry.detail.slice(REUSED.length) : null };
+      const fact = {
+        status: entry.status,
+        confidence: entry.confidence,
+        time: entry.time,
+        reused: entry.detail.startsWith(REUSED) ? entry.detail.slice(REUSED.length) : null,
+        rejected: entry.detail === ERROR_TYPES.handoffRejected,
+      };
       // An outcome's id is its delegation's id with `.out`, also for one a parent made up.
       const node = nodeOf(entry.id.slice(0, -OUTCOME_SUFFIX.length));
       if (entry.direction === 'sent') node.sent = fact;
@@ -223,7 +252,14 @@ function mergeNode(id: string, tier: TierName, sources: TreeSources): RunNode {
     children: childIds.map((childId) => mergeNode(childId, below!, sources)),
     ...reusedFrom(job, record),
     ...(cascades.has(id) ? { cascade: cascades.get(id)! } : {}),
+    ...rejectionOf(job, record),
   };
+}
+
+function rejectionOf(job: JobFacts | null, record: AuditNode | null): { rejection?: NodeRejection } {
+  const payload = job?.outcome?.payload;
+  if (payload) return payload.error_type === ERROR_TYPES.handoffRejected ? { rejection: { reason: payload.error_detail ?? null } } : {};
+  return record?.sent?.rejected ? { rejection: { reason: null } } : {};
 }
 
 /** The audit entry's detail of an outcome a fork's node reused. */

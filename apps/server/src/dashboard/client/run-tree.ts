@@ -63,7 +63,7 @@ function nodeRow(node: RunNode, rootId: string, lead: string, now: number): HTML
     h('td', { class: 'id', title: node.id }, shortId(node.id, rootId)),
     h('td', {}, node.task_type),
     h('td', {}, node.specialist ?? ''),
-    h('td', { class: 'node-status', title: note }, statusBadge(node.status), note ? ' *' : ''),
+    h('td', { class: 'node-status', title: note }, statusBadge(node.status), note ? ' *' : '', node.rejection ? rejectionBadge(node.rejection) : null),
     h('td', { class: 'number elapsed' }, elapsed(node.started_at, node.finished_at, now)),
     h('td', { class: 'number attempts' }, node.attempts > 0 ? String(node.attempts) : ''),
     h('td', { class: 'progress' }, progress && progress.percent !== null ? h('progress', { max: 100, value: progress.percent }) : null, progress ? ` ${progressText(progress)}` : ''),
@@ -71,6 +71,11 @@ function nodeRow(node: RunNode, rootId: string, lead: string, now: number): HTML
     h('td', { class: 'number usage' }, node.usage ? tokenCount(node.usage) : ''),
     h('td', { class: 'number usage' }, node.usage ? cost(node.usage) : ''),
   );
+}
+
+/** A handoff its agent turned down before starting (docs/protocol.md#explicit-rejection): marked apart from a failure, its reason on hover. */
+function rejectionBadge(rejection: NonNullable<RunNode['rejection']>): HTMLSpanElement {
+  return h('span', { class: 'rejection', 'data-rejection': '', title: rejection.reason ?? 'rejected before it started' }, ' ✖ rejected');
 }
 
 const CASCADE_WORDS = { low_confidence: '⚠ low confidence', needs_review: '◆ needs review', rejected: '✖ rejected' } as const;
