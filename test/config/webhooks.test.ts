@@ -10,6 +10,8 @@ import { deliveriesSchema } from '@tierflow/server';
 import { redisClient, waitFor } from '@tierflow/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { findChromium, watchedPage } from '../support/chromium.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { simPlan } from '../support/runs.js';
 import { serveDeployment } from '../support/served.js';
@@ -137,6 +139,23 @@ describe('webhooks', () => {
         ['/flaky', 'delivered', 2],
         ['/hook', 'delivered', 1],
       ]);
+
+      // …and so does the dashboard's Webhooks page, in a real browser.
+      const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox'] });
+      try {
+        const { page, problems } = await watchedPage(browser);
+        await page.goto(`${served.url}/webhooks`);
+        const rows = page.locator(`#webhooks tr[data-state="delivered"]:has(a[href="/runs/${rootId}"])`);
+        await rows.nth(1).waitFor({ timeout: 10_000 });
+        const shown = (await rows.allInnerTexts()).map((text) => text.split('\t').map((cell) => cell.trim()));
+        expect(shown.map((cells) => [cells[1], cells[3]!.replace(base, ''), cells[5], cells[6]]).sort()).toEqual([
+          ['done', '/flaky', '2 of 3', '200'],
+          ['done', '/hook', '1 of 8', '200'],
+        ]);
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
     } finally {
       await served.close();
     }

@@ -35,7 +35,11 @@ describe('the dashboard’s pages', () => {
     expect(specialists).toContain('data-page="specialists"');
     expect(specialists).toContain('<title>Specialists · Tierflow</title>');
     // Every page's header leads to it, beside Metrics.
-    expect(html).toMatch(/<a href="\/charts">Metrics<\/a>\s*<a href="\/specialists">Specialists<\/a>/);
+    expect(html).toMatch(/<a href="\/charts">Metrics<\/a>\s*<a href="\/specialists">Specialists<\/a>\s*<a href="\/webhooks">Webhooks<\/a>/);
+
+    const webhooks = await (await app(null).request('/webhooks')).text();
+    expect(webhooks).toContain('data-page="webhooks"');
+    expect(webhooks).toContain('<title>Webhooks · Tierflow</title>');
   });
 
   it('escapes the run id it puts in the page', async () => {

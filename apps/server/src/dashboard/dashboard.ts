@@ -19,6 +19,9 @@ export const METRICS_PAGE_PATH = '/charts';
 /** The Specialists page: what the Monitor learned of each specialist, per task type. */
 export const SPECIALISTS_PAGE_PATH = '/specialists';
 
+/** The Webhooks page: the latest deliveries of the project's webhooks (docs/operations.md#webhooks). */
+export const WEBHOOKS_PAGE_PATH = '/webhooks';
+
 const CONTENT_TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml' } as const;
 
 /**
@@ -38,7 +41,7 @@ const ASSET_NAME = /^[a-z][a-z0-9-]*\.(js|css|svg)$/;
 
 /**
  * The web dashboard: the runs at `/`, a run at `/runs/:id`, the deployment's metrics at `/charts`
- * (`/metrics` is Prometheus's), its specialists' history at `/specialists`, and the client's module, styles and icon under `/assets/`. Pages and assets hold nothing of any run (the page's module reads the API
+ * (`/metrics` is Prometheus's), its specialists' history at `/specialists`, its webhook deliveries at `/webhooks`, and the client's module, styles and icon under `/assets/`. Pages and assets hold nothing of any run (the page's module reads the API
  * with the browser's credentials), so they are open; a page tells its module whether to start at
  * the sign-in form.
  */
@@ -56,6 +59,7 @@ export function dashboard(app: OpenAPIHono, token: string | null, clientDir: URL
   app.get('/runs/:id', (c) => page(c, { kind: 'run', runId: c.req.param('id') }));
   app.get(METRICS_PAGE_PATH, (c) => page(c, { kind: 'metrics' }));
   app.get(SPECIALISTS_PAGE_PATH, (c) => page(c, { kind: 'specialists' }));
+  app.get(WEBHOOKS_PAGE_PATH, (c) => page(c, { kind: 'webhooks' }));
 
   const assets = new Map<string, Promise<Buffer | null>>();
   app.get('/assets/:name', async (c) => {

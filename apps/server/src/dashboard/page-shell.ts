@@ -1,7 +1,8 @@
-/** Which page a shell starts: the list of runs, one run, the deployment's metrics, or what it learned of its specialists. */
-export type DashboardPage = { readonly kind: 'runs' } | { readonly kind: 'run'; readonly runId: string } | { readonly kind: 'metrics' } | { readonly kind: 'specialists' };
+/** Which page a shell starts: the list of runs, one run, the deployment's metrics, what it learned of its specialists, or its webhook deliveries. */
+export type DashboardPage =
+  { readonly kind: 'runs' } | { readonly kind: 'run'; readonly runId: string } | { readonly kind: 'metrics' } | { readonly kind: 'specialists' } | { readonly kind: 'webhooks' };
 
-const TITLES: Readonly<Record<Exclude<DashboardPage['kind'], 'run'>, string>> = { runs: 'Runs', metrics: 'Metrics', specialists: 'Specialists' };
+const TITLES: Readonly<Record<Exclude<DashboardPage['kind'], 'run'>, string>> = { runs: 'Runs', metrics: 'Metrics', specialists: 'Specialists', webhooks: 'Webhooks' };
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -52,6 +53,7 @@ export function pageShell(page: DashboardPage, signedIn: boolean): string {
         <a href="/">Runs</a>
         <a href="/charts">Metrics</a>
         <a href="/specialists">Specialists</a>
+        <a href="/webhooks">Webhooks</a>
         <a href="/queues">Queues</a>
         <a href="/openapi.json">API</a>
       </nav>

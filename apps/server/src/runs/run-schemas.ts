@@ -84,6 +84,10 @@ export const runPageSchema = z
 
 const questionSchema = z.object({ id: z.string(), question: z.string(), tier: z.string(), answer: z.string().nullable() }).openapi('Question');
 
+const blockerSchema = z
+  .object({ id: z.string(), blocker: z.string(), tier: z.string(), unblocked: z.string().nullable().openapi({ description: 'The note it was lifted with; null while it is on.' }) })
+  .openapi('Blocker');
+
 /** A node of a run's tree, as `tierflow status --json` prints it (its children are nodes too). */
 export const runNodeSchema = z
   .object({
@@ -107,6 +111,8 @@ export const runNodeSchema = z
     },
     questions: z.array(questionSchema).optional(),
     waiting_until: z.string().optional(),
+    blockers: z.array(blockerSchema).optional().openapi({ description: 'At the root of a run waiting on blocked work (status blocked, no outcome yet): what blocks it.' }),
+    blocked_since: z.string().optional(),
     cascade: z
       .object({
         signal: z.enum(CASCADE_SIGNALS),
@@ -118,6 +124,10 @@ export const runNodeSchema = z
       .openapi({
         description: "The confidence cascade's word on this node's outcome, where a tier above flagged it (`low_confidence`), held it for review (`needs_review`) or rejected it (`rejected`).",
       }),
+    rejection: z
+      .object({ reason: z.string().nullable() })
+      .optional()
+      .openapi({ description: "The node's agent rejected the handoff before starting (`handoff_rejected`): why, null once only the audit trail remembers it." }),
   })
   .openapi('RunNode');
 
@@ -164,6 +174,15 @@ export const cancelReportSchema = z.looseObject({ outcome: z.enum(['cancelled', 
 export const answerBody = z.object({ text: z.string(), to: z.string().optional().openapi({ description: 'One question (its id); every open one when left out.' }) }).openapi('AnswerRequest');
 
 export const answerReportSchema = z.object({ answered: z.array(z.string()), open: z.number(), resumed: z.boolean() }).openapi('AnswerReport');
+
+export const unblockBody = z
+  .object({
+    node: z.string().max(200).optional().openapi({ description: 'Lift the blockers reported at or below this node (its id); every open one when left out.' }),
+    note: z.string().max(4_000).optional().openapi({ description: 'What changed: handed to the work sent again, in `task_data.unblocked`.' }),
+  })
+  .openapi('UnblockRequest');
+
+export const unblockReportSchema = z.object({ unblocked: z.array(z.string()), open: z.number(), resumed: z.boolean() }).openapi('UnblockReport');
 
 /**
  * An entry of a run's audit trail, as the runtime reads it back (a field it could not read is

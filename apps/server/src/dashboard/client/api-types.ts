@@ -27,3 +27,4 @@ export type RunTimeline = Schemas['RunTimeline'];
 export type AuditTrail = Schemas['AuditTrail'];
 export type Metrics = Schemas['Metrics'];
 export type HistoryReport = Schemas['HistoryReport'];
+export type WebhookDeliveries = Schemas['WebhookDeliveries'];

@@ -132,6 +132,10 @@ export interface paths {
                                         readonly max_context_tokens?: number;
                                     };
                                     readonly depends_on?: readonly number[];
+                                    /** @description An archetype: domain specialist → share in percent, each above 0, summing to 100; checked where the plan is read. */
+                                    readonly composition?: {
+                                        readonly [key: string]: number;
+                                    };
                                 }[];
                                 /** @description What the receiver does on low-confidence upstream work, a result that does not match its schema, or running out of time; the deployment default for what is left out. */
                                 readonly error_policy?: {
@@ -374,6 +378,66 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/runs/{id}/unblock": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /** Unblock a run that waits on blocked work (status blocked) */
+        readonly post: {
+            readonly parameters: {
+                readonly query?: never;
+                readonly header?: never;
+                readonly path: {
+                    readonly id: string;
+                };
+                readonly cookie?: never;
+            };
+            readonly requestBody?: {
+                readonly content: {
+                    readonly "application/json": components["schemas"]["UnblockRequest"];
+                };
+            };
+            readonly responses: {
+                /** @description Unblocked; `resumed` once no blocker is left on */
+                readonly 200: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["UnblockReport"];
+                    };
+                };
+                /** @description A node that reported none of the run’s open blockers, or a note too long */
+                readonly 400: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The run is not blocked now */
+                readonly 409: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
     readonly "/api/runs/{id}/rerun": {
         readonly parameters: {
             readonly query?: never;
@@ -576,7 +640,7 @@ export interface paths {
         readonly get: {
             readonly parameters: {
                 readonly query?: {
-                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, decision, gap, tool, refusal, security. */
+                    /** @description Only entries of these kinds, separated by commas: delegation, outcome, cancellation, progress, question, answer, blocked, unblocked, decision, gap, tool, refusal, security. */
                     readonly kind?: string;
                     /** @description Start after this entry: a `next_cursor` or `prev_cursor` of another page. */
                     readonly cursor?: string;
@@ -1043,6 +1107,20 @@ export interface components {
                     } & {
                         readonly [key: string]: unknown;
                     })[];
+                    /** @description With blocked: every external dependency behind it, each with the id of the outcome that reported it. */
+                    readonly blockers?: readonly ({
+                        /** @description The id of the outcome message that reported it: what an unblock names. */
+                        readonly id: string;
+                        /** @description What the work waits on, in words. */
+                        readonly blocker: string;
+                        /**
+                         * @description The tier that reported it.
+                         * @enum {string}
+                         */
+                        readonly tier: "PROGRESS_MONITOR" | "ABSTRACT_ARCHITECT" | "ROUTING_DISPATCHER" | "SPECIALIZED_FLEET";
+                    } & {
+                        readonly [key: string]: unknown;
+                    })[];
                 } & {
                     readonly [key: string]: unknown;
                 };
@@ -1057,6 +1135,80 @@ export interface components {
                     readonly alg: "ed25519";
                     /** @description Ed25519 signature of the canonical JSON (RFC 8785) of the message without its signature, base64url without padding. */
                     readonly value: string;
+                } & {
+                    readonly [key: string]: unknown;
+                };
+                /** @description The sender's governance attestation of this handoff; required by deployments that require governance. */
+                readonly attestation?: {
+                    /** @description Who sent the message, and how the receiver can know. */
+                    readonly source: {
+                        /**
+                         * @description The sending tier: the envelope's source_tier.
+                         * @enum {string}
+                         */
+                        readonly tier: "PROGRESS_MONITOR" | "ABSTRACT_ARCHITECT" | "ROUTING_DISPATCHER" | "SPECIALIZED_FLEET";
+                        /** @description The sending tier's own agent identity, when the deployment names one. */
+                        readonly agent?: {
+                            /** @description The canonical agent id: the specialist name. */
+                            readonly agent_id: string;
+                            /** @description The agent version, as registered. */
+                            readonly agent_version: string;
+                            /** @description SHA-256 of the agent's prompt and configuration, as registered. */
+                            readonly prompt_hash: string;
+                        } & {
+                            readonly [key: string]: unknown;
+                        };
+                        /**
+                         * @description signature: the message is signed by its sender; none: it is not.
+                         * @enum {string}
+                         */
+                        readonly verified_by: "signature" | "none";
+                    } & {
+                        readonly [key: string]: unknown;
+                    };
+                    /** @description Who receives the message, and how it is held to an agent. */
+                    readonly target: {
+                        /**
+                         * @description The receiving tier: the envelope's target_tier.
+                         * @enum {string}
+                         */
+                        readonly tier: "PROGRESS_MONITOR" | "ABSTRACT_ARCHITECT" | "ROUTING_DISPATCHER" | "SPECIALIZED_FLEET";
+                        /** @description The agent pinned to receive it: a delegation's target_agent. */
+                        readonly agent?: {
+                            /** @description The canonical agent id: the specialist name. */
+                            readonly agent_id: string;
+                            /** @description The agent version, as registered. */
+                            readonly agent_version: string;
+                            /** @description SHA-256 of the agent's prompt and configuration, as registered. */
+                            readonly prompt_hash: string;
+                        } & {
+                            readonly [key: string]: unknown;
+                        };
+                        /**
+                         * @description pin: the receiver must run exactly the pinned agent; none: no agent is pinned.
+                         * @enum {string}
+                         */
+                        readonly verified_by: "pin" | "none";
+                    } & {
+                        readonly [key: string]: unknown;
+                    };
+                    /**
+                     * @description checked: the handoff is within the sender's collaboration boundaries; unbounded: the deployment bounds no such handoff.
+                     * @enum {string}
+                     */
+                    readonly boundaries: "checked" | "unbounded";
+                    /**
+                     * @description valid: the delegation (or the one an outcome answers) declares an archetype composition that holds; not_declared: it declares none.
+                     * @enum {string}
+                     */
+                    readonly composition: "valid" | "not_declared";
+                    /** @description The audit entry the message is logged under: its run's root id and its own message id. */
+                    readonly audit_ref: string;
+                    /**
+                     * Format: date-time
+                     * @description When the sender attested: the message's own timestamp.
+                     */
+                    readonly issued_at: string;
                 } & {
                     readonly [key: string]: unknown;
                 };
@@ -1103,6 +1255,9 @@ export interface components {
             readonly children: readonly components["schemas"]["RunNode"][];
             readonly questions?: readonly components["schemas"]["Question"][];
             readonly waiting_until?: string;
+            /** @description At the root of a run waiting on blocked work (status blocked, no outcome yet): what blocks it. */
+            readonly blockers?: readonly components["schemas"]["Blocker"][];
+            readonly blocked_since?: string;
             /** @description The confidence cascade's word on this node's outcome, where a tier above flagged it (`low_confidence`), held it for review (`needs_review`) or rejected it (`rejected`). */
             readonly cascade?: {
                 /** @enum {string} */
@@ -1111,12 +1266,23 @@ export interface components {
                 readonly threshold: number;
                 readonly checked_by: string;
             };
+            /** @description The node's agent rejected the handoff before starting (`handoff_rejected`): why, null once only the audit trail remembers it. */
+            readonly rejection?: {
+                readonly reason: string | null;
+            };
         };
         readonly Question: {
             readonly id: string;
             readonly question: string;
             readonly tier: string;
             readonly answer: string | null;
+        };
+        readonly Blocker: {
+            readonly id: string;
+            readonly blocker: string;
+            readonly tier: string;
+            /** @description The note it was lifted with; null while it is on. */
+            readonly unblocked: string | null;
         };
         readonly CancelReport: {
             /** @enum {string} */
@@ -1138,6 +1304,17 @@ export interface components {
             readonly text: string;
             /** @description One question (its id); every open one when left out. */
             readonly to?: string;
+        };
+        readonly UnblockReport: {
+            readonly unblocked: readonly string[];
+            readonly open: number;
+            readonly resumed: boolean;
+        };
+        readonly UnblockRequest: {
+            /** @description Lift the blockers reported at or below this node (its id); every open one when left out. */
+            readonly node?: string;
+            /** @description What changed: handed to the work sent again, in `task_data.unblocked`. */
+            readonly note?: string;
         };
         readonly Rerun: {
             readonly root_id: string;
@@ -1429,7 +1606,7 @@ export interface components {
             /** @description A tier, or `client` for whoever is outside the tiers. */
             readonly from: string;
             readonly to: string;
-            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `decision`, `gap`, `tool`, `refusal`, `security`. */
+            /** @description One of `delegation`, `outcome`, `cancellation`, `progress`, `question`, `answer`, `blocked`, `unblocked`, `decision`, `gap`, `tool`, `refusal`, `security`. */
             readonly kind: string;
             /** @description `sent` or `received`. */
             readonly direction: string;

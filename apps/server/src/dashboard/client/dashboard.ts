@@ -5,6 +5,7 @@ import { showRun } from './run-page.js';
 import { showRuns } from './runs-page.js';
 import { showSignIn } from './sign-in.js';
 import { showSpecialists } from './specialists-page.js';
+import { showWebhooks } from './webhooks-page.js';
 
 // The dashboard's module: the server's page says which page this is (`data-page`, `data-run-id`)
 // and whether to sign in first (`data-signed-in`).
@@ -26,6 +27,7 @@ function start(): void {
   else if (page === 'runs') stopPage = showRuns(context);
   else if (page === 'metrics') stopPage = showMetrics(context);
   else if (page === 'specialists') stopPage = showSpecialists(context);
+  else if (page === 'webhooks') stopPage = showWebhooks(context);
   else fill(main, h('p', {}, 'No such page.'));
 }
 
