@@ -158,7 +158,7 @@ describe('handoff interceptors', () => {
     expect((await run(simPlan('all_success', [{ evidence_grade: 'NOBEL' }]))).outcome.status).toBe('success');
   });
 
-  it('isolate tone: a draft reaches a review as its work and figures, without its writer’s words; an editor of its group gets them', async () => {
+  it('isolate tone: a draft reaches a review as its work and figures, without its writer’s words; an editor of its group gets them, and so does a review whose handoff says no', async () => {
     const { rootId, outcome } = await run({
       objective: 'a reviewed draft',
       task_data: {
@@ -168,6 +168,8 @@ describe('handoff interceptors', () => {
             { objective: 'draft', task_type: 'write', task_data: { sim: { output_bytes: 30, evidence_grade: 'PR' } } },
             { objective: 'review the draft', task_type: 'analyse', depends_on: [1] },
             { objective: 'edit the draft', task_type: 'edit', depends_on: [1] },
+            // Its own handoff keeps the words, over the deployment's interceptor.
+            { objective: 'review the draft as written', task_type: 'analyse', depends_on: [1], handoff: { tone_isolation: false } },
           ],
         },
       },
@@ -185,6 +187,7 @@ describe('handoff interceptors', () => {
       expect(review).toMatchObject({ ...draft, summary: null });
       expect(review.artifacts).toMatchObject([{ artifact_type: 'text', metadata: { evidence_grade: 'PR' } }]);
       expect(await handed(1)).toMatchObject({ ...draft, summary: 'sim: success on attempt 1 with 30 bytes of output' });
+      expect(await handed(2)).toMatchObject({ ...draft, summary: 'sim: success on attempt 1 with 30 bytes of output' });
     } finally {
       await fleet.close();
     }
