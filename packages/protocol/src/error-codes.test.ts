@@ -17,8 +17,11 @@ describe('THROWN_ERRORS', () => {
     const shared = Object.keys(THROWN_ERRORS).filter((code) => outcomeCodes.includes(code));
     expect(shared.sort()).toEqual(
       [
+        'attestation_invalid',
+        'attestation_missing',
         'boundary_violation',
         'budget_exceeded',
+        'composition_invalid',
         'context_too_large',
         'corrupt_record',
         'handoff_refused',

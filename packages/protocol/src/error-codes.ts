@@ -35,6 +35,7 @@ export const THROWN_ERRORS = {
   [ERROR_TYPES.inputTooLarge]: { kind: 'invalid_input', meaning: 'an objective over the input limits' },
   invalid_answer: { kind: 'invalid_input', meaning: 'an answer to a question is blank or too long' },
   unknown_question: { kind: 'invalid_input', meaning: 'an answer names a question the run does not ask' },
+  unknown_blocker: { kind: 'invalid_input', meaning: 'an unblock names a node that reported none of the run’s open blockers' },
   invalid_plan: { kind: 'invalid_input', meaning: 'a planner gave a plan that cannot be run' },
   [ERROR_TYPES.invalidOutputSchema]: { kind: 'invalid_input', meaning: 'an expected-output schema cannot be used' },
   invalid_artifact: { kind: 'invalid_input', meaning: 'an artifact has no type or a ref that is not a Beads key' },
@@ -48,6 +49,7 @@ export const THROWN_ERRORS = {
   llm_call_refused: { kind: 'invalid_input', meaning: 'the model endpoint refused the request for good' },
   [ERROR_TYPES.contextTooLarge]: { kind: 'invalid_input', meaning: "a prompt over its delegation's max_context_tokens" },
   a2a_call_refused: { kind: 'invalid_input', meaning: 'a remote A2A agent refused the request for good' },
+  [ERROR_TYPES.compositionInvalid]: { kind: 'invalid_input', meaning: "a plan's archetype composition does not sum to 100 % or names an unknown domain" },
   // not_found
   root_not_found: { kind: 'not_found', meaning: "no such root on this deployment's Monitor queue" },
   root_vanished: { kind: 'not_found', meaning: 'a root that existed no longer does' },
@@ -55,6 +57,7 @@ export const THROWN_ERRORS = {
   // conflict
   not_waiting: { kind: 'conflict', meaning: 'the run asks nothing now' },
   already_answered: { kind: 'conflict', meaning: 'the question is answered already' },
+  not_blocked: { kind: 'conflict', meaning: 'the run waits on no blocked work now' },
   lock_lost: { kind: 'conflict', meaning: "another worker took the job: this pass's writes were dropped" },
   redis_in_use: { kind: 'conflict', meaning: "a redis-server left by a killed `tierflow dev` still runs on dev's data" },
   duplicate_specialist: { kind: 'conflict', meaning: 'two specialists of one name' },
@@ -78,6 +81,8 @@ export const THROWN_ERRORS = {
   // forbidden
   [ERROR_TYPES.boundaryViolation]: { kind: 'forbidden', meaning: "a delegation outside its sender's collaboration boundaries" },
   [ERROR_TYPES.handoffRefused]: { kind: 'forbidden', meaning: 'a handoff interceptor refused the message' },
+  [ERROR_TYPES.attestationMissing]: { kind: 'forbidden', meaning: 'a handoff without the governance attestation the deployment requires' },
+  [ERROR_TYPES.attestationInvalid]: { kind: 'forbidden', meaning: "a handoff whose governance attestation's claims do not hold" },
   delegation_refused: { kind: 'forbidden', meaning: 'a delegation the nested fan-out guard refuses' },
   beads_write_denied: { kind: 'forbidden', meaning: 'a tier wrote a Beads namespace it may not' },
   a2a_unauthorized: { kind: 'forbidden', meaning: 'a remote A2A agent refused the token' },

@@ -30,10 +30,14 @@ export const ERROR_TYPES = {
   boundaryViolation: 'boundary_violation',
   /** A handoff interceptor refused the message (docs/protocol.md#handoff-interceptors). */
   handoffRefused: 'handoff_refused',
+  /** The receiving agent rejected the handoff before any work started (docs/protocol.md#explicit-rejection): another may take it. */
+  handoffRejected: 'handoff_rejected',
   /** A subtask not run because a subtask it depends on did not succeed (docs/protocol.md#subtask-dependencies). */
   dependencyFailed: 'dependency_failed',
   /** The agent's version or prompt hash differs from the one pinned. */
   agentHashMismatch: 'agent_hash_mismatch',
+  /** The agent is blocked after a hash mismatch, until an operator reconciles it (`tierflow lock --accept`). */
+  agentBlocked: 'agent_blocked',
   /** A specialist at its concurrency limit. */
   throttled: 'throttled',
   /** Blocked work, as an aggregate reports it. */
@@ -58,6 +62,12 @@ export const ERROR_TYPES = {
   corruptRecord: 'corrupt_record',
   /** An outcome unsigned, forged or signed by the wrong party. */
   signatureInvalid: 'signature_invalid',
+  /** A handoff without a governance attestation, where the deployment requires one (docs/protocol.md#attestations). */
+  attestationMissing: 'attestation_missing',
+  /** A handoff whose governance attestation claims what does not hold: forged, or made for another message. */
+  attestationInvalid: 'attestation_invalid',
+  /** A plan whose archetype composition does not hold: shares not summing to 100 %, or an unknown domain. */
+  compositionInvalid: 'composition_invalid',
   /** A root objective over the input limits, refused before it is enqueued. */
   inputTooLarge: 'input_too_large',
   /** The run reached its budget (tokens, cost or model calls): the whole run is cancelled. */
@@ -77,4 +87,5 @@ export type ErrorType = (typeof ERROR_TYPES)[keyof typeof ERROR_TYPES];
 export const ROUTABLE_ERROR_TYPES = {
   specialistUnavailable: ERROR_TYPES.specialistUnavailable,
   unknownAgent: ERROR_TYPES.unknownAgent,
+  handoffRejected: ERROR_TYPES.handoffRejected,
 } as const;

@@ -14,11 +14,26 @@ export { agentIdentitySchema, publishedAgentSchema } from './agent-identity.js';
 export { ERROR_TYPES, ROUTABLE_ERROR_TYPES } from './error-types.js';
 export type { ErrorType } from './error-types.js';
 export type { AgentIdentity, PublishedAgent } from './agent-identity.js';
+export {
+  attestationFor,
+  attestationSchema,
+  auditRefOf,
+  checkAttestation,
+  COMPOSITION_KEY,
+  COMPOSITION_TOLERANCE,
+  compositionProblems,
+  compositionSchema,
+  SOURCE_VERIFICATIONS,
+  TARGET_VERIFICATIONS,
+} from './attestation.js';
+export type { Attestation, AttestationContext, AttestationFacts, AttestationRefusal, AttestedEnvelope, Composition } from './attestation.js';
 export { aggregatedOutcomeSchema, AGGREGATION_STRATEGIES, aggregationStrategySchema, childOutcomeSummarySchema, parallelDelegationSchema } from './aggregation.js';
 export type { AggregatedOutcome, AggregationStrategy, ChildOutcomeSummary, ParallelDelegation } from './aggregation.js';
 export { artifactSchema, INLINE_CONTENT_LIMIT_BYTES, utf8ByteLength } from './artifact.js';
 export type { Artifact, ArtifactInput } from './artifact.js';
 export { canonicalJson, signingInput } from './canonical.js';
+export { blockerSchema, unblockedOf, unblockNoteFor, unblockNoteSchema } from './blocker.js';
+export type { Blocker, UnblockNote } from './blocker.js';
 export { answerTo, clarificationSchema, clarificationsOf, MAX_CLARIFICATION_CHARS, questionSchema } from './clarification.js';
 export type { Clarification, Question } from './clarification.js';
 export { CASCADE_ACTION_NAMES, cascadeActionSchema, cascadeCheckSchema } from './cascade-check.js';

@@ -83,3 +83,5 @@ export type { HistoryReport, HistoryReportOptions } from './learning/history-rep
 export { readWebhookDeliveries, webhookDeliverySchema } from './notify/webhook-deliveries.js';
 export { NOTIFY_QUEUE } from './notify/webhook-queue.js';
 export type { WebhookDelivery } from './notify/webhook-deliveries.js';
+export { acceptCommand, agentBlockedDetail, agentBlockKey, AgentBlocks, agentBlockSchema, agentBlocksPrefix } from './governance/agent-blocks.js';
+export type { AgentBlock } from './governance/agent-blocks.js';
