@@ -204,10 +204,10 @@ export const auditEntrySchema = z
     by: z.string(),
     attempt: z.number().nullable().openapi({ description: "A delivery's attempt number, for delegations received." }),
     detail: z.string().openapi({ description: "A delegation's task type, an outcome's error type, a cancellation's reason, a decision in a line." }),
-    data: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({ description: "A decision's own record (a routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); absent from other entries." }),
+    data: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "A decision's own record (a routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); a handoff's governance attestation (`attestation`), a security finding's kind and severity, a refusal's error type; absent where there is none.",
+    }),
     hash: z.string().optional().openapi({ description: "The entry's link in the run's hash chain (`tierflow audit <root> --verify`); absent from entries written before trails were chained." }),
   } satisfies Record<keyof AuditRecord, z.ZodType>)
   .openapi('AuditEntry');

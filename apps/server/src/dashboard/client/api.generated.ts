@@ -1621,7 +1621,7 @@ export interface components {
             readonly attempt: number | null;
             /** @description A delegation's task type, an outcome's error type, a cancellation's reason, a decision in a line. */
             readonly detail: string;
-            /** @description A decision's own record (a routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); absent from other entries. */
+            /** @description A decision's own record (a routing decision: mode, chosen, reason, fixed, learned, expected_gain, scores); a handoff's governance attestation (`attestation`), a security finding's kind and severity, a refusal's error type; absent where there is none. */
             readonly data?: {
                 readonly [key: string]: unknown;
             };
